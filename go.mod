@@ -1,0 +1,3 @@
+module github.com/pathcover/pathcover
+
+go 1.25

@@ -1,0 +1,601 @@
+package numbering
+
+import (
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The properties below are checked on every graph the tests and the fuzzer
+// make. The oracles do not use the numbering's DAG: paths are enumerated on
+// the graph itself, from the set of cut edges, and executions are random
+// walks on the graph run through the ops the instrumentation would insert.
+
+// maxEnumerate bounds the graphs whose paths are all enumerated.
+const maxEnumerate = 3000
+
+// graphPath is a path found on the graph: where it starts, the uncut edges
+// it takes, and the cut edge it ends with (NoEdge if it ends at the exit).
+type graphPath struct {
+	start BlockID
+	edges []EdgeID
+	cut   EdgeID
+}
+
+// dagPath spells a graph path as DAG edges.
+func (gp graphPath) dagPath(n *Numbering) []EdgeID {
+	p := append([]EdgeID{n.Start(gp.start)}, gp.edges...)
+	if gp.cut != NoEdge {
+		p = append(p, n.End(gp.cut))
+	}
+	return p
+}
+
+// enumerate lists every path of the graph between path boundaries: from the
+// entry or the target of a cut edge, along uncut edges, to the exit or
+// through a cut edge. It gives up past limit paths.
+func enumerate(n *Numbering, limit int) ([]graphPath, bool) {
+	g := n.Graph()
+	cut := func(id EdgeID) bool { _, ok := n.CutKind(id); return ok }
+	starts := []BlockID{g.Entry}
+	seen := map[BlockID]bool{g.Entry: true}
+	for id, e := range g.Edges {
+		if cut(EdgeID(id)) && !seen[e.Dst] {
+			seen[e.Dst] = true
+			starts = append(starts, e.Dst)
+		}
+	}
+	// Paths from each start in the order the numbering lists them is not
+	// needed: ids are checked as a set.
+	var paths []graphPath
+	var walk func(start, v BlockID, edges []EdgeID) bool
+	walk = func(start, v BlockID, edges []EdgeID) bool {
+		if v == g.Exit {
+			paths = append(paths, graphPath{start, slices.Clone(edges), NoEdge})
+			return len(paths) <= limit
+		}
+		for id, e := range g.Edges {
+			if e.Src != v {
+				continue
+			}
+			if cut(EdgeID(id)) {
+				paths = append(paths, graphPath{start, slices.Clone(edges), EdgeID(id)})
+				if len(paths) > limit {
+					return false
+				}
+				continue
+			}
+			if !walk(start, e.Dst, append(edges, EdgeID(id))) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, s := range starts {
+		if !walk(s, s, nil) {
+			return nil, false
+		}
+	}
+	return paths, true
+}
+
+// register simulates the instrumented code's two registers and its counter
+// updates, as pppexec will emit them.
+type register struct {
+	bl, ppp uint64
+	set     bool // some op has initialised the registers on this path
+	counted []counted
+}
+
+type counted struct{ bl, ppp uint64 }
+
+func (r *register) run(t *testing.T, ops []Op, q *PPP) {
+	t.Helper()
+	for _, op := range ops {
+		var pinc uint64
+		if q != nil {
+			pinc = q.Inc(op.Edge)
+		}
+		switch op.Kind {
+		case OpAdd:
+			if !r.set {
+				t.Fatalf("op %v on e%d reads the register before any set", op.Kind, op.Edge)
+			}
+			r.bl += op.Inc
+			r.ppp += pinc
+		case OpSet:
+			r.bl, r.ppp, r.set = op.Inc, pinc, true
+		case OpCount:
+			if !r.set {
+				t.Fatalf("op %v on e%d reads the register before any set", op.Kind, op.Edge)
+			}
+			r.counted = append(r.counted, counted{r.bl + op.Inc, r.ppp + pinc})
+			r.set = false
+		case OpCountConst:
+			r.counted = append(r.counted, counted{op.Inc, pinc})
+			r.set = false
+		default:
+			t.Fatalf("bad op %v", op)
+		}
+	}
+}
+
+// checkNumbering checks every property of n that does not need weights, then
+// places with the static weights and checks the placement.
+func checkNumbering(t *testing.T, n *Numbering) {
+	t.Helper()
+	g := n.Graph()
+	// The DAG is acyclic and made of the graph's uncut reachable edges and
+	// dummies as documented.
+	pos := make(map[BlockID]int)
+	for i, v := range n.Topo() {
+		pos[v] = i
+	}
+	for id := range n.NumDAGEdges() {
+		e := n.Edge(EdgeID(id))
+		if !n.InDAG(EdgeID(id)) {
+			if id >= len(g.Edges) {
+				t.Fatalf("dummy e%d not in the DAG", id)
+			}
+			if _, cut := n.CutKind(EdgeID(id)); !cut && n.Reachable(e.Src) {
+				t.Fatalf("reachable uncut e%d not in the DAG", id)
+			}
+			continue
+		}
+		if pos[e.Src] >= pos[e.Dst] {
+			t.Fatalf("DAG edge e%d goes against the topological order", id)
+		}
+		switch e.Kind {
+		case RealEdge:
+			if ge := g.Edges[id]; ge.Src != e.Src || ge.Dst != e.Dst {
+				t.Fatalf("real e%d differs from the graph's", id)
+			}
+		case StartEdge:
+			if e.Src != n.Root() {
+				t.Fatalf("start e%d does not leave the root", id)
+			}
+		case EndEdge:
+			if e.Dst != g.Exit || g.Edges[e.Cut].Src != e.Src {
+				t.Fatalf("end e%d does not stand for cut e%d", id, e.Cut)
+			}
+		}
+	}
+	for _, c := range n.Cuts() {
+		if !g.Edges[c.Edge].Probe {
+			t.Fatalf("cut e%d cannot hold a probe", c.Edge)
+		}
+	}
+	if n.NumPaths() > DefaultMaxPaths {
+		t.Fatalf("N = %d > 2^63", n.NumPaths())
+	}
+	hasLimit := slices.ContainsFunc(n.Cuts(), func(c Cut) bool { return c.Kind == CutLimit })
+	if !hasLimit && n.Total().Cmp(new(big.Int).SetUint64(n.NumPaths())) != 0 {
+		t.Fatalf("total %s ≠ N %d without limit cuts", n.Total(), n.NumPaths())
+	}
+
+	p, err := n.Place(nil)
+	var uc *UnprobedCycleError
+	if errors.As(err, &uc) || errors.Is(err, ErrInvalidGraph) {
+		t.Logf("placement refused: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatalf("Place: %v", err)
+	}
+	for id := range n.NumDAGEdges() {
+		if op, ok := p.Op(EdgeID(id)); ok && !p.probe(EdgeID(id)) {
+			t.Fatalf("op %v on e%d, which cannot hold a probe", op.Kind, id)
+		}
+		if p.Inc(EdgeID(id)) != 0 && p.InTree(EdgeID(id)) {
+			t.Fatalf("tree edge e%d has an increment", id)
+		}
+	}
+
+	paths, all := enumerate(n, maxEnumerate)
+	if all {
+		if uint64(len(paths)) != n.NumPaths() {
+			t.Fatalf("%d paths on the graph, N = %d", len(paths), n.NumPaths())
+		}
+		if !hasLimit && n.Total().Cmp(big.NewInt(int64(len(paths)))) != 0 {
+			t.Fatalf("%d paths on the graph, total %s", len(paths), n.Total())
+		}
+	} else {
+		paths = samplePaths(t, n, 500)
+	}
+	// Interesting paths for PPP: a random third, chosen from the ids.
+	rng := rand.New(rand.NewPCG(uint64(len(paths)), n.NumPaths()))
+	var interesting []uint64
+	ids := make([]uint64, len(paths))
+	seen := make(map[uint64]int)
+	for i, gp := range paths {
+		dp := gp.dagPath(n)
+		id, err := n.Encode(dp)
+		if err != nil {
+			t.Fatalf("Encode(%v): %v", dp, err)
+		}
+		if j, dup := seen[id]; dup {
+			t.Fatalf("paths %v and %v share id %d", paths[j], gp, id)
+		}
+		seen[id] = i
+		ids[i] = id
+		if id >= n.NumPaths() {
+			t.Fatalf("id %d ≥ N %d", id, n.NumPaths())
+		}
+		back, err := n.Decode(id)
+		if err != nil || !slices.Equal(back, dp) {
+			t.Fatalf("Decode(%d) = %v, %v; want %v", id, back, err, dp)
+		}
+		var sum uint64
+		for _, e := range dp {
+			sum += p.Inc(e)
+		}
+		if sum != id {
+			t.Fatalf("chord increments of path %d sum to %d", id, sum)
+		}
+		if rng.IntN(3) == 0 {
+			interesting = append(interesting, id)
+		}
+	}
+	q, err := p.PPP(interesting)
+	if err != nil {
+		t.Fatalf("PPP: %v", err)
+	}
+	isInteresting := make(map[uint64]bool)
+	for _, id := range interesting {
+		isInteresting[id] = true
+	}
+	pppSeen := make(map[uint64]uint64)
+	for i, gp := range paths {
+		var r register
+		r.run(t, p.EntryOpsFor(gp.start), q)
+		for _, e := range gp.edges {
+			r.run(t, p.EdgeOps(e), q)
+		}
+		if gp.cut != NoEdge {
+			// Only the end op: the next path's start belongs to the next path.
+			r.run(t, p.appendOp(nil, n.End(gp.cut)), q)
+		}
+		if len(r.counted) != 1 || r.counted[0].bl != ids[i] {
+			t.Fatalf("path %d (%+v) counted %v; want once, with id %d", ids[i], gp, r.counted, ids[i])
+		}
+		c := r.counted[0]
+		var wsum uint64
+		for _, e := range gp.dagPath(n) {
+			w, _ := q.Weight(e)
+			wsum += uint64(w)
+		}
+		if wsum != c.ppp {
+			t.Fatalf("PPP increments of path %d sum to %d, weights to %d", ids[i], c.ppp, wsum)
+		}
+		if isInteresting[ids[i]] {
+			if c.ppp >= q.Size() || !q.Accepts(c.ppp, c.bl) {
+				t.Fatalf("interesting path %d got PPP id %d of %d, not accepted", ids[i], c.ppp, q.Size())
+			}
+			if other, dup := pppSeen[c.ppp]; dup {
+				t.Fatalf("interesting paths %d and %d share PPP id %d", other, ids[i], c.ppp)
+			}
+			pppSeen[c.ppp] = ids[i]
+		} else if q.Accepts(c.ppp, c.bl) {
+			t.Fatalf("uninteresting path %d (PPP %d) passes the alias check", ids[i], c.ppp)
+		}
+	}
+	if len(pppSeen) != len(isInteresting) || q.Len() != len(isInteresting) {
+		t.Fatalf("%d of %d interesting paths numbered", len(pppSeen), len(isInteresting))
+	}
+	if q.Len() > 0 && q.Delta() < 1 {
+		t.Fatalf("δ = %v < 1", q.Delta())
+	}
+	checkRandomWalksPlaced(t, p, 20, int64(n.NumPaths()))
+}
+
+// samplePaths decodes random ids into graph paths, for graphs too big to
+// enumerate.
+func samplePaths(t *testing.T, n *Numbering, count int) []graphPath {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(n.NumPaths(), 7))
+	var paths []graphPath
+	seen := map[uint64]bool{}
+	for range count {
+		id := rng.Uint64N(n.NumPaths())
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		dp, err := n.Decode(id)
+		if err != nil {
+			t.Fatalf("Decode(%d): %v", id, err)
+		}
+		gp := graphPath{start: n.Edge(dp[0]).Dst, cut: NoEdge}
+		for _, e := range dp[1:] {
+			switch n.Edge(e).Kind {
+			case RealEdge:
+				gp.edges = append(gp.edges, e)
+			case EndEdge:
+				gp.cut = n.Edge(e).Cut
+			default:
+				t.Fatalf("decoded path %d has a start edge inside", id)
+			}
+		}
+		paths = append(paths, gp)
+	}
+	return paths
+}
+
+// EntryOpsFor returns the ops that begin a path at block b: the function's
+// start for the entry, else the start op a cut edge into b runs.
+func (p *Placement) EntryOpsFor(b BlockID) []Op {
+	return p.appendOp(nil, p.Start(b))
+}
+
+// checkRandomWalks places n with static weights and runs random executions.
+func checkRandomWalks(t *testing.T, n *Numbering, walks int, seed int64) {
+	t.Helper()
+	p, err := n.Place(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRandomWalksPlaced(t, p, walks, seed)
+}
+
+// checkRandomWalksPlaced runs random executions of the graph through the
+// instrumentation's ops and checks that the ids counted are the paths taken,
+// and that edge and block counts come back exactly from the path counts and
+// from the chord counts.
+func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
+	t.Helper()
+	g := p.Graph()
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(walks)))
+	dist := distToExit(g)
+	wantEdges := make([]uint64, len(g.Edges))
+	wantBlocks := make([]uint64, g.NumBlocks)
+	pathCounts := map[uint64]uint64{}
+	chordCounts := map[EdgeID]uint64{}
+	chord := func(id EdgeID) {
+		if !p.InTree(id) {
+			chordCounts[id]++
+		}
+	}
+	var calls uint64
+	for range walks {
+		calls++
+		var r register
+		v := g.Entry
+		cur := []EdgeID{p.Start(v)} // DAG edges of the running path
+		pathStart := 0              // index in r.counted of its counts
+		r.run(t, p.EntryOps(), nil)
+		chord(cur[0])
+		wantBlocks[v]++
+		for steps := 0; v != g.Exit; steps++ {
+			var out []EdgeID
+			for id, e := range g.Edges {
+				if e.Src == v && (steps < 60 || dist[e.Dst] < dist[v]) {
+					out = append(out, EdgeID(id))
+				}
+			}
+			id := out[rng.IntN(len(out))]
+			wantEdges[id]++
+			v = g.Edges[id].Dst
+			wantBlocks[v]++
+			end := p.End(id)
+			if end == NoEdge {
+				r.run(t, p.EdgeOps(id), nil)
+				chord(id)
+				cur = append(cur, id)
+				continue
+			}
+			// A cut edge: its ops are the end op, then the start op, which
+			// belongs to the next path (and may count it at once).
+			endOps, startOps := p.appendOp(nil, end), p.appendOp(nil, p.Start(v))
+			if ops := p.EdgeOps(id); !slices.Equal(ops, append(slices.Clone(endOps), startOps...)) {
+				t.Fatalf("EdgeOps(e%d) = %v; want the end op then the start op", id, ops)
+			}
+			r.run(t, endOps, nil)
+			cur = append(cur, end)
+			chord(end)
+			checkCounted(t, p.Numbering, r.counted[pathStart:], cur)
+			pathStart = len(r.counted)
+			r.run(t, startOps, nil)
+			cur = []EdgeID{p.Start(v)}
+			chord(cur[0])
+		}
+		checkCounted(t, p.Numbering, r.counted[pathStart:], cur)
+		for _, c := range r.counted {
+			pathCounts[c.bl]++
+		}
+	}
+	fromPaths, err := p.CountsFromPaths(pathCounts)
+	if err != nil {
+		t.Fatalf("CountsFromPaths: %v", err)
+	}
+	fromChords, err := p.CountsFromChords(chordCounts)
+	if err != nil {
+		t.Fatalf("CountsFromChords: %v", err)
+	}
+	for name, got := range map[string]*Counts{"paths": fromPaths, "chords": fromChords} {
+		if !slices.Equal(got.Edges, wantEdges) {
+			t.Fatalf("edge counts from %s = %v; want %v", name, got.Edges, wantEdges)
+		}
+		if !slices.Equal(got.Blocks, wantBlocks) {
+			t.Fatalf("block counts from %s = %v; want %v", name, got.Blocks, wantBlocks)
+		}
+		if got.Calls != calls {
+			t.Fatalf("calls from %s = %d; want %d", name, got.Calls, calls)
+		}
+	}
+}
+
+// checkCounted checks that exactly the path cur was counted.
+func checkCounted(t *testing.T, n *Numbering, counted []counted, cur []EdgeID) {
+	t.Helper()
+	want, err := n.Encode(cur)
+	if err != nil {
+		t.Fatalf("walk made a non-path %v: %v", cur, err)
+	}
+	if len(counted) != 1 || counted[0].bl != want {
+		t.Fatalf("path %v (id %d) counted as %v", cur, want, counted)
+	}
+}
+
+// distToExit returns each block's distance to the exit in edges.
+func distToExit(g *Graph) []int {
+	dist := make([]int, g.NumBlocks)
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[g.Exit] = 0
+	for work := []BlockID{g.Exit}; len(work) > 0; work = work[1:] {
+		for _, e := range g.Edges {
+			if e.Dst == work[0] && dist[e.Src] < 0 {
+				dist[e.Src] = dist[work[0]] + 1
+				work = append(work, e.Src)
+			}
+		}
+	}
+	return dist
+}
+
+// randomGraph makes a control-flow graph with n blocks: block 0 is the entry,
+// n-1 the exit. Every block but the exit gets an edge forward, so all reach
+// the exit; then back edges, self loops and jumps into loops make loops with
+// several exits and irreducible regions. Blocks that nothing jumps to are
+// unreachable. A few edges cannot hold a probe.
+func randomGraph(rng *rand.Rand, n int) (*Graph, *Options) {
+	g := &Graph{NumBlocks: n, Entry: 0, Exit: BlockID(n - 1)}
+	opts := &Options{}
+	probe := func() bool { return rng.IntN(16) != 0 }
+	for v := range n - 1 {
+		// Edges into the exit are returns, which always hold a probe in Go.
+		w := BlockID(v + 1 + rng.IntN(min(3, n-1-v)))
+		g.AddEdge(BlockID(v), w, w == g.Exit || probe())
+		switch rng.IntN(6) {
+		case 0, 1:
+			g.AddEdge(BlockID(v), BlockID(v+1+rng.IntN(n-1-v)), probe())
+		case 2:
+			id := g.AddEdge(BlockID(v), BlockID(rng.IntN(v+1)), probe()) // back edge or self loop
+			if rng.IntN(2) == 0 {
+				opts.Preferred = append(opts.Preferred, id)
+			}
+		case 3:
+			g.AddEdge(BlockID(v), BlockID(rng.IntN(n-1)), probe()) // anywhere
+		}
+	}
+	if rng.IntN(4) == 0 {
+		opts.MaxPaths = 1 + rng.Uint64N(200)
+	}
+	return g, opts
+}
+
+func TestRandomGraphs(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 100
+	}
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 1))
+		g, opts := randomGraph(rng, 2+rng.IntN(25))
+		checkGraph(t, g, opts)
+	}
+}
+
+// checkGraph numbers g and checks all properties, or checks that the error
+// Number gives is deserved.
+func checkGraph(t *testing.T, g *Graph, opts *Options) {
+	t.Helper()
+	n, err := Number(g, opts)
+	if err != nil {
+		var uc *UnprobedCycleError
+		switch {
+		case errors.As(err, &uc):
+			for _, id := range uc.Edges {
+				if g.Edges[id].Probe {
+					t.Fatalf("%v names e%d, which can hold a probe", err, id)
+				}
+			}
+		case errors.Is(err, ErrTooManyPaths):
+			if opts == nil || opts.MaxPaths == 0 {
+				t.Fatalf("%v with the default limit", err)
+			}
+		case errors.Is(err, ErrInvalidGraph), errors.Is(err, ErrNoPath), errors.Is(err, ErrBadOptions):
+			if wellFormed(g, opts) {
+				t.Fatalf("Number refused a well-formed graph: %v", err)
+			}
+		default:
+			t.Fatalf("Number: unexpected error %v", err)
+		}
+		return
+	}
+	if !wellFormed(g, opts) {
+		t.Fatalf("Number accepted a malformed graph %+v", g)
+	}
+	checkNumbering(t, n)
+}
+
+// wellFormed is an independent check of what Number requires of a graph,
+// short of probe placement.
+func wellFormed(g *Graph, opts *Options) bool {
+	if g == nil || g.NumBlocks < 2 || g.Entry == g.Exit {
+		return false
+	}
+	in := func(b BlockID) bool { return b >= 0 && int(b) < g.NumBlocks }
+	if !in(g.Entry) || !in(g.Exit) {
+		return false
+	}
+	for _, e := range g.Edges {
+		if !in(e.Src) || !in(e.Dst) || e.Src == g.Exit {
+			return false
+		}
+	}
+	if opts != nil {
+		if opts.MaxPaths > DefaultMaxPaths {
+			return false
+		}
+		for _, id := range opts.Preferred {
+			if id < 0 || int(id) >= len(g.Edges) {
+				return false
+			}
+		}
+	}
+	reach := map[BlockID]bool{g.Entry: true}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range g.Edges {
+			if reach[e.Src] && !reach[e.Dst] {
+				reach[e.Dst], changed = true, true
+			}
+		}
+	}
+	dist := distToExit(g)
+	for v := range reach {
+		if dist[v] < 0 {
+			return false
+		}
+	}
+	if opts != nil {
+		// A preferred edge on a cycle must hold a probe.
+		for _, id := range opts.Preferred {
+			e := g.Edges[id]
+			if reach[e.Src] && !e.Probe && reaches(g, e.Dst, e.Src) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func reaches(g *Graph, from, to BlockID) bool {
+	seen := map[BlockID]bool{from: true}
+	for work := []BlockID{from}; len(work) > 0; work = work[1:] {
+		if work[0] == to {
+			return true
+		}
+		for _, e := range g.Edges {
+			if e.Src == work[0] && !seen[e.Dst] {
+				seen[e.Dst] = true
+				work = append(work, e.Dst)
+			}
+		}
+	}
+	return false
+}
