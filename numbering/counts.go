@@ -7,7 +7,8 @@ type Counts struct {
 	Edges  []uint64 // per graph edge, cut edges included
 	Blocks []uint64 // per block
 	// Calls is the number of times the function was entered: the entry's
-	// count less the cut edges into the entry.
+	// count less the cut edges into the entry (0 if that is negative, which
+	// a killed process can cause).
 	Calls uint64
 	// Paths is the number of paths run.
 	Paths uint64
@@ -52,9 +53,14 @@ func (n *Numbering) countsFromDAG(dag []uint64) *Counts {
 			c.Blocks[e.Dst] += dag[id]
 		}
 	}
-	c.Calls = c.Blocks[g.Entry]
+	var restarts uint64
 	for _, id := range n.adj.in[g.Entry] {
-		c.Calls -= c.Edges[id]
+		restarts += c.Edges[id]
+	}
+	// A process killed between a cut edge into the entry and the end of the
+	// next path has counted the one but not the other.
+	if c.Blocks[g.Entry] > restarts {
+		c.Calls = c.Blocks[g.Entry] - restarts
 	}
 	return c
 }

@@ -182,7 +182,7 @@ func buildDAG(a *adjacency, reachable []bool, cutKinds []CutKind) (*dag, error) 
 			}
 		}
 	}
-	nreach := 1
+	nreach := 1 // the root
 	for _, r := range reachable {
 		if r {
 			nreach++

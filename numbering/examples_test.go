@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 )
 
@@ -352,4 +353,74 @@ func TestBadPaths(t *testing.T) {
 	if _, err := n.Place(Weights{1, 2}); !errors.Is(err, ErrBadOptions) {
 		t.Errorf("Place with 2 weights = %v; want ErrBadOptions", err)
 	}
+}
+
+// TestBallLarus94Fig1Ops checks the ops and costs of the placement on Fig. 1,
+// worked out by hand. Ball-Larus weights (out edges in graph order): P→EXIT
+// 4, Q→B 2, R→C 1, the rest 0. The tree holds root→P, P→Q, Q→A, Q→B, R→C and
+// C→EXIT (the end edge of the back edge C→P), so the potentials are φ(B) = 2,
+// φ(R) = −1 and 0 elsewhere; the chords get A→R 1, B→R 3, P→EXIT 4 and
+// R→EXIT −1. P, Q, A and B are clean (no chord above them) and C is final.
+func TestBallLarus94Fig1Ops(t *testing.T) {
+	ng := fig1()
+	n, err := Number(&ng.g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := n.StaticWeights()
+	p, err := n.Place(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minus1 := uint64(math.MaxUint64)
+	want := map[string][]Op{
+		"PQ": nil, "QA": nil, "QB": nil,
+		"PEXIT": {{OpCountConst, ng.edges["PEXIT"], 4}},
+		"AR":    {{OpSet, ng.edges["AR"], 1}},
+		"BR":    {{OpSet, ng.edges["BR"], 3}},
+		"REXIT": {{OpCount, ng.edges["REXIT"], minus1}},
+		"RC":    {{OpCount, ng.edges["RC"], 0}},
+		"CP":    nil, // its end edge is final; its start edge is clean
+	}
+	for name, ops := range want {
+		if got := p.EdgeOps(ng.edges[name]); !slices.Equal(got, ops) {
+			t.Errorf("ops of %s = %v; want %v", name, got, ops)
+		}
+	}
+	if ops := p.EntryOps(); len(ops) != 0 {
+		t.Errorf("entry ops = %v; want none", ops)
+	}
+	// Naive: r += W on P→EXIT, Q→B, R→C; r = 0 at each path start (root→P,
+	// 11 times); a counter update on each edge into the exit.
+	naive, opt := p.Cost(w)
+	if naive != (ProbeCost{Increments: 0.5 + 5.25 + 10, Inits: 11, Updates: 11}) {
+		t.Errorf("naive dynamic cost %+v", naive)
+	}
+	if opt != (ProbeCost{Increments: 5.25 + 5.25, Inits: 0, Updates: 0.5 + 0.5 + 10}) {
+		t.Errorf("optimized dynamic cost %+v", opt)
+	}
+	naive, opt = p.Cost(nil)
+	if naive != (ProbeCost{Increments: 3, Inits: 1, Updates: 3}) || opt != (ProbeCost{Increments: 2, Updates: 3}) {
+		t.Errorf("static costs: naive %+v, optimized %+v", naive, opt)
+	}
+}
+
+// TestInfiniteLoop: func f() { for {} } never reaches its exit, but every
+// trip around the loop is a path that ends at the back edge.
+func TestInfiniteLoop(t *testing.T) {
+	g := &Graph{}
+	entry, exit, body, post := g.AddBlock(), g.AddBlock(), g.AddBlock(), g.AddBlock()
+	g.Entry, g.Exit = entry, exit
+	g.AddEdge(entry, body, true)
+	toPost := g.AddEdge(body, post, true)
+	g.AddEdge(post, body, false) // a post statement cannot hold code
+	n, err := Number(g, &Options{Preferred: []EdgeID{toPost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// entry→body→cut and post→body→cut.
+	if n.NumPaths() != 2 {
+		t.Errorf("N = %d; want 2", n.NumPaths())
+	}
+	checkNumbering(t, n)
 }

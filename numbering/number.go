@@ -39,7 +39,7 @@ type Numbering struct {
 // Number converts g into a DAG and numbers its paths. opts may be nil.
 //
 // It returns an error wrapping ErrInvalidGraph for a malformed graph,
-// ErrNoPath when the exit is unreachable, ErrBadOptions for bad options, an
+// ErrNoPath when no path leads from the entry to the exit, ErrBadOptions for bad options, an
 // *UnprobedCycleError when edges without probes form a cycle, and
 // ErrTooManyPaths when no cut brings N under MaxPaths.
 func Number(g *Graph, opts *Options) (*Numbering, error) {
@@ -62,12 +62,12 @@ func Number(g *Graph, opts *Options) (*Numbering, error) {
 			return nil, fmt.Errorf("%w: preferred cut e%d is not an edge (graph has %d)", ErrBadOptions, id, len(g.Edges))
 		}
 	}
-	reachable, err := checkReach(a)
+	reachable := reach(a)
+	cutKinds, err := breakCycles(a, reachable, opts.Preferred)
 	if err != nil {
 		return nil, err
 	}
-	cutKinds, err := breakCycles(a, reachable, opts.Preferred)
-	if err != nil {
+	if err := checkExits(a, reachable, cutKinds); err != nil {
 		return nil, err
 	}
 	d, err := buildDAG(a, reachable, cutKinds)
@@ -90,9 +90,9 @@ func Number(g *Graph, opts *Options) (*Numbering, error) {
 	return n, nil
 }
 
-// checkReach returns the blocks reachable from the entry, and an error if the
-// exit is not among them or some reachable block cannot reach the exit.
-func checkReach(a *adjacency) ([]bool, error) {
+// reach returns the blocks reachable from the entry, and the exit, which is
+// a node of the DAG even when only cut edges lead to it.
+func reach(a *adjacency) []bool {
 	g := a.g
 	reachable := make([]bool, g.NumBlocks)
 	work := []BlockID{g.Entry}
@@ -107,28 +107,44 @@ func checkReach(a *adjacency) ([]bool, error) {
 			}
 		}
 	}
-	if !reachable[g.Exit] {
-		return nil, fmt.Errorf("%w: exit b%d cannot be reached from entry b%d", ErrNoPath, g.Exit, g.Entry)
+	reachable[g.Exit] = true
+	return reachable
+}
+
+// checkExits reports a reachable block that no path of the DAG leads from to
+// the exit: it reaches neither the exit nor the source of a cut edge (whose
+// end edge goes to the exit). An infinite loop is fine; a block that just
+// stops is not.
+func checkExits(a *adjacency, reachable []bool, cutKinds []CutKind) error {
+	g := a.g
+	ok := make([]bool, g.NumBlocks)
+	work := []BlockID{g.Exit}
+	ok[g.Exit] = true
+	for id, e := range g.Edges {
+		if cutKinds[id] != notCut && reachable[e.Src] && !ok[e.Src] {
+			ok[e.Src] = true
+			work = append(work, e.Src)
+		}
 	}
-	reachesExit := make([]bool, g.NumBlocks)
-	work = append(work, g.Exit)
-	reachesExit[g.Exit] = true
 	for len(work) > 0 {
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, id := range a.in[v] {
-			if u := g.Edges[id].Src; !reachesExit[u] {
-				reachesExit[u] = true
+			if u := g.Edges[id].Src; cutKinds[id] == notCut && reachable[u] && !ok[u] {
+				ok[u] = true
 				work = append(work, u)
 			}
 		}
 	}
+	if !ok[g.Entry] {
+		return fmt.Errorf("%w: exit b%d cannot be reached from entry b%d", ErrNoPath, g.Exit, g.Entry)
+	}
 	for v := range g.NumBlocks {
-		if reachable[v] && !reachesExit[v] {
-			return nil, fmt.Errorf("%w: block b%d is reachable from the entry but cannot reach the exit; give it an edge to the exit", ErrInvalidGraph, v)
+		if reachable[v] && !ok[v] {
+			return fmt.Errorf("%w: block b%d is reachable from the entry but leads neither to the exit nor around a loop; give it an edge to the exit", ErrInvalidGraph, v)
 		}
 	}
-	return reachable, nil
+	return nil
 }
 
 // countPathsBig returns the exact number of paths of d.

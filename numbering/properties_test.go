@@ -342,7 +342,8 @@ func checkRandomWalks(t *testing.T, n *Numbering, walks int, seed int64) {
 // checkRandomWalksPlaced runs random executions of the graph through the
 // instrumentation's ops and checks that the ids counted are the paths taken,
 // and that edge and block counts come back exactly from the path counts and
-// from the chord counts.
+// from the chord counts. A walk that cannot get out of a loop is stopped, as
+// if the process were killed: only the paths it completed count.
 func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 	t.Helper()
 	g := p.Graph()
@@ -352,37 +353,53 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 	wantBlocks := make([]uint64, g.NumBlocks)
 	pathCounts := map[uint64]uint64{}
 	chordCounts := map[EdgeID]uint64{}
-	chord := func(id EdgeID) {
-		if !p.InTree(id) {
-			chordCounts[id]++
-		}
-	}
 	var calls uint64
 	for range walks {
-		calls++
 		var r register
+		// What the running path has done, committed when it completes.
+		var edges []EdgeID
+		var blocks []BlockID
+		var dag []EdgeID
+		commit := func() {
+			for _, e := range edges {
+				wantEdges[e]++
+			}
+			for _, b := range blocks {
+				wantBlocks[b]++
+			}
+			for _, e := range dag {
+				if !p.InTree(e) {
+					chordCounts[e]++
+				}
+			}
+			if dag[0] == p.Start(g.Entry) && blocks[0] == g.Entry && len(r.counted) == 1 {
+				calls++ // the walk's first path: the call itself
+			}
+			edges, blocks, dag = nil, nil, nil
+		}
 		v := g.Entry
-		cur := []EdgeID{p.Start(v)} // DAG edges of the running path
-		pathStart := 0              // index in r.counted of its counts
+		dag = append(dag, p.Start(v))
+		blocks = append(blocks, v)
+		pathStart := 0 // index in r.counted of the running path's counts
 		r.run(t, p.EntryOps(), nil)
-		chord(cur[0])
-		wantBlocks[v]++
 		for steps := 0; v != g.Exit; steps++ {
 			var out []EdgeID
 			for id, e := range g.Edges {
-				if e.Src == v && (steps < 60 || dist[e.Dst] < dist[v]) {
+				if e.Src == v && (steps < 60 || (dist[v] > 0 && dist[e.Dst] < dist[v])) {
 					out = append(out, EdgeID(id))
 				}
 			}
+			if len(out) == 0 || steps > 200 {
+				break // killed
+			}
 			id := out[rng.IntN(len(out))]
-			wantEdges[id]++
+			edges = append(edges, id)
 			v = g.Edges[id].Dst
-			wantBlocks[v]++
 			end := p.End(id)
 			if end == NoEdge {
 				r.run(t, p.EdgeOps(id), nil)
-				chord(id)
-				cur = append(cur, id)
+				dag = append(dag, id)
+				blocks = append(blocks, v)
 				continue
 			}
 			// A cut edge: its ops are the end op, then the start op, which
@@ -392,17 +409,35 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 				t.Fatalf("EdgeOps(e%d) = %v; want the end op then the start op", id, ops)
 			}
 			r.run(t, endOps, nil)
-			cur = append(cur, end)
-			chord(end)
-			checkCounted(t, p.Numbering, r.counted[pathStart:], cur)
+			dag = append(dag, end)
+			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
+			commit()
 			pathStart = len(r.counted)
 			r.run(t, startOps, nil)
-			cur = []EdgeID{p.Start(v)}
-			chord(cur[0])
+			dag = append(dag, p.Start(v))
+			blocks = append(blocks, v)
 		}
-		checkCounted(t, p.Numbering, r.counted[pathStart:], cur)
+		if v == g.Exit {
+			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
+			commit()
+		}
+		// A killed walk may have counted its last path early (a path known
+		// at its start is counted there); those counts stand, as they would
+		// in a real process.
 		for _, c := range r.counted {
 			pathCounts[c.bl]++
+		}
+		if v != g.Exit && len(r.counted) > pathStart {
+			// The profile says the whole path ran: expect that.
+			whole, err := p.Decode(r.counted[pathStart].bl)
+			if err != nil {
+				t.Fatalf("early count %d: %v", r.counted[pathStart].bl, err)
+			}
+			if !slices.Equal(whole[:len(dag)], dag) {
+				t.Fatalf("path counted early as %v, but the walk took %v", whole, dag)
+			}
+			edges, blocks, dag = p.GraphEdges(whole), p.Blocks(whole), whole
+			commit()
 		}
 	}
 	fromPaths, err := p.CountsFromPaths(pathCounts)
@@ -566,9 +601,24 @@ func wellFormed(g *Graph, opts *Options) bool {
 			}
 		}
 	}
+	// Every reachable block must lead to the exit or onto a cycle, whose cut
+	// edge ends a path at the exit.
 	dist := distToExit(g)
+	onCycle := map[BlockID]bool{}
+	for _, e := range g.Edges {
+		if reach[e.Src] && reaches(g, e.Dst, e.Src) {
+			onCycle[e.Src] = true
+		}
+	}
 	for v := range reach {
-		if dist[v] < 0 {
+		if dist[v] >= 0 {
+			continue
+		}
+		leads := false
+		for u := range onCycle {
+			leads = leads || reaches(g, v, u)
+		}
+		if !leads {
 			return false
 		}
 	}

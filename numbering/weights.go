@@ -55,11 +55,10 @@ func (n *Numbering) StaticWeights() Weights {
 		head  BlockID
 		share float64 // entries / exit edges, filled in when head is reached
 		nexit int
-		body  map[BlockID]bool
 	}
 	var loops []*loop
 	byHead := make(map[BlockID]*loop)
-	var latches = make(map[BlockID][]BlockID)
+	latches := make(map[BlockID][]BlockID)
 	for id, e := range g.Edges {
 		if n.reachable[e.Src] && loopCut(EdgeID(id)) {
 			if byHead[e.Dst] == nil {
@@ -72,11 +71,12 @@ func (n *Numbering) StaticWeights() Weights {
 	}
 	// exitsOf[id] lists the loops that edge id leaves.
 	exitsOf := make(map[EdgeID][]*loop)
+	bodies := &loopBodies{mark: make([]uint32, g.NumBlocks)}
 	for _, l := range loops {
-		l.body = n.loopBody(l.head, latches[l.head], loopCut)
-		for v := range l.body {
+		body := bodies.find(n, l.head, latches[l.head], loopCut)
+		for _, v := range body {
 			for _, id := range n.adj.out[v] {
-				if !l.body[g.Edges[id].Dst] {
+				if !bodies.in(g.Edges[id].Dst) {
 					exitsOf[id] = append(exitsOf[id], l)
 					l.nexit++
 				}
@@ -132,17 +132,32 @@ func (n *Numbering) StaticWeights() Weights {
 	return w
 }
 
-// loopBody returns the blocks that h reaches and that reach one of latches,
-// without taking a loop cut edge and without passing through h again.
-func (n *Numbering) loopBody(h BlockID, latches []BlockID, loopCut func(EdgeID) bool) map[BlockID]bool {
+// loopBodies finds loop bodies with one array of marks for all of them: a
+// block is in the set being built when its mark equals the current stamp.
+// Nested loops make the bodies overlap, so maps rebuilt per loop would cost
+// more than the rest of the numbering.
+type loopBodies struct {
+	mark  []uint32
+	stamp uint32 // marks the backward set; stamp+1 marks the body
+	list  []BlockID
+}
+
+func (lb *loopBodies) in(v BlockID) bool { return lb.mark[v] == lb.stamp+1 }
+
+// find returns the blocks that h reaches and that reach one of latches,
+// without taking a loop cut edge and without passing through h again. The
+// result is valid until the next call.
+func (lb *loopBodies) find(n *Numbering, h BlockID, latches []BlockID, loopCut func(EdgeID) bool) []BlockID {
 	g := n.g
+	lb.stamp += 2
+	back, body := lb.stamp, lb.stamp+1
 	// Backwards from the latches, stopping at h: for a reducible loop this is
 	// already the natural loop.
-	back := map[BlockID]bool{h: true}
-	work := make([]BlockID, 0, len(latches))
+	lb.mark[h] = back
+	work := lb.list[:0]
 	for _, u := range latches {
-		if !back[u] {
-			back[u] = true
+		if lb.mark[u] != back {
+			lb.mark[u] = back
 			work = append(work, u)
 		}
 	}
@@ -150,27 +165,26 @@ func (n *Numbering) loopBody(h BlockID, latches []BlockID, loopCut func(EdgeID) 
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, id := range n.adj.in[v] {
-			if u := g.Edges[id].Src; !loopCut(id) && n.reachable[u] && !back[u] {
-				back[u] = true
+			if u := g.Edges[id].Src; !loopCut(id) && n.reachable[u] && lb.mark[u] != back {
+				lb.mark[u] = back
 				work = append(work, u)
 			}
 		}
 	}
 	// Forwards from h within that set, which drops the blocks of an
 	// irreducible region that reach a latch without being reached from h.
-	body := map[BlockID]bool{h: true}
-	work = append(work, h)
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, id := range n.adj.out[v] {
-			if w := g.Edges[id].Dst; !loopCut(id) && back[w] && !body[w] {
-				body[w] = true
-				work = append(work, w)
+	lb.mark[h] = body
+	list := append(work, h)
+	for i := 0; i < len(list); i++ {
+		for _, id := range n.adj.out[list[i]] {
+			if w := g.Edges[id].Dst; !loopCut(id) && lb.mark[w] == back {
+				lb.mark[w] = body
+				list = append(list, w)
 			}
 		}
 	}
-	return body
+	lb.list = list
+	return list
 }
 
 // dagWeights maps graph edge weights onto the DAG: a start edge weighs its
