@@ -16,112 +16,6 @@ import (
 // maxEnumerate bounds the graphs whose paths are all enumerated.
 const maxEnumerate = 3000
 
-// graphPath is a path found on the graph: where it starts, the uncut edges
-// it takes, and the cut edge it ends with (NoEdge if it ends at the exit).
-type graphPath struct {
-	start BlockID
-	edges []EdgeID
-	cut   EdgeID
-}
-
-// dagPath spells a graph path as DAG edges.
-func (gp graphPath) dagPath(n *Numbering) []EdgeID {
-	p := append([]EdgeID{n.Start(gp.start)}, gp.edges...)
-	if gp.cut != NoEdge {
-		p = append(p, n.End(gp.cut))
-	}
-	return p
-}
-
-// enumerate lists every path of the graph between path boundaries: from the
-// entry or the target of a cut edge, along uncut edges, to the exit or
-// through a cut edge. It gives up past limit paths.
-func enumerate(n *Numbering, limit int) ([]graphPath, bool) {
-	g := n.Graph()
-	cut := func(id EdgeID) bool { _, ok := n.CutKind(id); return ok }
-	starts := []BlockID{g.Entry}
-	seen := map[BlockID]bool{g.Entry: true}
-	for id, e := range g.Edges {
-		if cut(EdgeID(id)) && !seen[e.Dst] {
-			seen[e.Dst] = true
-			starts = append(starts, e.Dst)
-		}
-	}
-	// Paths from each start in the order the numbering lists them is not
-	// needed: ids are checked as a set.
-	var paths []graphPath
-	var walk func(start, v BlockID, edges []EdgeID) bool
-	walk = func(start, v BlockID, edges []EdgeID) bool {
-		if v == g.Exit {
-			paths = append(paths, graphPath{start, slices.Clone(edges), NoEdge})
-			return len(paths) <= limit
-		}
-		for id, e := range g.Edges {
-			if e.Src != v {
-				continue
-			}
-			if cut(EdgeID(id)) {
-				paths = append(paths, graphPath{start, slices.Clone(edges), EdgeID(id)})
-				if len(paths) > limit {
-					return false
-				}
-				continue
-			}
-			if !walk(start, e.Dst, append(edges, EdgeID(id))) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, s := range starts {
-		if !walk(s, s, nil) {
-			return nil, false
-		}
-	}
-	return paths, true
-}
-
-// register simulates the instrumented code's two registers and its counter
-// updates, as pppexec will emit them.
-type register struct {
-	bl, ppp uint64
-	set     bool // some op has initialised the registers on this path
-	counted []counted
-}
-
-type counted struct{ bl, ppp uint64 }
-
-func (r *register) run(t *testing.T, ops []Op, q *PPP) {
-	t.Helper()
-	for _, op := range ops {
-		var pinc uint64
-		if q != nil {
-			pinc = q.Inc(op.Edge)
-		}
-		switch op.Kind {
-		case OpAdd:
-			if !r.set {
-				t.Fatalf("op %v on e%d reads the register before any set", op.Kind, op.Edge)
-			}
-			r.bl += op.Inc
-			r.ppp += pinc
-		case OpSet:
-			r.bl, r.ppp, r.set = op.Inc, pinc, true
-		case OpCount:
-			if !r.set {
-				t.Fatalf("op %v on e%d reads the register before any set", op.Kind, op.Edge)
-			}
-			r.counted = append(r.counted, counted{r.bl + op.Inc, r.ppp + pinc})
-			r.set = false
-		case OpCountConst:
-			r.counted = append(r.counted, counted{op.Inc, pinc})
-			r.set = false
-		default:
-			t.Fatalf("bad op %v", op)
-		}
-	}
-}
-
 // checkNumbering checks every property of n that does not need weights, then
 // places with the static weights and checks the placement.
 func checkNumbering(t *testing.T, n *Numbering) {
@@ -193,140 +87,29 @@ func checkNumbering(t *testing.T, n *Numbering) {
 		}
 	}
 
-	paths, all := enumerate(n, maxEnumerate)
-	if all {
-		if uint64(len(paths)) != n.NumPaths() {
-			t.Fatalf("%d paths on the graph, N = %d", len(paths), n.NumPaths())
-		}
-		if !hasLimit && n.Total().Cmp(big.NewInt(int64(len(paths)))) != 0 {
-			t.Fatalf("%d paths on the graph, total %s", len(paths), n.Total())
-		}
-	} else {
-		paths = samplePaths(t, n, 500)
+	if err := p.Check(nil, maxEnumerate); err != nil {
+		t.Fatal(err)
 	}
-	// Interesting paths for PPP: a random third, chosen from the ids.
-	rng := rand.New(rand.NewPCG(uint64(len(paths)), n.NumPaths()))
+	if paths, all := n.enumerate(maxEnumerate); all && !hasLimit && n.Total().Cmp(big.NewInt(int64(len(paths)))) != 0 {
+		t.Fatalf("%d paths on the graph, total %s", len(paths), n.Total())
+	}
+	// A random third of the paths are interesting.
+	rng := rand.New(rand.NewPCG(n.NumPaths(), uint64(len(g.Edges))))
 	var interesting []uint64
-	ids := make([]uint64, len(paths))
-	seen := make(map[uint64]int)
-	for i, gp := range paths {
-		dp := gp.dagPath(n)
-		id, err := n.Encode(dp)
-		if err != nil {
-			t.Fatalf("Encode(%v): %v", dp, err)
-		}
-		if j, dup := seen[id]; dup {
-			t.Fatalf("paths %v and %v share id %d", paths[j], gp, id)
-		}
-		seen[id] = i
-		ids[i] = id
-		if id >= n.NumPaths() {
-			t.Fatalf("id %d ≥ N %d", id, n.NumPaths())
-		}
-		back, err := n.Decode(id)
-		if err != nil || !slices.Equal(back, dp) {
-			t.Fatalf("Decode(%d) = %v, %v; want %v", id, back, err, dp)
-		}
-		var sum uint64
-		for _, e := range dp {
-			sum += p.Inc(e)
-		}
-		if sum != id {
-			t.Fatalf("chord increments of path %d sum to %d", id, sum)
-		}
-		if rng.IntN(3) == 0 {
-			interesting = append(interesting, id)
-		}
+	for range min(n.NumPaths(), 3000) / 3 {
+		interesting = append(interesting, rng.Uint64N(n.NumPaths()))
 	}
 	q, err := p.PPP(interesting)
 	if err != nil {
 		t.Fatalf("PPP: %v", err)
 	}
-	isInteresting := make(map[uint64]bool)
-	for _, id := range interesting {
-		isInteresting[id] = true
-	}
-	pppSeen := make(map[uint64]uint64)
-	for i, gp := range paths {
-		var r register
-		r.run(t, p.EntryOpsFor(gp.start), q)
-		for _, e := range gp.edges {
-			r.run(t, p.EdgeOps(e), q)
-		}
-		if gp.cut != NoEdge {
-			// Only the end op: the next path's start belongs to the next path.
-			r.run(t, p.appendOp(nil, n.End(gp.cut)), q)
-		}
-		if len(r.counted) != 1 || r.counted[0].bl != ids[i] {
-			t.Fatalf("path %d (%+v) counted %v; want once, with id %d", ids[i], gp, r.counted, ids[i])
-		}
-		c := r.counted[0]
-		var wsum uint64
-		for _, e := range gp.dagPath(n) {
-			w, _ := q.Weight(e)
-			wsum += uint64(w)
-		}
-		if wsum != c.ppp {
-			t.Fatalf("PPP increments of path %d sum to %d, weights to %d", ids[i], c.ppp, wsum)
-		}
-		if isInteresting[ids[i]] {
-			if c.ppp >= q.Size() || !q.Accepts(c.ppp, c.bl) {
-				t.Fatalf("interesting path %d got PPP id %d of %d, not accepted", ids[i], c.ppp, q.Size())
-			}
-			if other, dup := pppSeen[c.ppp]; dup {
-				t.Fatalf("interesting paths %d and %d share PPP id %d", other, ids[i], c.ppp)
-			}
-			pppSeen[c.ppp] = ids[i]
-		} else if q.Accepts(c.ppp, c.bl) {
-			t.Fatalf("uninteresting path %d (PPP %d) passes the alias check", ids[i], c.ppp)
-		}
-	}
-	if len(pppSeen) != len(isInteresting) || q.Len() != len(isInteresting) {
-		t.Fatalf("%d of %d interesting paths numbered", len(pppSeen), len(isInteresting))
-	}
 	if q.Len() > 0 && q.Delta() < 1 {
 		t.Fatalf("δ = %v < 1", q.Delta())
 	}
-	checkRandomWalksPlaced(t, p, 20, int64(n.NumPaths()))
-}
-
-// samplePaths decodes random ids into graph paths, for graphs too big to
-// enumerate.
-func samplePaths(t *testing.T, n *Numbering, count int) []graphPath {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(n.NumPaths(), 7))
-	var paths []graphPath
-	seen := map[uint64]bool{}
-	for range count {
-		id := rng.Uint64N(n.NumPaths())
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		dp, err := n.Decode(id)
-		if err != nil {
-			t.Fatalf("Decode(%d): %v", id, err)
-		}
-		gp := graphPath{start: n.Edge(dp[0]).Dst, cut: NoEdge}
-		for _, e := range dp[1:] {
-			switch n.Edge(e).Kind {
-			case RealEdge:
-				gp.edges = append(gp.edges, e)
-			case EndEdge:
-				gp.cut = n.Edge(e).Cut
-			default:
-				t.Fatalf("decoded path %d has a start edge inside", id)
-			}
-		}
-		paths = append(paths, gp)
+	if err := p.Check(q, maxEnumerate); err != nil {
+		t.Fatal(err)
 	}
-	return paths
-}
-
-// EntryOpsFor returns the ops that begin a path at block b: the function's
-// start for the entry, else the start op a cut edge into b runs.
-func (p *Placement) EntryOpsFor(b BlockID) []Op {
-	return p.appendOp(nil, p.Start(b))
+	checkRandomWalksPlaced(t, p, 20, int64(n.NumPaths()))
 }
 
 // checkRandomWalks places n with static weights and runs random executions.
@@ -355,7 +138,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 	chordCounts := map[EdgeID]uint64{}
 	var calls uint64
 	for range walks {
-		var r register
+		var r Register
 		// What the running path has done, committed when it completes.
 		var edges []EdgeID
 		var blocks []BlockID
@@ -372,7 +155,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 					chordCounts[e]++
 				}
 			}
-			if dag[0] == p.Start(g.Entry) && blocks[0] == g.Entry && len(r.counted) == 1 {
+			if dag[0] == p.Start(g.Entry) && blocks[0] == g.Entry && len(r.Counted) == 1 {
 				calls++ // the walk's first path: the call itself
 			}
 			edges, blocks, dag = nil, nil, nil
@@ -380,8 +163,8 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 		v := g.Entry
 		dag = append(dag, p.Start(v))
 		blocks = append(blocks, v)
-		pathStart := 0 // index in r.counted of the running path's counts
-		r.run(t, p.EntryOps(), nil)
+		pathStart := 0 // index in r.Counted of the running path's counts
+		run(t, &r, p.EntryOps(), nil)
 		for steps := 0; v != g.Exit; steps++ {
 			var out []EdgeID
 			for id, e := range g.Edges {
@@ -397,7 +180,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 			v = g.Edges[id].Dst
 			end := p.End(id)
 			if end == NoEdge {
-				r.run(t, p.EdgeOps(id), nil)
+				run(t, &r, p.EdgeOps(id), nil)
 				dag = append(dag, id)
 				blocks = append(blocks, v)
 				continue
@@ -408,30 +191,30 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 			if ops := p.EdgeOps(id); !slices.Equal(ops, append(slices.Clone(endOps), startOps...)) {
 				t.Fatalf("EdgeOps(e%d) = %v; want the end op then the start op", id, ops)
 			}
-			r.run(t, endOps, nil)
+			run(t, &r, endOps, nil)
 			dag = append(dag, end)
-			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
+			checkCounted(t, p.Numbering, r.Counted[pathStart:], dag)
 			commit()
-			pathStart = len(r.counted)
-			r.run(t, startOps, nil)
+			pathStart = len(r.Counted)
+			run(t, &r, startOps, nil)
 			dag = append(dag, p.Start(v))
 			blocks = append(blocks, v)
 		}
 		if v == g.Exit {
-			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
+			checkCounted(t, p.Numbering, r.Counted[pathStart:], dag)
 			commit()
 		}
 		// A killed walk may have counted its last path early (a path known
 		// at its start is counted there); those counts stand, as they would
 		// in a real process.
-		for _, c := range r.counted {
-			pathCounts[c.bl]++
+		for _, c := range r.Counted {
+			pathCounts[c.BL]++
 		}
-		if v != g.Exit && len(r.counted) > pathStart {
+		if v != g.Exit && len(r.Counted) > pathStart {
 			// The profile says the whole path ran: expect that.
-			whole, err := p.Decode(r.counted[pathStart].bl)
+			whole, err := p.Decode(r.Counted[pathStart].BL)
 			if err != nil {
-				t.Fatalf("early count %d: %v", r.counted[pathStart].bl, err)
+				t.Fatalf("early count %d: %v", r.Counted[pathStart].BL, err)
 			}
 			if !slices.Equal(whole[:len(dag)], dag) {
 				t.Fatalf("path counted early as %v, but the walk took %v", whole, dag)
@@ -461,14 +244,22 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 	}
 }
 
+// run runs ops on r, failing the test on an error.
+func run(t *testing.T, r *Register, ops []Op, q *PPP) {
+	t.Helper()
+	if err := r.Run(ops, q); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // checkCounted checks that exactly the path cur was counted.
-func checkCounted(t *testing.T, n *Numbering, counted []counted, cur []EdgeID) {
+func checkCounted(t *testing.T, n *Numbering, counted []Counted, cur []EdgeID) {
 	t.Helper()
 	want, err := n.Encode(cur)
 	if err != nil {
 		t.Fatalf("walk made a non-path %v: %v", cur, err)
 	}
-	if len(counted) != 1 || counted[0].bl != want {
+	if len(counted) != 1 || counted[0].BL != want {
 		t.Fatalf("path %v (id %d) counted as %v", cur, want, counted)
 	}
 }
