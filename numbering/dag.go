@@ -216,7 +216,7 @@ func breakCycles(a *adjacency, reachable []bool, preferred []EdgeID) ([]CutKind,
 		}
 	}
 	for {
-		unprobed, treePath := dfsBackEdges(a, reachable, cutKinds)
+		unprobed, treePath := dfsBackEdges(a, reachable, cutKinds, true)
 		if unprobed == NoEdge {
 			return cutKinds, nil
 		}
@@ -239,10 +239,11 @@ func breakCycles(a *adjacency, reachable []bool, preferred []EdgeID) ([]CutKind,
 }
 
 // dfsBackEdges runs a depth-first search from the entry (then from any
-// reachable block not yet visited) over the edges that are not cut yet and marks its back edges CutBackEdge. If one of them cannot
-// hold a probe, it marks none of them and returns that edge with the tree
-// path from its source up to its target (innermost edge first).
-func dfsBackEdges(a *adjacency, reachable []bool, cutKinds []CutKind) (EdgeID, []EdgeID) {
+// reachable block not yet visited) over the edges that are not cut yet and
+// marks its back edges CutBackEdge. If needProbe is set and one of them
+// cannot hold a probe, it marks none of them and returns that edge with the
+// tree path from its source up to its target (innermost edge first).
+func dfsBackEdges(a *adjacency, reachable []bool, cutKinds []CutKind, needProbe bool) (EdgeID, []EdgeID) {
 	g := a.g
 	const (
 		white = iota
@@ -289,7 +290,7 @@ func dfsBackEdges(a *adjacency, reachable []bool, cutKinds []CutKind) (EdgeID, [
 				parent[w] = id
 				stack = append(stack, frame{v: w})
 			case grey:
-				if !g.Edges[id].Probe {
+				if needProbe && !g.Edges[id].Probe {
 					var path []EdgeID
 					for v := g.Edges[id].Src; v != w; v = g.Edges[parent[v]].Src {
 						path = append(path, parent[v])

@@ -424,3 +424,26 @@ func TestInfiniteLoop(t *testing.T) {
 	}
 	checkNumbering(t, n)
 }
+
+// TestStaticWeightsGoLoop: a Go for loop is cut at its post block, but the
+// heuristic's loop is headed by the condition: entered once, it runs 11
+// times, leaves once, and goes round 10 times.
+func TestStaticWeightsGoLoop(t *testing.T) {
+	ng := newNamedGraph("entry", "exit",
+		"entry head", "head body", "head done", "body post", "post head", "done exit")
+	n, err := Number(&ng.g, &Options{Preferred: []EdgeID{ng.edges["bodypost"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := n.CutKind(ng.edges["bodypost"]); !ok || k != CutPreferred {
+		t.Fatalf("body→post cut = %v, %v; want preferred", k, ok)
+	}
+	w := n.StaticWeights()
+	for edge, want := range map[string]float64{
+		"entryhead": 1, "headbody": 10, "headdone": 1, "bodypost": 10, "posthead": 10, "doneexit": 1,
+	} {
+		if got := w[ng.edges[edge]]; got != want {
+			t.Errorf("weight of %s = %v; want %v", edge, got, want)
+		}
+	}
+}

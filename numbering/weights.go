@@ -19,18 +19,22 @@ const LoopIterations = 10
 //     N/E (an edge that leaves several loops gets the smallest share);
 //   - a block's remaining flow splits evenly among its other out edges.
 //
-// A loop is a block h entered by cut edges (other than path-limit cuts)
-// together with its body: the blocks reachable from h, without taking a cut
-// edge, that reach the source of a cut edge into h. An exit edge leaves the
+// A loop is a block h entered by back edges of a depth-first search of the
+// graph, with its body: the blocks reachable from h, without taking a back
+// edge, that reach the source of a back edge into h. An exit edge leaves the
 // body. Blocks that cannot get back to h are outside the body, so a return
 // inside the loop makes the branch to it the exit edge, as in the paper.
 func (n *Numbering) StaticWeights() Weights {
 	g := n.g
-	loopCut := func(id EdgeID) bool {
-		k := n.cutKinds[id]
-		return k == CutPreferred || k == CutBackEdge
-	}
-	// Topological order of the reachable graph without loop cuts.
+	// The loops are the graph's own, found by the back edges of a
+	// depth-first search: not the cuts, which for Go put the paths' ends at
+	// a loop's post block, inside the loop.
+	back := make([]CutKind, len(g.Edges))
+	dfsBackEdges(n.adj, n.reachable, back, false)
+	loopCut := func(id EdgeID) bool { return back[id] != notCut }
+	// Topological order of the reachable graph without its back edges. The
+	// search reached every block from the entry along the other edges, so
+	// the entry is the only block without incoming ones.
 	indeg := make([]int, g.NumBlocks)
 	for id, e := range g.Edges {
 		if n.reachable[e.Src] && !loopCut(EdgeID(id)) {

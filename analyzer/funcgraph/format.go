@@ -28,9 +28,14 @@ func (f *Func) Format(w io.Writer, fset *token.FileSet, p *numbering.Placement) 
 			fmt.Fprintf(w, "entry: %s\n", opsString(ops))
 		}
 	}
+	omitted := 0
 	for b := range f.Blocks {
 		id := numbering.BlockID(b)
 		blk := &f.Blocks[b]
+		if blk.Kind == BlockUnreachable && len(blk.Nodes) == 0 {
+			omitted++ // the empty block after a jump
+			continue
+		}
 		reach := ""
 		if p != nil && !p.Reachable(id) {
 			reach = " (unreachable)"
@@ -58,8 +63,14 @@ func (f *Func) Format(w io.Writer, fset *token.FileSet, p *numbering.Placement) 
 			fmt.Fprintln(w)
 		}
 	}
+	if omitted > 0 {
+		fmt.Fprintf(w, "(%d empty blocks after jumps not shown)\n", omitted)
+	}
 	if p == nil {
 		return
+	}
+	for _, c := range p.Cuts() {
+		fmt.Fprintf(w, "cut e%d: %s\n", c.Edge, c.Kind)
 	}
 	if p.NumPaths() <= maxListedPaths {
 		for id := range p.NumPaths() {
@@ -69,8 +80,9 @@ func (f *Func) Format(w io.Writer, fset *token.FileSet, p *numbering.Placement) 
 	}
 }
 
-// PathString spells a path of DAG edges as its blocks: "b0 b2 b5 exit", a
-// path that begins at a cut target as "(b3) b3 b4", and a cut end as "→cut".
+// PathString spells a path of DAG edges as its blocks: "b0 b2 b1"; a path
+// that begins after a cut edge as "(cut) b3 b4", and one that ends at cut edge
+// e7 as "b3 b4 →e7".
 func PathString(n *numbering.Numbering, path []numbering.EdgeID) string {
 	var sb strings.Builder
 	for i, e := range path {
@@ -79,7 +91,7 @@ func PathString(n *numbering.Numbering, path []numbering.EdgeID) string {
 		case i == 0 && de.Dst == n.Graph().Entry && de.Kind == numbering.StartEdge:
 			fmt.Fprintf(&sb, "b%d", de.Dst)
 		case i == 0:
-			fmt.Fprintf(&sb, "(e%d) b%d", cutInto(n, de.Dst), de.Dst)
+			fmt.Fprintf(&sb, "(cut) b%d", de.Dst)
 		case de.Kind == numbering.EndEdge:
 			fmt.Fprintf(&sb, " →e%d", de.Cut)
 		default:
@@ -87,16 +99,6 @@ func PathString(n *numbering.Numbering, path []numbering.EdgeID) string {
 		}
 	}
 	return sb.String()
-}
-
-// cutInto returns the first cut edge into b, to show where a path begins.
-func cutInto(n *numbering.Numbering, b numbering.BlockID) numbering.EdgeID {
-	for _, c := range n.Cuts() {
-		if n.Graph().Edges[c.Edge].Dst == b {
-			return c.Edge
-		}
-	}
-	return numbering.NoEdge
 }
 
 func placement(p *numbering.Placement, id numbering.EdgeID) string {

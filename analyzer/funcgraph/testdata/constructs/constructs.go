@@ -1,0 +1,285 @@
+// Package constructs has a function for each construct the CFG builder
+// handles. The comment on each gives its number of acyclic paths, worked
+// out by hand: a path runs from the function's start, or from where a loop
+// starts again (its post block, or the target of a goto back), to a return,
+// a call that never returns, or the loop's back edge.
+package constructs
+
+import (
+	"iter"
+	"log"
+	"os"
+	"runtime"
+	"testing"
+)
+
+// paths 3: y > 10; x < 0; else.
+func ifElseChain(x int) int {
+	if y := x * 2; y > 10 {
+		return 1
+	} else if x < 0 {
+		return 2
+	} else {
+		x++
+	}
+	return x
+}
+
+// paths 2: && and || are one decision.
+func andOr(a, b, c bool) int {
+	if a && b || c {
+		return 1
+	}
+	return 0
+}
+
+// paths 4: {entry, post} × {body then back, exit}.
+func forThree(n int) (s int) {
+	for i := 0; i < n; i++ {
+		s += i
+	}
+	return
+}
+
+// paths 4: as forThree.
+func forCond(n int) {
+	for n > 0 {
+		n--
+	}
+}
+
+// paths 4: {entry, post} × {break, around}.
+func forBreak(ch chan int) {
+	for {
+		if <-ch == 0 {
+			break
+		}
+	}
+}
+
+// paths 2: entry and post, each around the loop.
+func forInfinite() {
+	for {
+	}
+}
+
+// paths 4 each: {entry, post} × {next, done}.
+func rangeSlice(xs []int) (s int) {
+	for _, x := range xs {
+		s += x
+	}
+	return
+}
+
+func rangeArray(xs [4]int) (s int) {
+	for i := range xs {
+		s += i
+	}
+	return
+}
+
+func rangeString(s string) (n int) {
+	for range s {
+		n++
+	}
+	return
+}
+
+func rangeMap(m map[string]int) (n int) {
+	for k, v := range m {
+		n += len(k) + v
+	}
+	return
+}
+
+func rangeChan(ch chan int) (n int) {
+	for v := range ch {
+		n += v
+	}
+	return
+}
+
+func rangeInt(n int) (s int) {
+	for i := range n {
+		s += i
+	}
+	return
+}
+
+// paths 6: {entry, post} × {done, return inside, around}.
+func rangeFunc(seq iter.Seq[int]) int {
+	for x := range seq {
+		if x > 3 {
+			return x
+		}
+	}
+	return -1
+}
+
+// paths 4: case 1, 2; case 3 falling into default; case 4 (tested before
+// default, which is in the middle); default.
+func exprSwitch(x int) string {
+	switch x {
+	case 1, 2:
+		return "small"
+	case 3:
+		fallthrough
+	default:
+		return "other"
+	case 4:
+		return "four"
+	}
+}
+
+// paths 4: three cases and no match.
+func typeSwitch(v any) int {
+	switch t := v.(type) {
+	case int:
+		return t
+	case string, []byte:
+		return 1
+	case nil:
+		return 0
+	}
+	return -1
+}
+
+// paths 2.
+func selectDefault(ch chan int) int {
+	select {
+	case v := <-ch:
+		return v
+	default:
+		return 0
+	}
+}
+
+// paths 1: select {} blocks forever.
+func selectEmpty() {
+	select {}
+}
+
+// paths 4: {entry, the label after goto} × {goto, return}.
+func gotoLoop(n int) int {
+	i := 0
+loop:
+	if i < n {
+		i++
+		goto loop
+	}
+	return i
+}
+
+// paths 14: from the entry and the outer post, 5 each: outer done; inner
+// done; continue outer; break outer; inner around. From the inner post, 4:
+// all but the outer done.
+func labeled(xs [][]int) int {
+outer:
+	for _, row := range xs {
+		for _, x := range row {
+			if x < 0 {
+				continue outer
+			}
+			if x == 0 {
+				break outer
+			}
+		}
+	}
+	return 0
+}
+
+// paths 1; the literals have 1 each.
+func deferGo() {
+	defer func() { recover() }()
+	go func() {}()
+}
+
+// paths 3: t.Fatal, log.Fatalf, os.Exit.
+func noReturns(t *testing.T, err error) {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err == nil {
+		log.Fatalf("no error")
+	}
+	os.Exit(1)
+}
+
+// paths 1.
+func named() (x int, err error) {
+	x = 1
+	return
+}
+
+// paths 6: as rangeFunc.
+func generic[T comparable](xs []T, y T) int {
+	for i, x := range xs {
+		if x == y {
+			return i
+		}
+	}
+	return -1
+}
+
+type list[T any] struct{ items []T }
+
+// paths 6.
+func (l *list[T]) Each(f func(T) bool) {
+	for _, x := range l.items {
+		if !f(x) {
+			return
+		}
+	}
+}
+
+// paths 4; the literal, closures.func1, has 2.
+func closures(xs []int) []func() int {
+	var fs []func() int
+	for _, x := range xs {
+		fs = append(fs, func() int {
+			if x > 0 {
+				return x
+			}
+			return -x
+		})
+	}
+	return fs
+}
+
+// paths 2.
+func panicky(x int) int {
+	if x < 0 {
+		panic("negative")
+	}
+	return x
+}
+
+// paths 1: the call never returns, which ctrlflow's facts say.
+func mustNot() {
+	neverReturns()
+}
+
+func neverReturns() { panic("never") }
+
+// paths 1: through the testing.TB interface.
+func tbFatal(tb testing.TB) {
+	tb.Fatalf("fatal")
+}
+
+// paths 1.
+func goexit() {
+	runtime.Goexit()
+}
+
+// paths 1: the init functions are init.0 and init.1.
+func init() {}
+
+func init() {}
+
+// glob..func1 has 2 paths.
+var global = func(x int) int {
+	if x > 0 {
+		return 1
+	}
+	return 0
+}
