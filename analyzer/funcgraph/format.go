@@ -64,7 +64,7 @@ func (f *Func) Format(w io.Writer, fset *token.FileSet, p *numbering.Placement) 
 		}
 	}
 	if omitted > 0 {
-		fmt.Fprintf(w, "(%d empty blocks after jumps not shown)\n", omitted)
+		fmt.Fprintf(w, "(%d empty %s after jumps not shown)\n", omitted, plural(omitted, "block", "blocks"))
 	}
 	if p == nil {
 		return
@@ -226,4 +226,11 @@ func (f *Func) FormatDOT(w io.Writer, fset *token.FileSet, p *numbering.Placemen
 // dotEscape escapes s for a double-quoted DOT string.
 func dotEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -72,8 +72,8 @@ var pathsComment = regexp.MustCompile(`^// paths (\d+)`)
 // worked out by hand in the comment above it, and checks every function's
 // graph, sites and numbering.
 func TestConstructPaths(t *testing.T) {
-	fset, byName, funcs := buildDir(t, "testdata/constructs")
-	_, files, _ := loadDir(t, "testdata/constructs")
+	fset, byName, funcs := buildDir(t, "../../testdata/src/constructs")
+	_, files, _ := loadDir(t, "../../testdata/src/constructs")
 	checked := 0
 	for _, file := range files {
 		for _, decl := range file.Decls {
@@ -223,7 +223,7 @@ func stmtList(n ast.Node) []ast.Stmt {
 }
 
 func TestNoReturnEdges(t *testing.T) {
-	_, byName, _ := buildDir(t, "testdata/constructs")
+	_, byName, _ := buildDir(t, "../../testdata/src/constructs")
 	for name, want := range map[string]int{
 		"noReturns": 3, "mustNot": 1, "tbFatal": 1, "goexit": 1, "panicky": 1,
 		"selectEmpty": 0, "forInfinite": 0,

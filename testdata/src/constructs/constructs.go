@@ -34,7 +34,7 @@ func andOr(a, b, c bool) int {
 }
 
 // paths 4: {entry, post} × {body then back, exit}.
-func forThree(n int) (s int) {
+func forThree(n int) (s int) { // want `forThree has 4 acyclic paths, more than -pathcover.maxpaths=3; the for loop at line \d+ multiplies them most, by 2`
 	for i := 0; i < n; i++ {
 		s += i
 	}
@@ -42,14 +42,14 @@ func forThree(n int) (s int) {
 }
 
 // paths 4: as forThree.
-func forCond(n int) {
+func forCond(n int) { // want `forCond has 4 acyclic paths`
 	for n > 0 {
 		n--
 	}
 }
 
 // paths 4: {entry, post} × {break, around}.
-func forBreak(ch chan int) {
+func forBreak(ch chan int) { // want `forBreak has 4 acyclic paths`
 	for {
 		if <-ch == 0 {
 			break
@@ -64,42 +64,42 @@ func forInfinite() {
 }
 
 // paths 4 each: {entry, post} × {next, done}.
-func rangeSlice(xs []int) (s int) {
+func rangeSlice(xs []int) (s int) { // want `rangeSlice has 4 acyclic paths.*the range loop at line \d+ multiplies them most, by 2`
 	for _, x := range xs {
 		s += x
 	}
 	return
 }
 
-func rangeArray(xs [4]int) (s int) {
+func rangeArray(xs [4]int) (s int) { // want `rangeArray has 4 acyclic paths`
 	for i := range xs {
 		s += i
 	}
 	return
 }
 
-func rangeString(s string) (n int) {
+func rangeString(s string) (n int) { // want `rangeString has 4 acyclic paths`
 	for range s {
 		n++
 	}
 	return
 }
 
-func rangeMap(m map[string]int) (n int) {
+func rangeMap(m map[string]int) (n int) { // want `rangeMap has 4 acyclic paths`
 	for k, v := range m {
 		n += len(k) + v
 	}
 	return
 }
 
-func rangeChan(ch chan int) (n int) {
+func rangeChan(ch chan int) (n int) { // want `rangeChan has 4 acyclic paths`
 	for v := range ch {
 		n += v
 	}
 	return
 }
 
-func rangeInt(n int) (s int) {
+func rangeInt(n int) (s int) { // want `rangeInt has 4 acyclic paths`
 	for i := range n {
 		s += i
 	}
@@ -107,7 +107,7 @@ func rangeInt(n int) (s int) {
 }
 
 // paths 6: {entry, post} × {done, return inside, around}.
-func rangeFunc(seq iter.Seq[int]) int {
+func rangeFunc(seq iter.Seq[int]) int { // want `rangeFunc has 6 acyclic paths.*range loop.*by 3`
 	for x := range seq {
 		if x > 3 {
 			return x
@@ -118,7 +118,7 @@ func rangeFunc(seq iter.Seq[int]) int {
 
 // paths 4: case 1, 2; case 3 falling into default; case 4 (tested before
 // default, which is in the middle); default.
-func exprSwitch(x int) string {
+func exprSwitch(x int) string { // want `exprSwitch has 4 acyclic paths, more than -pathcover.maxpaths=3; the switch statement at line \d+ multiplies them most, by 4$`
 	switch x {
 	case 1, 2:
 		return "small"
@@ -132,7 +132,7 @@ func exprSwitch(x int) string {
 }
 
 // paths 4: three cases and no match.
-func typeSwitch(v any) int {
+func typeSwitch(v any) int { // want `typeSwitch has 4 acyclic paths.*the type switch at line \d+ multiplies them most, by 4`
 	switch t := v.(type) {
 	case int:
 		return t
@@ -160,7 +160,7 @@ func selectEmpty() {
 }
 
 // paths 4: {entry, the label after goto} × {goto, return}.
-func gotoLoop(n int) int {
+func gotoLoop(n int) int { // want `gotoLoop has 4 acyclic paths.*if statement.*by 2`
 	i := 0
 loop:
 	if i < n {
@@ -173,7 +173,7 @@ loop:
 // paths 14: from the entry and the outer post, 5 each: outer done; inner
 // done; continue outer; break outer; inner around. From the inner post, 4:
 // all but the outer done.
-func labeled(xs [][]int) int {
+func labeled(xs [][]int) int { // want `labeled has 14 acyclic paths.*the range loop at line 178 multiplies them most, by 5$`
 outer:
 	for _, row := range xs {
 		for _, x := range row {
@@ -212,7 +212,7 @@ func named() (x int, err error) {
 }
 
 // paths 6: as rangeFunc.
-func generic[T comparable](xs []T, y T) int {
+func generic[T comparable](xs []T, y T) int { // want `generic has 6 acyclic paths`
 	for i, x := range xs {
 		if x == y {
 			return i
@@ -224,7 +224,7 @@ func generic[T comparable](xs []T, y T) int {
 type list[T any] struct{ items []T }
 
 // paths 6.
-func (l *list[T]) Each(f func(T) bool) {
+func (l *list[T]) Each(f func(T) bool) { // want `\(\*list\).Each has 6 acyclic paths`
 	for _, x := range l.items {
 		if !f(x) {
 			return
@@ -233,7 +233,7 @@ func (l *list[T]) Each(f func(T) bool) {
 }
 
 // paths 4; the literal, closures.func1, has 2.
-func closures(xs []int) []func() int {
+func closures(xs []int) []func() int { // want `closures has 4 acyclic paths`
 	var fs []func() int
 	for _, x := range xs {
 		fs = append(fs, func() int {
@@ -280,6 +280,78 @@ func init() {}
 var global = func(x int) int {
 	if x > 0 {
 		return 1
+	}
+	return 0
+}
+
+// paths 4096: twelve ifs in a row.
+func manyIfs(a [12]bool) (n int) { // want `manyIfs has 4096 acyclic paths.*the if statement at line \d+ multiplies them most, by 2, one of 12 branching statements in sequence$`
+	if a[0] {
+		n++
+	}
+	if a[1] {
+		n++
+	}
+	if a[2] {
+		n++
+	}
+	if a[3] {
+		n++
+	}
+	if a[4] {
+		n++
+	}
+	if a[5] {
+		n++
+	}
+	if a[6] {
+		n++
+	}
+	if a[7] {
+		n++
+	}
+	if a[8] {
+		n++
+	}
+	if a[9] {
+		n++
+	}
+	if a[10] {
+		n++
+	}
+	if a[11] {
+		n++
+	}
+	return
+}
+
+// paths 13: six cases of two paths each, and no match.
+func bigSwitch(x, y int) int { // want `bigSwitch has 13 acyclic paths.*the switch statement at line \d+ multiplies them most, by 13$`
+	switch x {
+	case 0:
+		if y > 0 {
+			return 1
+		}
+	case 1:
+		if y > 1 {
+			return 2
+		}
+	case 2:
+		if y > 2 {
+			return 3
+		}
+	case 3:
+		if y > 3 {
+			return 4
+		}
+	case 4:
+		if y > 4 {
+			return 5
+		}
+	case 5:
+		if y > 5 {
+			return 6
+		}
 	}
 	return 0
 }

@@ -1,0 +1,172 @@
+package pathcover
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"math/big"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/numbering"
+)
+
+var Analyzer = &analysis.Analyzer{
+	Name:     "pathcover",
+	Doc:      "report functions with too many acyclic paths",
+	URL:      "https://pkg.go.dev/github.com/pathcover/pathcover/analyzer/pathcover",
+	Requires: []*analysis.Analyzer{pathnumber.Analyzer},
+	Run:      run,
+}
+
+// DefaultMaxPaths is the default of -pathcover.maxpaths.
+const DefaultMaxPaths = 1000
+
+var (
+	maxPaths uint64 = DefaultMaxPaths
+	verbose  bool
+)
+
+func init() {
+	Analyzer.Flags.Uint64Var(&maxPaths, "maxpaths", DefaultMaxPaths, "report functions with more acyclic paths than this")
+	Analyzer.Flags.BoolVar(&verbose, "verbose", false, "also report functions that cannot be numbered")
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[pathnumber.Analyzer].(*pathnumber.Result)
+	generated := make(map[*token.File]bool)
+	for _, file := range pass.Files {
+		if ast.IsGenerated(file) {
+			generated[pass.Fset.File(file.Pos())] = true
+		}
+	}
+	limit := new(big.Int).SetUint64(maxPaths)
+	for _, f := range res.Funcs {
+		if generated[pass.Fset.File(f.Node.Pos())] {
+			continue
+		}
+		if f.Err != nil {
+			if verbose {
+				pass.Reportf(f.Node.Pos(), "%s cannot be numbered, so a pathcover build leaves it uninstrumented: %v", f.Name, f.Err)
+			}
+			continue
+		}
+		total := f.Numbering.Total()
+		if total.Cmp(limit) <= 0 {
+			continue
+		}
+		pass.Report(analysis.Diagnostic{
+			Pos:     f.Node.Pos(),
+			End:     f.Body.Lbrace,
+			Message: message(pass.Fset, f, total),
+		})
+	}
+	return nil, nil
+}
+
+// message explains a function's path count: the count, and the statement
+// with the most paths through it.
+func message(fset *token.FileSet, f *pathnumber.Func, total *big.Int) string {
+	msg := fmt.Sprintf("%s has %s acyclic paths, more than -pathcover.maxpaths=%d", f.Name, countString(total), maxPaths)
+	factors := regionFactors(f)
+	best := -1
+	for i, factor := range factors {
+		if factor.Cmp(big.NewInt(1)) > 0 && (best < 0 || factor.Cmp(factors[best]) > 0) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return msg
+	}
+	r := &f.Regions[best]
+	msg += fmt.Sprintf("; the %s at line %d multiplies them most, by %s", stmtKind(r.Stmt), fset.Position(r.Stmt.Pos()).Line, countString(factors[best]))
+	// Outermost branching statements: when there are many and the best is
+	// one of them, the count comes from their sequence.
+	outer := 0
+	bestOuter := true
+	for i := range f.Regions {
+		if factors[i].Cmp(big.NewInt(1)) <= 0 {
+			continue
+		}
+		nested := false
+		for j := range f.Regions {
+			if j != i && f.Regions[j].Contains(f.Regions[i].Start) && f.Regions[j].Start != f.Regions[i].Start {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			outer++
+		} else if i == best {
+			bestOuter = false
+		}
+	}
+	if bestOuter && outer > 1 && factors[best].Cmp(total) < 0 {
+		msg += fmt.Sprintf(", one of %d branching statements in sequence", outer)
+	}
+	return msg
+}
+
+// regionFactors counts the paths through each compound statement: from its
+// first decision to wherever control leaves it (its continuation, a return,
+// a jump out, or the end of a loop round), as numbered in the DAG.
+func regionFactors(f *pathnumber.Func) []*big.Int {
+	n := f.Numbering
+	factors := make([]*big.Int, len(f.Regions))
+	paths := make(map[numbering.BlockID]*big.Int)
+	topo := n.Topo()
+	for i := range f.Regions {
+		r := &f.Regions[i]
+		clear(paths)
+		for k := len(topo) - 1; k >= 0; k-- {
+			v := topo[k]
+			if v == n.Root() || !r.Contains(v) || !n.Reachable(v) {
+				continue
+			}
+			c := new(big.Int)
+			for _, e := range n.Out(v) {
+				if next, ok := paths[n.Edge(e).Dst]; ok && n.Edge(e).Kind != numbering.EndEdge {
+					c.Add(c, next)
+				} else {
+					c.Add(c, big.NewInt(1)) // leaves the statement
+				}
+			}
+			paths[v] = c
+		}
+		if c, ok := paths[r.Start]; ok {
+			factors[i] = c
+		} else {
+			factors[i] = big.NewInt(0) // unreachable
+		}
+	}
+	return factors
+}
+
+// countString writes a count exactly, with its size as a power of two when
+// it is too long to read.
+func countString(c *big.Int) string {
+	s := c.String()
+	if len(s) > 9 {
+		s += fmt.Sprintf(" (about 2^%d)", c.BitLen()-1)
+	}
+	return s
+}
+
+func stmtKind(s ast.Stmt) string {
+	switch s.(type) {
+	case *ast.IfStmt:
+		return "if statement"
+	case *ast.SwitchStmt:
+		return "switch statement"
+	case *ast.TypeSwitchStmt:
+		return "type switch"
+	case *ast.SelectStmt:
+		return "select statement"
+	case *ast.ForStmt:
+		return "for loop"
+	case *ast.RangeStmt:
+		return "range loop"
+	}
+	return fmt.Sprintf("%T", s)
+}

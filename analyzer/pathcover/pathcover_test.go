@@ -1,0 +1,29 @@
+package pathcover_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/pathcover/pathcover/analyzer/pathcover"
+)
+
+// TestConstructs runs the analyzer with a limit of 3 paths over the package
+// that has a function for each construct: every function with more paths is
+// reported, with its exact count and the statement behind it.
+func TestConstructs(t *testing.T) {
+	if err := pathcover.Analyzer.Flags.Set("maxpaths", "3"); err != nil {
+		t.Fatal(err)
+	}
+	defer pathcover.Analyzer.Flags.Set("maxpaths", "1000")
+	analysistest.Run(t, testdata(t), pathcover.Analyzer, "constructs")
+}
+
+func testdata(t *testing.T) string {
+	dir, err := filepath.Abs("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,151 @@
+package pathnumber
+
+import (
+	"fmt"
+	"go/ast"
+	"reflect"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/numbering"
+)
+
+var Analyzer = &analysis.Analyzer{
+	Name:       "pathnumber",
+	Doc:        "number the acyclic paths of every function and place their counters",
+	URL:        "https://pkg.go.dev/github.com/pathcover/pathcover/analyzer/pathnumber",
+	Requires:   []*analysis.Analyzer{ctrlflow.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{new(FuncFact), new(PackageFact)},
+	Run:        run,
+}
+
+// A Result holds the functions of a package in source order.
+type Result struct {
+	Funcs []*Func
+}
+
+// Lookup returns the function with the given name, or nil.
+func (r *Result) Lookup(name string) *Func {
+	for _, f := range r.Funcs {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// A Func is a function's graph with its numbering and placement. Numbering
+// and Placement are nil if Err says why the function cannot be numbered or
+// instrumented.
+type Func struct {
+	*funcgraph.Func
+	Numbering *numbering.Numbering
+	Placement *numbering.Placement
+	Err       error
+}
+
+// FuncFact summarises the paths of a declared function.
+type FuncFact struct {
+	Paths     string // the exact number of acyclic paths, in decimal
+	Numbered  uint64 // the paths numbered after cuts at the path limit
+	Blocks    int
+	Edges     int
+	Chords    int
+	LimitCuts int    // cuts made to fit the ids in 63 bits
+	Err       string // why the function cannot be numbered, if it cannot
+}
+
+func (*FuncFact) AFact() {}
+
+func (f *FuncFact) String() string {
+	if f.Err != "" {
+		return "error: " + f.Err
+	}
+	return "paths " + f.Paths
+}
+
+// PackageFact lists the path summaries of all functions of a package, by
+// name, literals included.
+type PackageFact struct {
+	Funcs []NamedFuncFact
+}
+
+// A NamedFuncFact is a FuncFact with its function's name.
+type NamedFuncFact struct {
+	Name string
+	FuncFact
+}
+
+func (*PackageFact) AFact() {}
+
+func (f *PackageFact) String() string {
+	if len(f.Funcs) == 1 {
+		return "1 function"
+	}
+	return fmt.Sprintf("%d functions", len(f.Funcs))
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
+	graphs, err := funcgraph.BuildFiles(pass.Files, &funcgraph.Config{
+		Info:     pass.TypesInfo,
+		NoReturn: cfgs.NoReturn,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Funcs: make([]*Func, len(graphs))}
+	pkgFact := &PackageFact{Funcs: make([]NamedFuncFact, len(graphs))}
+	for i, g := range graphs {
+		f := Number(g)
+		res.Funcs[i] = f
+		pkgFact.Funcs[i] = NamedFuncFact{g.Name, f.Fact()}
+		if decl, ok := g.Node.(*ast.FuncDecl); ok {
+			if obj := pass.TypesInfo.Defs[decl.Name]; obj != nil {
+				fact := f.Fact()
+				pass.ExportObjectFact(obj, &fact)
+			}
+		}
+	}
+	pass.ExportPackageFact(pkgFact)
+	return res, nil
+}
+
+// Number numbers a function's graph and places its counters with the static
+// weights. It is what both the analyzer and the toolexec rewriter call.
+func Number(g *funcgraph.Func) *Func {
+	f := &Func{Func: g}
+	n, err := numbering.Number(&g.Graph, &numbering.Options{Preferred: g.Preferred})
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	p, err := n.Place(nil)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Numbering, f.Placement = n, p
+	return f
+}
+
+// Fact summarises f.
+func (f *Func) Fact() FuncFact {
+	fact := FuncFact{Blocks: f.Graph.NumBlocks, Edges: len(f.Graph.Edges)}
+	if f.Err != nil {
+		fact.Err = f.Err.Error()
+		return fact
+	}
+	fact.Paths = f.Numbering.Total().String()
+	fact.Numbered = f.Numbering.NumPaths()
+	fact.Chords = len(f.Placement.Chords())
+	for _, c := range f.Numbering.Cuts() {
+		if c.Kind == numbering.CutLimit {
+			fact.LimitCuts++
+		}
+	}
+	return fact
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pathcover/pathcover/analyzer/pathnumber"
+)
+
+func cfgMain(args []string) int {
+	fs := flag.NewFlagSet("pathcover cfg", flag.ContinueOnError)
+	dot := fs.Bool("dot", false, "write Graphviz DOT instead of text")
+	tests := fs.Bool("test", false, "also load the package's tests")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: pathcover cfg [-dot] [-test] PKG.FUNC\n\n"+
+			"Prints a function's control-flow graph, numbering and counter placement.\n"+
+			"FUNC is spelled as in stack traces: F, T.M, (*T).M, F.func1.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	pkg, f, err := findFunc(fs.Arg(0), *tests)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover cfg: %v\n", err)
+		return 1
+	}
+	if f.Err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover cfg: %s cannot be numbered: %v\n", fs.Arg(0), f.Err)
+	}
+	if *dot {
+		f.FormatDOT(os.Stdout, pkg.Fset, f.Placement)
+	} else {
+		f.Format(os.Stdout, pkg.Fset, f.Placement)
+	}
+	return 0
+}
+
+// findFunc loads the package of a PKG.FUNC name and returns the function. A
+// package path may itself contain dots after its last slash (gopkg.in/yaml.v3),
+// so each split is tried, shortest package path first.
+func findFunc(name string, tests bool) (*pathnumber.Package, *pathnumber.Func, error) {
+	slash := strings.LastIndex(name, "/")
+	var tried []string
+	for i := slash + 1; i < len(name); i++ {
+		if name[i] != '.' || i == 0 || (i == slash+1) {
+			continue
+		}
+		path, fn := name[:i], name[i+1:]
+		if path == "." || path == ".." || strings.HasSuffix(path, "/.") {
+			continue
+		}
+		pkgs, err := pathnumber.Load("", tests, path)
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		for _, p := range pkgs {
+			if f := p.Result.Lookup(fn); f != nil {
+				return p, f, nil
+			}
+		}
+		tried = append(tried, fmt.Sprintf("package %s has no function %s", path, fn))
+	}
+	if len(tried) == 0 {
+		return nil, nil, fmt.Errorf("%q is not of the form PKG.FUNC", name)
+	}
+	return nil, nil, fmt.Errorf("no function %s:\n\t%s", name, strings.Join(tried, "\n\t"))
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/tools/go/analysis/multichecker"
+
+	"github.com/pathcover/pathcover/analyzer/pathcover"
+)
+
+// subcommands run instead of the analyzers when named first. vet's own
+// calls (-V=full, -flags, a .cfg file) never start with one of them.
+var subcommands = map[string]func(args []string) int{
+	"cfg": cfgMain,
+}
+
+func main() {
+	if len(os.Args) > 1 {
+		if cmd, ok := subcommands[os.Args[1]]; ok {
+			os.Exit(cmd(os.Args[2:]))
+		}
+		if os.Args[1] == "help" && len(os.Args) == 2 {
+			usage()
+			os.Exit(0)
+		}
+	}
+	multichecker.Main(pathcover.Analyzer)
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `pathcover measures the acyclic paths of Go functions.
+
+Usage:
+	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
+	pathcover [-pathcover.maxpaths=N] [-json] [packages]
+	pathcover cfg [-dot] [-test] PKG.FUNC
+
+Run 'pathcover help pathcover' for the analyzer's flags,
+and 'pathcover cfg -h' for the subcommand's.
+`)
+}
