@@ -14,9 +14,10 @@ func cfgMain(args []string) int {
 	dot := fs.Bool("dot", false, "write Graphviz DOT instead of text")
 	tests := fs.Bool("test", false, "also load the package's tests")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover cfg [-dot] [-test] PKG.FUNC\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: pathcover cfg [-dot] [-test] [PKG.]FUNC\n\n"+
 			"Prints a function's control-flow graph, numbering and counter placement.\n"+
-			"FUNC is spelled as in stack traces: F, T.M, (*T).M, F.func1.\n\n")
+			"FUNC is spelled as in stack traces: F, T.M, (*T).M, F.func1; without PKG,\n"+
+			"it is looked up in the package in the current directory.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,32 +45,33 @@ func cfgMain(args []string) int {
 
 // findFunc loads the package of a PKG.FUNC name and returns the function. A
 // package path may itself contain dots after its last slash (gopkg.in/yaml.v3),
-// so each split is tried, shortest package path first.
+// so each split is tried, shortest package path first; last, the whole name
+// is tried as a function of the package in the current directory.
 func findFunc(name string, tests bool) (*pathnumber.Package, *pathnumber.Func, error) {
-	slash := strings.LastIndex(name, "/")
+	type split struct{ path, fn string }
+	var splits []split
+	for i := strings.LastIndex(name, "/") + 1; i < len(name); i++ {
+		if name[i] == '.' && i > 0 && name[i-1] != '/' && name[i-1] != '.' {
+			splits = append(splits, split{name[:i], name[i+1:]})
+		}
+	}
+	splits = append(splits, split{".", name})
 	var tried []string
-	for i := slash + 1; i < len(name); i++ {
-		if name[i] != '.' || i == 0 || (i == slash+1) {
+	for _, s := range splits {
+		if s.fn == "" {
 			continue
 		}
-		path, fn := name[:i], name[i+1:]
-		if path == "." || path == ".." || strings.HasSuffix(path, "/.") {
-			continue
-		}
-		pkgs, err := pathnumber.Load("", tests, path)
+		pkgs, err := pathnumber.Load("", tests, s.path)
 		if err != nil {
 			tried = append(tried, err.Error())
 			continue
 		}
 		for _, p := range pkgs {
-			if f := p.Result.Lookup(fn); f != nil {
+			if f := p.Result.Lookup(s.fn); f != nil {
 				return p, f, nil
 			}
 		}
-		tried = append(tried, fmt.Sprintf("package %s has no function %s", path, fn))
-	}
-	if len(tried) == 0 {
-		return nil, nil, fmt.Errorf("%q is not of the form PKG.FUNC", name)
+		tried = append(tried, fmt.Sprintf("package %s has no function %s", s.path, s.fn))
 	}
 	return nil, nil, fmt.Errorf("no function %s:\n\t%s", name, strings.Join(tried, "\n\t"))
 }

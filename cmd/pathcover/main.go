@@ -34,7 +34,7 @@ func usage() {
 Usage:
 	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
 	pathcover [-pathcover.maxpaths=N] [-json] [packages]
-	pathcover cfg [-dot] [-test] PKG.FUNC
+	pathcover cfg [-dot] [-test] [PKG.]FUNC
 
 Run 'pathcover help pathcover' for the analyzer's flags,
 and 'pathcover cfg -h' for the subcommand's.
