@@ -39,9 +39,9 @@ type Numbering struct {
 // Number converts g into a DAG and numbers its paths. opts may be nil.
 //
 // It returns an error wrapping ErrInvalidGraph for a malformed graph,
-// ErrNoPath when no path leads from the entry to the exit, ErrBadOptions for bad options, an
-// *UnprobedCycleError when edges without probes form a cycle, and
-// ErrTooManyPaths when no cut brings N under MaxPaths.
+// ErrNoPath when no path leads from the entry to the exit, ErrBadOptions
+// for bad options, an *UnprobedCycleError when edges without probes form a
+// cycle, and ErrTooManyPaths when no cut brings N under MaxPaths.
 func Number(g *Graph, opts *Options) (*Numbering, error) {
 	if opts == nil {
 		opts = &Options{}

@@ -292,51 +292,52 @@ func (b *builder) forStmt(s *ast.ForStmt, at pos) {
 	if s.Init != nil {
 		b.add(s.Init)
 	}
-	done := b.newBlock(BlockForDone, s)
-	head := b.newBlock(BlockForHead, s)
-	body := b.newBlock(BlockForBody, s)
-	post := b.newBlock(BlockForPost, s)
-	b.edge(b.cur, head, EdgeFlow, s, at.site(FallEnd))
-	b.cur = head
-	if s.Cond != nil {
-		b.add(s.Cond)
-		b.edge(head, body, EdgeTrue, s, Site{Head, s.Body, 0})
-		b.edge(head, done, EdgeFalse, s, at.after())
-	} else {
-		b.edge(head, body, EdgeFlow, s, Site{Head, s.Body, 0})
-	}
-	b.loopBody(s.Body, body, post, done, label)
-	if s.Post != nil {
-		b.f.Blocks[post].Nodes = append(b.f.Blocks[post].Nodes, s.Post)
-	}
-	b.edge(post, head, EdgeLoop, s, Site{})
-	b.region(s, head, done)
-	b.cur = done
+	b.loop(s, at, label, s.Body, s.Post, loopKinds{BlockForDone, BlockForHead, BlockForBody, BlockForPost},
+		func(head, body, done numbering.BlockID) {
+			if s.Cond == nil {
+				b.edge(head, body, EdgeFlow, s, Site{Head, s.Body, 0})
+				return
+			}
+			b.add(s.Cond)
+			b.edge(head, body, EdgeTrue, s, Site{Head, s.Body, 0})
+			b.edge(head, done, EdgeFalse, s, at.after())
+		})
 }
 
 func (b *builder) rangeStmt(s *ast.RangeStmt, at pos) {
 	label := b.takeLabel()
 	b.add(s.X)
-	done := b.newBlock(BlockRangeDone, s)
-	head := b.newBlock(BlockRangeHead, s)
-	body := b.newBlock(BlockRangeBody, s)
-	post := b.newBlock(BlockRangePost, s)
-	b.edge(b.cur, head, EdgeFlow, s, at.site(FallEnd))
-	b.edge(head, body, EdgeRangeNext, s, Site{Head, s.Body, 0})
-	b.edge(head, done, EdgeRangeDone, s, at.after())
-	b.loopBody(s.Body, body, post, done, label)
-	b.edge(post, head, EdgeLoop, s, Site{})
-	b.region(s, head, done)
-	b.cur = done
+	b.loop(s, at, label, s.Body, nil, loopKinds{BlockRangeDone, BlockRangeHead, BlockRangeBody, BlockRangePost},
+		func(head, body, done numbering.BlockID) {
+			b.edge(head, body, EdgeRangeNext, s, Site{Head, s.Body, 0})
+			b.edge(head, done, EdgeRangeDone, s, at.after())
+		})
 }
 
-// loopBody builds a loop's body from block body; its end goes to post.
-func (b *builder) loopBody(list *ast.BlockStmt, body, post, done numbering.BlockID, label string) {
+type loopKinds struct{ done, head, body, post BlockKind }
+
+// loop builds a for or range loop: the current block goes to the head,
+// decide adds the head's edges, the body runs from body to post (the
+// preferred cut), and post, after the post statement, goes back to the head.
+func (b *builder) loop(s ast.Stmt, at pos, label string, list *ast.BlockStmt, postStmt ast.Stmt, kinds loopKinds, decide func(head, body, done numbering.BlockID)) {
+	done := b.newBlock(kinds.done, s)
+	head := b.newBlock(kinds.head, s)
+	body := b.newBlock(kinds.body, s)
+	post := b.newBlock(kinds.post, s)
+	b.edge(b.cur, head, EdgeFlow, s, at.site(FallEnd))
+	b.cur = head
+	decide(head, body, done)
 	b.targets = append(b.targets, target{label, done, post})
 	b.cur = body
 	b.stmtList(list, list.List)
 	b.f.Preferred = append(b.f.Preferred, b.edge(b.cur, post, EdgeFlow, list, Site{FallEnd, list, len(list.List)}))
 	b.targets = b.targets[:len(b.targets)-1]
+	if postStmt != nil {
+		b.f.Blocks[post].Nodes = append(b.f.Blocks[post].Nodes, postStmt)
+	}
+	b.edge(post, head, EdgeLoop, s, Site{})
+	b.region(s, head, done)
+	b.cur = done
 }
 
 // switchStmt builds an expression or type switch. The clauses' tests run in

@@ -355,3 +355,15 @@ func bigSwitch(x, y int) int { // want `bigSwitch has 13 acyclic paths.*the swit
 	}
 	return 0
 }
+
+// paths 2: the return after a goto label has no site of its own (nothing
+// can go between the label and its statement); the counter updates go on
+// the edges into the label instead.
+func gotoReturn(x int) int {
+	if x > 0 {
+		goto L
+	}
+	x++
+L:
+	return x
+}
