@@ -53,7 +53,7 @@ func (p *Placement) Check(q *PPP, limit int) error {
 		if sum != id {
 			return fmt.Errorf("the chord increments of path %d sum to %d", id, sum)
 		}
-		var r Register
+		var r register
 		if err := r.Run(p.appendOp(nil, p.start[gp.start]), q); err != nil {
 			return err
 		}
@@ -68,13 +68,13 @@ func (p *Placement) Check(q *PPP, limit int) error {
 				return err
 			}
 		}
-		if len(r.Counted) != 1 || r.Counted[0].BL != id {
-			return fmt.Errorf("running path %d counted %v", id, r.Counted)
+		if len(r.counted) != 1 || r.counted[0].BL != id {
+			return fmt.Errorf("running path %d counted %v", id, r.counted)
 		}
 		if q == nil {
 			continue
 		}
-		c := r.Counted[0]
+		c := r.counted[0]
 		var wsum uint64
 		for _, e := range dp {
 			w, _ := q.Weight(e)
@@ -102,20 +102,20 @@ func (p *Placement) Check(q *PPP, limit int) error {
 	return nil
 }
 
-// A Register simulates the code the ops stand for: the Ball-Larus and PPP
+// register simulates the code the ops stand for: the Ball-Larus and PPP
 // registers and the counter updates.
-type Register struct {
+type register struct {
 	BL, PPP uint64
 	set     bool // some op initialised the registers on the running path
-	Counted []Counted
+	counted []counted
 }
 
-// Counted is one counter update: the registers' values.
-type Counted struct{ BL, PPP uint64 }
+// counted is one counter update: the registers' values.
+type counted struct{ BL, PPP uint64 }
 
 // Run runs ops; q may be nil for Ball-Larus alone. Reading the register
 // before any op set it is an error.
-func (r *Register) Run(ops []Op, q *PPP) error {
+func (r *register) Run(ops []Op, q *PPP) error {
 	for _, op := range ops {
 		var pinc uint64
 		if q != nil {
@@ -134,10 +134,10 @@ func (r *Register) Run(ops []Op, q *PPP) error {
 			if !r.set {
 				return fmt.Errorf("%v on e%d reads the register before it is set", op.Kind, op.Edge)
 			}
-			r.Counted = append(r.Counted, Counted{r.BL + op.Inc, r.PPP + pinc})
+			r.counted = append(r.counted, counted{r.BL + op.Inc, r.PPP + pinc})
 			r.set = false
 		case OpCountConst:
-			r.Counted = append(r.Counted, Counted{op.Inc, pinc})
+			r.counted = append(r.counted, counted{op.Inc, pinc})
 			r.set = false
 		default:
 			return fmt.Errorf("bad op %v", op)

@@ -138,7 +138,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 	chordCounts := map[EdgeID]uint64{}
 	var calls uint64
 	for range walks {
-		var r Register
+		var r register
 		// What the running path has done, committed when it completes.
 		var edges []EdgeID
 		var blocks []BlockID
@@ -155,7 +155,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 					chordCounts[e]++
 				}
 			}
-			if dag[0] == p.Start(g.Entry) && blocks[0] == g.Entry && len(r.Counted) == 1 {
+			if dag[0] == p.Start(g.Entry) && blocks[0] == g.Entry && len(r.counted) == 1 {
 				calls++ // the walk's first path: the call itself
 			}
 			edges, blocks, dag = nil, nil, nil
@@ -163,7 +163,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 		v := g.Entry
 		dag = append(dag, p.Start(v))
 		blocks = append(blocks, v)
-		pathStart := 0 // index in r.Counted of the running path's counts
+		pathStart := 0 // index in r.counted of the running path's counts
 		run(t, &r, p.EntryOps(), nil)
 		for steps := 0; v != g.Exit; steps++ {
 			var out []EdgeID
@@ -193,28 +193,28 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 			}
 			run(t, &r, endOps, nil)
 			dag = append(dag, end)
-			checkCounted(t, p.Numbering, r.Counted[pathStart:], dag)
+			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
 			commit()
-			pathStart = len(r.Counted)
+			pathStart = len(r.counted)
 			run(t, &r, startOps, nil)
 			dag = append(dag, p.Start(v))
 			blocks = append(blocks, v)
 		}
 		if v == g.Exit {
-			checkCounted(t, p.Numbering, r.Counted[pathStart:], dag)
+			checkCounted(t, p.Numbering, r.counted[pathStart:], dag)
 			commit()
 		}
 		// A killed walk may have counted its last path early (a path known
 		// at its start is counted there); those counts stand, as they would
 		// in a real process.
-		for _, c := range r.Counted {
+		for _, c := range r.counted {
 			pathCounts[c.BL]++
 		}
-		if v != g.Exit && len(r.Counted) > pathStart {
+		if v != g.Exit && len(r.counted) > pathStart {
 			// The profile says the whole path ran: expect that.
-			whole, err := p.Decode(r.Counted[pathStart].BL)
+			whole, err := p.Decode(r.counted[pathStart].BL)
 			if err != nil {
-				t.Fatalf("early count %d: %v", r.Counted[pathStart].BL, err)
+				t.Fatalf("early count %d: %v", r.counted[pathStart].BL, err)
 			}
 			if !slices.Equal(whole[:len(dag)], dag) {
 				t.Fatalf("path counted early as %v, but the walk took %v", whole, dag)
@@ -245,7 +245,7 @@ func checkRandomWalksPlaced(t *testing.T, p *Placement, walks int, seed int64) {
 }
 
 // run runs ops on r, failing the test on an error.
-func run(t *testing.T, r *Register, ops []Op, q *PPP) {
+func run(t *testing.T, r *register, ops []Op, q *PPP) {
 	t.Helper()
 	if err := r.Run(ops, q); err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func run(t *testing.T, r *Register, ops []Op, q *PPP) {
 }
 
 // checkCounted checks that exactly the path cur was counted.
-func checkCounted(t *testing.T, n *Numbering, counted []Counted, cur []EdgeID) {
+func checkCounted(t *testing.T, n *Numbering, counted []counted, cur []EdgeID) {
 	t.Helper()
 	want, err := n.Encode(cur)
 	if err != nil {
