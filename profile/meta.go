@@ -1,0 +1,186 @@
+package profile
+
+// A metadata file, <hash>.meta, describes one instrumented package, as
+// pppexec numbered it: for each function its graph, enough to number it
+// again exactly as it was (numbering is deterministic), the places of its
+// blocks and edges in the source for reports, and where its counters lie in
+// the package's segment. It is JSON (the Meta type below), and hash is the
+// first 16 bytes of the SHA-256 of the file's bytes, in hex: a counter
+// segment names the metadata it was laid out by, so counts can never be
+// decoded with the graph of another build.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// MetaFormat names the metadata format in Meta.Format.
+const MetaFormat = "pathcover-meta-1"
+
+// Meta describes one instrumented package.
+type Meta struct {
+	Format  string
+	Package string // the import path, as TOOLEXEC_IMPORTPATH gives it
+	Mode    string // "bl": Ball-Larus counters
+	Atomic  bool   // counters were incremented atomically
+	Files   []string
+	Words   int // the package's counter words
+	Funcs   []Func
+}
+
+// Func describes one function.
+type Func struct {
+	Name      string
+	File      int // index in Meta.Files
+	Line      int
+	EndLine   int
+	Blocks    []Block
+	Edges     []Edge
+	Entry     int32
+	Exit      int32
+	Preferred []int32
+	MaxPaths  uint64 // the numbering's option; 0 for its default
+	Paths     uint64 // N, the numbered paths, to check the numbering again
+	Total     string // the exact number of acyclic paths, in decimal
+	Counters  Counters
+}
+
+// A Block is a basic block's span in the source (zero for an empty block).
+type Block struct {
+	Kind    string
+	Line    int
+	Col     int
+	EndLine int
+	EndCol  int
+}
+
+// An Edge is an edge of the graph with what it means.
+type Edge struct {
+	Src, Dst int32
+	Probe    bool
+	Kind     string // the branch outcome: true, false, case, return, ...
+	Line     int    // of the statement or clause that takes it
+	Col      int
+}
+
+// Counters says where a function's counters lie in its package's words.
+type Counters struct {
+	Offset int
+	// Kind is "array", with Size = Paths words, word i counting path i; or
+	// "hash", with Size = 2C+1 words: C slots of (id+1, count), then the
+	// number of paths that found the table full.
+	Kind string
+	Size int
+}
+
+// Hash returns the hash that names metadata with this content.
+func Hash(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:16])
+}
+
+// ParseMeta parses and checks the content of a metadata file.
+func ParseMeta(content []byte) (*Meta, error) {
+	var m Meta
+	if err := json.Unmarshal(content, &m); err != nil {
+		return nil, fmt.Errorf("not pathcover metadata: %v", err)
+	}
+	if m.Format != MetaFormat {
+		return nil, fmt.Errorf("metadata format %q, want %q", m.Format, MetaFormat)
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func (m *Meta) check() error {
+	if m.Mode != "bl" {
+		return fmt.Errorf("unknown counter mode %q", m.Mode)
+	}
+	if m.Words < 0 {
+		return errors.New("negative counter words")
+	}
+	for i := range m.Funcs {
+		f := &m.Funcs[i]
+		if f.File < 0 || f.File >= len(m.Files) {
+			return fmt.Errorf("function %s: file %d of %d", f.Name, f.File, len(m.Files))
+		}
+		c := f.Counters
+		switch c.Kind {
+		case "array":
+			if uint64(c.Size) != f.Paths {
+				return fmt.Errorf("function %s: %d counters for %d paths", f.Name, c.Size, f.Paths)
+			}
+		case "hash":
+			if c.Size < 3 || c.Size%2 == 0 {
+				return fmt.Errorf("function %s: hash table of %d words", f.Name, c.Size)
+			}
+		default:
+			return fmt.Errorf("function %s: unknown counter kind %q", f.Name, c.Kind)
+		}
+		if c.Offset < 0 || c.Size < 0 || c.Offset > m.Words-c.Size {
+			return fmt.Errorf("function %s: counters [%d, %d+%d) outside the package's %d words", f.Name, c.Offset, c.Offset, c.Size, m.Words)
+		}
+		if _, ok := new(big.Int).SetString(f.Total, 10); !ok {
+			return fmt.Errorf("function %s: path count %q", f.Name, f.Total)
+		}
+	}
+	return nil
+}
+
+// Graph returns the function's graph for the numbering package.
+func (f *Func) Graph() *numbering.Graph {
+	g := &numbering.Graph{NumBlocks: len(f.Blocks), Entry: numbering.BlockID(f.Entry), Exit: numbering.BlockID(f.Exit)}
+	for _, e := range f.Edges {
+		g.AddEdge(numbering.BlockID(e.Src), numbering.BlockID(e.Dst), e.Probe)
+	}
+	return g
+}
+
+// Numbering numbers the function again, as pppexec did, and checks that the
+// number of paths is the same.
+func (f *Func) Numbering() (*numbering.Numbering, error) {
+	opts := &numbering.Options{MaxPaths: f.MaxPaths}
+	for _, id := range f.Preferred {
+		opts.Preferred = append(opts.Preferred, numbering.EdgeID(id))
+	}
+	n, err := numbering.Number(f.Graph(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("function %s: %w", f.Name, err)
+	}
+	if n.NumPaths() != f.Paths {
+		return nil, fmt.Errorf("function %s: numbered %d paths, metadata says %d (another pathcover version?)", f.Name, n.NumPaths(), f.Paths)
+	}
+	return n, nil
+}
+
+// PathCounts reads a function's path counts out of its package's words: a
+// count per Ball-Larus id, and the paths lost to a full hash table.
+func (f *Func) PathCounts(words []uint64) (counts map[uint64]uint64, lost uint64) {
+	c := f.Counters
+	w := words[c.Offset : c.Offset+c.Size]
+	counts = make(map[uint64]uint64)
+	switch c.Kind {
+	case "array":
+		for id, n := range w {
+			if n != 0 {
+				counts[uint64(id)] = n
+			}
+		}
+	case "hash":
+		for i := 0; i+1 < len(w)-1; i += 2 {
+			if w[i] != 0 && w[i+1] != 0 && w[i]-1 < f.Paths {
+				counts[w[i]-1] += w[i+1]
+			}
+		}
+		lost = w[len(w)-1]
+	}
+	return counts, lost
+}

@@ -1,0 +1,324 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// diamondMeta is the metadata of a package with one function: two ifs in a
+// row (4 paths, array counters) and a second function counted in a hash
+// table.
+func diamondMeta(t testing.TB) (*Meta, []byte) {
+	t.Helper()
+	g := numbering.Graph{}
+	entry, exit := g.AddBlock(), g.AddBlock()
+	a, b := g.AddBlock(), g.AddBlock()
+	g.Entry, g.Exit = entry, exit
+	g.AddEdge(entry, a, true)
+	g.AddEdge(entry, b, true)
+	g.AddEdge(a, b, true)
+	g.AddEdge(b, exit, true)
+	g.AddEdge(a, exit, true)
+	m := &Meta{Format: MetaFormat, Package: "example.com/p", Mode: "bl", Files: []string{"p.go"}}
+	for i, kind := range []string{"array", "hash"} {
+		f := Func{Name: []string{"F", "G"}[i], Line: 3, EndLine: 9, Entry: 0, Exit: 1}
+		for range g.NumBlocks {
+			f.Blocks = append(f.Blocks, Block{Kind: "body", Line: 4, Col: 2, EndLine: 4, EndCol: 9})
+		}
+		for _, e := range g.Edges {
+			f.Edges = append(f.Edges, Edge{Src: int32(e.Src), Dst: int32(e.Dst), Probe: e.Probe, Kind: "flow", Line: 4, Col: 2})
+		}
+		n, err := numbering.Number(&g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Paths, f.Total = n.NumPaths(), n.Total().String()
+		size := int(n.NumPaths())
+		if kind == "hash" {
+			size = 2*5 + 1
+		}
+		f.Counters = Counters{Offset: m.Words, Kind: kind, Size: size}
+		m.Words += size
+		m.Funcs = append(m.Funcs, f)
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, raw
+}
+
+func TestMetaNumbering(t *testing.T) {
+	m, raw := diamondMeta(t)
+	got, err := ParseMeta(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := got.Funcs[0].Numbering()
+	if err != nil || n.NumPaths() != 3 {
+		t.Fatalf("Numbering: %v, %v", n, err)
+	}
+	// A changed graph is caught by the path count.
+	m.Funcs[0].Paths = 4
+	m.Funcs[0].Counters.Size = 4
+	m.Funcs[1].Counters.Offset++
+	m.Words++
+	raw, _ = json.Marshal(m)
+	bad, err := ParseMeta(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Funcs[0].Numbering(); err == nil || !strings.Contains(err.Error(), "another pathcover version") {
+		t.Errorf("Numbering of a mismatched function: %v", err)
+	}
+}
+
+func TestCountsRoundTrip(t *testing.T) {
+	f := &CountFile{PID: 42, Segments: []Segment{
+		{Hash: strings.Repeat("ab", 16), Words: []uint64{1, 2, 3}},
+		{Hash: strings.Repeat("cd", 16), Words: make([]uint64, 700)}, // more than a page
+		{Hash: strings.Repeat("ef", 16)},
+	}}
+	f.Segments[1].Words[699] = 9
+	var buf bytes.Buffer
+	if err := WriteCounts(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseCounts(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PID != 42 || len(got.Segments) != 3 || got.Segments[1].Words[699] != 9 || got.Segments[0].Hash != f.Segments[0].Hash {
+		t.Fatalf("round trip: %+v", got)
+	}
+	// Cut anywhere, the file gives its whole segments and an error.
+	data := buf.Bytes()
+	for cut := 0; cut < len(data); cut += 7 {
+		got, err := ParseCounts(data[:cut])
+		if err == nil && cut < len(data) && len(got.Segments) == 3 {
+			continue // cut in the last segment's padding
+		}
+		if got == nil {
+			if cut >= 4096+64 {
+				t.Fatalf("cut at %d: %v, nothing salvaged", cut, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrTruncated) && err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+	}
+}
+
+// profileDir writes a profile directory: the metadata and two processes.
+func profileDir(t *testing.T) (string, string) {
+	t.Helper()
+	_, raw := diamondMeta(t)
+	hash := Hash(raw)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	words := make([]uint64, 14)
+	words[0], words[2] = 5, 1 // F: path 0 five times, path 2 once
+	words[3], words[4] = 2, 7 // G: path 1 seven times (key id+1 = 2)
+	words[13] = 3             // G: three lost
+	for i, pid := range []uint64{100, 101} {
+		var buf bytes.Buffer
+		if err := WriteCounts(&buf, &CountFile{PID: pid, Segments: []Segment{{Hash: hash, Words: words}}}); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(dir, "pathcover."+[]string{"100", "101"}[i]+".0.counts")
+		if err := os.WriteFile(name, buf.Bytes(), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, hash
+}
+
+func TestReadDir(t *testing.T) {
+	dir, hash := profileDir(t)
+	p := New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("ReadDir: %v %v", problems, err)
+	}
+	want := map[int]map[uint64]uint64{0: {0: 10, 2: 2}, 1: {1: 14}}
+	if p.Processes != 2 || !maps.EqualFunc(p.Counts[hash], want, maps.Equal) || p.Lost[hash][1] != 6 {
+		t.Fatalf("counts %v, lost %v, processes %d", p.Counts[hash], p.Lost[hash], p.Processes)
+	}
+}
+
+// TestReadDirBadFiles: each bad file gives one line naming it, and the rest
+// of the profile is still read.
+func TestReadDirBadFiles(t *testing.T) {
+	dir, hash := profileDir(t)
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good, _ := os.ReadFile(filepath.Join(dir, "pathcover.100.0.counts"))
+	write("pathcover.200.0.counts", good[:4096+64+8])                           // truncated inside the segment
+	write("pathcover.201.0.counts", []byte("hello, world, not counts at all!")) // foreign
+	write(strings.Repeat("0", 32)+".meta", []byte(`{"Format":"pathcover-meta-1"}`))
+	var other bytes.Buffer
+	WriteCounts(&other, &CountFile{Segments: []Segment{{Hash: strings.Repeat("9", 32), Words: []uint64{1}}}})
+	write("pathcover.202.0.counts", other.Bytes()) // from another build
+	write("notes.txt", []byte("ignored"))
+	p := New()
+	problems, err := p.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 4 {
+		t.Fatalf("%d problems: %v", len(problems), problems)
+	}
+	for _, pr := range problems {
+		var fe *FileError
+		if !errors.As(pr, &fe) || strings.Contains(pr.Error(), "\n") || !strings.Contains(pr.Error(), dir) {
+			t.Errorf("problem %q is not one line naming its file", pr)
+		}
+		t.Log(pr)
+	}
+	if p.Counts[hash][0][0] != 10 {
+		t.Errorf("the good files were not all read: %v", p.Counts[hash])
+	}
+}
+
+func TestTextRoundTrip(t *testing.T) {
+	dir, _ := profileDir(t)
+	p := New()
+	if _, err := p.ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	var first bytes.Buffer
+	if err := p.WriteText(&first); err != nil {
+		t.Fatal(err)
+	}
+	q := New()
+	if err := q.ReadText(bytes.NewReader(first.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	var second bytes.Buffer
+	if err := q.WriteText(&second); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != second.String() {
+		t.Fatalf("round trip changed the profile:\n%s\n---\n%s", first.String(), second.String())
+	}
+	for hash, byFunc := range p.Counts {
+		if !maps.EqualFunc(byFunc, q.Counts[hash], maps.Equal) {
+			t.Errorf("counts of %s differ", hash)
+		}
+	}
+	// Merging a profile into itself doubles it.
+	if err := q.Merge(p); err != nil {
+		t.Fatal(err)
+	}
+	for hash, byFunc := range p.Counts {
+		for fn, byID := range byFunc {
+			for id, c := range byID {
+				if q.Counts[hash][fn][id] != 2*c {
+					t.Errorf("merged count of %s/%d/%d = %d, want %d", hash, fn, id, q.Counts[hash][fn][id], 2*c)
+				}
+			}
+		}
+	}
+	t.Logf("text profile:\n%s", first.String())
+}
+
+func TestReadTextErrors(t *testing.T) {
+	_, raw := diamondMeta(t)
+	hash := Hash(raw)
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "empty file"},
+		{"header", "pathcover-profile 2\n", "not a pathcover text profile"},
+		{"kind", textHeader + "\nfrobnicate 1\n", "line 2: unknown line kind"},
+		{"meta hash", textHeader + "\nmeta " + strings.Repeat("0", 32) + " " + string(raw) + "\n", "line 2: content does not match"},
+		{"no meta", textHeader + "\npaths " + hash + " 0 1 1\n", "line 2: no meta line"},
+		{"path range", textHeader + "\nmeta " + hash + " " + string(raw) + "\npaths " + hash + " 0 3 1\n", "line 3: path 3 of F, which has 3 paths"},
+		{"func range", textHeader + "\nmeta " + hash + " " + string(raw) + "\npaths " + hash + " 2 0 1\n", "line 3: bad function index"},
+		{"count", textHeader + "\nmeta " + hash + " " + string(raw) + "\npaths " + hash + " 0 0 -1\n", "line 3: bad number"},
+	} {
+		err := New().ReadText(strings.NewReader(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseCounts(f *testing.F) {
+	var buf bytes.Buffer
+	WriteCounts(&buf, &CountFile{PID: 1, Segments: []Segment{{Hash: strings.Repeat("ab", 16), Words: []uint64{1, 2}}}})
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:4096+40])
+	f.Add([]byte(fileMagic + "garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cf, err := ParseCounts(data)
+		if cf == nil {
+			return
+		}
+		if err != nil && !errors.Is(err, ErrTruncated) {
+			t.Fatalf("partial result with a non-truncation error: %v", err)
+		}
+		var out bytes.Buffer
+		if err := WriteCounts(&out, cf); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseCounts(out.Bytes())
+		if err != nil || len(again.Segments) != len(cf.Segments) {
+			t.Fatalf("rewritten file: %v, %d segments of %d", err, len(again.Segments), len(cf.Segments))
+		}
+	})
+}
+
+func FuzzParseMeta(f *testing.F) {
+	_, raw := diamondMeta(f)
+	f.Add(raw)
+	f.Add([]byte(`{"Format":"pathcover-meta-1","Mode":"bl"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMeta(data)
+		if err != nil {
+			return
+		}
+		// A valid meta's counters can be read from words of its size, and
+		// its functions number or give an error, never a panic.
+		words := make([]uint64, m.Words)
+		for i := range m.Funcs {
+			m.Funcs[i].PathCounts(words)
+			if n, err := m.Funcs[i].Numbering(); err == nil {
+				n.Place(nil)
+			}
+		}
+	})
+}
+
+func FuzzReadText(f *testing.F) {
+	_, raw := diamondMeta(f)
+	hash := Hash(raw)
+	f.Add(textHeader + "\nprocesses 2\nmeta " + hash + " " + string(raw) + "\npaths " + hash + " 0 1 5\nlost " + hash + " 1 2\n")
+	f.Add(textHeader + "\npaths x 0 1 5\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		p := New()
+		if err := p.ReadText(strings.NewReader(text)); err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := p.WriteText(&out); err != nil {
+			t.Fatal(err)
+		}
+		q := New()
+		if err := q.ReadText(&out); err != nil {
+			t.Fatalf("a profile that read back badly: %v", err)
+		}
+	})
+}

@@ -1,0 +1,46 @@
+package rt
+
+// The constants of the counter file format, which package profile defines
+// and reads; a test in profile checks that the two agree.
+var (
+	fileMagic    = [8]byte{'p', 'c', 'o', 'v', 'c', 'n', 't', '1'}
+	segmentMagic = [8]byte{'p', 'c', 'o', 'v', 's', 'e', 'g', '1'}
+)
+
+const (
+	// byteOrderMark is written in the writer's byte order.
+	byteOrderMark = 0x0102030405060708
+	segmentHeader = 64
+)
+
+// hashBytes turns a 32-digit hex hash into its 16 bytes; other strings are
+// truncated or zero-padded, which the reader will not match.
+func hashBytes(h string) []byte {
+	b := make([]byte, 16)
+	for i := 0; i < 16 && 2*i+1 < len(h); i++ {
+		b[i] = unhex(h[2*i])<<4 | unhex(h[2*i+1])
+	}
+	return b
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return 0
+}
+
+func itoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package rt
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// Register is called once for each instrumented package, from a
+// package-level variable initializer of the code pppexec generates, before
+// any of the package's functions can run. It returns the package's counters:
+// words 64-bit words, zeroed, laid out as the metadata says. hash names the
+// metadata, meta is its content, and defaultDir is the directory pppexec was
+// given with -o (empty for none).
+func Register(hash, meta string, words int, defaultDir string) []uint64 {
+	mu.Lock()
+	defer mu.Unlock()
+	dir := os.Getenv("PATHCOVERDIR")
+	if dir == "" {
+		dir = defaultDir
+	}
+	if dir == "" || disabled {
+		return make([]uint64, words)
+	}
+	if err := writeMeta(dir, hash, meta); err != nil {
+		warn(dir, err)
+		return make([]uint64, words)
+	}
+	c, err := segment(dir, hash, words)
+	if err != nil {
+		warn(dir, err)
+		return make([]uint64, words)
+	}
+	return c
+}
+
+var (
+	mu       sync.Mutex
+	disabled bool // a write failed: count in memory from now on
+)
+
+// warn reports once that counts cannot be written, and stops trying.
+func warn(dir string, err error) {
+	if !disabled {
+		os.Stderr.WriteString("pathcover: cannot write path counts to " + dir + ": " + err.Error() + "\n")
+	}
+	disabled = true
+}
+
+// writeMeta writes the metadata file of hash unless some process already
+// has. It writes a temporary file and renames it, so that readers never see
+// a partial one.
+func writeMeta(dir, hash, meta string) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	name := dir + string(os.PathSeparator) + hash + ".meta"
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dir, hash+".meta.tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.WriteString(meta); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+// Add adds one to a counter atomically; pppexec uses it in -race builds.
+func Add(c *uint64) { atomic.AddUint64(c, 1) }
+
+// CountHashed counts path id in a table of a function with too many paths
+// for an array: table holds capacity pairs (id+1, count) and then a count of
+// the paths that found the table full. Slots are claimed with compare and
+// swap, so concurrent goroutines never lose a path to each other.
+func CountHashed(table []uint64, id uint64) {
+	n := uint64(len(table)-1) / 2
+	if n == 0 {
+		return
+	}
+	key := id + 1
+	i := (id * 0x9E3779B97F4A7C15) >> 32 % n
+	for range n {
+		k := atomic.LoadUint64(&table[2*i])
+		if k == 0 && atomic.CompareAndSwapUint64(&table[2*i], 0, key) {
+			k = key
+		} else if k == 0 {
+			k = atomic.LoadUint64(&table[2*i])
+		}
+		if k == key {
+			atomic.AddUint64(&table[2*i+1], 1)
+			return
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+	atomic.AddUint64(&table[2*n], 1)
+}

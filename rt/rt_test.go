@@ -1,0 +1,197 @@
+package rt_test
+
+import (
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/rt"
+)
+
+// allowedImports is the list in the package doc.
+var allowedImports = []string{"errors", "os", "sync", "sync/atomic", "syscall", "unsafe"}
+
+func TestImports(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if !slices.Contains(allowedImports, path) {
+				t.Errorf("%s imports %s, which is not in the allowed list %v", name, path, allowedImports)
+			}
+		}
+	}
+}
+
+// testMeta is the metadata of a package with one function of 3 paths.
+func testMeta(t *testing.T) (string, string) {
+	t.Helper()
+	m := profile.Meta{
+		Format: profile.MetaFormat, Package: "example.com/p", Mode: "bl", Files: []string{"p.go"}, Words: 3,
+		Funcs: []profile.Func{{
+			Name: "F", Entry: 0, Exit: 1, Paths: 3, Total: "3",
+			Blocks: []profile.Block{{}, {}, {}, {}},
+			Edges: []profile.Edge{
+				{Src: 0, Dst: 2, Probe: true}, {Src: 0, Dst: 3, Probe: true}, {Src: 2, Dst: 3, Probe: true},
+				{Src: 3, Dst: 1, Probe: true}, {Src: 2, Dst: 1, Probe: true},
+			},
+			Counters: profile.Counters{Kind: "array", Size: 3},
+		}},
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return profile.Hash(raw), string(raw)
+}
+
+// The helper process: registers the package, counts path 0 five times and
+// path 2 once, then ends as $RT_END says.
+func TestMain(m *testing.M) {
+	if end := os.Getenv("RT_END"); end != "" {
+		c := rt.Register(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, "")
+		for range 5 {
+			c[0]++
+		}
+		rt.Add(&c[2])
+		switch end {
+		case "exit":
+			os.Exit(3)
+		case "panic":
+			panic("the end")
+		case "kill":
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestCountsSurvive runs a process that counts and then returns, calls
+// os.Exit, panics, or is killed with SIGKILL: its counts are on disk.
+func TestCountsSurvive(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("counter files need a Unix system")
+	}
+	hash, meta := testMeta(t)
+	for _, end := range []string{"return", "exit", "panic", "kill"} {
+		t.Run(end, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "profile") // created by rt
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "RT_END="+end, "RT_HASH="+hash, "RT_META="+meta, "PATHCOVERDIR="+dir)
+			out, err := cmd.CombinedOutput()
+			if end == "return" && err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			p := profile.New()
+			problems, err := p.ReadDir(dir)
+			if err != nil || len(problems) > 0 {
+				t.Fatalf("ReadDir: %v %v", problems, err)
+			}
+			if p.Processes != 1 || p.Counts[hash][0][0] != 5 || p.Counts[hash][0][2] != 1 {
+				t.Fatalf("after %s: %d processes, counts %v", end, p.Processes, p.Counts[hash])
+			}
+		})
+	}
+}
+
+// TestOneFilePerProcess: parallel processes never share a counter file,
+// and the metadata is written once.
+func TestOneFilePerProcess(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("counter files need a Unix system")
+	}
+	hash, meta := testMeta(t)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "RT_END=return", "RT_HASH="+hash, "RT_META="+meta, "PATHCOVERDIR="+dir)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("helper: %v\n%s", err, out)
+			}
+		})
+	}
+	wg.Wait()
+	metas, _ := filepath.Glob(filepath.Join(dir, "*.meta"))
+	counts, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
+	if len(metas) != 1 || len(counts) != 6 {
+		t.Fatalf("%d metadata and %d counter files; want 1 and 6", len(metas), len(counts))
+	}
+	p := profile.New()
+	if problems, err := p.ReadDir(dir); err != nil || len(problems) > 0 {
+		t.Fatalf("ReadDir: %v %v", problems, err)
+	}
+	if p.Counts[hash][0][0] != 30 {
+		t.Errorf("path 0 counted %d times; want 30", p.Counts[hash][0][0])
+	}
+}
+
+// TestNoDirectory: with no directory, nothing is written and the counters
+// still work.
+func TestNoDirectory(t *testing.T) {
+	t.Setenv("PATHCOVERDIR", "")
+	wd, _ := os.Getwd()
+	c := rt.Register("00000000000000000000000000000000", "{}", 4, "")
+	c[3]++
+	if len(c) != 4 || c[3] != 1 {
+		t.Fatalf("counters %v", c)
+	}
+	if after, _ := os.ReadDir(wd); slices.ContainsFunc(after, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".counts") }) {
+		t.Errorf("a counter file appeared in %s", wd)
+	}
+}
+
+func TestCountHashed(t *testing.T) {
+	table := make([]uint64, 2*64+1)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for id := range uint64(50) {
+				rt.CountHashed(table, id*1000+uint64(g%2))
+			}
+		})
+	}
+	wg.Wait()
+	// 100 distinct ids, 4 goroutines each, into 64 slots: 64 ids are kept
+	// and the runs of the other 36 are lost, none both.
+	counts := map[uint64]uint64{}
+	var kept uint64
+	for i := 0; i < 64; i++ {
+		if table[2*i] != 0 {
+			counts[table[2*i]-1] = table[2*i+1]
+			kept += table[2*i+1]
+		}
+	}
+	if len(counts) != 64 || kept+table[128] != 400 {
+		t.Fatalf("%d ids kept with %d runs, %d lost; want 64 ids and 400 runs in all", len(counts), kept, table[128])
+	}
+	for id, n := range counts {
+		if n != 4 {
+			t.Errorf("id %d counted %d times; want 4", id, n)
+		}
+	}
+}
