@@ -2,9 +2,10 @@
 // it holds their path counters and writes them, with the numbering metadata
 // that decodes them, into a profile directory.
 //
-// It imports only os, sync, sync/atomic, syscall and unsafe (a test keeps
-// the list), because it is compiled into every profiled program and may not
-// pull anything else into it.
+// It imports only errors, os, sync, sync/atomic, syscall and unsafe (a test
+// keeps the list), because it is compiled into every profiled program and
+// may not pull anything else into it. (source.go, which embeds the source
+// for pppexec, is not part of that copy.)
 //
 // # Where counts go
 //

@@ -71,6 +71,10 @@ func writeMeta(dir, hash, meta string) error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp made it private
+		os.Remove(tmp.Name())
+		return err
+	}
 	return os.Rename(tmp.Name(), name)
 }
 

@@ -1,0 +1,218 @@
+package toolexec
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/toolexec/instrument"
+)
+
+// compile runs a compile command, instrumenting the package if it is
+// selected. A package that cannot be instrumented is compiled unchanged
+// with one warning naming it and the reason (with -strict, the build fails).
+func (x *Exec) compile(args []string) int {
+	t := &toolArgs{args: slicesClone(args[1:])}
+	importPath := os.Getenv("TOOLEXEC_IMPORTPATH")
+	if importPath == "" {
+		importPath, _ = t.flag("p")
+	}
+	if !x.selected(importPath, t) {
+		return run(args, x.Stderr)
+	}
+	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
+	if err != nil {
+		if x.Config.Strict {
+			x.warnf("cannot instrument %s: %v", importPath, err)
+			return 1
+		}
+		x.warnf("not instrumenting %s: %v", importPath, err)
+		return run(args, x.Stderr)
+	}
+	if newArgs == nil {
+		return run(args, x.Stderr) // nothing to instrument
+	}
+	var stderr bytes.Buffer
+	code := run(newArgs, &stderr)
+	if code != 0 {
+		// The instrumented source did not compile: a bug of ours, unless
+		// the original fails too. Build the original, which tells.
+		msg := firstLines(stderr.String(), 5)
+		if x.Config.Strict {
+			x.warnf("instrumented %s does not compile:\n%s", importPath, msg)
+			return code
+		}
+		x.warnf("instrumented %s does not compile, so it is built unchanged:\n%s", importPath, msg)
+		return run(args, x.Stderr)
+	}
+	io.Copy(x.Stderr, &stderr)
+	if x.Config.Verbose {
+		x.warnf("%s: %s", importPath, summary)
+	}
+	return 0
+}
+
+// instrumentCompile rewrites the compile's package into its scratch
+// directory and returns the compile command to run instead, or nil if the
+// package has no function to instrument.
+func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([]string, string, error) {
+	cfgFile, ok := t.flag("importcfg")
+	if !ok {
+		return nil, "", fmt.Errorf("compile has no -importcfg")
+	}
+	cfg, err := readImportcfg(cfgFile)
+	if err != nil {
+		return nil, "", err
+	}
+	rtb, err := x.runtime(tool, t)
+	if err != nil {
+		return nil, "", err
+	}
+	path, _, _ := strings.Cut(importPath, " ")
+	if _, dep := rtb.Deps[strings.TrimSuffix(path, "_test")]; dep {
+		return nil, "", nil // rt needs it: instrumenting it would be a cycle
+	}
+	objdir := t.objdir()
+	fileArgs := t.goFiles()
+	fset := token.NewFileSet()
+	var files []*ast.File
+	var srcs [][]byte
+	for _, i := range fileArgs {
+		src, err := os.ReadFile(t.args[i])
+		if err != nil {
+			return nil, "", err
+		}
+		f, err := parser.ParseFile(fset, t.args[i], src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, "", err
+		}
+		files = append(files, f)
+		srcs = append(srcs, src)
+	}
+	if len(files) == 0 {
+		return nil, "", nil
+	}
+	info := &types.Info{
+		Types:      make(map[ast.Expr]types.TypeAndValue),
+		Defs:       make(map[*ast.Ident]types.Object),
+		Uses:       make(map[*ast.Ident]types.Object),
+		Instances:  make(map[*ast.Ident]types.Instance),
+		Selections: make(map[*ast.SelectorExpr]*types.Selection),
+	}
+	lang, _ := t.flag("lang")
+	conf := types.Config{
+		GoVersion: lang,
+		Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+			file, ok := cfg.archive(path)
+			if !ok {
+				return nil, fmt.Errorf("no archive for %s in the importcfg", path)
+			}
+			return os.Open(file)
+		}),
+		Sizes: types.SizesFor("gc", goarch()),
+	}
+	pkgPath, _ := t.flag("p")
+	pkg, err := conf.Check(pkgPath, fset, files, info)
+	if err != nil {
+		return nil, "", fmt.Errorf("type-checking: %v", err)
+	}
+	noReturn, err := pathnumber.NoReturnInPackage(fset, files, pkg, info)
+	if err != nil {
+		return nil, "", err
+	}
+
+	// Instrument the user's files: those whose positions are in a source
+	// file of the package, not a file the go command generated in the
+	// scratch directory. (cgo and cover rewrite sources there, with line
+	// directives back to the originals, which count as the originals.)
+	in := &instrument.Input{Fset: fset, Info: info, NoReturn: noReturn}
+	var which []int // indexes in fileArgs
+	for i, f := range files {
+		name := fset.Position(f.Pos()).Filename
+		base := filepath.Base(name)
+		if !filepath.IsAbs(name) || strings.HasPrefix(name, objdir+string(filepath.Separator)) ||
+			strings.HasPrefix(base, "_cgo_") || base == "_testmain.go" || strings.HasSuffix(base, "_test.go") {
+			continue // generated, or tests (which go test -cover leaves alone too)
+		}
+		in.Files = append(in.Files, f)
+		in.Names = append(in.Names, name)
+		in.Src = append(in.Src, srcs[i])
+		which = append(which, i)
+	}
+	if len(in.Files) == 0 {
+		return nil, "", nil
+	}
+	out, err := instrument.Package(in, &instrument.Config{
+		Package:       importPath,
+		RuntimePath:   RuntimePath,
+		Atomic:        x.Config.Atomic || t.has("race"),
+		MaxArrayPaths: x.Config.MaxArrayPaths,
+		HashSlots:     x.Config.HashSlots,
+		DefaultDir:    x.Config.Dir,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if out.Funcs == 0 {
+		return nil, "", nil
+	}
+
+	dir := filepath.Join(objdir, "pathcover")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, "", err
+	}
+	newArgs := append([]string{tool}, t.args...)
+	for k, i := range which {
+		if out.Files[k] == nil {
+			continue
+		}
+		name := filepath.Join(dir, fmt.Sprintf("%d_%s", k, filepath.Base(t.args[fileArgs[i]])))
+		if err := os.WriteFile(name, out.Files[k], 0o666); err != nil {
+			return nil, "", err
+		}
+		newArgs[1+fileArgs[i]] = name
+	}
+	gen := filepath.Join(dir, "pathcover_counters.go")
+	if err := os.WriteFile(gen, out.Generated, 0o666); err != nil {
+		return nil, "", err
+	}
+	newArgs = append(newArgs, gen)
+	newCfg := filepath.Join(dir, "importcfg")
+	if err := cfg.write(newCfg, map[string]string{RuntimePath: rtb.Archive}); err != nil {
+		return nil, "", err
+	}
+	nt := &toolArgs{args: newArgs[1:]}
+	nt.setFlag("importcfg", newCfg)
+	summary := fmt.Sprintf("%d functions instrumented", out.Funcs)
+	for _, s := range out.Skipped {
+		x.warnf("%s: %s left uninstrumented: %v", importPath, s.Func, s.Reason)
+	}
+	return newArgs, summary, nil
+}
+
+func goarch() string {
+	if a := os.Getenv("GOARCH"); a != "" {
+		return a
+	}
+	return runtime.GOARCH
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "...")
+	}
+	return "\t" + strings.Join(lines, "\n\t")
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }

@@ -1,0 +1,192 @@
+package toolexec
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is pppexec's configuration, from its flags.
+type Config struct {
+	// Pkgs are the patterns of the packages to instrument: import paths
+	// with ... wildcards, "main" for the main module's packages (the
+	// workspace's modules with go.work), "std" for the standard library.
+	// Empty means "main".
+	Pkgs []string
+	// Dir is where counts go when $PATHCOVERDIR is not set (absolute).
+	Dir string
+	// Atomic makes counter updates atomic even without -race.
+	Atomic bool
+	// MaxArrayPaths and HashSlots: see instrument.Config.
+	MaxArrayPaths uint64
+	HashSlots     int
+	// Strict makes a package that cannot be instrumented fail the build,
+	// instead of compiling it unchanged with a warning.
+	Strict bool
+	// Verbose reports each package instrumented.
+	Verbose bool
+}
+
+// String is the part of the configuration that changes what compile and
+// link produce, for the build ID of -V=full.
+func (c *Config) String() string {
+	return fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots)
+}
+
+// selected reports whether the package that compile builds is to be
+// instrumented. importPath is TOOLEXEC_IMPORTPATH: "p", "p [p.test]",
+// "p_test [p.test]", or "p.test" for the generated test main.
+func (x *Exec) selected(importPath string, t *toolArgs) bool {
+	path, _, _ := strings.Cut(importPath, " ")
+	if p, _ := t.flag("p"); p == "main" && strings.HasSuffix(path, ".test") {
+		return false // the generated test main
+	}
+	path = strings.TrimSuffix(path, "_test")
+	if path == RuntimePath || neverInstrument(path) {
+		return false
+	}
+	patterns := x.Config.Pkgs
+	if len(patterns) == 0 {
+		patterns = []string{"main"}
+	}
+	for _, pat := range patterns {
+		switch pat {
+		case "main":
+			if path == "command-line-arguments" {
+				return true
+			}
+			for _, mod := range mainModules() {
+				if path == mod || strings.HasPrefix(path, mod+"/") {
+					return true
+				}
+			}
+		case "std":
+			if t.has("std") {
+				return true
+			}
+		default:
+			if matchPattern(pat, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// neverInstrument lists the packages whose instrumentation would make rt
+// import itself, or that run before anything can be counted: the runtime and
+// everything rt depends on.
+func neverInstrument(path string) bool {
+	switch {
+	case path == "unsafe", path == "runtime", strings.HasPrefix(path, "runtime/"),
+		path == "internal" || strings.HasPrefix(path, "internal/"),
+		strings.HasPrefix(path, "vendor/"):
+		return true
+	}
+	switch path {
+	case "errors", "io", "io/fs", "os", "path", "slices", "sort", "strconv", "sync", "sync/atomic",
+		"syscall", "time", "unicode/utf8", "unicode", "math", "math/bits", "iter", "cmp", "embed":
+		return true
+	}
+	return false
+}
+
+// matchPattern matches an import path against a pattern in which ...
+// stands for any string, as go list's patterns do.
+func matchPattern(pattern, path string) bool {
+	if pattern == path {
+		return true
+	}
+	if strings.HasSuffix(pattern, "/...") && path == strings.TrimSuffix(pattern, "/...") {
+		return true
+	}
+	parts := strings.Split(pattern, "...")
+	if len(parts) == 1 {
+		return false
+	}
+	if !strings.HasPrefix(path, parts[0]) {
+		return false
+	}
+	rest := path[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, parts[len(parts)-1])
+}
+
+// mainModules returns the module paths of the main modules: those of
+// go.work's use directives, or of the go.mod above the current directory
+// (where the go command runs compile and link).
+func mainModules() []string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	gowork := os.Getenv("GOWORK")
+	for d := dir; ; d = filepath.Dir(d) {
+		if gowork != "off" {
+			if work := filepath.Join(d, "go.work"); fileExists(work) && (gowork == "" || gowork == work) {
+				var mods []string
+				for _, use := range workUses(work) {
+					if m := modulePath(filepath.Join(d, use, "go.mod")); m != "" {
+						mods = append(mods, m)
+					}
+				}
+				return mods
+			}
+		}
+		if m := modulePath(filepath.Join(d, "go.mod")); m != "" {
+			return []string{m}
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
+
+// modulePath reads the module line of a go.mod file.
+func modulePath(gomod string) string {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(m), `"`)
+		}
+	}
+	return ""
+}
+
+// workUses reads the directories of a go.work file's use directives.
+func workUses(gowork string) []string {
+	data, err := os.ReadFile(gowork)
+	if err != nil {
+		return nil
+	}
+	var uses []string
+	inBlock := false
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "use (":
+			inBlock = true
+		case inBlock && line == ")":
+			inBlock = false
+		case inBlock && line != "":
+			uses = append(uses, strings.Trim(line, `"`))
+		case strings.HasPrefix(line, "use "):
+			uses = append(uses, strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "use ")), `"`))
+		}
+	}
+	return uses
+}

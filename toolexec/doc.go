@@ -1,0 +1,27 @@
+// Package toolexec is pppexec: a -toolexec wrapper that instruments the
+// packages the go command compiles, links the runtime into the programs,
+// and keeps the build cache honest.
+//
+// The go command runs `pppexec [flags] /path/to/tool args...` for each tool.
+// pppexec answers -V=full with the real tool's line plus a build ID of its
+// own (so cached objects are keyed by pppexec and its configuration),
+// passes every tool but compile and link through, and:
+//
+//   - for a compile of a selected package (by default, the main module's
+//     packages and their test variants; see Config.Pkgs), type-checks the
+//     package against the export data in its importcfg, rewrites its files
+//     into the compile's scratch directory (package instrument) with line
+//     directives back to the originals, adds a generated file with the
+//     package's counters, adds rt to the importcfg, and runs the real
+//     compiler on that. If any of it fails, the package is compiled
+//     unchanged and pppexec prints one warning naming it (-strict: an
+//     error): the build never gets worse.
+//   - for a link, adds rt and its dependencies to the importcfg.
+//
+// rt is compiled by pppexec itself from the source it carries, with the same
+// compiler and the same race, sanitizer and trimpath settings as the build,
+// against standard packages found with a nested `go list -export` (run with
+// -toolexec= so that it does not recurse). The result is kept in
+// $PATHCOVERCACHE (default: pathcover in the user cache directory), keyed by
+// everything that changes it.
+package toolexec

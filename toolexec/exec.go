@@ -1,0 +1,182 @@
+package toolexec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// An Exec runs one tool command for the go command, instrumenting it if it
+// compiles or links a package that is to be profiled.
+type Exec struct {
+	Config *Config
+	Stderr io.Writer
+
+	versions sync.Map // tool path → its -V=full line
+}
+
+// Main runs args (the tool's path, then its arguments) as the go command
+// asked and returns the exit code for pppexec to exit with.
+func (x *Exec) Main(args []string) int {
+	if x.Stderr == nil {
+		x.Stderr = os.Stderr
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(x.Stderr, "pppexec: no tool to run")
+		return 2
+	}
+	tool := strings.TrimSuffix(filepath.Base(args[0]), ".exe")
+	if len(args) == 2 && args[1] == "-V=full" {
+		return x.version(tool, args)
+	}
+	switch tool {
+	case "compile":
+		return x.compile(args)
+	case "link":
+		return x.link(args)
+	}
+	return run(args, x.Stderr)
+}
+
+// run runs a command with the process's standard streams and returns its
+// exit code.
+func run(args []string, stderr io.Writer) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintf(stderr, "pppexec: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// version answers -V=full: the real tool's line and, for compile and link,
+// whose output pppexec changes, a build ID made from that line, pppexec's
+// own executable and its configuration. The go command keys its cache on
+// this line, so a build with another pppexec or configuration never reuses
+// an object built by this one, and a build without pppexec never reuses
+// one built with it. (For a development toolchain the go command reads the
+// ID from the last field, which must start with buildID=.)
+func (x *Exec) version(tool string, args []string) int {
+	line, err := x.toolVersion(args[0])
+	if err != nil {
+		fmt.Fprintf(x.Stderr, "pppexec: %v\n", err)
+		return 1
+	}
+	if tool == "compile" || tool == "link" {
+		self, err := selfHash()
+		if err != nil {
+			fmt.Fprintf(x.Stderr, "pppexec: %v\n", err)
+			return 1
+		}
+		h := sha256.Sum256([]byte(line + "\n" + self + "\n" + x.Config.String()))
+		line += " +pppexec buildID=_/_/_/" + hex.EncodeToString(h[:16])
+	}
+	fmt.Println(line)
+	return 0
+}
+
+func (x *Exec) toolVersion(tool string) (string, error) {
+	if v, ok := x.versions.Load(tool); ok {
+		return v.(string), nil
+	}
+	out, err := exec.Command(tool, "-V=full").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s -V=full: %v", tool, err)
+	}
+	line := strings.TrimSpace(string(out))
+	x.versions.Store(tool, line)
+	return line, nil
+}
+
+// selfHash hashes pppexec's executable, which carries rt's source.
+func selfHash() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// goCommand is the go command of the toolchain that runs pppexec: tools
+// live in $GOROOT/pkg/tool/GOOS_GOARCH, and the go command passes GOROOT.
+func (x *Exec) goCommand() string {
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
+	return "go"
+}
+
+// target returns the GOOS and GOARCH being built for, which a configuration
+// file (go env -w) may set without the environment showing it.
+func (x *Exec) target() (string, string, error) {
+	cmd := exec.Command(x.goCommand(), "env", "GOOS", "GOARCH")
+	cmd.Env = withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go env: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return "", "", fmt.Errorf("go env GOOS GOARCH printed %q", out)
+	}
+	return f[0], f[1], nil
+}
+
+// cacheDir is where pppexec keeps compiled runtimes: $PATHCOVERCACHE, or
+// pathcover in the user's cache directory.
+func (x *Exec) cacheDir() string {
+	dir := os.Getenv("PATHCOVERCACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "pathcover")
+	}
+	os.MkdirAll(dir, 0o777)
+	return dir
+}
+
+func (x *Exec) warnf(format string, args ...any) {
+	fmt.Fprintf(x.Stderr, "pppexec: "+format+"\n", args...)
+}
+
+func withoutEnv(env []string, name string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) { return maps.Keys(m) }
+
+func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) { return maps.Values(m) }

@@ -1,0 +1,29 @@
+// Package instrument rewrites a package's source so that it counts
+// Ball-Larus paths: the path register, its increments and the counter
+// updates that package numbering placed, at the probe sites that package
+// funcgraph found.
+//
+// Each function gets a local register, declared at the top of its body
+// (function literals get their own; a range-over-func body shares its
+// enclosing function's, as the closure it becomes captures it). The code of
+// each edge goes at its site as one line of statements:
+//
+//	r += c                      an increment on a chord
+//	r = c                       the register's initialisation, merged with
+//	                            the first increment
+//	C[off+(r+c)]++              the counter update, merged with the last
+//	                            increment, for a function counted in an array
+//	CountHashed(C[off:end], r+c)  the same for one counted in a hash table
+//
+// where C is the package's counter slice. In atomic mode (chosen for -race
+// builds) updates go through rt.Add instead of ++.
+//
+// The rewriter only inserts text: every byte of the original stays where it
+// was, and each insertion is followed by a /*line file:line:col*/ comment
+// that gives the next token its original position back, so compiler errors,
+// panics and stack traces point at the user's lines. The rest, the counter
+// slice and the helpers, goes in one generated file, so user files need no
+// new imports. Synthesized branches become real syntax: an if without else
+// gets `else { ... }`; `else if` is wrapped as `else { ...; if ... }`; a
+// switch without default gets `default: ...`.
+package instrument

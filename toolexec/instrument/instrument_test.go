@@ -1,0 +1,162 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// load parses and type-checks the package in dir.
+func load(t *testing.T, dir string) *Input {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no files in %s", dir)
+	}
+	in := &Input{Fset: token.NewFileSet()}
+	for _, name := range names {
+		abs, _ := filepath.Abs(name)
+		src, err := os.ReadFile(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(in.Fset, abs, src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Files = append(in.Files, f)
+		in.Names = append(in.Names, abs)
+		in.Src = append(in.Src, src)
+	}
+	in.Info = &types.Info{
+		Types: make(map[ast.Expr]types.TypeAndValue), Defs: make(map[*ast.Ident]types.Object),
+		Uses: make(map[*ast.Ident]types.Object), Instances: make(map[*ast.Ident]types.Instance),
+	}
+	conf := types.Config{Importer: importer.Default()}
+	if _, err := conf.Check(in.Files[0].Name.Name, in.Fset, in.Files, in.Info); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// fakeRuntime stands for rt when type-checking instrumented code.
+const fakeRuntime = `package rt
+func Register(hash, meta string, words int, dir string) []uint64 { return make([]uint64, words) }
+func Add(c *uint64) {}
+func CountHashed(table []uint64, id uint64) {}
+`
+
+type fakeImporter struct {
+	std types.Importer
+	rt  *types.Package
+}
+
+func (f fakeImporter) Import(path string) (*types.Package, error) {
+	if path == "pathcover.invalid/rt" {
+		return f.rt, nil
+	}
+	return f.std.Import(path)
+}
+
+// TestRewrite instruments the constructs package (in array, hash and atomic
+// modes) and checks that the result type-checks and that every token of
+// the original keeps its position.
+func TestRewrite(t *testing.T) {
+	for _, cfg := range []Config{
+		{},
+		{Atomic: true},
+		{MaxArrayPaths: 2, HashSlots: 8},
+	} {
+		in := load(t, "../../testdata/src/constructs")
+		cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"
+		out, err := Package(in, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Skipped) > 0 || out.Funcs < 39 {
+			t.Fatalf("%d functions instrumented, skipped %v", out.Funcs, out.Skipped)
+		}
+		fset := token.NewFileSet()
+		rtFile, _ := parser.ParseFile(fset, "rt.go", fakeRuntime, 0)
+		rtPkg, err := (&types.Config{}).Check("pathcover.invalid/rt", fset, []*ast.File{rtFile}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []*ast.File
+		for i, src := range out.Files {
+			if src == nil {
+				src = in.Src[i]
+			}
+			f, err := parser.ParseFile(fset, in.Names[i]+".rewritten", src, parser.ParseComments)
+			if err != nil {
+				t.Fatalf("%+v: rewritten %s does not parse: %v\n%s", cfg, in.Names[i], err, src)
+			}
+			files = append(files, f)
+			checkPositions(t, in.Names[i], in.Src[i], src)
+		}
+		gen, err := parser.ParseFile(fset, "pathcover_generated.go", out.Generated, 0)
+		if err != nil {
+			t.Fatalf("generated file: %v\n%s", err, out.Generated)
+		}
+		files = append(files, gen)
+		conf := types.Config{Importer: fakeImporter{importer.Default(), rtPkg}}
+		if _, err := conf.Check("constructs", fset, files, nil); err != nil {
+			t.Fatalf("%+v: instrumented package does not type-check: %v", cfg, err)
+		}
+	}
+}
+
+// checkPositions scans the original and the rewritten file and checks that
+// each token of the original appears in the rewritten one, in order, at the
+// same file, line and column once line directives are applied.
+func checkPositions(t *testing.T, name string, orig, rewritten []byte) {
+	t.Helper()
+	type tok struct {
+		pos  token.Position
+		text string
+	}
+	scan := func(src []byte) []tok {
+		fset := token.NewFileSet()
+		file := fset.AddFile(name, -1, len(src))
+		var s scanner.Scanner
+		s.Init(file, src, nil, 0)
+		var toks []tok
+		for {
+			pos, kind, lit := s.Scan()
+			if kind == token.EOF {
+				return toks
+			}
+			if kind == token.SEMICOLON && lit == "\n" {
+				continue
+			}
+			text := lit
+			if text == "" {
+				text = kind.String()
+			}
+			p := fset.Position(pos)
+			p.Offset = 0 // bytes move; lines and columns must not
+			toks = append(toks, tok{p, text})
+		}
+	}
+	want, got := scan(orig), scan(rewritten)
+	i := 0
+	for _, w := range want {
+		for i < len(got) && (got[i].text != w.text || got[i].pos != w.pos) {
+			i++ // inserted tokens
+		}
+		if i == len(got) {
+			t.Fatalf("%s: token %q at %v lost its position", filepath.Base(name), w.text, w.pos)
+		}
+		i++
+	}
+	if !strings.HasPrefix(string(rewritten), "//line "+name+":1:1\n") {
+		t.Errorf("%s: rewritten file does not start with a line directive", name)
+	}
+}

@@ -1,0 +1,41 @@
+package toolexec
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// link runs a link command with rt and the packages it needs added to the
+// importcfg. The linker only loads packages that some object imports, so
+// the lines cost nothing in a program with nothing instrumented; and every
+// package a linked package imports must be listed, so rt's dependencies go
+// in too where the program does not already have them.
+func (x *Exec) link(args []string) int {
+	t := &toolArgs{args: slicesClone(args[1:])}
+	cfgFile, ok := t.flag("importcfg")
+	if !ok {
+		return run(args, x.Stderr)
+	}
+	cfg, err := readImportcfg(cfgFile)
+	if err != nil {
+		x.warnf("link: %v", err)
+		return run(args, x.Stderr)
+	}
+	rtb, err := x.runtime(args[0], t)
+	if err != nil {
+		x.warnf("link: %v", err)
+		return run(args, x.Stderr)
+	}
+	extra := map[string]string{RuntimePath: rtb.Archive}
+	for p, a := range rtb.Deps {
+		extra[p] = a
+	}
+	newCfg := filepath.Join(filepath.Dir(cfgFile), "importcfg.pathcover")
+	if err := cfg.write(newCfg, extra); err != nil {
+		x.warnf("link: %v", err)
+		return run(args, x.Stderr)
+	}
+	t.setFlag("importcfg", newCfg)
+	defer os.Remove(newCfg)
+	return run(append([]string{args[0]}, t.args...), x.Stderr)
+}

@@ -1,0 +1,238 @@
+package toolexec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/build"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/rt"
+)
+
+// RuntimePath is the import path under which pppexec compiles rt into
+// programs. It is not a module anyone can have, so it never meets a copy of
+// rt that the program itself builds (as pathcover's own tests do).
+const RuntimePath = "pathcover.invalid/rt"
+
+// A runtimeBuild is rt compiled for one build configuration, with the
+// archives of the standard packages it needs.
+type runtimeBuild struct {
+	Archive string
+	Deps    map[string]string // import path → archive, all of rt's dependencies
+}
+
+// buildFlags are the flags of compile and link that change what every
+// package compiles to, so rt and its dependencies must be built with them
+// too, or the linker rejects the mix (fingerprint mismatch).
+var buildFlags = []string{"race", "msan", "asan", "shared", "dynlink"}
+
+// runtime returns rt compiled for the build that runs tool with args: the
+// same compiler, GOOS, GOARCH, race and sanitizer modes and trimming. It is
+// built once per configuration and kept under the cache directory.
+func (x *Exec) runtime(tool string, t *toolArgs) (*runtimeBuild, error) {
+	var mode []string
+	for _, f := range buildFlags {
+		if t.has(f) {
+			mode = append(mode, f)
+		}
+	}
+	trim := userTrimpath(t)
+	compile := filepath.Join(filepath.Dir(tool), "compile")
+	version, err := x.toolVersion(compile)
+	if err != nil {
+		return nil, err
+	}
+	goos, goarch, err := x.target()
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s/%s\n%v\ntrim=%v\n", version, goos, goarch, mode, trim)
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "CGO_") {
+			fmt.Fprintln(h, kv)
+		}
+	}
+	h.Write(sourceHash())
+	dir := filepath.Join(x.cacheDir(), "rt-"+hex.EncodeToString(h.Sum(nil))[:24])
+	if b, err := readRuntimeBuild(dir); err == nil {
+		return b, nil
+	}
+	return x.buildRuntime(dir, compile, goos, goarch, mode, trim)
+}
+
+// userTrimpath reports whether the build trims paths (go build -trimpath):
+// the go command then gives compile a rewrite for the package directory
+// besides the one for its scratch directory, which it always gives.
+func userTrimpath(t *toolArgs) bool {
+	v, _ := t.flag("trimpath")
+	return strings.Count(v, ";") >= 1
+}
+
+func readRuntimeBuild(dir string) (*runtimeBuild, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "deps.json"))
+	if err != nil {
+		return nil, err
+	}
+	b := &runtimeBuild{Archive: filepath.Join(dir, "rt.a")}
+	if err := json.Unmarshal(data, &b.Deps); err != nil {
+		return nil, err
+	}
+	for _, a := range append(slices.Collect(mapValues(b.Deps)), b.Archive) {
+		if _, err := os.Stat(a); err != nil {
+			return nil, err // the go cache was trimmed: build again
+		}
+	}
+	return b, nil
+}
+
+func (x *Exec) buildRuntime(dir, compile, goos, goarch string, mode []string, trim bool) (*runtimeBuild, error) {
+	tmp, err := os.MkdirTemp(x.cacheDir(), "rt-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	// Write the source for this GOOS and GOARCH.
+	ctx := build.Default
+	ctx.GOOS, ctx.GOARCH = goos, goarch
+	var files []string
+	entries, _ := fs.ReadDir(rt.Source, ".")
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, "_test.go") || name == "source.go" {
+			continue
+		}
+		data, _ := fs.ReadFile(rt.Source, name)
+		path := filepath.Join(tmp, name)
+		if err := os.WriteFile(path, data, 0o666); err != nil {
+			return nil, err
+		}
+		if ok, err := ctx.MatchFile(tmp, name); err != nil || !ok {
+			continue
+		}
+		files = append(files, path)
+	}
+
+	// Find the standard packages it imports, built the same way.
+	deps, err := x.listExports(mode, trim, rtImports(files)...)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &importcfg{}
+	if err := cfg.write(filepath.Join(tmp, "importcfg"), deps); err != nil {
+		return nil, err
+	}
+	args := []string{"-o", filepath.Join(tmp, "rt.a"), "-p", RuntimePath, "-importcfg", filepath.Join(tmp, "importcfg"),
+		"-pack", "-complete", "-trimpath", tmp + "=>" + RuntimePath}
+	for _, m := range mode {
+		args = append(args, "-"+m)
+	}
+	args = append(args, files...)
+	cmd := exec.Command(compile, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("compiling the runtime: %v\n%s", err, out)
+	}
+	depsJSON, _ := json.Marshal(deps)
+	if err := os.WriteFile(filepath.Join(tmp, "deps.json"), depsJSON, 0o666); err != nil {
+		return nil, err
+	}
+	// Publish: another process may have been quicker, which is fine.
+	final := filepath.Join(tmp, "final")
+	if err := os.Mkdir(final, 0o777); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"rt.a", "deps.json"} {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(final, name)); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(final, dir); err != nil && !errors.Is(err, fs.ErrExist) && !os.IsExist(err) {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			return nil, err
+		}
+	}
+	return readRuntimeBuild(dir)
+}
+
+// rtImports returns the packages the runtime's files import.
+func rtImports(files []string) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, `"`) && strings.HasSuffix(line, `"`) {
+				seen[strings.Trim(line, `"`)] = true
+			} else if p, ok := strings.CutPrefix(line, `import "`); ok {
+				seen[strings.TrimSuffix(p, `"`)] = true
+			}
+		}
+	}
+	delete(seen, "unsafe")
+	return slices.Sorted(mapKeys(seen))
+}
+
+// listExports runs go list -export on pkgs and their dependencies, built
+// as the build is, and returns their archives. The nested go command must
+// not instrument: -toolexec= overrides one in GOFLAGS.
+func (x *Exec) listExports(mode []string, trim bool, pkgs ...string) (map[string]string, error) {
+	args := []string{"list", "-toolexec=", "-export", "-deps", "-json=ImportPath,Export"}
+	for _, m := range mode {
+		switch m {
+		case "race", "msan", "asan":
+			args = append(args, "-"+m)
+		case "shared", "dynlink":
+			return nil, fmt.Errorf("-%s builds are not supported", m)
+		}
+	}
+	if trim {
+		args = append(args, "-trimpath")
+	}
+	args = append(args, pkgs...)
+	cmd := exec.Command(x.goCommand(), args...)
+	cmd.Env = withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		return nil, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	deps := make(map[string]string)
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p struct{ ImportPath, Export string }
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		if p.Export != "" {
+			deps[p.ImportPath] = p.Export
+		}
+	}
+	return deps, nil
+}
+
+// sourceHash hashes rt's source, which pppexec carries.
+func sourceHash() []byte {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(rt.Source, ".")
+	for _, e := range entries {
+		data, _ := fs.ReadFile(rt.Source, e.Name())
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		h.Write(data)
+	}
+	return h.Sum(nil)
+}
