@@ -186,3 +186,35 @@ func (p *Profile) Merge(q *Profile) error {
 	p.Processes += q.Processes
 	return nil
 }
+
+// Load reads profiles: each source is a profile directory or a text
+// profile. Problems with single files are returned as such; an error stops
+// it only for a source that cannot be read at all.
+func Load(sources ...string) (*Profile, []error, error) {
+	p := New()
+	var problems []error
+	for _, src := range sources {
+		info, err := os.Stat(src)
+		if err != nil {
+			return nil, problems, err
+		}
+		if info.IsDir() {
+			probs, err := p.ReadDir(src)
+			problems = append(problems, probs...)
+			if err != nil {
+				return nil, problems, err
+			}
+			continue
+		}
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, problems, err
+		}
+		err = p.ReadText(f)
+		f.Close()
+		if err != nil {
+			return nil, problems, fmt.Errorf("%s: %w", src, err)
+		}
+	}
+	return p, problems, nil
+}

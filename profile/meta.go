@@ -49,6 +49,19 @@ type Func struct {
 	Paths     uint64 // N, the numbered paths, to check the numbering again
 	Total     string // the exact number of acyclic paths, in decimal
 	Counters  Counters
+	// Units are the function's statements as go test -cover counts them.
+	Units []Unit
+}
+
+// A Unit is a run of statements that go test -cover counts together: they
+// ran if Block ran.
+type Unit struct {
+	Block   int32
+	Stmts   int
+	Line    int
+	Col     int
+	EndLine int
+	EndCol  int
 }
 
 // A Block is a basic block's span in the source (zero for an empty block).
@@ -127,6 +140,14 @@ func (m *Meta) check() error {
 		}
 		if c.Offset < 0 || c.Size < 0 || c.Offset > m.Words-c.Size {
 			return fmt.Errorf("function %s: counters [%d, %d+%d) outside the package's %d words", f.Name, c.Offset, c.Offset, c.Size, m.Words)
+		}
+		for _, u := range f.Units {
+			if u.Block < 0 || int(u.Block) >= len(f.Blocks) || u.Stmts < 0 {
+				return fmt.Errorf("function %s: statement unit in block %d of %d", f.Name, u.Block, len(f.Blocks))
+			}
+		}
+		if f.Entry < 0 || int(f.Entry) >= len(f.Blocks) || f.Exit < 0 || int(f.Exit) >= len(f.Blocks) {
+			return fmt.Errorf("function %s: entry %d or exit %d not among its %d blocks", f.Name, f.Entry, f.Exit, len(f.Blocks))
 		}
 		if _, ok := new(big.Int).SetString(f.Total, 10); !ok {
 			return fmt.Errorf("function %s: path count %q", f.Name, f.Total)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 )
 
 // Config is pppexec's configuration, from its flags.
@@ -67,7 +69,7 @@ func (x *Exec) selected(importPath string, t *toolArgs) bool {
 				return true
 			}
 		default:
-			if matchPattern(pat, path) {
+			if pkgpattern.Match(pat, path) {
 				return true
 			}
 		}
@@ -85,39 +87,14 @@ func neverInstrument(path string) bool {
 		strings.HasPrefix(path, "vendor/"):
 		return true
 	}
+	// rt's dependencies outside runtime and internal (go list -deps of its
+	// imports); compile checks the exact list it built rt with.
 	switch path {
-	case "errors", "io", "io/fs", "os", "path", "slices", "sort", "strconv", "sync", "sync/atomic",
-		"syscall", "time", "unicode/utf8", "unicode", "math", "math/bits", "iter", "cmp", "embed":
+	case "cmp", "errors", "io", "io/fs", "iter", "math/bits", "os", "path", "slices", "sync",
+		"sync/atomic", "syscall", "time", "unicode/utf8":
 		return true
 	}
 	return false
-}
-
-// matchPattern matches an import path against a pattern in which ...
-// stands for any string, as go list's patterns do.
-func matchPattern(pattern, path string) bool {
-	if pattern == path {
-		return true
-	}
-	if strings.HasSuffix(pattern, "/...") && path == strings.TrimSuffix(pattern, "/...") {
-		return true
-	}
-	parts := strings.Split(pattern, "...")
-	if len(parts) == 1 {
-		return false
-	}
-	if !strings.HasPrefix(path, parts[0]) {
-		return false
-	}
-	rest := path[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(p):]
-	}
-	return strings.HasSuffix(rest, parts[len(parts)-1])
 }
 
 // mainModules returns the module paths of the main modules: those of

@@ -39,7 +39,7 @@ func Build(name string, fn ast.Node, cfg *Config) (f *Func, err error) {
 	}
 	b := &builder{
 		cfg:    cfg,
-		f:      &Func{Name: name, Node: fn, Body: body},
+		f:      &Func{Name: name, Node: fn, Body: body, StmtBlock: make(map[ast.Stmt]numbering.BlockID)},
 		labels: make(map[string]numbering.BlockID),
 		gotos:  gotoTargets(body),
 		fallTo: -1,
@@ -147,6 +147,7 @@ func (b *builder) takeLabel() string {
 }
 
 func (b *builder) stmt(s ast.Stmt, at pos) {
+	b.f.StmtBlock[s] = b.cur
 	switch s := s.(type) {
 	case *ast.BlockStmt:
 		b.takeLabel()

@@ -27,6 +27,10 @@ type Func struct {
 	// Regions lists the compound statements with the blocks they span, for
 	// reports that attribute paths to constructs.
 	Regions []Region
+	// StmtBlock gives, for each statement of the body (nested ones too, but
+	// not those of function literals), the block that is current when it
+	// begins: the statement ran if that block ran.
+	StmtBlock map[ast.Stmt]numbering.BlockID
 }
 
 // EntrySite is where the code that starts the function's first path goes.

@@ -12,7 +12,12 @@ import (
 // subcommands run instead of the analyzers when named first. vet's own
 // calls (-V=full, -flags, a .cfg file) never start with one of them.
 var subcommands = map[string]func(args []string) int{
-	"cfg": cfgMain,
+	"cfg":     cfgMain,
+	"test":    testMain,
+	"report":  reportMain,
+	"paths":   pathsMain,
+	"merge":   mergeMain,
+	"pppexec": pppexecMain,
 }
 
 func main() {
@@ -32,11 +37,15 @@ func usage() {
 	fmt.Fprint(os.Stderr, `pathcover measures the acyclic paths of Go functions.
 
 Usage:
+	pathcover test [-dir D] [-json] [go test flags] [packages]
+	pathcover report [-dir D] [-json] [packages]
+	pathcover paths [-dir D] [-untested] [PKG.]FUNC
+	pathcover merge [-o file] profiles...
+	pathcover cfg [-dot] [-test] [PKG.]FUNC
 	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
 	pathcover [-pathcover.maxpaths=N] [-json] [packages]
-	pathcover cfg [-dot] [-test] [PKG.]FUNC
 
 Run 'pathcover help pathcover' for the analyzer's flags,
-and 'pathcover cfg -h' for the subcommand's.
+and 'pathcover CMD -h' for a subcommand's.
 `)
 }

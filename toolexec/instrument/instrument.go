@@ -156,6 +156,7 @@ func describe(fset *token.FileSet, fn *pathnumber.Func, file int) profile.Func {
 	for _, id := range fn.Preferred {
 		mf.Preferred = append(mf.Preferred, int32(id))
 	}
+	mf.Units = coverUnits(fset, fn.Func)
 	for _, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}
 		if len(b.Nodes) > 0 {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/pathcover/pathcover/toolexec"
+)
+
+func pppexecMain(args []string) int { return toolexec.Main("pathcover pppexec", args) }
+
+// testMain runs go test with path profiling and prints the report.
+func testMain(args []string) int {
+	fs := flag.NewFlagSet("pathcover test", flag.ContinueOnError)
+	dir := fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)")
+	asJSON := fs.Bool("json", false, "write the report as JSON")
+	pkgs := fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [go test flags] [packages]\n\n"+
+			"Runs go test with every package of the main module instrumented to count its\n"+
+			"paths (pathcover acts as the -toolexec program), then prints the report. The\n"+
+			"flags after pathcover's own go to go test; -count=1 is added unless given, so\n"+
+			"that cached results do not skip the runs. Exits as go test does.\n\n")
+		fs.PrintDefaults()
+	}
+	// pathcover's flags come first; the rest, flags included, is go test's.
+	var ours []string
+	rest := args
+	for len(rest) > 0 {
+		name, _, _ := strings.Cut(strings.TrimLeft(rest[0], "-"), "=")
+		if !strings.HasPrefix(rest[0], "-") || fs.Lookup(name) == nil {
+			if name == "h" || name == "help" {
+				fs.Usage()
+				return 0
+			}
+			break
+		}
+		ours = append(ours, rest[0])
+		rest = rest[1:]
+		if !strings.Contains(ours[len(ours)-1], "=") && name != "json" && len(rest) > 0 {
+			ours = append(ours, rest[0])
+			rest = rest[1:]
+		}
+	}
+	if err := fs.Parse(ours); err != nil {
+		return 2
+	}
+	profileDir := *dir
+	if profileDir == "" {
+		var err error
+		if profileDir, err = os.MkdirTemp("", "pathcover-profile-"); err != nil {
+			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+			return 1
+		}
+	} else if err := os.MkdirAll(profileDir, 0o777); err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+		return 1
+	}
+	toolexecArg := strconv.Quote(self) + " pppexec"
+	if *pkgs != "" {
+		toolexecArg += " -pkgs=" + *pkgs
+	}
+	goArgs := []string{"test", "-toolexec=" + toolexecArg}
+	if !hasFlag(rest, "count") {
+		goArgs = append(goArgs, "-count=1")
+	}
+	goArgs = append(goArgs, rest...)
+	cmd := exec.Command("go", goArgs...)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = os.Stderr, os.Stderr, os.Stdin
+	cmd.Env = append(os.Environ(), "PATHCOVERDIR="+profileDir)
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+			return 1
+		}
+		code = exit.ExitCode()
+	}
+	p, ok := loadProfile("pathcover test", profileDir)
+	if !ok {
+		return 1
+	}
+	r := buildReport("pathcover test", p, nil)
+	if c := writeReport(os.Stdout, r, *asJSON); c != 0 {
+		return c
+	}
+	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
+	return code
+}
+
+// hasFlag reports whether go test args set flag name.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		f := strings.TrimLeft(a, "-")
+		if strings.HasPrefix(a, "-") && (f == name || strings.HasPrefix(f, name+"=")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// A Path is one acyclic path of a function, decoded.
+type Path struct {
+	ID    uint64
+	Count uint64
+	Steps []Step
+}
+
+// A Step is one edge of a path: where it is taken and what it means.
+type Step struct {
+	File string
+	Line int
+	Col  int
+	// Kind is the branch outcome (true, false, case, next case, no match,
+	// comm, next, done, break, continue, goto, fallthrough, return, no
+	// return, blocks forever, flow, loop), or "start" for the function's
+	// start, "again" for a path that starts where a loop goes round again,
+	// and "round" for one that ends there.
+	Kind string
+}
+
+// Decoded returns the function's paths that ran, hottest first, or with
+// untested those that never ran, in id order; it refuses to enumerate more
+// than limit paths.
+func (f *Func) Decoded(untested bool, limit uint64) ([]Path, error) {
+	n := f.numbering
+	var ids []uint64
+	if untested {
+		if n.NumPaths() > limit {
+			return nil, fmt.Errorf("%s has %d paths, more than the limit of %d to list", f.Name, n.NumPaths(), limit)
+		}
+		for id := range n.NumPaths() {
+			if f.counts[id] == 0 {
+				ids = append(ids, id)
+			}
+		}
+	} else {
+		for id := range f.counts {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b uint64) int {
+			return cmp.Or(cmp.Compare(f.counts[b], f.counts[a]), cmp.Compare(a, b))
+		})
+		if uint64(len(ids)) > limit {
+			ids = ids[:limit]
+		}
+	}
+	paths := make([]Path, 0, len(ids))
+	for _, id := range ids {
+		dag, err := n.Decode(id)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, Path{ID: id, Count: f.counts[id], Steps: f.steps(dag)})
+	}
+	return paths, nil
+}
+
+// steps spells a path of DAG edges in the source's terms.
+func (f *Func) steps(dag []numbering.EdgeID) []Step {
+	n := f.numbering
+	m := f.meta
+	var steps []Step
+	for i, id := range dag {
+		e := n.Edge(id)
+		switch e.Kind {
+		case numbering.StartEdge:
+			b := m.Blocks[e.Dst]
+			if i == 0 && e.Dst == n.Graph().Entry {
+				steps = append(steps, Step{f.File, m.Line, 1, "start"})
+			} else {
+				steps = append(steps, Step{f.File, b.Line, b.Col, "again"})
+			}
+		case numbering.EndEdge:
+			me := m.Edges[e.Cut]
+			steps = append(steps, Step{f.File, me.Line, me.Col, "round"})
+		default:
+			me := m.Edges[id]
+			steps = append(steps, Step{f.File, me.Line, me.Col, me.Kind})
+		}
+	}
+	return steps
+}
+
+// WritePaths writes paths as text: each with its id and count, then its
+// steps, one a line, leaving out those that just fall through.
+func WritePaths(w io.Writer, f *Func, paths []Path) {
+	cwd, _ := os.Getwd()
+	fmt.Fprintf(w, "%s.%s (%s:%d): %d of %d paths ran\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.Paths.Covered, f.Paths.Total)
+	for _, p := range paths {
+		switch p.Count {
+		case 0:
+			fmt.Fprintf(w, "\npath %d, never ran\n", p.ID)
+		case 1:
+			fmt.Fprintf(w, "\npath %d, ran once\n", p.ID)
+		default:
+			fmt.Fprintf(w, "\npath %d, ran %d times\n", p.ID, p.Count)
+		}
+		for _, s := range p.Steps {
+			if s.Kind == "flow" || s.Kind == "loop" {
+				continue
+			}
+			fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
+		}
+	}
+}
+
+func describe(kind string) string {
+	switch kind {
+	case "start":
+		return "function starts"
+	case "again":
+		return "loop goes round again"
+	case "round":
+		return "loop goes round (path ends)"
+	case "true", "false":
+		return "condition " + kind
+	case "next":
+		return "range: next element"
+	case "done":
+		return "range: no more elements"
+	case "next case":
+		return "case does not match"
+	case "no match":
+		return "no case matches"
+	case "case":
+		return "case matches"
+	case "comm":
+		return "select case chosen"
+	case "no return":
+		return "call that never returns"
+	}
+	return kind
+}

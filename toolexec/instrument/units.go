@@ -1,0 +1,166 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// coverUnits returns the units of statements that `go test -cover` counts
+// in a function, each with the block that decides whether it ran. A report
+// derives statement coverage from them and the block counts of the path
+// profile, and gets cover's percentage.
+//
+// cmd/cover splits every statement list (block, case clause, comm clause,
+// and the block it wraps around an else if) into segments, each ending
+// after a statement that may change the flow: a block, branch, if, for,
+// range, switch, select, label, a call of panic with one argument, or any
+// statement with a function literal in it. A labeled statement that is not
+// a loop, switch or select is split: the label closes the segment before it
+// and counts as one of its statements, and its statement starts the next
+// segment. A segment counts all its statements, covered if control reached
+// its start, except that a segment of no source (it starts where it ends)
+// is not counted at all. Function literals are functions of their own here;
+// their statement lists are found when they are numbered. Functions named _
+// are not counted.
+func coverUnits(fset *token.FileSet, fn *funcgraph.Func) []profile.Unit {
+	if decl, ok := fn.Node.(*ast.FuncDecl); ok && decl.Name.Name == "_" {
+		return nil
+	}
+	u := &unitWalker{fset: fset, fn: fn}
+	u.list(fn.Body.Lbrace, fn.Body.List, fn.Body.Rbrace+1, true)
+	return u.units
+}
+
+type unitWalker struct {
+	fset  *token.FileSet
+	fn    *funcgraph.Func
+	units []profile.Unit
+}
+
+// list segments one statement list, as cmd/cover's addCounters does, and
+// then walks the statements for their nested lists.
+func (u *unitWalker) list(pos token.Pos, stmts []ast.Stmt, blockEnd token.Pos, extendToClosingBrace bool) {
+	// Elements of a segment: a statement, or a label whose statement was
+	// split off (split set).
+	type elem struct {
+		stmt  ast.Stmt
+		label bool // the label of a split labeled statement
+	}
+	var elems []elem
+	for _, s := range stmts {
+		if l, ok := s.(*ast.LabeledStmt); ok && !isControl(l.Stmt) {
+			elems = append(elems, elem{l, true}, elem{l.Stmt, false})
+		} else {
+			elems = append(elems, elem{s, false})
+		}
+	}
+	for len(elems) > 0 {
+		var last int
+		end := blockEnd
+		for last = 0; last < len(elems); last++ {
+			e := elems[last]
+			end = e.stmt.End()
+			if e.label {
+				end = e.stmt.Pos() // the segment ends before the label
+			}
+			if e.label || endsSegment(e.stmt) {
+				last++
+				extendToClosingBrace = false
+				break
+			}
+		}
+		if extendToClosingBrace {
+			end = blockEnd
+		}
+		if pos != end {
+			first := elems[0].stmt
+			start, stop := u.fset.Position(pos), u.fset.Position(end)
+			u.units = append(u.units, profile.Unit{
+				Block: int32(u.fn.StmtBlock[first]), Stmts: last,
+				Line: start.Line, Col: start.Column, EndLine: stop.Line, EndCol: stop.Column,
+			})
+		}
+		elems = elems[last:]
+		if len(elems) > 0 {
+			pos = elems[0].stmt.Pos()
+		}
+	}
+	for _, s := range stmts {
+		u.nested(s)
+	}
+}
+
+// nested walks the statement lists inside a statement.
+func (u *unitWalker) nested(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.BlockStmt:
+		u.list(s.Lbrace, s.List, s.Rbrace+1, true)
+	case *ast.LabeledStmt:
+		u.nested(s.Stmt)
+	case *ast.IfStmt:
+		u.nested(s.Body)
+		switch els := s.Else.(type) {
+		case *ast.BlockStmt:
+			u.nested(els)
+		case *ast.IfStmt:
+			// cover wraps an else if in a block that starts after "else".
+			u.list(s.Body.End(), []ast.Stmt{els}, els.End(), true)
+		}
+	case *ast.ForStmt:
+		u.nested(s.Body)
+	case *ast.RangeStmt:
+		u.nested(s.Body)
+	case *ast.SwitchStmt:
+		u.clauses(s.Body)
+	case *ast.TypeSwitchStmt:
+		u.clauses(s.Body)
+	case *ast.SelectStmt:
+		u.clauses(s.Body)
+	}
+}
+
+func (u *unitWalker) clauses(body *ast.BlockStmt) {
+	for _, c := range body.List {
+		switch c := c.(type) {
+		case *ast.CaseClause:
+			u.list(c.Colon+1, c.Body, c.End(), false)
+		case *ast.CommClause:
+			u.list(c.Colon+1, c.Body, c.End(), false)
+		}
+	}
+}
+
+// endsSegment is cmd/cover's endsBasicSourceBlock.
+func endsSegment(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.BlockStmt, *ast.BranchStmt, *ast.ForStmt, *ast.IfStmt, *ast.LabeledStmt,
+		*ast.RangeStmt, *ast.SwitchStmt, *ast.SelectStmt, *ast.TypeSwitchStmt:
+		return true
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" && len(call.Args) == 1 {
+				return true
+			}
+		}
+	}
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// isControl is cmd/cover's: a statement that cannot be parted from its label.
+func isControl(s ast.Stmt) bool {
+	switch s.(type) {
+	case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.SelectStmt, *ast.TypeSwitchStmt:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package toolexec
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pathcover/pathcover/toolexec/instrument"
+)
+
+// Main parses pppexec's flags from args, then runs the tool command that
+// follows them, and returns the exit code. name is the command's name for
+// messages: pppexec, or "pathcover pppexec".
+func Main(name string, args []string) int {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	pkgs := fs.String("pkgs", "", "comma-separated import path `patterns` of the packages to instrument (default main)")
+	dir := fs.String("o", "", "`dir` where profiled programs write counts when $PATHCOVERDIR is not set")
+	cfg := &Config{}
+	fs.BoolVar(&cfg.Atomic, "atomic", false, "count atomically (always on with -race)")
+	fs.Uint64Var(&cfg.MaxArrayPaths, "arraylimit", instrument.DefaultMaxArrayPaths, "functions with more than `n` paths count in a hash table")
+	fs.IntVar(&cfg.HashSlots, "hashslots", instrument.DefaultHashSlots, "`n` slots in each hash table")
+	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented")
+	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *pkgs != "" {
+		cfg.Pkgs = strings.Split(*pkgs, ",")
+	}
+	if *dir != "" {
+		abs, err := filepath.Abs(*dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return 2
+		}
+		cfg.Dir = abs
+	}
+	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 {
+		fmt.Fprintf(os.Stderr, "%s: -arraylimit and -hashslots must be positive\n", name)
+		return 2
+	}
+	x := &Exec{Config: cfg}
+	return x.Main(fs.Args())
+}
