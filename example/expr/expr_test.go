@@ -1,0 +1,33 @@
+package expr
+
+import (
+	"math"
+	"testing"
+)
+
+func TestEval(t *testing.T) {
+	env := map[string]float64{"x": 3, "y": 4}
+	for src, want := range map[string]float64{
+		"1 + 2 * 3":        7,
+		"(1 + 2) * 3":      9,
+		"2 ^ 3 ^ 2":        512,
+		"-x + y":           1,
+		"sqrt(x*x + y*y)":  5,
+		"max(x, y, 2) % 3": 1,
+		"abs(-2.5e1)":      25,
+		"10 / 4 - 1":       1.5,
+	} {
+		got, err := Eval(src, env)
+		if err != nil || math.Abs(got-want) > 1e-9 {
+			t.Errorf("Eval(%q) = %v, %v; want %v", src, got, err, want)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, src := range []string{"1 +", "(1", "1 / 0", "z", "f(1)", "1 $ 2"} {
+		if _, err := Eval(src, nil); err == nil {
+			t.Errorf("Eval(%q) succeeded", src)
+		}
+	}
+}
