@@ -74,7 +74,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if err != nil {
 		return nil, "", err
 	}
-	rtb, err := x.runtime(tool, t)
+	rtb, err := x.runtime(tool, t, userTrimpath(t))
 	if err != nil {
 		return nil, "", err
 	}
@@ -159,6 +159,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		MaxArrayPaths: x.Config.MaxArrayPaths,
 		HashSlots:     x.Config.HashSlots,
 		DefaultDir:    x.Config.Dir,
+		Trace:         x.Config.Trace,
 	})
 	if err != nil {
 		return nil, "", err

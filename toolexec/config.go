@@ -29,12 +29,15 @@ type Config struct {
 	Strict bool
 	// Verbose reports each package instrumented.
 	Verbose bool
+	// Trace also writes the witnesses of the path oracle (a test build).
+	Trace bool
 }
 
 // String is the part of the configuration that changes what compile and
-// link produce, for the build ID of -V=full.
+// link produce (with -strict, a failure instead of an uninstrumented
+// object), for the build ID of -V=full.
 func (c *Config) String() string {
-	return fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots)
+	return fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d trace=%v strict=%v", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace, c.Strict)
 }
 
 // selected reports whether the package that compile builds is to be
@@ -100,24 +103,40 @@ func neverInstrument(path string) bool {
 // mainModules returns the module paths of the main modules: those of
 // go.work's use directives, or of the go.mod above the current directory
 // (where the go command runs compile and link).
+//
+// As the go command does, it looks for go.work in every directory up from
+// the current one (unless GOWORK names one, or is off) before it falls
+// back to the nearest go.mod.
 func mainModules() []string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil
 	}
-	gowork := os.Getenv("GOWORK")
-	for d := dir; ; d = filepath.Dir(d) {
-		if gowork != "off" {
-			if work := filepath.Join(d, "go.work"); fileExists(work) && (gowork == "" || gowork == work) {
-				var mods []string
-				for _, use := range workUses(work) {
-					if m := modulePath(filepath.Join(d, use, "go.mod")); m != "" {
-						mods = append(mods, m)
-					}
-				}
-				return mods
+	work := os.Getenv("GOWORK")
+	if work == "" {
+		for d := dir; ; d = filepath.Dir(d) {
+			if fileExists(filepath.Join(d, "go.work")) {
+				work = filepath.Join(d, "go.work")
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
 			}
 		}
+	}
+	if work != "" && work != "off" {
+		var mods []string
+		for _, use := range workUses(work) {
+			if !filepath.IsAbs(use) {
+				use = filepath.Join(filepath.Dir(work), use)
+			}
+			if m := modulePath(filepath.Join(use, "go.mod")); m != "" {
+				mods = append(mods, m)
+			}
+		}
+		return mods
+	}
+	for d := dir; ; d = filepath.Dir(d) {
 		if m := modulePath(filepath.Join(d, "go.mod")); m != "" {
 			return []string{m}
 		}

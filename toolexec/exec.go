@@ -82,7 +82,11 @@ func (x *Exec) version(tool string, args []string) int {
 			fmt.Fprintf(x.Stderr, "pppexec: %v\n", err)
 			return 1
 		}
-		h := sha256.Sum256([]byte(line + "\n" + self + "\n" + x.Config.String()))
+		// A pppexec that cannot keep its runtime falls back to plain
+		// compiles; those must not be cached as if they were instrumented,
+		// lest a working pppexec reuse them later.
+		usable := x.cacheUsable()
+		h := sha256.Sum256([]byte(fmt.Sprintf("%s\n%s\n%s\nusable=%v", line, self, x.Config.String(), usable)))
 		line += " +pppexec buildID=_/_/_/" + hex.EncodeToString(h[:16])
 	}
 	fmt.Println(line)
@@ -145,6 +149,17 @@ func (x *Exec) target() (string, string, error) {
 		return "", "", fmt.Errorf("go env GOOS GOARCH printed %q", out)
 	}
 	return f[0], f[1], nil
+}
+
+// cacheUsable reports whether pppexec can keep compiled runtimes.
+func (x *Exec) cacheUsable() bool {
+	f, err := os.CreateTemp(x.cacheDir(), "probe-")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
 }
 
 // cacheDir is where pppexec keeps compiled runtimes: $PATHCOVERCACHE, or

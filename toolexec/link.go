@@ -21,10 +21,22 @@ func (x *Exec) link(args []string) int {
 		x.warnf("link: %v", err)
 		return run(args, x.Stderr)
 	}
-	rtb, err := x.runtime(args[0], t)
-	if err != nil {
-		x.warnf("link: %v", err)
-		return run(args, x.Stderr)
+	// The link's flags do not say whether the build trims paths; the
+	// runtime that was compiled for this build is the one built against
+	// the same standard archives as the program's.
+	var rtb *runtimeBuild
+	for _, trim := range []bool{false, true} {
+		b, err := x.runtime(args[0], t, trim)
+		if err != nil {
+			x.warnf("link: %v", err)
+			return run(args, x.Stderr)
+		}
+		if rtb == nil || b.matches(cfg) {
+			rtb = b // the first is the best guess if none matches
+			if b.matches(cfg) {
+				break
+			}
+		}
 	}
 	extra := map[string]string{RuntimePath: rtb.Archive}
 	for p, a := range rtb.Deps {

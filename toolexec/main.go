@@ -23,6 +23,7 @@ func Main(name string, args []string) int {
 	fs.IntVar(&cfg.HashSlots, "hashslots", instrument.DefaultHashSlots, "`n` slots in each hash table")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
+	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
 		fs.PrintDefaults()

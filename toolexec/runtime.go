@@ -36,16 +36,16 @@ type runtimeBuild struct {
 var buildFlags = []string{"race", "msan", "asan", "shared", "dynlink"}
 
 // runtime returns rt compiled for the build that runs tool with args: the
-// same compiler, GOOS, GOARCH, race and sanitizer modes and trimming. It is
+// same compiler, GOOS, GOARCH, race and sanitizer modes, and trimming (trim:
+// go build -trimpath, which compile's flags show but link's do not). It is
 // built once per configuration and kept under the cache directory.
-func (x *Exec) runtime(tool string, t *toolArgs) (*runtimeBuild, error) {
+func (x *Exec) runtime(tool string, t *toolArgs, trim bool) (*runtimeBuild, error) {
 	var mode []string
 	for _, f := range buildFlags {
 		if t.has(f) {
 			mode = append(mode, f)
 		}
 	}
-	trim := userTrimpath(t)
 	compile := filepath.Join(filepath.Dir(tool), "compile")
 	version, err := x.toolVersion(compile)
 	if err != nil {
@@ -69,6 +69,28 @@ func (x *Exec) runtime(tool string, t *toolArgs) (*runtimeBuild, error) {
 	}
 	return x.buildRuntime(dir, compile, goos, goarch, mode, trim)
 }
+
+// matches reports whether rt was built against packages with the same
+// fingerprints as those cfg lists for its direct imports: then it links
+// with the program's standard packages.
+func (b *runtimeBuild) matches(cfg *importcfg) bool {
+	for _, p := range rtDirectImports {
+		have, ok := cfg.packagefile[p]
+		if !ok {
+			continue
+		}
+		want, err1 := fingerprint(b.Deps[p])
+		got, err2 := fingerprint(have)
+		if err1 != nil || err2 != nil || want != got {
+			return false
+		}
+	}
+	return true
+}
+
+// rtDirectImports are the packages rt imports (but unsafe); the import list
+// test in rt keeps them.
+var rtDirectImports = []string{"errors", "os", "sync", "sync/atomic", "syscall"}
 
 // userTrimpath reports whether the build trims paths (go build -trimpath):
 // the go command then gives compile a rewrite for the package directory

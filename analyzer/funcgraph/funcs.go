@@ -16,7 +16,61 @@ import (
 // init.0, init.1, ... in order, literals F.func1, F.func2 in source order
 // inside F, F.func1.1 inside F.func1, and glob..func1 in package-level
 // initializers.
+//
+// Functions of these files that never return are found by induction: one
+// whose graph has no reachable return edge never returns, and then calls of
+// it end paths in its callers too. This adds to cfg.NoReturn (for the
+// analyzer, ctrlflow's facts), and gives pppexec, which has no facts, the
+// same answer within the package.
 func BuildFiles(files []*ast.File, cfg *Config) ([]*Func, error) {
+	if cfg == nil || cfg.Info == nil {
+		return buildFiles(files, cfg)
+	}
+	found := make(map[*types.Func]bool)
+	local := *cfg
+	local.NoReturn = func(f *types.Func) bool { return found[f] || (cfg.NoReturn != nil && cfg.NoReturn(f)) }
+	for {
+		funcs, err := buildFiles(files, &local)
+		changed := false
+		for _, f := range funcs {
+			decl, ok := f.Node.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			obj, _ := cfg.Info.Defs[decl.Name].(*types.Func)
+			if obj != nil && !found[obj] && !f.returns() {
+				found[obj] = true
+				changed = true
+			}
+		}
+		if !changed {
+			return funcs, err
+		}
+	}
+}
+
+// returns reports whether a return edge of f is reachable.
+func (f *Func) returns() bool {
+	reach := make([]bool, f.Graph.NumBlocks)
+	reach[f.Graph.Entry] = true
+	for changed := true; changed; {
+		changed = false
+		for id, e := range f.Graph.Edges {
+			if !reach[e.Src] {
+				continue
+			}
+			if f.Edges[id].Kind == EdgeReturn {
+				return true
+			}
+			if !reach[e.Dst] {
+				reach[e.Dst], changed = true, true
+			}
+		}
+	}
+	return false
+}
+
+func buildFiles(files []*ast.File, cfg *Config) ([]*Func, error) {
 	var funcs []*Func
 	var errs []error
 	add := func(name string, node ast.Node) {

@@ -51,6 +51,8 @@ const fakeRuntime = `package rt
 func Register(hash, meta string, words int, dir string) []uint64 { return make([]uint64, words) }
 func Add(c *uint64) {}
 func CountHashed(table []uint64, id uint64) {}
+func TraceEnter(hash string, fn int) uint64 { return 0 }
+func TraceEdge(inv uint64, e int) {}
 `
 
 type fakeImporter struct {
@@ -73,6 +75,7 @@ func TestRewrite(t *testing.T) {
 		{},
 		{Atomic: true},
 		{MaxArrayPaths: 2, HashSlots: 8},
+		{Trace: true},
 	} {
 		in := load(t, "../../testdata/src/constructs")
 		cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"

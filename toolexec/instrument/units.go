@@ -3,6 +3,7 @@ package instrument
 import (
 	"go/ast"
 	"go/token"
+	"strings"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/profile"
@@ -25,11 +26,11 @@ import (
 // is not counted at all. Function literals are functions of their own here;
 // their statement lists are found when they are numbered. Functions named _
 // are not counted.
-func coverUnits(fset *token.FileSet, fn *funcgraph.Func) []profile.Unit {
+func coverUnits(fset *token.FileSet, fn *funcgraph.Func, coverBuild bool) []profile.Unit {
 	if decl, ok := fn.Node.(*ast.FuncDecl); ok && decl.Name.Name == "_" {
 		return nil
 	}
-	u := &unitWalker{fset: fset, fn: fn}
+	u := &unitWalker{fset: fset, fn: fn, coverBuild: coverBuild}
 	u.list(fn.Body.Lbrace, fn.Body.List, fn.Body.Rbrace+1, true)
 	return u.units
 }
@@ -38,6 +39,16 @@ type unitWalker struct {
 	fset  *token.FileSet
 	fn    *funcgraph.Func
 	units []profile.Unit
+	// coverBuild is set for a file that cmd/cover rewrote.
+	coverBuild bool
+}
+
+// inner0 returns the only statement of a list, or nil.
+func inner0(list []ast.Stmt) ast.Stmt {
+	if len(list) == 1 {
+		return list[0]
+	}
+	return nil
 }
 
 // list segments one statement list, as cmd/cover's addCounters does, and
@@ -51,8 +62,14 @@ func (u *unitWalker) list(pos token.Pos, stmts []ast.Stmt, blockEnd token.Pos, e
 	}
 	var elems []elem
 	for _, s := range stmts {
+		if coverCounter(s) {
+			continue // in a -cover build: cover's own, not the user's
+		}
 		if l, ok := s.(*ast.LabeledStmt); ok && !isControl(l.Stmt) {
-			elems = append(elems, elem{l, true}, elem{l.Stmt, false})
+			elems = append(elems, elem{l, true})
+			if !coverCounter(l.Stmt) { // cover puts its counter after a label
+				elems = append(elems, elem{l.Stmt, false})
+			}
 		} else {
 			elems = append(elems, elem{s, false})
 		}
@@ -104,6 +121,18 @@ func (u *unitWalker) nested(s ast.Stmt) {
 		u.nested(s.Body)
 		switch els := s.Else.(type) {
 		case *ast.BlockStmt:
+			// In a -cover build, cover wrapped every else in a block of
+			// its own, which it does not count: `else {{ ... }}`.
+			var inner []ast.Stmt
+			for _, st := range els.List {
+				if !coverCounter(st) {
+					inner = append(inner, st)
+				}
+			}
+			if b, ok := inner0(inner).(*ast.BlockStmt); ok && u.coverBuild {
+				u.nested(b)
+				return
+			}
 			u.nested(els)
 		case *ast.IfStmt:
 			// cover wraps an else if in a block that starts after "else".
@@ -163,4 +192,48 @@ func isControl(s ast.Stmt) bool {
 		return true
 	}
 	return false
+}
+
+// coverCounter reports whether s is a statement that cmd/cover inserted: in
+// a -cover build pppexec instruments cover's output, whose counter updates
+// are `goCover_<hash>_<n>[i] = v`, or in atomic mode a call with
+// &goCover_<hash>_<n>[i] as an argument. (User statements can hold such
+// counters only inside function literals, which this does not look into.)
+func coverCounter(s ast.Stmt) bool {
+	isCounter := func(e ast.Expr) bool {
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = u.X
+		}
+		ix, ok := e.(*ast.IndexExpr)
+		if !ok {
+			return false
+		}
+		id, ok := ix.X.(*ast.Ident)
+		return ok && strings.HasPrefix(id.Name, "goCover_")
+	}
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		return len(s.Lhs) == 1 && isCounter(s.Lhs[0])
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			for _, arg := range call.Args {
+				if isCounter(arg) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// coverOutput reports whether cmd/cover wrote file: its counters are in it.
+func coverOutput(file *ast.File) bool {
+	found := false
+	ast.Inspect(file, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && strings.HasPrefix(id.Name, "goCover_") {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -1,0 +1,232 @@
+// Package oracle counts paths from traces, independently of the path
+// numbering's placement and probes, to check them: the path histogram that
+// a program's Ball-Larus counters record must equal the one regenerated
+// from its trace.
+//
+// A program built with pppexec -trace writes a witness for every edge that
+// has a probe site. That is the tracing of Ball-Larus 1994 §4 with every
+// such edge a witness: from the graph and the witnesses alone, the whole
+// sequence of edges each call took is regenerated (the paper's Fig. 7). At
+// a block with several out edges, the next witness decides: each out edge e
+// has a witness set, e itself if it is a witness, else the witnesses (and
+// EOF, the end of the call) that paths from its target reach first without
+// passing one. If the sets of a block's out edges overlap, the block cannot
+// be decoded, which is reported. The edge sequence is then split into paths
+// at the cut edges, and each path is numbered with Encode, which the
+// numbering's own tests check against enumeration.
+package oracle
+
+import (
+	"fmt"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// eof stands for the end of a call in witness sets.
+const eof = -1
+
+// Counts is a path histogram: [hash][func][Ball-Larus id] → runs.
+type Counts map[string]map[int]map[uint64]uint64
+
+func (c Counts) add(hash string, fn int, id uint64) {
+	if c[hash] == nil {
+		c[hash] = make(map[int]map[uint64]uint64)
+	}
+	if c[hash][fn] == nil {
+		c[hash][fn] = make(map[uint64]uint64)
+	}
+	c[hash][fn][id]++
+}
+
+// Result is what the oracle regenerated.
+type Result struct {
+	Counts Counts
+	// Calls is the number of calls decoded; Incomplete, those that had not
+	// returned when the trace ended, whose last path is not counted.
+	Calls, Incomplete int
+}
+
+// Paths regenerates the paths of every call in calls, with the metadata of
+// p. A call it cannot decode is an error.
+func Paths(p *profile.Profile, calls []*profile.Call) (*Result, error) {
+	res := &Result{Counts: make(Counts)}
+	decoders := make(map[string]map[int]*decoder)
+	for _, c := range calls {
+		m := p.Metas[c.Hash]
+		if m == nil || c.Func >= len(m.Funcs) {
+			return nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
+		}
+		if decoders[c.Hash] == nil {
+			decoders[c.Hash] = make(map[int]*decoder)
+		}
+		d := decoders[c.Hash][c.Func]
+		if d == nil {
+			var err error
+			if d, err = newDecoder(&m.Funcs[c.Func]); err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Package, err)
+			}
+			decoders[c.Hash][c.Func] = d
+		}
+		ids, complete, err := d.paths(c.Edges)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", m.Package, m.Funcs[c.Func].Name, err)
+		}
+		for _, id := range ids {
+			res.Counts.add(c.Hash, c.Func, id)
+		}
+		res.Calls++
+		if !complete {
+			res.Incomplete++
+		}
+	}
+	return res, nil
+}
+
+// A decoder regenerates one function's calls.
+type decoder struct {
+	f       *profile.Func
+	n       *numbering.Numbering
+	out     [][]int32      // out edges of each block
+	witness map[int32]bool // edges with a probe site
+	sets    []map[int32]bool
+}
+
+func newDecoder(f *profile.Func) (*decoder, error) {
+	n, err := f.Numbering()
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{f: f, n: n, out: make([][]int32, len(f.Blocks)), witness: make(map[int32]bool)}
+	for i, e := range f.Edges {
+		d.out[e.Src] = append(d.out[e.Src], int32(i))
+		if e.Probe {
+			d.witness[int32(i)] = true
+		}
+	}
+	// The witness set of each edge.
+	d.sets = make([]map[int32]bool, len(f.Edges))
+	for i := range f.Edges {
+		d.sets[i] = d.witnessSet(int32(i))
+	}
+	for v, outs := range d.out {
+		if len(outs) < 2 || !n.Reachable(numbering.BlockID(v)) {
+			continue
+		}
+		seen := make(map[int32]int32)
+		for _, e := range outs {
+			for w := range d.sets[e] {
+				if other, dup := seen[w]; dup {
+					return nil, fmt.Errorf("%s: block b%d cannot be decoded: witness %d follows both e%d and e%d", f.Name, v, w, other, e)
+				}
+				seen[w] = e
+			}
+		}
+	}
+	return d, nil
+}
+
+// witnessSet is e itself for a witness, else the witnesses, and eof, that
+// paths from e's target reach first.
+func (d *decoder) witnessSet(e int32) map[int32]bool {
+	set := make(map[int32]bool)
+	if d.witness[e] {
+		set[e] = true
+		return set
+	}
+	seen := make(map[int32]bool)
+	var visit func(v int32)
+	visit = func(v int32) {
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		if v == d.f.Exit {
+			set[eof] = true
+			return
+		}
+		for _, o := range d.out[v] {
+			if d.witness[o] {
+				set[o] = true
+			} else {
+				visit(d.f.Edges[o].Dst)
+			}
+		}
+	}
+	visit(d.f.Edges[e].Dst)
+	return set
+}
+
+// paths regenerates a call's edges from its witnesses and returns the ids
+// of the paths it completed, and whether the call reached the exit.
+func (d *decoder) paths(witnesses []int32) (ids []uint64, complete bool, err error) {
+	n := d.n
+	cur := []numbering.EdgeID{n.Start(numbering.BlockID(d.f.Entry))}
+	v := d.f.Entry
+	i := 0
+	for v != d.f.Exit {
+		next := int32(eof)
+		if i < len(witnesses) {
+			next = witnesses[i]
+		}
+		var take int32 = -1
+		for _, e := range d.out[v] {
+			if d.sets[e][next] {
+				take = e
+				break
+			}
+		}
+		if take < 0 {
+			if next == eof {
+				return ids, false, nil // the trace ends inside the call
+			}
+			return nil, false, fmt.Errorf("witness e%d cannot follow block b%d", next, v)
+		}
+		if d.witness[take] {
+			i++
+		}
+		v = d.f.Edges[take].Dst
+		if _, cut := n.CutKind(numbering.EdgeID(take)); cut {
+			cur = append(cur, n.End(numbering.EdgeID(take)))
+			id, err := n.Encode(cur)
+			if err != nil {
+				return nil, false, err
+			}
+			ids = append(ids, id)
+			cur = []numbering.EdgeID{n.Start(numbering.BlockID(v))}
+			continue
+		}
+		cur = append(cur, numbering.EdgeID(take))
+	}
+	if i != len(witnesses) {
+		return nil, false, fmt.Errorf("%d witnesses left after the exit", len(witnesses)-i)
+	}
+	id, err := n.Encode(cur)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(ids, id), true, nil
+}
+
+// Compare returns the differences between the counters' histogram and the
+// oracle's, one line each, for the functions of metas (a nil result: they
+// agree).
+func Compare(p *profile.Profile, oracle Counts) []string {
+	var diffs []string
+	for hash, m := range p.Metas {
+		for fn := range m.Funcs {
+			got, want := p.Counts[hash][fn], oracle[hash][fn]
+			for id, c := range want {
+				if got[id] != c {
+					diffs = append(diffs, fmt.Sprintf("%s %s: path %d ran %d times, counters say %d", m.Package, m.Funcs[fn].Name, id, c, got[id]))
+				}
+			}
+			for id, c := range got {
+				if want[id] == 0 {
+					diffs = append(diffs, fmt.Sprintf("%s %s: counters say path %d ran %d times, it never did", m.Package, m.Funcs[fn].Name, id, c))
+				}
+			}
+		}
+	}
+	return diffs
+}

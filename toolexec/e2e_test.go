@@ -1,0 +1,623 @@
+package toolexec_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
+)
+
+// These tests build real programs with pppexec, run them, and check what
+// they counted against the oracle, go test -cover, and what the go command
+// does without pppexec. They share the user's build cache, so the standard
+// library is compiled under pppexec once.
+
+var (
+	pppexecOnce sync.Once
+	pppexecBin  string
+	pppexecErr  error
+)
+
+// pppexec builds the wrapper once for all tests.
+func pppexec(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs programs under pppexec")
+	}
+	pppexecOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pppexec-test")
+		if err != nil {
+			pppexecErr = err
+			return
+		}
+		pppexecBin = filepath.Join(dir, "pppexec")
+		out, err := exec.Command("go", "build", "-o", pppexecBin, "../cmd/pppexec").CombinedOutput()
+		if err != nil {
+			pppexecErr = fmt.Errorf("building pppexec: %v\n%s", err, out)
+		}
+	})
+	if pppexecErr != nil {
+		t.Fatal(pppexecErr)
+	}
+	return pppexecBin
+}
+
+// writeFiles writes files (name → content) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// oracleModule writes the oracle test program: module example.com/oracle.
+func oracleModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.mod":                        "module example.com/oracle\n\ngo 1.25\n",
+		"main.go":                       readFile(t, "../testdata/oracle/main.go"),
+		"trap/trap.go":                  readFile(t, "../testdata/oracle/trap/trap.go"),
+		"constructs/constructs.go":      readFile(t, "../testdata/src/constructs/constructs.go"),
+		"constructs/driver.go":          readFile(t, "../testdata/oracle/driver.go"),
+		"constructs/constructs_test.go": readFile(t, "../testdata/oracle/constructs_test.go"),
+	})
+	return dir
+}
+
+// run runs a command in dir with extra environment and returns its
+// combined output and exit code.
+func run(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	}
+	t.Fatalf("%s %v: %v", name, args, err)
+	return "", 0
+}
+
+// loadProfile reads a profile directory, failing on any bad file.
+func loadProfile(t *testing.T, dir string) *profile.Profile {
+	t.Helper()
+	p := profile.New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("reading the profile: %v %v", problems, err)
+	}
+	if len(p.Metas) == 0 || p.Processes == 0 {
+		t.Fatalf("empty profile in %s: %d packages, %d processes", dir, len(p.Metas), p.Processes)
+	}
+	return p
+}
+
+// checkOracle regenerates the paths of every call from the traces in dir
+// and requires the counters' histogram to equal it.
+func checkOracle(t *testing.T, dir string, p *profile.Profile) *oracle.Result {
+	t.Helper()
+	traces, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
+	if len(traces) == 0 {
+		t.Fatalf("no trace files in %s", dir)
+	}
+	var calls []*profile.Call
+	for _, name := range traces {
+		c, err := profile.ReadTrace(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		calls = append(calls, c...)
+	}
+	res, err := oracle.Paths(p, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := oracle.Compare(p, res.Counts); len(diffs) > 0 {
+		if len(diffs) > 20 {
+			diffs = append(diffs[:20], fmt.Sprintf("and %d more", len(diffs)-20))
+		}
+		t.Fatalf("the counters and the oracle disagree:\n\t%s", strings.Join(diffs, "\n\t"))
+	}
+	return res
+}
+
+// TestOracle builds the oracle program in each counter mode, runs it (it
+// ends with log.Fatalf, so its counts must survive os.Exit), and requires
+// the path counts to equal the paths regenerated from its trace.
+func TestOracle(t *testing.T) {
+	bin := pppexec(t)
+	mod := oracleModule(t)
+	for _, mode := range []struct {
+		name  string
+		flags string
+		env   []string
+	}{
+		{"array", "", nil},
+		{"hash", "-arraylimit=8 -hashslots=64", nil},
+		{"atomic", "-atomic", []string{"ORACLE_CONCURRENT=1"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), "oracle")
+			toolexec := fmt.Sprintf("%s -trace -pkgs=example.com/oracle/constructs %s", bin, mode.flags)
+			if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
+				t.Fatalf("go build: exit %d\n%s", code, out)
+			}
+			prof := t.TempDir()
+			out, code := run(t, mod, append(mode.env, "PATHCOVERDIR="+prof), exe)
+			if code != 1 || !strings.Contains(out, "no error") {
+				t.Fatalf("the program should end with log.Fatalf: exit %d\n%s", code, out)
+			}
+			p := loadProfile(t, prof)
+			res := checkOracle(t, prof, p)
+			if res.Incomplete != 0 {
+				t.Errorf("%d calls did not finish", res.Incomplete)
+			}
+			// Every function the driver calls ran; only those it must not
+			// call (they block or loop forever) did not.
+			paths := 0
+			var idle []string
+			for hash, m := range p.Metas {
+				for fn, f := range m.Funcs {
+					paths += len(p.Counts[hash][fn])
+					if len(p.Counts[hash][fn]) == 0 {
+						idle = append(idle, f.Name)
+					}
+				}
+			}
+			slices.Sort(idle)
+			want := []string{"deferGo", "deferGo.func1", "deferGo.func2", "forInfinite", "selectEmpty"}
+			if mode.env == nil {
+				want = append([]string{"concurrent", "concurrent.func1"}, want...)
+			}
+			if !slices.Equal(idle, want) {
+				t.Errorf("functions that never ran: %v; want %v", idle, want)
+			}
+			t.Logf("%d calls, %d distinct paths agree", res.Calls, paths)
+		})
+	}
+}
+
+var coverage = regexp.MustCompile(`coverage: ([0-9.]+)% of statements`)
+
+// TestStatementCoverage runs go test -cover under pppexec -trace: go test's
+// statement coverage must equal the one derived from the path counts of the
+// same run, and the counts must equal the oracle's, with cover's own
+// rewriting in the build too.
+func TestStatementCoverage(t *testing.T) {
+	bin := pppexec(t)
+	root, _ := filepath.Abs("..")
+	for _, tc := range []struct{ name, dir, pkg string }{
+		{"testdata", oracleModule(t), "./constructs"},
+		{"example", root, "./example/expr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prof := t.TempDir()
+			// Only the package under test is instrumented: a helper whose
+			// calls a panic cuts short would have its last path counted
+			// early, which the oracle (rightly) does not do.
+			pkgs := "-pkgs=" + strings.TrimPrefix(tc.pkg, "./")
+			if tc.name == "testdata" {
+				pkgs = "-pkgs=example.com/oracle/constructs"
+			} else {
+				pkgs = "-pkgs=github.com/pathcover/pathcover/example/expr"
+			}
+			coverprofile := filepath.Join(t.TempDir(), "cover.out")
+			out, code := run(t, tc.dir, []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1", "-coverprofile="+coverprofile, "-toolexec="+bin+" -trace "+pkgs, tc.pkg)
+			if code != 0 {
+				t.Fatalf("go test: exit %d\n%s", code, out)
+			}
+			m := coverage.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no coverage in:\n%s", out)
+			}
+			p := loadProfile(t, prof)
+			checkOracle(t, prof, p)
+			r, errs := report.Build(p, nil)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			// Exact statement counts, from cover's profile: its lines are
+			// file:start,end statements count.
+			var want report.Coverage
+			for _, line := range strings.Split(readFile(t, coverprofile), "\n")[1:] {
+				var stmts, count uint64
+				if f := strings.Fields(line); len(f) == 3 {
+					fmt.Sscan(f[1], &stmts)
+					fmt.Sscan(f[2], &count)
+					want.Total += stmts
+					if count > 0 {
+						want.Covered += stmts
+					}
+				}
+			}
+			if r.Statements != want {
+				t.Errorf("statements from the path counts: %d of %d; go test -cover: %d of %d", r.Statements.Covered, r.Statements.Total, want.Covered, want.Total)
+			}
+			if got := fmt.Sprintf("%.1f", r.Statements.Percent()); got != m[1] {
+				t.Errorf("statement coverage from the path counts is %s%%; go test -cover says %s%%", got, m[1])
+			}
+			t.Logf("statements %.1f%% from the path counts, %s%% from go test -cover; paths %d of %d", r.Statements.Percent(), m[1], r.Paths.Covered, r.Paths.Total)
+		})
+	}
+}
+
+// writeModule writes a module example.com/m with files.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.25\n"
+	writeFiles(t, dir, files)
+	return dir
+}
+
+const smallPkg = `package m
+
+func Sign(x int) int {
+	if x < 0 {
+		return -1
+	}
+	if x > 0 {
+		return 1
+	}
+	return 0
+}
+`
+
+const smallMain = `package main
+
+import (
+	"fmt"
+
+	"example.com/m/p"
+)
+
+func main() {
+	fmt.Println(p.Sign(-2), p.Sign(0), p.Sign(3), p.Sign(4))
+}
+`
+
+// TestBuildCache: a second build with the same configuration reuses the
+// instrumented objects, and a build with another configuration does not.
+func TestBuildCache(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{"p/p.go": strings.Replace(smallPkg, "package m", "package p", 1), "main.go": smallMain})
+	exe := filepath.Join(t.TempDir(), "m")
+	// compiled reports whether go build -x ran the compiler for package p
+	// (a cached compile runs nothing, though go replays its output).
+	compiled := func(flags string) bool {
+		t.Helper()
+		out, code := run(t, mod, nil, "go", "build", "-x", "-toolexec="+bin+" "+flags, "-o", exe, ".")
+		if code != 0 {
+			t.Fatalf("go build: exit %d\n%s", code, out)
+		}
+		return regexp.MustCompile(`compile -o \S+ -trimpath \S+ -p example.com/m/p `).MatchString(out)
+	}
+	metas := func() []string {
+		prof := t.TempDir()
+		if out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, exe); code != 0 || out != "-1 0 1 1\n" {
+			t.Fatalf("program: exit %d, output %q", code, out)
+		}
+		p := loadProfile(t, prof)
+		var kinds []string
+		for _, m := range p.Metas {
+			for _, f := range m.Funcs {
+				kinds = append(kinds, f.Name+":"+f.Counters.Kind)
+			}
+		}
+		return kinds
+	}
+	compiled("-arraylimit=100")
+	first := metas()
+	if compiled("-arraylimit=100") {
+		t.Errorf("the same configuration compiled again")
+	}
+	if !compiled("-arraylimit=2") {
+		t.Errorf("another configuration reused the cache")
+	}
+	second := metas()
+	slices.Sort(first)
+	slices.Sort(second)
+	if fmt.Sprint(first) != "[Sign:array main:array]" || fmt.Sprint(second) != "[Sign:hash main:array]" {
+		t.Errorf("counters %v then %v; want Sign in an array, then in a hash table for the new limit", first, second)
+	}
+	// A plain build after all this is a plain build: no counts.
+	if out, code := run(t, mod, nil, "go", "build", "-o", exe, "."); code != 0 {
+		t.Fatalf("plain go build: %s", out)
+	}
+	prof := t.TempDir()
+	run(t, mod, []string{"PATHCOVERDIR=" + prof}, exe)
+	if entries, _ := os.ReadDir(prof); len(entries) != 0 {
+		t.Errorf("a plain build reused instrumented objects: %d files in the profile", len(entries))
+	}
+}
+
+// TestGoCommands: go run, go test with external test packages and TestMain,
+// and GOFLAGS=-toolexec all profile the module's code.
+func TestGoCommands(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{
+		"p/p.go":  strings.Replace(smallPkg, "package m", "package p", 1),
+		"main.go": smallMain,
+		"p/p_test.go": `package p_test
+
+import (
+	"os"
+	"testing"
+
+	"example.com/m/p"
+)
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+func TestSign(t *testing.T) {
+	if p.Sign(-5) != -1 || p.Sign(5) != 1 {
+		t.Fatal("sign")
+	}
+}
+`,
+	})
+	count := func(t *testing.T, prof string, want map[uint64]uint64) {
+		t.Helper()
+		p := loadProfile(t, prof)
+		got := map[uint64]uint64{}
+		for hash, m := range p.Metas {
+			for fn, f := range m.Funcs {
+				if f.Name == "Sign" {
+					for id, c := range p.Counts[hash][fn] {
+						got[id] += c
+					}
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Sign's paths ran %v; want %v", got, want)
+		}
+	}
+	t.Run("run", func(t *testing.T) {
+		prof := t.TempDir()
+		out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, "go", "run", "-toolexec="+bin, ".")
+		if code != 0 || out != "-1 0 1 1\n" {
+			t.Fatalf("go run: exit %d\n%s", code, out)
+		}
+		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1}) // x<0; x>0 twice; 0
+	})
+	t.Run("test", func(t *testing.T) {
+		prof := t.TempDir()
+		env := []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-toolexec=" + bin}
+		if out, code := run(t, mod, env, "go", "test", "-count=1", "./..."); code != 0 {
+			t.Fatalf("go test: exit %d\n%s", code, out)
+		}
+		count(t, prof, map[uint64]uint64{0: 1, 1: 1})
+	})
+}
+
+// TestRace: under -race the counters are atomic: goroutines calling the
+// same function lose no count, and the race detector stays quiet.
+func TestRace(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{
+		"m.go": smallPkg,
+		"m_test.go": `package m
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				Sign(i%3 - 1 + g - g)
+			}
+		})
+	}
+	wg.Wait()
+}
+`,
+	})
+	prof := t.TempDir()
+	out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, "go", "test", "-race", "-count=1", "-toolexec="+bin, ".")
+	if code != 0 {
+		t.Fatalf("go test -race: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	var total uint64
+	for hash, m := range p.Metas {
+		if !m.Atomic {
+			t.Errorf("%s: counters are not atomic under -race", m.Package)
+		}
+		for _, c := range p.Counts[hash][0] {
+			total += c
+		}
+	}
+	if total != 8000 {
+		t.Errorf("%d paths counted; want 8000", total)
+	}
+}
+
+// TestPositions: panics and stack traces in instrumented code point at the
+// user's lines, with and without -trimpath.
+func TestPositions(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{"main.go": `package main
+
+import "os"
+
+func pick(xs []int, i int) int {
+	if i > 2 {
+		i++
+	}
+	return xs[i]
+}
+
+func main() {
+	pick([]int{1, 2, 3}, len(os.Args)+2)
+}
+`})
+	for _, trim := range []bool{false, true} {
+		args := []string{"run", "-toolexec=" + bin}
+		want := filepath.Join(mod, "main.go") + ":9"
+		if trim {
+			args = append(args, "-trimpath")
+			want = "example.com/m/main.go:9"
+		}
+		out, code := run(t, mod, []string{"PATHCOVERDIR=" + t.TempDir()}, "go", append(args, ".")...)
+		if code == 0 || !strings.Contains(out, "index out of range") || !regexp.MustCompile(regexp.QuoteMeta(want)+`\s`).MatchString(out) {
+			t.Errorf("trimpath=%v: exit %d; the trace should name %s:\n%s", trim, code, want, out)
+		}
+	}
+}
+
+// TestNeverWorse: when pppexec cannot instrument (here, it cannot build its
+// runtime), the build still succeeds, with a warning naming the package;
+// with -strict it fails.
+func TestNeverWorse(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{"p/p.go": strings.Replace(smallPkg, "package m", "package p", 1), "main.go": smallMain})
+	notADir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notADir, nil, 0o666)
+	env := []string{"PATHCOVERCACHE=" + notADir}
+	exe := filepath.Join(t.TempDir(), "m")
+	out, code := run(t, mod, env, "go", "build", "-toolexec="+bin, "-o", exe, ".")
+	if code != 0 || !strings.Contains(out, "pppexec: not instrumenting example.com/m/p:") {
+		t.Fatalf("go build: exit %d; want success with a warning:\n%s", code, out)
+	}
+	if out, code := run(t, mod, nil, exe); code != 0 || out != "-1 0 1 1\n" {
+		t.Errorf("program: exit %d, %q", code, out)
+	}
+	out, code = run(t, mod, env, "go", "build", "-toolexec="+bin+" -strict", "-o", exe, ".")
+	if code == 0 || !strings.Contains(out, "cannot instrument example.com/m/p") {
+		t.Errorf("go build with -strict: exit %d; want failure:\n%s", code, out)
+	}
+}
+
+// TestWorkspace: with go.work, the packages of every module in it are the
+// main module's.
+func TestWorkspace(t *testing.T) {
+	bin := pppexec(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.work":   "go 1.25\n\nuse (\n\t./a\n\t./b\n)\n",
+		"a/go.mod":  "module example.com/a\n\ngo 1.25\n",
+		"a/main.go": "package main\n\nimport \"example.com/b\"\n\nfunc main() {\n\tif b.Sign(3) > 0 {\n\t\tprintln(\"ok\")\n\t}\n}\n",
+		"b/go.mod":  "module example.com/b\n\ngo 1.25\n",
+		"b/b.go":    strings.Replace(smallPkg, "package m", "package b", 1),
+	})
+	prof := t.TempDir()
+	out, code := run(t, filepath.Join(dir, "a"), []string{"PATHCOVERDIR=" + prof}, "go", "run", "-toolexec="+bin, ".")
+	if code != 0 {
+		t.Fatalf("go run: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	var pkgs []string
+	for _, m := range p.Metas {
+		pkgs = append(pkgs, m.Package)
+	}
+	if len(pkgs) != 2 {
+		t.Errorf("instrumented %v; want example.com/a and example.com/b", pkgs)
+	}
+}
+
+// TestVendor: vendored packages are not the main module's and are left
+// alone; the build works with -mod=vendor.
+func TestVendor(t *testing.T) {
+	bin := pppexec(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"dep/go.mod": "module example.com/dep\n\ngo 1.25\n",
+		"dep/dep.go": strings.Replace(smallPkg, "package m", "package dep", 1),
+		"m/go.mod":   "module example.com/m\n\ngo 1.25\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n",
+		"m/main.go":  "package main\n\nimport \"example.com/dep\"\n\nfunc main() {\n\tif dep.Sign(-1) < 0 {\n\t\tprintln(\"neg\")\n\t}\n}\n",
+	})
+	m := filepath.Join(dir, "m")
+	if out, code := run(t, m, nil, "go", "mod", "vendor"); code != 0 {
+		t.Fatalf("go mod vendor: %s", out)
+	}
+	prof := t.TempDir()
+	out, code := run(t, m, []string{"PATHCOVERDIR=" + prof}, "go", "run", "-mod=vendor", "-toolexec="+bin, ".")
+	if code != 0 {
+		t.Fatalf("go run: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	for _, meta := range p.Metas {
+		if meta.Package != "example.com/m" {
+			t.Errorf("instrumented %s", meta.Package)
+		}
+	}
+}
+
+// TestCgo: a package that uses cgo is instrumented in its Go code.
+func TestCgo(t *testing.T) {
+	bin := pppexec(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	mod := writeModule(t, map[string]string{"main.go": `package main
+
+// int twice(int x) { return 2 * x; }
+import "C"
+
+import "fmt"
+
+func double(x int) int {
+	if x < 0 {
+		return 0
+	}
+	return int(C.twice(C.int(x)))
+}
+
+func main() {
+	fmt.Println(double(3), double(-1))
+}
+`})
+	prof := t.TempDir()
+	out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof, "CGO_ENABLED=1"}, "go", "run", "-toolexec="+bin, ".")
+	if code != 0 || !strings.Contains(out, "6 0") {
+		t.Fatalf("go run: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	found := false
+	for hash, m := range p.Metas {
+		for fn, f := range m.Funcs {
+			if f.Name == "double" {
+				found = len(p.Counts[hash][fn]) == 2 && strings.HasSuffix(m.Files[f.File], "main.go")
+			}
+		}
+	}
+	if !found {
+		t.Errorf("double's two paths were not counted in main.go")
+	}
+}
