@@ -322,3 +322,20 @@ func FuzzReadText(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseTrace(f *testing.F) {
+	h := strings.Repeat("ab", 16)
+	f.Add("call " + h + " 0 1\nedge 1 3\nedge 1 5\ncall " + h + " 2 2\nedge 2 0\n")
+	f.Add("edge 9 1\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		calls, err := ParseTrace(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		for _, c := range calls {
+			if len(c.Hash) != 32 || c.Func < 0 {
+				t.Fatalf("accepted a bad call %+v", c)
+			}
+		}
+	})
+}

@@ -621,3 +621,53 @@ func main() {
 		t.Errorf("double's two paths were not counted in main.go")
 	}
 }
+
+// TestOracleStdlib runs part of strconv's tests with strconv instrumented:
+// code nobody here wrote. (The whole suite traces gigabytes; its allocation
+// tests fail under -trace only, whose writer allocates; without -trace
+// they pass.)
+func TestOracleStdlib(t *testing.T) {
+	bin := pppexec(t)
+	prof := t.TempDir()
+	out, code := run(t, t.TempDir(), []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1",
+		"-toolexec="+bin+" -trace -atomic -pkgs=strconv",
+		"-run", "Atoi|ParseInt|ParseUint|Itoa|Quote|Unquote|ParseBool|FormatInt|ParseFloat|FormatFloat|Ftoa|Atof",
+		"-skip", "Allocations|Slow|Random|Roundtrip", "strconv")
+	if code != 0 {
+		t.Fatalf("go test strconv: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	res := checkOracle(t, prof, p)
+	t.Logf("strconv: %d calls agree (%d cut short)", res.Calls, res.Incomplete)
+}
+
+// TestOracleModule runs the tests of a module from the module proxy with it
+// instrumented, and checks the counters against the oracle. It skips when
+// the proxy cannot be reached.
+func TestOracleModule(t *testing.T) {
+	bin := pppexec(t)
+	const mod = "github.com/google/uuid@v1.6.0"
+	out, code := run(t, t.TempDir(), nil, "go", "mod", "download", "-json", mod)
+	if code != 0 {
+		t.Skipf("cannot download %s (offline?): %s", mod, out)
+	}
+	m := regexp.MustCompile(`"Dir": "([^"]+)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("go mod download: no Dir in %s", out)
+	}
+	// The module cache is read-only: test a copy, as the main module.
+	dir := t.TempDir()
+	if out, err := exec.Command("cp", "-r", m[1]+"/.", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s: %v\n%s", mod, err, out)
+	}
+	exec.Command("chmod", "-R", "u+w", dir).Run()
+	prof := t.TempDir()
+	out, code = run(t, dir, []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-mod=mod"}, "go", "test", "-count=1", "-toolexec="+bin+" -trace -atomic", ".")
+	if code != 0 {
+		t.Fatalf("go test %s: exit %d\n%s", mod, code, out)
+	}
+	p := loadProfile(t, prof)
+	res := checkOracle(t, prof, p)
+	r, _ := report.Build(p, nil)
+	t.Logf("%s: %d calls agree (%d cut short); paths %d of %d", mod, res.Calls, res.Incomplete, r.Paths.Covered, r.Paths.Total)
+}

@@ -15,6 +15,8 @@ type Package struct {
 	Path   string
 	Fset   *token.FileSet
 	Result *Result
+	// Syntax is the package as loaded, for tools that look further.
+	Syntax *packages.Package
 }
 
 // Load runs the analyzer, outside vet, over the packages that match
@@ -51,7 +53,7 @@ func Load(dir string, tests bool, patterns ...string) ([]*Package, error) {
 		if act.Err != nil {
 			return nil, fmt.Errorf("%s: %v", act.Package.PkgPath, act.Err)
 		}
-		out = append(out, &Package{Path: act.Package.PkgPath, Fset: act.Package.Fset, Result: act.Result.(*Result)})
+		out = append(out, &Package{Path: act.Package.PkgPath, Fset: act.Package.Fset, Result: act.Result.(*Result), Syntax: act.Package})
 	}
 	return out, nil
 }

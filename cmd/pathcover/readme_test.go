@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,30 +26,60 @@ func TestREADMEUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The set-up command: profile the example module's tests.
+	_, setup, _ := strings.Cut(string(readme), "## Set-up")
+	_, setup, _ = strings.Cut(setup, "```\n")
+	setup, _, _ = strings.Cut(setup, "\n")
+	if setup != "go run ./cmd/pathcover test ./example/..." {
+		t.Errorf("the README's first set-up command is %q", setup)
+	}
+	cmd := exec.Command("bash", "-c", setup)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "example/expr/parse.go") {
+		t.Errorf("%s: %v\n%s", setup, err, out)
+	}
+
 	lines := usageLines(t, string(readme))
 	gobin := t.TempDir()
 	env := append(os.Environ(), "GOBIN="+gobin, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// One shell, so that a line's export holds for the next; each line's
+	// status is printed after it.
+	var script strings.Builder
+	for i, line := range lines {
+		fmt.Fprintf(&script, "%s\necho \"@@status %d $?\"\n", line, i)
+	}
+	cmd = exec.Command("bash", "-c", script.String())
+	cmd.Dir = root
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the usage block failed to run: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "panic:") {
+		t.Errorf("the usage block's output has a panic:\n%s", out)
+	}
+	status := regexp.MustCompile(`@@status (\d+) (\d+)`)
 	exitComment := regexp.MustCompile(`#\s*exit (\d+)\s*$`)
-	for _, line := range lines {
+	seen := 0
+	for _, m := range status.FindAllStringSubmatch(string(out), -1) {
+		i, _ := strconv.Atoi(m[1])
+		code, _ := strconv.Atoi(m[2])
 		want := 0
-		if m := exitComment.FindStringSubmatch(line); m != nil {
-			want, _ = strconv.Atoi(m[1])
-		}
-		cmd := exec.Command("bash", "-c", line)
-		cmd.Dir = root
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatalf("%s: %v", line, err)
+		if w := exitComment.FindStringSubmatch(lines[i]); w != nil {
+			want, _ = strconv.Atoi(w[1])
 		}
 		if code != want {
-			t.Errorf("%s: exit %d, want %d; output:\n%s", line, code, want, out)
+			t.Errorf("%s: exit %d, want %d", lines[i], code, want)
 		}
-		if strings.Contains(string(out), "panic") {
-			t.Errorf("%s: output has a panic:\n%s", line, out)
+		seen++
+	}
+	if seen != len(lines) {
+		t.Fatalf("%d of %d lines ran:\n%s", seen, len(lines), out)
+	}
+	// The report has the example's functions, and paths decodes one.
+	for _, want := range []string{"example/expr/parse.go", "callNode.eval", "never ran"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the usage block's output lacks %q:\n%s", want, out)
 		}
 	}
 }
