@@ -16,7 +16,17 @@
 //     compiler on that. If any of it fails, the package is compiled
 //     unchanged and pppexec prints one warning naming it (-strict: an
 //     error): the build never gets worse.
-//   - for a link, adds rt and its dependencies to the importcfg.
+//     A package's _test.go files are left alone, as go test -cover leaves
+//     them; the generated test main too.
+//   - for a link, adds rt and its dependencies to the importcfg, choosing
+//     the rt built against standard packages with the same fingerprints as
+//     the program's (the link's flags do not show -trimpath).
+//
+// To know which calls never return, a compile has the built-in list of
+// package funcgraph and what ctrlflow's induction finds in the package
+// itself, but not the facts about other packages that the vet tool has; a
+// test checks that the two build the same graphs on the testdata and on a
+// sample of the standard library.
 //
 // rt is compiled by pppexec itself from the source it carries, with the same
 // compiler and the same race, sanitizer and trimpath settings as the build,

@@ -412,6 +412,15 @@ func TestSign(t *testing.T) {
 		}
 		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1}) // x<0; x>0 twice; 0
 	})
+	t.Run("default dir", func(t *testing.T) {
+		// With $PATHCOVERDIR empty, counts go where pppexec -o said.
+		prof := t.TempDir()
+		out, code := run(t, mod, []string{"PATHCOVERDIR="}, "go", "run", "-toolexec="+bin+" -o "+prof, ".")
+		if code != 0 || out != "-1 0 1 1\n" {
+			t.Fatalf("go run: exit %d\n%s", code, out)
+		}
+		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1})
+	})
 	t.Run("test", func(t *testing.T) {
 		prof := t.TempDir()
 		env := []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-toolexec=" + bin}

@@ -191,7 +191,3 @@ func fileExists(name string) bool {
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) { return maps.Keys(m) }
-
-func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) { return maps.Values(m) }

@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pathcover/pathcover/rt"
@@ -74,7 +78,7 @@ func (x *Exec) runtime(tool string, t *toolArgs, trim bool) (*runtimeBuild, erro
 // fingerprints as those cfg lists for its direct imports: then it links
 // with the program's standard packages.
 func (b *runtimeBuild) matches(cfg *importcfg) bool {
-	for _, p := range rtDirectImports {
+	for _, p := range rtImports(nil) {
 		have, ok := cfg.packagefile[p]
 		if !ok {
 			continue
@@ -87,10 +91,6 @@ func (b *runtimeBuild) matches(cfg *importcfg) bool {
 	}
 	return true
 }
-
-// rtDirectImports are the packages rt imports (but unsafe); the import list
-// test in rt keeps them.
-var rtDirectImports = []string{"errors", "os", "sync", "sync/atomic", "syscall"}
 
 // userTrimpath reports whether the build trims paths (go build -trimpath):
 // the go command then gives compile a rewrite for the package directory
@@ -109,7 +109,7 @@ func readRuntimeBuild(dir string) (*runtimeBuild, error) {
 	if err := json.Unmarshal(data, &b.Deps); err != nil {
 		return nil, err
 	}
-	for _, a := range append(slices.Collect(mapValues(b.Deps)), b.Archive) {
+	for _, a := range append(slices.Collect(maps.Values(b.Deps)), b.Archive) {
 		if _, err := os.Stat(a); err != nil {
 			return nil, err // the go cache was trimmed: build again
 		}
@@ -186,22 +186,38 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, mode []string, tr
 	return readRuntimeBuild(dir)
 }
 
-// rtImports returns the packages the runtime's files import.
+// rtImports returns the packages that rt's source imports (but unsafe),
+// for this GOOS and GOARCH if files is given, else in any file.
 func rtImports(files []string) []string {
 	seen := map[string]bool{}
-	for _, f := range files {
-		data, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, `"`) && strings.HasSuffix(line, `"`) {
-				seen[strings.Trim(line, `"`)] = true
-			} else if p, ok := strings.CutPrefix(line, `import "`); ok {
-				seen[strings.TrimSuffix(p, `"`)] = true
+	add := func(name string, src []byte) {
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
+		if err != nil {
+			return
+		}
+		for _, imp := range f.Imports {
+			if p, err := strconv.Unquote(imp.Path.Value); err == nil && p != "unsafe" {
+				seen[p] = true
 			}
 		}
 	}
-	delete(seen, "unsafe")
-	return slices.Sorted(mapKeys(seen))
+	if files != nil {
+		for _, name := range files {
+			src, err := os.ReadFile(name)
+			if err == nil {
+				add(name, src)
+			}
+		}
+	} else {
+		entries, _ := fs.ReadDir(rt.Source, ".")
+		for _, e := range entries {
+			if name := e.Name(); !strings.HasSuffix(name, "_test.go") && name != "source.go" {
+				src, _ := fs.ReadFile(rt.Source, name)
+				add(name, src)
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // listExports runs go list -export on pkgs and their dependencies, built
