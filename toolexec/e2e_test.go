@@ -1,7 +1,6 @@
 package toolexec_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
@@ -90,23 +90,10 @@ func oracleModule(t *testing.T) string {
 	return dir
 }
 
-// run runs a command in dir with extra environment and returns its
-// combined output and exit code.
+// run runs a command in dir with extra environment.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return string(out), 0
-	case errors.As(err, &exit):
-		return string(out), exit.ExitCode()
-	}
-	t.Fatalf("%s %v: %v", name, args, err)
-	return "", 0
+	return cmdtest.Run(t, dir, env, name, args...)
 }
 
 // loadProfile reads a profile directory, failing on any bad file.

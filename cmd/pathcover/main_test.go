@@ -2,13 +2,14 @@ package main_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
 )
 
 // bin is the pathcover binary built for the tests.
@@ -50,18 +51,7 @@ func module(t *testing.T, files map[string]string) string {
 // run runs a command in dir and returns its combined output and exit code.
 func run(t *testing.T, dir string, name string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return string(out), 0
-	case errors.As(err, &exit):
-		return string(out), exit.ExitCode()
-	}
-	t.Fatalf("%s %v: %v", name, args, err)
-	return "", 0
+	return cmdtest.Run(t, dir, nil, name, args...)
 }
 
 // tenIfs has 2^10 = 1024 paths, just over the default limit of 1000.
