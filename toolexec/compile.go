@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
@@ -74,7 +75,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if err != nil {
 		return nil, "", err
 	}
-	rtb, err := x.runtime(tool, t, userTrimpath(t))
+	rtb, err := x.runtime(tool, configOf(t, userTrimpath(t), x.stdGcflags(t, cfg)))
 	if err != nil {
 		return nil, "", err
 	}
@@ -217,3 +218,44 @@ func firstLines(s string, n int) string {
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// stdGcflags returns the gcflags that the build's standard packages are
+// compiled with: rt must be compiled against packages built the same way,
+// or the program will not link. The go command that runs pppexec says, if
+// its command line can be read. Otherwise, when this compile has gcflags of
+// its own, they were given to all packages if the standard packages it
+// imports have the fingerprints they would have with them; and with no
+// standard import to compare, they are assumed to be (-gcflags=all=-N -l,
+// as debuggers build, being the common case).
+func (x *Exec) stdGcflags(t *toolArgs, cfg *importcfg) []string {
+	if flags, known := gcflagsForStd(); known {
+		return flags
+	}
+	gcflags := userGcflags(t)
+	if len(gcflags) == 0 {
+		return nil
+	}
+	var std []string
+	for path := range cfg.packagefile {
+		if !strings.Contains(strings.Split(path, "/")[0], ".") && path != "unsafe" {
+			std = append(std, path)
+		}
+	}
+	if len(std) == 0 {
+		return gcflags
+	}
+	slices.Sort(std)
+	with, err := x.listExports(configOf(t, userTrimpath(t), gcflags), std...)
+	if err != nil {
+		return nil
+	}
+	for _, p := range std {
+		have, want := cfg.packagefile[p], with[p]
+		fh, err1 := fingerprint(have)
+		fw, err2 := fingerprint(want)
+		if err1 != nil || err2 != nil || fh != fw {
+			return nil
+		}
+	}
+	return gcflags
+}

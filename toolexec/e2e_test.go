@@ -667,3 +667,20 @@ func TestOracleModule(t *testing.T) {
 	r, _ := report.Build(p, nil)
 	t.Logf("%s: %d calls agree (%d cut short); paths %d of %d", mod, res.Calls, res.Incomplete, r.Paths.Covered, r.Paths.Total)
 }
+
+// TestGcflags: builds with -gcflags for all packages (as debuggers make
+// them) or for the main module only still link and count: rt is built
+// against standard packages compiled the way the program's are.
+func TestGcflags(t *testing.T) {
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{"p/p.go": strings.Replace(smallPkg, "package m", "package p", 1), "main.go": smallMain})
+	for _, gcflags := range []string{"all=-N -l", "-N -l"} {
+		prof := t.TempDir()
+		out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, "go", "run", "-gcflags="+gcflags, "-toolexec="+bin, ".")
+		if code != 0 || out != "-1 0 1 1\n" {
+			t.Errorf("go run -gcflags=%q: exit %d\n%s", gcflags, code, out)
+			continue
+		}
+		loadProfile(t, prof)
+	}
+}

@@ -21,21 +21,22 @@ func (x *Exec) link(args []string) int {
 		x.warnf("link: %v", err)
 		return run(args, x.Stderr)
 	}
-	// The link's flags do not say whether the build trims paths; the
-	// runtime that was compiled for this build is the one built against
-	// the same standard archives as the program's.
+	// The link's flags say nothing of -trimpath or -gcflags: the runtime
+	// compiled for this build is the one built against standard packages
+	// with the same fingerprints as the program's. Without one, the best
+	// guess is the plain build, whose failure the linker will explain.
 	var rtb *runtimeBuild
-	for _, trim := range []bool{false, true} {
-		b, err := x.runtime(args[0], t, trim)
-		if err != nil {
+	for _, b := range x.cachedRuntimes() {
+		if b.matches(cfg) {
+			rtb = b
+			break
+		}
+	}
+	if rtb == nil {
+		var err error
+		if rtb, err = x.runtime(args[0], configOf(t, false, nil)); err != nil {
 			x.warnf("link: %v", err)
 			return run(args, x.Stderr)
-		}
-		if rtb == nil || b.matches(cfg) {
-			rtb = b // the first is the best guess if none matches
-			if b.matches(cfg) {
-				break
-			}
 		}
 	}
 	extra := map[string]string{RuntimePath: rtb.Archive}

@@ -1,6 +1,7 @@
 package toolexec
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,17 +40,31 @@ type runtimeBuild struct {
 // too, or the linker rejects the mix (fingerprint mismatch).
 var buildFlags = []string{"race", "msan", "asan", "shared", "dynlink"}
 
-// runtime returns rt compiled for the build that runs tool with args: the
-// same compiler, GOOS, GOARCH, race and sanitizer modes, and trimming (trim:
-// go build -trimpath, which compile's flags show but link's do not). It is
-// built once per configuration and kept under the cache directory.
-func (x *Exec) runtime(tool string, t *toolArgs, trim bool) (*runtimeBuild, error) {
-	var mode []string
+// A buildConfig is what, in a build, changes how standard packages compile:
+// the race and sanitizer modes, trimming (go build -trimpath), and gcflags
+// given for all packages (-gcflags=all=-N -l, as debuggers use).
+type buildConfig struct {
+	mode    []string
+	trim    bool
+	gcflags []string
+}
+
+// configOf reads the mode from a compile or link command line; trim and
+// gcflags are for the caller to say.
+func configOf(t *toolArgs, trim bool, gcflags []string) buildConfig {
+	c := buildConfig{trim: trim, gcflags: gcflags}
 	for _, f := range buildFlags {
 		if t.has(f) {
-			mode = append(mode, f)
+			c.mode = append(c.mode, f)
 		}
 	}
+	return c
+}
+
+// runtime returns rt compiled for a build configuration, with the compiler
+// next to tool, for the target GOOS and GOARCH. It is built once per
+// configuration and kept under the cache directory.
+func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 	compile := filepath.Join(filepath.Dir(tool), "compile")
 	version, err := x.toolVersion(compile)
 	if err != nil {
@@ -60,7 +75,7 @@ func (x *Exec) runtime(tool string, t *toolArgs, trim bool) (*runtimeBuild, erro
 		return nil, err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s/%s\n%v\ntrim=%v\n", version, goos, goarch, mode, trim)
+	fmt.Fprintf(h, "%s\n%s/%s\n%q\ntrim=%v\ngcflags=%q\n", version, goos, goarch, c.mode, c.trim, c.gcflags)
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GO") || strings.HasPrefix(kv, "CGO_") {
 			fmt.Fprintln(h, kv)
@@ -71,7 +86,7 @@ func (x *Exec) runtime(tool string, t *toolArgs, trim bool) (*runtimeBuild, erro
 	if b, err := readRuntimeBuild(dir); err == nil {
 		return b, nil
 	}
-	return x.buildRuntime(dir, compile, goos, goarch, mode, trim)
+	return x.buildRuntime(dir, compile, goos, goarch, c)
 }
 
 // matches reports whether rt was built against packages with the same
@@ -92,12 +107,66 @@ func (b *runtimeBuild) matches(cfg *importcfg) bool {
 	return true
 }
 
+// cachedRuntimes returns the runtimes built so far, newest first.
+func (x *Exec) cachedRuntimes() []*runtimeBuild {
+	dirs, _ := filepath.Glob(filepath.Join(x.cacheDir(), "rt-*"))
+	var builds []*runtimeBuild
+	for _, d := range dirs {
+		if b, err := readRuntimeBuild(d); err == nil {
+			builds = append(builds, b)
+		}
+	}
+	slices.SortFunc(builds, func(a, b *runtimeBuild) int { return cmp.Compare(modTime(b.Archive), modTime(a.Archive)) })
+	return builds
+}
+
+func modTime(name string) int64 {
+	info, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return info.ModTime().UnixNano()
+}
+
 // userTrimpath reports whether the build trims paths (go build -trimpath):
 // the go command then gives compile a rewrite for the package directory
 // besides the one for its scratch directory, which it always gives.
 func userTrimpath(t *toolArgs) bool {
 	v, _ := t.flag("trimpath")
 	return strings.Count(v, ";") >= 1
+}
+
+// userGcflags returns the -gcflags a compile command line carries: the
+// go command puts them after its own flags and before -nolocalimports (or
+// -D) and -importcfg.
+func userGcflags(t *toolArgs) []string {
+	own := map[string]bool{
+		"o": true, "trimpath": true, "p": true, "lang": true, "std": true, "complete": true,
+		"installsuffix": true, "buildid": true, "dwarf": true, "goversion": true, "coveragecfg": true,
+		"pgoprofile": true, "symabis": true, "c": true, "shared": true, "dynlink": true, "race": true,
+		"msan": true, "asan": true, "linkshared": true, "importcfg": true, "embedcfg": true, "pack": true,
+		"asmhdr": true,
+	}
+	takesValue := map[string]bool{
+		"o": true, "trimpath": true, "p": true, "installsuffix": true, "buildid": true, "goversion": true,
+		"coveragecfg": true, "pgoprofile": true, "symabis": true, "importcfg": true, "embedcfg": true, "asmhdr": true,
+	}
+	var user []string
+	for i := 0; i < len(t.args); i++ {
+		a := t.args[i]
+		if a == "-nolocalimports" || a == "-D" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if own[name] {
+			if takesValue[name] && !hasValue {
+				i++
+			}
+			continue
+		}
+		user = append(user, a)
+	}
+	return user
 }
 
 func readRuntimeBuild(dir string) (*runtimeBuild, error) {
@@ -117,7 +186,7 @@ func readRuntimeBuild(dir string) (*runtimeBuild, error) {
 	return b, nil
 }
 
-func (x *Exec) buildRuntime(dir, compile, goos, goarch string, mode []string, trim bool) (*runtimeBuild, error) {
+func (x *Exec) buildRuntime(dir, compile, goos, goarch string, c buildConfig) (*runtimeBuild, error) {
 	tmp, err := os.MkdirTemp(x.cacheDir(), "rt-build-")
 	if err != nil {
 		return nil, err
@@ -146,7 +215,7 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, mode []string, tr
 	}
 
 	// Find the standard packages it imports, built the same way.
-	deps, err := x.listExports(mode, trim, rtImports(files)...)
+	deps, err := x.listExports(c, rtImports(files)...)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +225,10 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, mode []string, tr
 	}
 	args := []string{"-o", filepath.Join(tmp, "rt.a"), "-p", RuntimePath, "-importcfg", filepath.Join(tmp, "importcfg"),
 		"-pack", "-complete", "-trimpath", tmp + "=>" + RuntimePath}
-	for _, m := range mode {
+	for _, m := range c.mode {
 		args = append(args, "-"+m)
 	}
+	args = append(args, c.gcflags...)
 	args = append(args, files...)
 	cmd := exec.Command(compile, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -223,9 +293,9 @@ func rtImports(files []string) []string {
 // listExports runs go list -export on pkgs and their dependencies, built
 // as the build is, and returns their archives. The nested go command must
 // not instrument: -toolexec= overrides one in GOFLAGS.
-func (x *Exec) listExports(mode []string, trim bool, pkgs ...string) (map[string]string, error) {
+func (x *Exec) listExports(c buildConfig, pkgs ...string) (map[string]string, error) {
 	args := []string{"list", "-toolexec=", "-export", "-deps", "-json=ImportPath,Export"}
-	for _, m := range mode {
+	for _, m := range c.mode {
 		switch m {
 		case "race", "msan", "asan":
 			args = append(args, "-"+m)
@@ -233,8 +303,11 @@ func (x *Exec) listExports(mode []string, trim bool, pkgs ...string) (map[string
 			return nil, fmt.Errorf("-%s builds are not supported", m)
 		}
 	}
-	if trim {
+	if c.trim {
 		args = append(args, "-trimpath")
+	}
+	if len(c.gcflags) > 0 {
+		args = append(args, "-gcflags=all="+strings.Join(c.gcflags, " "))
 	}
 	args = append(args, pkgs...)
 	cmd := exec.Command(x.goCommand(), args...)

@@ -1,0 +1,52 @@
+package toolexec
+
+import (
+	"os"
+	"strings"
+)
+
+// gcflagsForStd returns the -gcflags that the go command running pppexec
+// gives the standard library, and whether it could tell: those of a
+// -gcflags=all=... or -gcflags=std=... in its command line or in GOFLAGS,
+// the last one winning as in the go command. pppexec's parent is that go
+// command; its command line is read from /proc where there is one.
+func gcflagsForStd() (flags []string, known bool) {
+	args := strings.Fields(os.Getenv("GOFLAGS"))
+	cmdline, err := os.ReadFile("/proc/" + itoa(os.Getppid()) + "/cmdline")
+	if err != nil {
+		return nil, false
+	}
+	args = append(args, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")...)
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimPrefix(args[i], "-")
+		a = strings.TrimPrefix(a, "-")
+		var value string
+		switch {
+		case a == "gcflags" && i+1 < len(args):
+			value = args[i+1]
+			i++
+		case strings.HasPrefix(a, "gcflags="):
+			value = strings.TrimPrefix(a, "gcflags=")
+		default:
+			continue
+		}
+		pattern, rest, ok := strings.Cut(value, "=")
+		if ok && !strings.HasPrefix(pattern, "-") && (pattern == "all" || pattern == "std") {
+			flags = strings.Fields(rest)
+		}
+	}
+	return flags, true
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for ; n > 0; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+	}
+	return string(b[i:])
+}
