@@ -90,10 +90,17 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 }
 
 // matches reports whether rt was built against packages with the same
-// fingerprints as those cfg lists for its direct imports: then it links
-// with the program's standard packages.
+// fingerprints as the program's, as cfg lists them: then it links with
+// them. All of rt's dependencies that the program has are compared (the
+// runtime first: every program has it), so a program that links none of
+// rt's direct imports is still told apart.
 func (b *runtimeBuild) matches(cfg *importcfg) bool {
-	for _, p := range rtImports(nil) {
+	deps := slices.Sorted(maps.Keys(b.Deps))
+	slices.SortStableFunc(deps, func(p, q string) int {
+		return cmp.Compare(boolInt(p != "runtime"), boolInt(q != "runtime"))
+	})
+	compared := 0
+	for _, p := range deps {
 		have, ok := cfg.packagefile[p]
 		if !ok {
 			continue
@@ -103,8 +110,16 @@ func (b *runtimeBuild) matches(cfg *importcfg) bool {
 		if err1 != nil || err2 != nil || want != got {
 			return false
 		}
+		compared++
 	}
-	return true
+	return compared > 0
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // cachedRuntimes returns the runtimes built so far, newest first.
