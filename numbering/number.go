@@ -330,9 +330,6 @@ func (n *Numbering) End(id EdgeID) EdgeID { return n.end[id] }
 // the sum of the weights along a path is its id.
 func (n *Numbering) Weight(id EdgeID) uint64 { return n.weight[id] }
 
-// PathsFrom returns the number of paths from node v to the exit.
-func (n *Numbering) PathsFrom(v BlockID) uint64 { return n.numPaths[v] }
-
 // Topo returns the DAG's nodes in topological order, root first. The caller
 // must not modify the slice.
 func (n *Numbering) Topo() []BlockID { return n.topo }

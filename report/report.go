@@ -73,15 +73,6 @@ type Func struct {
 	numbering *numbering.Numbering
 }
 
-// Counts returns how many times each path ran, by Ball-Larus id.
-func (f *Func) Counts() map[uint64]uint64 { return f.counts }
-
-// Numbering returns the function's numbering, as pppexec made it.
-func (f *Func) Numbering() *numbering.Numbering { return f.numbering }
-
-// Meta returns the function's metadata.
-func (f *Func) Meta() *profile.Func { return f.meta }
-
 // Build builds the report of the packages of p that match patterns (all,
 // if none). A function that cannot be numbered again from its metadata is
 // left out with an error.

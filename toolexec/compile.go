@@ -23,7 +23,7 @@ import (
 // selected. A package that cannot be instrumented is compiled unchanged
 // with one warning naming it and the reason (with -strict, the build fails).
 func (x *Exec) compile(args []string) int {
-	t := &toolArgs{args: slicesClone(args[1:])}
+	t := &toolArgs{args: slices.Clone(args[1:])}
 	importPath := os.Getenv("TOOLEXEC_IMPORTPATH")
 	if importPath == "" {
 		importPath, _ = t.flag("p")
@@ -216,8 +216,6 @@ func firstLines(s string, n int) string {
 	}
 	return "\t" + strings.Join(lines, "\n\t")
 }
-
-func slicesClone(s []string) []string { return append([]string(nil), s...) }
 
 // stdGcflags returns the gcflags that the build's standard packages are
 // compiled with: rt must be compiled against packages built the same way,

@@ -49,7 +49,7 @@ func (x *Exec) selected(importPath string, t *toolArgs) bool {
 		return false // the generated test main
 	}
 	path = strings.TrimSuffix(path, "_test")
-	if path == RuntimePath || neverInstrument(path) {
+	if path == RuntimePath {
 		return false
 	}
 	patterns := x.Config.Pkgs
@@ -76,26 +76,6 @@ func (x *Exec) selected(importPath string, t *toolArgs) bool {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// neverInstrument lists the packages whose instrumentation would make rt
-// import itself, or that run before anything can be counted: the runtime and
-// everything rt depends on.
-func neverInstrument(path string) bool {
-	switch {
-	case path == "unsafe", path == "runtime", strings.HasPrefix(path, "runtime/"),
-		path == "internal" || strings.HasPrefix(path, "internal/"),
-		strings.HasPrefix(path, "vendor/"):
-		return true
-	}
-	// rt's dependencies outside runtime and internal (go list -deps of its
-	// imports); compile checks the exact list it built rt with.
-	switch path {
-	case "cmp", "errors", "io", "io/fs", "iter", "math/bits", "os", "path", "slices", "sync",
-		"sync/atomic", "syscall", "time", "unicode/utf8":
-		return true
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ import (
 // command; its command line is read from /proc where there is one.
 func gcflagsForStd() (flags []string, known bool) {
 	args := strings.Fields(os.Getenv("GOFLAGS"))
-	cmdline, err := os.ReadFile("/proc/" + itoa(os.Getppid()) + "/cmdline")
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline")
 	if err != nil {
 		return nil, false
 	}
@@ -36,17 +37,4 @@ func gcflagsForStd() (flags []string, known bool) {
 		}
 	}
 	return flags, true
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
 }

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // link runs a link command with rt and the packages it needs added to the
@@ -11,7 +12,7 @@ import (
 // package a linked package imports must be listed, so rt's dependencies go
 // in too where the program does not already have them.
 func (x *Exec) link(args []string) int {
-	t := &toolArgs{args: slicesClone(args[1:])}
+	t := &toolArgs{args: slices.Clone(args[1:])}
 	cfgFile, ok := t.flag("importcfg")
 	if !ok {
 		return run(args, x.Stderr)

@@ -271,34 +271,17 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, c buildConfig) (*
 	return readRuntimeBuild(dir)
 }
 
-// rtImports returns the packages that rt's source imports (but unsafe),
-// for this GOOS and GOARCH if files is given, else in any file.
+// rtImports returns the packages that rt's files import, but unsafe.
 func rtImports(files []string) []string {
 	seen := map[string]bool{}
-	add := func(name string, src []byte) {
-		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
 		if err != nil {
-			return
+			continue
 		}
 		for _, imp := range f.Imports {
 			if p, err := strconv.Unquote(imp.Path.Value); err == nil && p != "unsafe" {
 				seen[p] = true
-			}
-		}
-	}
-	if files != nil {
-		for _, name := range files {
-			src, err := os.ReadFile(name)
-			if err == nil {
-				add(name, src)
-			}
-		}
-	} else {
-		entries, _ := fs.ReadDir(rt.Source, ".")
-		for _, e := range entries {
-			if name := e.Name(); !strings.HasSuffix(name, "_test.go") && name != "source.go" {
-				src, _ := fs.ReadFile(rt.Source, name)
-				add(name, src)
 			}
 		}
 	}
