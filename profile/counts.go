@@ -9,13 +9,25 @@ package profile
 //		uint64   P, the page size
 //		uint64   the process id
 //		uint64   0x0102030405060708, in the writer's byte order
-//	then segments, each at the next multiple of P, one per instrumented
-//	package the process loaded, in the order they registered:
+//	then segments, each at the next multiple of P: one per instrumented
+//	package the process loaded, in the order they registered,
 //		[8]byte  "pcovseg1"
 //		[16]byte the hash of the package's metadata (<hash>.meta, in hex)
 //		uint64   n, the number of counter words
 //		[24]byte reserved, zero
 //		n × uint64 the counters, laid out as the metadata says
+//	and, in PPP builds, residual tables, made as residual paths first run:
+//		[8]byte  "pcovres1"
+//		[16]byte the hash of the package's metadata
+//		uint64   n, the number of words, even
+//		uint64   the function's index in the metadata's Funcs
+//		uint64   runs that found no room in the process's tables
+//		[16]byte reserved, zero
+//		n/2 × (uint64 id+1, uint64 count): the function's residual paths
+//		         by Ball-Larus id; a zero key is an empty slot
+//	A function may have several residual tables (a full one gets a
+//	bigger successor); an id may appear in more than one, and its counts
+//	add up.
 //
 // A process killed while it adds a segment leaves the segment's header
 // zero (the magic is written last), so a reader stops there; the counters
@@ -28,22 +40,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
 
 const (
 	fileMagic     = "pcovcnt1"
 	segmentMagic  = "pcovseg1"
+	residualMagic = "pcovres1"
 	byteOrderMark = 0x0102030405060708
 	segmentHeader = 64
 	minPage       = 512
 	maxPage       = 1 << 20
 )
 
-// A Segment is one package's counters in one process.
+// A Segment is one package's counters in one process, or one residual
+// table of one of its functions.
 type Segment struct {
 	Hash  string // of the package's metadata
 	Words []uint64
+	// Residual marks a residual table of function Func (an index in the
+	// metadata's Funcs): Words are pairs (id+1, count), and Lost counts the
+	// runs that found no room.
+	Residual bool
+	Func     int
+	Lost     uint64
 }
 
 // A CountFile is a counter file.
@@ -88,10 +109,11 @@ func ParseCounts(data []byte) (*CountFile, error) {
 	f := &CountFile{PID: order.Uint64(data[16:])}
 	for off := page; off < uint64(len(data)); {
 		rest := data[off:]
-		if len(rest) >= 8 && string(rest[:8]) != segmentMagic && !bytes.Equal(rest[:8], make([]byte, 8)) {
+		magic := string(rest[:min(8, len(rest))])
+		if len(rest) >= 8 && magic != segmentMagic && magic != residualMagic && !bytes.Equal(rest[:8], make([]byte, 8)) {
 			return nil, fmt.Errorf("bad segment header at offset %d", off)
 		}
-		if len(rest) < segmentHeader || string(rest[:8]) != segmentMagic {
+		if len(rest) < segmentHeader || (magic != segmentMagic && magic != residualMagic) {
 			// A zero or cut header: a segment being added, or a file being
 			// copied, when it stopped.
 			return f, fmt.Errorf("%w: segment at offset %d is incomplete", ErrTruncated, off)
@@ -104,7 +126,15 @@ func ParseCounts(data []byte) (*CountFile, error) {
 		for i := range words {
 			words[i] = order.Uint64(rest[segmentHeader+8*i:])
 		}
-		f.Segments = append(f.Segments, Segment{Hash: hex.EncodeToString(rest[8:24]), Words: words})
+		seg := Segment{Hash: hex.EncodeToString(rest[8:24]), Words: words}
+		if magic == residualMagic {
+			fn := order.Uint64(rest[32:])
+			if fn > math.MaxInt32 || n%2 != 0 {
+				return nil, fmt.Errorf("bad residual table header at offset %d", off)
+			}
+			seg.Residual, seg.Func, seg.Lost = true, int(fn), order.Uint64(rest[40:])
+		}
+		f.Segments = append(f.Segments, seg)
 		size := (segmentHeader + 8*n + page - 1) / page * page
 		off += size
 	}
@@ -129,6 +159,11 @@ func WriteCounts(w io.Writer, f *CountFile) error {
 		copy(seg, segmentMagic)
 		copy(seg[8:], h)
 		binary.LittleEndian.PutUint64(seg[24:], uint64(len(s.Words)))
+		if s.Residual {
+			copy(seg, residualMagic)
+			binary.LittleEndian.PutUint64(seg[32:], uint64(s.Func))
+			binary.LittleEndian.PutUint64(seg[40:], s.Lost)
+		}
 		for i, w := range s.Words {
 			binary.LittleEndian.PutUint64(seg[segmentHeader+8*i:], w)
 		}

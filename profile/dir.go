@@ -118,6 +118,12 @@ func (p *Profile) readCounts(name string) error {
 			problems = append(problems, fmt.Sprintf("no metadata %s.meta for a segment (a profile from another build?)", s.Hash))
 			continue
 		}
+		if s.Residual {
+			if err := p.addResidual(s, m); err != nil {
+				problems = append(problems, err.Error())
+			}
+			continue
+		}
 		if len(s.Words) != m.Words {
 			problems = append(problems, fmt.Sprintf("segment of %s has %d words, its metadata %d", m.Package, len(s.Words), m.Words))
 			continue
@@ -137,6 +143,28 @@ func (p *Profile) readCounts(name string) error {
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// addResidual adds a residual table's counts.
+func (p *Profile) addResidual(s Segment, m *Meta) error {
+	if s.Func >= len(m.Funcs) {
+		return fmt.Errorf("residual table of function %d of %s, which has %d", s.Func, m.Package, len(m.Funcs))
+	}
+	f := &m.Funcs[s.Func]
+	for i := 0; i+1 < len(s.Words); i += 2 {
+		key, n := s.Words[i], s.Words[i+1]
+		if key == 0 || n == 0 {
+			continue
+		}
+		if key-1 >= f.Paths {
+			return fmt.Errorf("residual table of %s holds path %d of %d", f.Name, key-1, f.Paths)
+		}
+		p.Add(s.Hash, s.Func, key-1, n)
+	}
+	if s.Lost > 0 {
+		p.addLost(s.Hash, s.Func, s.Lost)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/pathcover/pathcover/numbering"
 )
@@ -27,11 +28,14 @@ const MetaFormat = "pathcover-meta-1"
 type Meta struct {
 	Format  string
 	Package string // the import path, as TOOLEXEC_IMPORTPATH gives it
-	Mode    string // "bl": Ball-Larus counters
-	Atomic  bool   // counters were incremented atomically
-	Files   []string
-	Words   int // the package's counter words
-	Funcs   []Func
+	// Mode is "bl" for Ball-Larus counters, or "ppp" for a PPP build,
+	// whose functions count their interesting paths and record every other
+	// path in a residual table (see counts.go).
+	Mode   string
+	Atomic bool // counters were incremented atomically
+	Files  []string
+	Words  int // the package's counter words
+	Funcs  []Func
 }
 
 // Func describes one function.
@@ -49,6 +53,16 @@ type Func struct {
 	Paths     uint64 // N, the numbered paths, to check the numbering again
 	Total     string // the exact number of acyclic paths, in decimal
 	Counters  Counters
+	// Interesting are, in a PPP build, the Ball-Larus ids of the function's
+	// interesting paths (those its tests ran), sorted; every other path is
+	// residual. PPPSize is the size of their PPP numbering, which Counters
+	// may truncate (see Counters).
+	Interesting []uint64 `json:",omitempty"`
+	PPPSize     uint64   `json:",omitempty"`
+	// Stale says that, in a PPP build, the interesting profile had another
+	// version of the function, whose paths say nothing of this one's: all
+	// its paths count as residual.
+	Stale bool `json:",omitempty"`
 	// Units are the function's statements as go test -cover counts them.
 	Units []Unit
 }
@@ -85,9 +99,20 @@ type Edge struct {
 // Counters says where a function's counters lie in its package's words.
 type Counters struct {
 	Offset int
-	// Kind is "array", with Size = Paths words, word i counting path i; or
-	// "hash", with Size = 2C+1 words: C slots of (id+1, count), then the
-	// number of paths that found the table full.
+	// Kind is one of
+	//   - "array", with Size = Paths words, word i counting path i (in a
+	//     PPP build, for a function whose paths are all interesting);
+	//   - "hash", with Size = 2C+1 words: C slots of (id+1, count), then the
+	//     number of paths that found the table full (Ball-Larus builds);
+	//   - "ppp", with Size = 2S words: S slots of (Ball-Larus id + 1,
+	//     count), slot i for the interesting path with PPP id i, or (0, 0)
+	//     for an id no interesting path has. S is PPPSize, or less if
+	//     pppexec truncated the array: interesting paths with ids past it
+	//     are recorded as residual;
+	//   - "ppphash", with Size = 2C words: C slots of (id+1, count) whose
+	//     keys are the interesting paths, for numberings too sparse for an
+	//     array;
+	//   - "none", with Size 0, for a function with no interesting paths.
 	Kind string
 	Size int
 }
@@ -114,7 +139,7 @@ func ParseMeta(content []byte) (*Meta, error) {
 }
 
 func (m *Meta) check() error {
-	if m.Mode != "bl" {
+	if m.Mode != "bl" && m.Mode != "ppp" {
 		return fmt.Errorf("unknown counter mode %q", m.Mode)
 	}
 	if m.Words < 0 {
@@ -135,6 +160,13 @@ func (m *Meta) check() error {
 			if c.Size < 3 || c.Size%2 == 0 {
 				return fmt.Errorf("function %s: hash table of %d words", f.Name, c.Size)
 			}
+		case "ppp", "ppphash", "none":
+			if m.Mode != "ppp" {
+				return fmt.Errorf("function %s: %s counters in a %s build", f.Name, c.Kind, m.Mode)
+			}
+			if c.Size%2 != 0 || (c.Kind == "none") != (c.Size == 0) || (c.Kind == "ppp" && uint64(c.Size/2) > f.PPPSize) {
+				return fmt.Errorf("function %s: %s counters of %d words", f.Name, c.Kind, c.Size)
+			}
 		default:
 			return fmt.Errorf("function %s: unknown counter kind %q", f.Name, c.Kind)
 		}
@@ -148,6 +180,14 @@ func (m *Meta) check() error {
 		}
 		if f.Entry < 0 || int(f.Entry) >= len(f.Blocks) || f.Exit < 0 || int(f.Exit) >= len(f.Blocks) {
 			return fmt.Errorf("function %s: entry %d or exit %d not among its %d blocks", f.Name, f.Entry, f.Exit, len(f.Blocks))
+		}
+		for i, id := range f.Interesting {
+			if id >= f.Paths || (i > 0 && id <= f.Interesting[i-1]) {
+				return fmt.Errorf("function %s: interesting paths %v not sorted ids below %d", f.Name, f.Interesting, f.Paths)
+			}
+		}
+		if m.Mode == "ppp" && c.Kind == "array" && uint64(len(f.Interesting)) != f.Paths {
+			return fmt.Errorf("function %s: an array for %d paths, %d of them interesting", f.Name, f.Paths, len(f.Interesting))
 		}
 		if _, ok := new(big.Int).SetString(f.Total, 10); !ok {
 			return fmt.Errorf("function %s: path count %q", f.Name, f.Total)
@@ -195,13 +235,29 @@ func (f *Func) PathCounts(words []uint64) (counts map[uint64]uint64, lost uint64
 				counts[uint64(id)] = n
 			}
 		}
-	case "hash":
-		for i := 0; i+1 < len(w)-1; i += 2 {
+	case "hash", "ppphash", "ppp":
+		pairs := len(w)
+		if c.Kind == "hash" {
+			pairs--
+			lost = w[len(w)-1]
+		}
+		for i := 0; i+1 < pairs; i += 2 {
 			if w[i] != 0 && w[i+1] != 0 && w[i]-1 < f.Paths {
 				counts[w[i]-1] += w[i+1]
 			}
 		}
-		lost = w[len(w)-1]
 	}
 	return counts, lost
 }
+
+// IsInteresting reports whether path id is one of the function's
+// interesting paths in a PPP build.
+func (f *Func) IsInteresting(id uint64) bool {
+	_, ok := slices.BinarySearch(f.Interesting, id)
+	return ok
+}
+
+// HashHome is the slot where the probes for path id start in a hash table
+// of n slots ("hash" and "ppphash" counters, residual tables): package rt
+// uses the same function.
+func HashHome(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> 32 % n }

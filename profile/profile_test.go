@@ -87,6 +87,7 @@ func TestCountsRoundTrip(t *testing.T) {
 		{Hash: strings.Repeat("ab", 16), Words: []uint64{1, 2, 3}},
 		{Hash: strings.Repeat("cd", 16), Words: make([]uint64, 700)}, // more than a page
 		{Hash: strings.Repeat("ef", 16)},
+		{Hash: strings.Repeat("ab", 16), Words: []uint64{3, 4, 0, 0}, Residual: true, Func: 1, Lost: 2},
 	}}
 	f.Segments[1].Words[699] = 9
 	var buf bytes.Buffer
@@ -97,14 +98,17 @@ func TestCountsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.PID != 42 || len(got.Segments) != 3 || got.Segments[1].Words[699] != 9 || got.Segments[0].Hash != f.Segments[0].Hash {
+	if got.PID != 42 || len(got.Segments) != 4 || got.Segments[1].Words[699] != 9 || got.Segments[0].Hash != f.Segments[0].Hash {
 		t.Fatalf("round trip: %+v", got)
+	}
+	if r := got.Segments[3]; !r.Residual || r.Func != 1 || r.Lost != 2 || r.Words[0] != 3 || got.Segments[0].Residual {
+		t.Fatalf("residual table after a round trip: %+v", r)
 	}
 	// Cut anywhere, the file gives its whole segments and an error.
 	data := buf.Bytes()
 	for cut := 0; cut < len(data); cut += 7 {
 		got, err := ParseCounts(data[:cut])
-		if err == nil && cut < len(data) && len(got.Segments) == 3 {
+		if err == nil && cut < len(data) && len(got.Segments) == 4 {
 			continue // cut in the last segment's padding
 		}
 		if got == nil {
@@ -257,6 +261,64 @@ func TestReadTextErrors(t *testing.T) {
 	}
 }
 
+// pppMeta is diamondMeta as a PPP build makes it: F counts its interesting
+// paths 0 and 2 in a PPP array of 2 slots, G has none.
+func pppMeta(t testing.TB) (*Meta, []byte) {
+	m, _ := diamondMeta(t)
+	m.Mode = "ppp"
+	m.Funcs[0].Interesting, m.Funcs[0].PPPSize = []uint64{0, 2}, 2
+	m.Funcs[0].Counters = Counters{Offset: 0, Kind: "ppp", Size: 4}
+	m.Funcs[1].Counters = Counters{Offset: 4, Kind: "none"}
+	m.Words = 4
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, raw
+}
+
+// TestReadPPP: the counts of a PPP build's array and residual tables add up
+// to one count per path, and the residual paths are those not interesting.
+func TestReadPPP(t *testing.T) {
+	m, raw := pppMeta(t)
+	hash := Hash(raw)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	err := WriteCounts(&buf, &CountFile{PID: 1, Segments: []Segment{
+		{Hash: hash, Words: []uint64{3, 5, 1, 4}},                                   // path 2 five times, path 0 four
+		{Hash: hash, Residual: true, Func: 0, Words: []uint64{2, 6, 0, 0}},          // path 1 six times
+		{Hash: hash, Residual: true, Func: 1, Words: []uint64{1, 1, 3, 2}, Lost: 1}, // G: paths 0 and 2
+		{Hash: hash, Residual: true, Func: 0, Words: []uint64{2, 1}},                // path 1 again, in a second table
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.1.0.counts"), buf.Bytes(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p := New()
+	if problems, err := p.ReadDir(dir); err != nil || len(problems) > 0 {
+		t.Fatalf("ReadDir: %v %v", problems, err)
+	}
+	want := map[int]map[uint64]uint64{0: {0: 4, 1: 7, 2: 5}, 1: {0: 1, 2: 2}}
+	if !maps.EqualFunc(p.Counts[hash], want, maps.Equal) || p.Lost[hash][1] != 1 {
+		t.Fatalf("counts %v, lost %v", p.Counts[hash], p.Lost[hash])
+	}
+	if f := &m.Funcs[0]; !f.IsInteresting(2) || f.IsInteresting(1) {
+		t.Errorf("IsInteresting wrong for %v", f.Interesting)
+	}
+	// A residual table of a function the metadata does not have.
+	buf.Reset()
+	WriteCounts(&buf, &CountFile{Segments: []Segment{{Hash: hash, Residual: true, Func: 5, Words: []uint64{1, 1}}}})
+	os.WriteFile(filepath.Join(dir, "pathcover.1.0.counts"), buf.Bytes(), 0o666)
+	if problems, _ := New().ReadDir(dir); len(problems) != 1 || !strings.Contains(problems[0].Error(), "function 5") {
+		t.Errorf("bad residual table: %v", problems)
+	}
+}
+
 // smallCounts is a counter file with 512-byte pages, the smallest a reader
 // accepts: the fuzzer works far faster on small inputs.
 func smallCounts(words ...uint64) []byte {
@@ -279,6 +341,10 @@ func FuzzParseCounts(f *testing.F) {
 	f.Add(smallCounts(1, 2))
 	f.Add(smallCounts(5, 0, 9)[:512+40])
 	f.Add([]byte(fileMagic + "garbage"))
+	res := smallCounts(2, 1, 0, 0)
+	copy(res[512:], residualMagic)
+	binary.LittleEndian.PutUint64(res[512+32:], 1)
+	f.Add(res)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cf, err := ParseCounts(data)
 		if cf == nil {
@@ -302,6 +368,8 @@ func FuzzParseMeta(f *testing.F) {
 	_, raw := diamondMeta(f)
 	f.Add(raw)
 	f.Add([]byte(`{"Format":"pathcover-meta-1","Mode":"bl"}`))
+	_, ppp := pppMeta(f)
+	f.Add(ppp)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMeta(data)
 		if err != nil {

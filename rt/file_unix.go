@@ -12,10 +12,11 @@ import (
 var counts *os.File
 
 // segment adds a segment for hash to this process's counter file and
-// returns its counters, mapped shared from the file. The layout is defined in
+// returns its words, mapped shared from the file. The layout is defined in
 // package profile: a header page, then page-aligned segments of a 64-byte
-// header and the counter words.
-func segment(dir, hash string, words int) ([]uint64, error) {
+// header and the words. fill sets the header's own words and the initial
+// words before the magic marks the segment complete. The caller holds mu.
+func segment(dir string, magic [8]byte, hash string, words int, fill func(header, words []uint64)) ([]uint64, error) {
 	page := int64(os.Getpagesize())
 	if counts == nil {
 		f, err := createCounts(dir)
@@ -45,8 +46,12 @@ func segment(dir, hash string, words int) ([]uint64, error) {
 	}
 	copy((*[16]byte)(unsafe.Pointer(&m[1]))[:], hashBytes(hash))
 	m[3] = uint64(words)
-	*(*[8]byte)(unsafe.Pointer(&m[0])) = segmentMagic // last: the segment is complete
-	return m[segmentHeader/8 : segmentHeader/8+int64(words) : segmentHeader/8+int64(words)], nil
+	w := m[segmentHeader/8 : segmentHeader/8+int64(words) : segmentHeader/8+int64(words)]
+	if fill != nil {
+		fill(m[:segmentHeader/8], w)
+	}
+	*(*[8]byte)(unsafe.Pointer(&m[0])) = magic // last: the segment is complete
+	return w, nil
 }
 
 // createCounts creates a counter file that no other process uses:

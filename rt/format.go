@@ -3,14 +3,18 @@ package rt
 // The constants of the counter file format, which package profile defines
 // and reads; a test in profile checks that the two agree.
 var (
-	fileMagic    = [8]byte{'p', 'c', 'o', 'v', 'c', 'n', 't', '1'}
-	segmentMagic = [8]byte{'p', 'c', 'o', 'v', 's', 'e', 'g', '1'}
+	fileMagic     = [8]byte{'p', 'c', 'o', 'v', 'c', 'n', 't', '1'}
+	segmentMagic  = [8]byte{'p', 'c', 'o', 'v', 's', 'e', 'g', '1'}
+	residualMagic = [8]byte{'p', 'c', 'o', 'v', 'r', 'e', 's', '1'}
 )
 
 const (
 	// byteOrderMark is written in the writer's byte order.
 	byteOrderMark = 0x0102030405060708
 	segmentHeader = 64
+	// The header words of a residual segment that follow the common ones.
+	residualFuncWord = 4
+	residualLostWord = 5
 )
 
 // hashBytes turns a 32-digit hex hash into its 16 bytes; other strings are

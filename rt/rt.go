@@ -9,29 +9,49 @@ import (
 // Register is called once for each instrumented package, from a
 // package-level variable initializer of the code pppexec generates, before
 // any of the package's functions can run. It returns the package's counters:
-// words 64-bit words, zeroed, laid out as the metadata says. hash names the
-// metadata, meta is its content, and defaultDir is the directory pppexec was
-// given with -o (empty for none).
-func Register(hash, meta string, words int, defaultDir string) []uint64 {
+// words 64-bit words laid out as the metadata says, zero but for init, which
+// holds pairs (index, value): the Ball-Larus ids of the slots of PPP arrays
+// and the keys of PPP hash tables. hash names the metadata, meta is its
+// content, and defaultDir is the directory pppexec was given with -o (empty
+// for none).
+//
+// It also returns the package's residual tables, for its first funcs
+// functions (0 in a Ball-Larus build, which has none).
+func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir string) ([]uint64, *Residuals) {
 	mu.Lock()
 	defer mu.Unlock()
 	dir := os.Getenv("PATHCOVERDIR")
 	if dir == "" {
 		dir = defaultDir
 	}
+	r := &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
 	if dir == "" || disabled {
-		return make([]uint64, words)
+		r.dir = ""
+		return inMemory(words, init), r
 	}
 	if err := writeMeta(dir, hash, meta); err != nil {
 		warn(dir, err)
-		return make([]uint64, words)
+		return inMemory(words, init), r
 	}
-	c, err := segment(dir, hash, words)
+	c, err := segment(dir, segmentMagic, hash, words, func(_, w []uint64) { setWords(w, init) })
 	if err != nil {
 		warn(dir, err)
-		return make([]uint64, words)
+		return inMemory(words, init), r
 	}
+	return c, r
+}
+
+func inMemory(words int, init []uint64) []uint64 {
+	c := make([]uint64, words)
+	setWords(c, init)
 	return c
+}
+
+// setWords stores the pairs (index, value) of init into w.
+func setWords(w []uint64, init []uint64) {
+	for i := 0; i+1 < len(init); i += 2 {
+		w[init[i]] = init[i+1]
+	}
 }
 
 var (
@@ -91,7 +111,7 @@ func CountHashed(table []uint64, id uint64) {
 		return
 	}
 	key := id + 1
-	i := (id * 0x9E3779B97F4A7C15) >> 32 % n
+	i := home(id, n)
 	for range n {
 		k := atomic.LoadUint64(&table[2*i])
 		if k == 0 && atomic.CompareAndSwapUint64(&table[2*i], 0, key) {

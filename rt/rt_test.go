@@ -70,11 +70,13 @@ func testMeta(t *testing.T) (string, string) {
 // path 2 once, then ends as $RT_END says.
 func TestMain(m *testing.M) {
 	if end := os.Getenv("RT_END"); end != "" {
-		c := rt.Register(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, "")
+		c, res := rt.Register(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, nil, 1, "")
 		for range 5 {
 			c[0]++
 		}
 		rt.Add(&c[2])
+		res.Count(0, 1) // path 1 as a residual path
+		res.Count(0, 1)
 		switch end {
 		case "exit":
 			os.Exit(3)
@@ -110,7 +112,7 @@ func TestCountsSurvive(t *testing.T) {
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("ReadDir: %v %v", problems, err)
 			}
-			if p.Processes != 1 || p.Counts[hash][0][0] != 5 || p.Counts[hash][0][2] != 1 {
+			if p.Processes != 1 || p.Counts[hash][0][0] != 5 || p.Counts[hash][0][1] != 2 || p.Counts[hash][0][2] != 1 {
 				t.Fatalf("after %s: %d processes, counts %v", end, p.Processes, p.Counts[hash])
 			}
 		})
@@ -155,9 +157,10 @@ func TestOneFilePerProcess(t *testing.T) {
 func TestNoDirectory(t *testing.T) {
 	t.Setenv("PATHCOVERDIR", "")
 	wd, _ := os.Getwd()
-	c := rt.Register("00000000000000000000000000000000", "{}", 4, "")
+	c, res := rt.Register("00000000000000000000000000000000", "{}", 4, []uint64{1, 7}, 1, "")
 	c[3]++
-	if len(c) != 4 || c[3] != 1 {
+	res.Count(0, 9)
+	if len(c) != 4 || c[3] != 1 || c[1] != 7 {
 		t.Fatalf("counters %v", c)
 	}
 	if after, _ := os.ReadDir(wd); slices.ContainsFunc(after, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".counts") }) {
@@ -192,6 +195,106 @@ func TestCountHashed(t *testing.T) {
 	for id, n := range counts {
 		if n != 4 {
 			t.Errorf("id %d counted %d times; want 4", id, n)
+		}
+	}
+}
+
+// TestResidualExact: goroutines recording many residual paths at once, more
+// than a first table holds, lose none and count each exactly.
+func TestResidualExact(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("counter files need a Unix system")
+	}
+	{
+		dir := t.TempDir()
+		t.Setenv("PATHCOVERDIR", dir)
+		const ids, goroutines = 3000, 8
+		_, res := rt.Register(testHash, "{}", 0, nil, 2, "")
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range uint64(ids) {
+					id := (i*7919 + uint64(g)) % ids // each goroutine in its own order
+					res.Count(1, id<<20)             // ids far apart, as big functions have
+					if i%2 == 0 {
+						res.Count(0, i)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
+		counts := map[[2]uint64]uint64{}
+		tables := 0
+		for _, name := range files {
+			f, err := profile.ReadCounts(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range f.Segments {
+				if !s.Residual || s.Hash != testHash {
+					continue
+				}
+				tables++
+				if s.Lost != 0 {
+					t.Errorf("%d runs lost", s.Lost)
+				}
+				for i := 0; i < len(s.Words); i += 2 {
+					if s.Words[i] != 0 {
+						counts[[2]uint64{uint64(s.Func), s.Words[i] - 1}] += s.Words[i+1]
+					}
+				}
+			}
+		}
+		if tables < 3 {
+			t.Errorf("%d residual tables; the test means to fill some", tables)
+		}
+		for i := range uint64(ids) {
+			if n := counts[[2]uint64{1, i << 20}]; n != goroutines {
+				t.Fatalf("function 1 path %d counted %d times; want %d", i<<20, n, goroutines)
+			}
+			want := uint64(0)
+			if i%2 == 0 {
+				want = goroutines
+			}
+			if n := counts[[2]uint64{0, i}]; n != want {
+				t.Fatalf("function 0 path %d counted %d times; want %d", i, n, want)
+			}
+		}
+		if len(counts) != ids+ids/2 {
+			t.Errorf("%d paths recorded; want %d", len(counts), ids+ids/2)
+		}
+	}
+}
+
+const testHash = "0123456789abcdef0123456789abcdef"
+
+// TestCountKnown: a table laid out with profile.HashHome, as pppexec lays
+// out PPP hash tables, finds its keys and only them.
+func TestCountKnown(t *testing.T) {
+	const n = 16
+	table := make([]uint64, 2*n)
+	keys := []uint64{0, 5, 1 << 40, 77, 78, 79}
+	for _, id := range keys {
+		i := profile.HashHome(id, n)
+		for table[2*i] != 0 {
+			i = (i + 1) % n
+		}
+		table[2*i] = id + 1
+	}
+	for _, id := range keys {
+		if !rt.CountKnown(table, id) || !rt.CountKnown(table, id) {
+			t.Errorf("key %d not found", id)
+		}
+	}
+	for _, id := range []uint64{1, 6, 1<<40 + 1, 80} {
+		if rt.CountKnown(table, id) {
+			t.Errorf("id %d found, but is no key", id)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if table[2*i] != 0 && table[2*i+1] != 2 {
+			t.Errorf("key %d counted %d times; want 2", table[2*i]-1, table[2*i+1])
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
@@ -153,7 +154,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if len(in.Files) == 0 {
 		return nil, "", nil
 	}
-	out, err := instrument.Package(in, &instrument.Config{
+	icfg := &instrument.Config{
 		Package:       importPath,
 		RuntimePath:   RuntimePath,
 		Atomic:        x.Config.Atomic || t.has("race"),
@@ -161,7 +162,20 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		HashSlots:     x.Config.HashSlots,
 		DefaultDir:    x.Config.Dir,
 		Trace:         x.Config.Trace,
-	})
+		PPPSlots:      x.Config.PPPSlots,
+		PPPLarge:      x.Config.PPPLarge,
+	}
+	if x.Config.Interesting != "" {
+		run, err := x.Config.interesting()
+		if err != nil {
+			return nil, "", err
+		}
+		icfg.Interesting = func(name string, f *profile.Func) ([]uint64, bool) {
+			ids, _, stale := run.Lookup(importPath, name, f)
+			return ids, stale
+		}
+	}
+	out, err := instrument.Package(in, icfg)
 	if err != nil {
 		return nil, "", err
 	}

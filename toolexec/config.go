@@ -2,12 +2,15 @@ package toolexec
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // Config is pppexec's configuration, from its flags.
@@ -31,13 +34,54 @@ type Config struct {
 	Verbose bool
 	// Trace also writes the witnesses of the path oracle (a test build).
 	Trace bool
+	// Interesting, if set, makes a PPP build: it names the profile (a
+	// directory or a text profile) whose paths are the interesting ones.
+	// PPPSlots and PPPLarge: see instrument.Config.
+	Interesting string
+	PPPSlots    uint64
+	PPPLarge    string
+
+	pathsRun    *profile.PathsRun // loaded from Interesting
+	pathsRunErr error
+	loadOnce    sync.Once
 }
 
 // String is the part of the configuration that changes what compile and
 // link produce (with -strict, a failure instead of an uninstrumented
 // object), for the build ID of -V=full.
 func (c *Config) String() string {
-	return fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d trace=%v strict=%v", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace, c.Strict)
+	s := fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d trace=%v strict=%v", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace, c.Strict)
+	if c.Interesting != "" {
+		// The profile's content, not its name: a new test run makes new
+		// objects.
+		fp := "unreadable"
+		if r, err := c.interesting(); err == nil {
+			fp = r.Fingerprint()
+		}
+		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s", fp, c.PPPSlots, c.PPPLarge)
+	}
+	return s
+}
+
+// interesting loads the profile of -interesting, once.
+func (c *Config) interesting() (*profile.PathsRun, error) {
+	c.loadOnce.Do(func() {
+		p, problems, err := profile.Load(c.Interesting)
+		if err != nil {
+			c.pathsRunErr = fmt.Errorf("-interesting: %v", err)
+			return
+		}
+		if len(p.Metas) == 0 {
+			c.pathsRunErr = fmt.Errorf("-interesting: %s holds no profile", c.Interesting)
+			return
+		}
+		if len(problems) > 0 {
+			c.pathsRunErr = fmt.Errorf("-interesting: %v", errors.Join(problems...))
+			return
+		}
+		c.pathsRun = p.PathsRun()
+	})
+	return c.pathsRun, c.pathsRunErr
 }
 
 // selected reports whether the package that compile builds is to be

@@ -684,3 +684,122 @@ func TestGcflags(t *testing.T) {
 		loadProfile(t, prof)
 	}
 }
+
+// TestOraclePPP makes PPP builds of the oracle program whose interesting
+// paths are those a smaller run of a Ball-Larus build took (the "tests"),
+// runs them on the full input (the "field"), and requires: the counts of
+// the interesting paths in the arrays plus the residual tables equal the
+// paths regenerated from the trace, path for path; every path counted in an
+// array is interesting; every path in a residual table is not (unless the
+// truncate policy cut it from its array); and both kinds ran.
+func TestOraclePPP(t *testing.T) {
+	bin := pppexec(t)
+	mod := oracleModule(t)
+	const pkgs = "-pkgs=example.com/oracle/constructs"
+	exe := filepath.Join(t.TempDir(), "oracle")
+	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+bin+" "+pkgs, "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	tested := t.TempDir()
+	if out, code := run(t, mod, []string{"ORACLE_TESTED=1", "PATHCOVERDIR=" + tested}, exe); code != 1 {
+		t.Fatalf("tested run: exit %d\n%s", code, out)
+	}
+	for _, mode := range []struct {
+		name  string
+		flags string
+		env   []string
+	}{
+		{"array", "", nil},
+		{"truncate", "-pppslots=3", nil},
+		{"hash", "-pppslots=3 -ppplarge=hash", nil},
+		{"atomic", "-atomic", []string{"ORACLE_CONCURRENT=1"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), "oracle")
+			toolexec := fmt.Sprintf("%s -trace %s -interesting=%s %s", bin, pkgs, tested, mode.flags)
+			if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
+				t.Fatalf("go build: exit %d\n%s", code, out)
+			}
+			field := t.TempDir()
+			if out, code := run(t, mod, append(mode.env, "PATHCOVERDIR="+field), exe); code != 1 {
+				t.Fatalf("field run: exit %d\n%s", code, out)
+			}
+			p := loadProfile(t, field)
+			res := checkOracle(t, field, p)
+
+			// Where each path was counted, from the counter files.
+			inArray, inResidual := map[string]map[uint64]bool{}, map[string]map[uint64]bool{}
+			files, _ := filepath.Glob(filepath.Join(field, "*.counts"))
+			for _, name := range files {
+				cf, err := profile.ReadCounts(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range cf.Segments {
+					m := p.Metas[s.Hash]
+					if m.Mode != "ppp" {
+						t.Fatalf("a %s build's segment", m.Mode)
+					}
+					if s.Residual {
+						for i := 0; i < len(s.Words); i += 2 {
+							if s.Words[i] != 0 && s.Words[i+1] != 0 {
+								mark(inResidual, fmt.Sprint(s.Hash, s.Func), s.Words[i]-1)
+							}
+						}
+						continue
+					}
+					for fn := range m.Funcs {
+						counts, _ := m.Funcs[fn].PathCounts(s.Words)
+						for id := range counts {
+							mark(inArray, fmt.Sprint(s.Hash, fn), id)
+						}
+					}
+				}
+			}
+			kinds := map[string]int{}
+			residual, interesting, truncated := 0, 0, 0
+			for hash, m := range p.Metas {
+				for fn := range m.Funcs {
+					f := &m.Funcs[fn]
+					kinds[f.Counters.Kind]++
+					key := fmt.Sprint(hash, fn)
+					for id := range inArray[key] {
+						interesting++
+						if !f.IsInteresting(id) {
+							t.Errorf("%s: path %d counted in the array, but it is not interesting", f.Name, id)
+						}
+					}
+					for id := range inResidual[key] {
+						residual++
+						if inArray[key][id] {
+							t.Errorf("%s: path %d counted in the array and as residual", f.Name, id)
+						}
+						if f.IsInteresting(id) {
+							truncated++
+							if f.Counters.Kind != "ppp" || uint64(f.Counters.Size/2) >= f.PPPSize {
+								t.Errorf("%s: interesting path %d recorded as residual, with %s counters of %d of %d slots", f.Name, id, f.Counters.Kind, f.Counters.Size/2, f.PPPSize)
+							}
+						}
+					}
+				}
+			}
+			if residual == 0 || interesting == 0 {
+				t.Errorf("%d paths counted in arrays, %d residual: the test means to have both", interesting, residual)
+			}
+			if mode.name == "truncate" && truncated == 0 {
+				t.Errorf("no interesting path was cut from its array")
+			}
+			if mode.name == "hash" && kinds["ppphash"] == 0 {
+				t.Errorf("no function has a PPP hash table: %v", kinds)
+			}
+			t.Logf("%d calls agree; %d paths counted in arrays, %d as residual (%d of them tested); counters %v", res.Calls, interesting, residual, truncated, kinds)
+		})
+	}
+}
+
+func mark(m map[string]map[uint64]bool, key string, id uint64) {
+	if m[key] == nil {
+		m[key] = map[uint64]bool{}
+	}
+	m[key][id] = true
+}

@@ -24,6 +24,9 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
+	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
+	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
+	fs.StringVar(&cfg.PPPLarge, "ppplarge", instrument.PPPTruncate, "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
 		fs.PrintDefaults()
@@ -42,9 +45,24 @@ func Main(name string, args []string) int {
 		}
 		cfg.Dir = abs
 	}
-	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 {
-		fmt.Fprintf(os.Stderr, "%s: -arraylimit and -hashslots must be positive\n", name)
+	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 || cfg.PPPSlots < 1 {
+		fmt.Fprintf(os.Stderr, "%s: -arraylimit, -hashslots and -pppslots must be positive\n", name)
 		return 2
+	}
+	if cfg.PPPLarge != instrument.PPPTruncate && cfg.PPPLarge != instrument.PPPHash {
+		fmt.Fprintf(os.Stderr, "%s: -ppplarge must be %s or %s, not %q\n", name, instrument.PPPTruncate, instrument.PPPHash, cfg.PPPLarge)
+		return 2
+	}
+	if cfg.Interesting != "" {
+		abs, err := filepath.Abs(cfg.Interesting)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: -interesting: %v\n", name, err)
+			return 2
+		}
+		cfg.Interesting = abs
 	}
 	x := &Exec{Config: cfg}
 	return x.Main(fs.Args())

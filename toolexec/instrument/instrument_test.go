@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/profile"
 )
 
 // load parses and type-checks the package in dir.
@@ -48,7 +50,10 @@ func load(t *testing.T, dir string) *Input {
 
 // fakeRuntime stands for rt when type-checking instrumented code.
 const fakeRuntime = `package rt
-func Register(hash, meta string, words int, dir string) []uint64 { return make([]uint64, words) }
+type Residuals struct{}
+func (*Residuals) Count(fn int, bl uint64) {}
+func Register(hash, meta string, words int, init []uint64, funcs int, dir string) ([]uint64, *Residuals) { return make([]uint64, words), nil }
+func CountKnown(table []uint64, bl uint64) bool { return false }
 func Add(c *uint64) {}
 func CountHashed(table []uint64, id uint64) {}
 func TraceEnter(hash string, fn int) uint64 { return 0 }
@@ -76,6 +81,9 @@ func TestRewrite(t *testing.T) {
 		{Atomic: true},
 		{MaxArrayPaths: 2, HashSlots: 8},
 		{Trace: true},
+		{Interesting: someInteresting},
+		{Interesting: someInteresting, Atomic: true, PPPSlots: 2},
+		{Interesting: someInteresting, PPPSlots: 2, PPPLarge: PPPHash},
 	} {
 		in := load(t, "../../testdata/src/constructs")
 		cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"
@@ -85,6 +93,26 @@ func TestRewrite(t *testing.T) {
 		}
 		if len(out.Skipped) > 0 || out.Funcs < 39 {
 			t.Fatalf("%d functions instrumented, skipped %v", out.Funcs, out.Skipped)
+		}
+		meta, err := profile.ParseMeta(out.Meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]int{}
+		for _, f := range meta.Funcs {
+			kinds[f.Counters.Kind]++
+		}
+		want := []string{"array"}
+		switch {
+		case cfg.Interesting != nil && cfg.PPPLarge == PPPHash:
+			want = []string{"array", "none", "ppp", "ppphash"}
+		case cfg.Interesting != nil:
+			want = []string{"array", "none", "ppp"}
+		}
+		for _, k := range want {
+			if kinds[k] == 0 {
+				t.Errorf("%+v: no function with %s counters: %v", cfg, k, kinds)
+			}
 		}
 		fset := token.NewFileSet()
 		rtFile, _ := parser.ParseFile(fset, "rt.go", fakeRuntime, 0)
@@ -114,6 +142,19 @@ func TestRewrite(t *testing.T) {
 			t.Fatalf("%+v: instrumented package does not type-check: %v", cfg, err)
 		}
 	}
+}
+
+// someInteresting makes every third path of a function interesting, and
+// all paths of every fifth function (by name length), for a PPP build that
+// has all kinds of counters.
+func someInteresting(name string, f *profile.Func) ([]uint64, bool) {
+	var ids []uint64
+	for id := uint64(0); id < min(f.Paths, 1000); id++ {
+		if id%3 == 0 || len(name)%5 == 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, len(name)%7 == 0
 }
 
 // checkPositions scans the original and the rewritten file and checks that

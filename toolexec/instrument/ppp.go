@@ -1,0 +1,119 @@
+package instrument
+
+// A PPP build (Config.Interesting set) counts each function's interesting
+// paths, those its tests ran, in an array indexed by their preferential
+// (PPP) ids, and records every other path, its residual paths, with its
+// Ball-Larus id in the package's residual tables (package rt). The PPP
+// register runs beside the Ball-Larus one, with its increments on the same
+// chords, and each slot of the array holds the Ball-Larus id (+1) of its
+// path, so a path whose PPP id aliases an interesting path's is caught
+// (thesis §3.2.3):
+//
+//	if q := Q+c; q < S && C[off+2q] == R+c'+1 { C[off+2q+1]++ } else { residual(fn, R+c') }
+//
+// Functions get, by their interesting paths I:
+//   - none (I empty): no counters; every path is residual, so only the
+//     Ball-Larus register runs;
+//   - every path interesting: a Ball-Larus array, as in a Ball-Larus build;
+//     no path can be residual;
+//   - otherwise the PPP array of S = PPPSize slots; for a numbering with
+//     more than Config.PPPSlots slots, the policy PPPLarge decides (thesis
+//     §3.6, hash table usage policy): PPPTruncate keeps the first PPPSlots
+//     slots and lets the interesting paths past them be recorded as
+//     residual (reports, which know I, count them as tested again); PPPHash
+//     counts I in a hash table keyed by Ball-Larus id, filled in at
+//     registration, so only the Ball-Larus register runs and a miss is
+//     residual.
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// The policies for PPP numberings larger than Config.PPPSlots.
+const (
+	PPPTruncate = "truncate"
+	PPPHash     = "hash"
+)
+
+// DefaultPPPSlots is the default of Config.PPPSlots.
+const DefaultPPPSlots = 1 << 12
+
+// counting is how one function counts its paths.
+type counting struct {
+	fn  int // the function's index in the package's metadata
+	c   profile.Counters
+	ppp *numbering.PPP // for "ppp" counters
+}
+
+// layoutPPP decides how a function of a PPP build counts, fills in its
+// metadata's PPP fields and counters, and returns init with the words
+// Register must set.
+func layoutPPP(ct *counting, mf *profile.Func, p *numbering.Placement, offset int, cfg *Config, init []uint64) []uint64 {
+	ids, stale := cfg.Interesting(mf.Name, mf)
+	mf.Stale = stale
+	if stale {
+		ids = nil
+	}
+	mf.Interesting = ids
+	ct.c = profile.Counters{Offset: offset, Kind: "none"}
+	switch {
+	case len(ids) == 0:
+		return init
+	case uint64(len(ids)) == p.NumPaths():
+		ct.c.Kind, ct.c.Size = "array", len(ids)
+		return init
+	}
+	q, err := p.PPP(ids)
+	if err == nil {
+		mf.PPPSize = q.Size()
+	}
+	if err == nil && (q.Size() <= cfg.PPPSlots || cfg.PPPLarge == PPPTruncate) {
+		ct.ppp = q
+		slots := min(q.Size(), cfg.PPPSlots)
+		ct.c.Kind, ct.c.Size = "ppp", int(2*slots)
+		for pid := range slots {
+			if bl, ok := q.BL(pid); ok {
+				init = append(init, uint64(offset)+2*pid, bl+1)
+			}
+		}
+		return init
+	}
+	// A hash table of the interesting paths, at most half full.
+	n := uint64(2 * len(ids))
+	table := make([]uint64, n)
+	for _, id := range ids {
+		i := profile.HashHome(id, n)
+		for table[i] != 0 {
+			if i++; i == n {
+				i = 0
+			}
+		}
+		table[i] = id + 1
+		init = append(init, uint64(offset)+2*i, id+1)
+	}
+	ct.c.Kind, ct.c.Size = "ppphash", int(2*n)
+	return init
+}
+
+// pppCount is the code of a count op of a function with a PPP array.
+func pppCount(op numbering.Op, ct *counting, cfg *Config) string {
+	off, slots := uint64(ct.c.Offset), uint64(ct.c.Size/2)
+	pinc := ct.ppp.Inc(op.Edge)
+	if op.Kind == numbering.OpCountConst {
+		// Both ids are known here: the check is made now.
+		if bl, ok := ct.ppp.BL(pinc); ok && bl == op.Inc && pinc < slots {
+			return increment(strconv.FormatUint(off+2*pinc+1, 10), cfg)
+		}
+		return fmt.Sprintf("%s(%d, %d)", residFunc, ct.fn, op.Inc)
+	}
+	q := pathID(pppReg, numbering.Op{Kind: numbering.OpCount, Inc: pinc})
+	key := pathID(register, numbering.Op{Kind: numbering.OpCount, Inc: op.Inc + 1})
+	return fmt.Sprintf("if %s := %s; %s < %d && %s[%d+2*%s] == %s { %s } else { %s(%d, %s) }",
+		pppID, q, pppID, slots, counters, off, pppID, key,
+		increment(fmt.Sprintf("%d+2*%s+1", off, pppID), cfg),
+		residFunc, ct.fn, pathID(register, op))
+}
