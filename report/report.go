@@ -61,6 +61,7 @@ type Func struct {
 	Name    string
 	File    string
 	Line    int
+	EndLine int
 	Paths   Coverage
 	// Acyclic is the exact number of acyclic paths, which is Paths.Total
 	// unless the function has so many that it was cut to number them.
@@ -69,7 +70,8 @@ type Func struct {
 	Lost uint64
 
 	counts    map[uint64]uint64
-	meta      *profile.Func
+	meta      *profile.Func // a PPP build's if any, for its interesting paths
+	ppp       bool
 	numbering *numbering.Numbering
 }
 
@@ -115,11 +117,14 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 			f := funcs[key]
 			if f == nil {
 				f = &Func{
-					Package: path, Name: mf.Name, File: m.Files[mf.File], Line: mf.Line,
+					Package: path, Name: mf.Name, File: m.Files[mf.File], Line: mf.Line, EndLine: mf.EndLine,
 					Acyclic: mf.Total, counts: make(map[uint64]uint64), meta: mf, numbering: n,
 				}
 				funcs[key] = f
 				pkg.Funcs = append(pkg.Funcs, f)
+			}
+			if m.Mode == "ppp" && !f.ppp {
+				f.meta, f.ppp = mf, true
 			}
 			counts := p.Counts[hash][i]
 			for id, c := range counts {

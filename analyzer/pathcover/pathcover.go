@@ -24,12 +24,12 @@ var Analyzer = &analysis.Analyzer{
 const DefaultMaxPaths = 1000
 
 var (
-	maxPaths uint64 = DefaultMaxPaths
+	maxPaths = maxPathsFlag{n: DefaultMaxPaths}
 	verbose  bool
 )
 
 func init() {
-	Analyzer.Flags.Uint64Var(&maxPaths, "maxpaths", DefaultMaxPaths, "report functions with more acyclic paths than this")
+	Analyzer.Flags.Var(&maxPaths, "maxpaths", "report functions with more acyclic paths than this (default 1000; with -pathcover.profile, only if given)")
 	Analyzer.Flags.BoolVar(&verbose, "verbose", false, "also report functions that cannot be numbered")
 }
 
@@ -41,9 +41,18 @@ func run(pass *analysis.Pass) (any, error) {
 			generated[pass.Fset.File(file.Pos())] = true
 		}
 	}
-	limit := new(big.Int).SetUint64(maxPaths)
+	skip := func(f *pathnumber.Func) bool { return generated[pass.Fset.File(f.Node.Pos())] }
+	if gateProfile != "" {
+		if err := gate(pass, res.Funcs, skip); err != nil {
+			return nil, err
+		}
+		if !maxPaths.set {
+			return nil, nil
+		}
+	}
+	limit := new(big.Int).SetUint64(maxPaths.n)
 	for _, f := range res.Funcs {
-		if generated[pass.Fset.File(f.Node.Pos())] {
+		if skip(f) {
 			continue
 		}
 		if f.Err != nil {
@@ -68,7 +77,7 @@ func run(pass *analysis.Pass) (any, error) {
 // message explains a function's path count: the count, and the statement
 // with the most paths through it.
 func message(fset *token.FileSet, f *pathnumber.Func, total *big.Int) string {
-	msg := fmt.Sprintf("%s has %s acyclic paths, more than -pathcover.maxpaths=%d", f.Name, countString(total), maxPaths)
+	msg := fmt.Sprintf("%s has %s acyclic paths, more than -pathcover.maxpaths=%d", f.Name, countString(total), maxPaths.n)
 	factors := regionFactors(f)
 	best := -1
 	for i, factor := range factors {

@@ -12,12 +12,15 @@ import (
 // subcommands run instead of the analyzers when named first. vet's own
 // calls (-V=full, -flags, a .cfg file) never start with one of them.
 var subcommands = map[string]func(args []string) int{
-	"cfg":     cfgMain,
-	"test":    testMain,
-	"report":  reportMain,
-	"paths":   pathsMain,
-	"merge":   mergeMain,
-	"pppexec": pppexecMain,
+	"cfg":      cfgMain,
+	"test":     testMain,
+	"report":   reportMain,
+	"paths":    pathsMain,
+	"merge":    mergeMain,
+	"residual": residualMain,
+	// STATS "stats":    statsMain,
+	"gate":     gateMain,
+	"pppexec":  pppexecMain,
 }
 
 func main() {
@@ -41,8 +44,12 @@ Usage:
 	pathcover report [-dir D] [-json] [packages]
 	pathcover paths [-dir D] [-untested] [PKG.]FUNC
 	pathcover merge [-o file] profiles...
+	pathcover residual [-dir D] [-json] [packages]
+	pathcover stats [-dir D] [-json] [packages]
+	pathcover gate -min N [-since REV] [-dir D] [-json] [-github] [packages]
 	pathcover cfg [-dot] [-test] [PKG.]FUNC
 	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
+	go vet -vettool=$(which pathcover) -pathcover.profile=D [-pathcover.min=N] [packages]
 	pathcover [-pathcover.maxpaths=N] [-json] [packages]
 
 Run 'pathcover help pathcover' for the analyzer's flags,

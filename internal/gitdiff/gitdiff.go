@@ -1,0 +1,152 @@
+// Package gitdiff finds the lines of Go files changed since a git revision,
+// for pathcover gate -since.
+package gitdiff
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Changes are the changed lines of each file, by absolute name. A file with
+// All set is new (untracked, or added since the revision): every line of it
+// changed.
+type Changes map[string]*File
+
+// A File is one file's changes.
+type File struct {
+	All   bool
+	Lines map[int]bool
+}
+
+// Overlaps reports whether any line from first to last of file changed.
+func (c Changes) Overlaps(file string, first, last int) bool {
+	f := c[file]
+	if f == nil {
+		return false
+	}
+	if f.All {
+		return true
+	}
+	for l := first; l <= last; l++ {
+		if f.Lines[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// Since returns the changes of the Go files of the work tree that holds dir
+// against revision rev: the committed and uncommitted changes, and the
+// untracked files.
+func Since(dir, rev string) (Changes, error) {
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	root := strings.TrimSpace(string(top))
+	if _, err := git(dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("%q is not a revision of the repository at %s", rev, root)
+	}
+	diff, err := git(root, "diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", rev, "--", "*.go")
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(root, diff)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", "*.go")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range strings.Split(string(untracked), "\x00") {
+		if name != "" {
+			c[filepath.Join(root, filepath.FromSlash(name))] = &File{All: true}
+		}
+	}
+	return c, nil
+}
+
+func git(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// Parse reads the output of git diff --unified=0 --no-renames, whose paths
+// are relative to root. A hunk that only deletes lines marks the lines on
+// both sides of the deletion as changed, so that a function losing lines
+// counts as changed.
+func Parse(root string, diff []byte) (Changes, error) {
+	c := make(Changes)
+	var cur *File
+	sc := bufio.NewScanner(bytes.NewReader(diff))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "+++ "):
+			name := strings.TrimPrefix(line, "+++ ")
+			if name == "/dev/null" {
+				cur = nil // a deleted file
+				continue
+			}
+			name = strings.TrimPrefix(unquote(name), "b/")
+			cur = &File{Lines: make(map[int]bool)}
+			c[filepath.Join(root, filepath.FromSlash(name))] = cur
+		case strings.HasPrefix(line, "@@ ") && cur != nil:
+			start, count, err := newRange(line)
+			if err != nil {
+				return nil, err
+			}
+			if count == 0 {
+				cur.Lines[start] = true
+				cur.Lines[start+1] = true
+			}
+			for l := start; l < start+count; l++ {
+				cur.Lines[l] = true
+			}
+		}
+	}
+	return c, sc.Err()
+}
+
+// newRange reads the new side of a hunk header: "@@ -a,b +c,d @@".
+func newRange(header string) (start, count int, err error) {
+	fields := strings.Fields(header)
+	if len(fields) < 3 || !strings.HasPrefix(fields[2], "+") {
+		return 0, 0, fmt.Errorf("bad hunk header %q", header)
+	}
+	s, n, found := strings.Cut(fields[2][1:], ",")
+	if start, err = strconv.Atoi(s); err != nil {
+		return 0, 0, fmt.Errorf("bad hunk header %q", header)
+	}
+	count = 1
+	if found {
+		if count, err = strconv.Atoi(n); err != nil {
+			return 0, 0, fmt.Errorf("bad hunk header %q", header)
+		}
+	}
+	return start, count, nil
+}
+
+// unquote undoes git's quoting of unusual file names.
+func unquote(name string) string {
+	if strings.HasPrefix(name, `"`) {
+		if s, err := strconv.Unquote(name); err == nil {
+			return s
+		}
+	}
+	return name
+}

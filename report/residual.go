@@ -1,0 +1,229 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// A Residual report lists the residual paths of a PPP build's profile: the
+// paths that ran (in the field) but are not among the interesting paths the
+// build was made with (those its tests ran), thesis §3.5.
+type Residual struct {
+	Funcs   []*ResidualFunc // with residual paths, most residual runs first
+	Summary ResidualSummary
+}
+
+// A ResidualFunc is one function's residual paths.
+type ResidualFunc struct {
+	Package string
+	Name    string
+	File    string
+	Line    int
+	// Stale says that the tests' profile had another version of the
+	// function, so every path counts as untested.
+	Stale bool
+	// Untested are the residual paths, most runs first, Shown of them
+	// decoded in Paths.
+	Untested int
+	Paths    []Path
+	// Runs are the runs of residual paths; AllRuns of all paths.
+	Runs, AllRuns uint64
+	// UntestedEdges are the edges of the graph that residual paths took and
+	// no tested path did.
+	UntestedEdges int
+}
+
+// ResidualSummary has the columns of the thesis's Table 3.1.
+type ResidualSummary struct {
+	UntestedPaths          int     // distinct residual paths
+	PercentUntested        float64 // of the distinct paths that ran
+	PercentFrequency       float64 // of all runs
+	FuncsWithUntestedPaths int
+	UntestedEdges          int
+	FuncsWithUntestedEdges int
+	// UntestedPathsOldEdges are the residual paths of functions where no
+	// edge is untested: only path profiling sees them.
+	UntestedPathsOldEdges        int
+	PercentUntestedPathsOldEdges float64 // of UntestedPaths
+	// PathsRun and Runs are the distinct paths and the runs of the profile.
+	PathsRun int
+	Runs     uint64
+}
+
+// ErrNoPPP says that a profile has no PPP build in it.
+var ErrNoPPP = errors.New("no PPP build in the profile: build with pppexec -interesting=TESTED_PROFILE and run that")
+
+// Residual finds the residual paths of r's functions from PPP builds,
+// decoding at most show of each function's.
+func (r *Report) Residual(show int) (*Residual, error) {
+	res := &Residual{}
+	ppp := false
+	for _, pkg := range r.Packages {
+		for _, f := range pkg.Funcs {
+			if !f.ppp {
+				continue
+			}
+			ppp = true
+			rf, err := f.residual(show)
+			if err != nil {
+				return nil, err
+			}
+			s := &res.Summary
+			s.PathsRun += len(f.counts)
+			for _, c := range f.counts {
+				s.Runs += c
+			}
+			if rf == nil {
+				continue
+			}
+			res.Funcs = append(res.Funcs, rf)
+			s.UntestedPaths += rf.Untested
+			s.FuncsWithUntestedPaths++
+			s.UntestedEdges += rf.UntestedEdges
+			if rf.UntestedEdges > 0 {
+				s.FuncsWithUntestedEdges++
+			} else {
+				s.UntestedPathsOldEdges += rf.Untested
+			}
+			s.PercentFrequency += float64(rf.Runs) // divided below
+		}
+	}
+	if !ppp {
+		return nil, ErrNoPPP
+	}
+	s := &res.Summary
+	s.PercentUntested = percent(float64(s.UntestedPaths), float64(s.PathsRun))
+	s.PercentFrequency = percent(s.PercentFrequency, float64(s.Runs))
+	s.PercentUntestedPathsOldEdges = percent(float64(s.UntestedPathsOldEdges), float64(s.UntestedPaths))
+	slices.SortStableFunc(res.Funcs, func(a, b *ResidualFunc) int {
+		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Package, b.Package), cmp.Compare(a.Name, b.Name))
+	})
+	return res, nil
+}
+
+func percent(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * a / b
+}
+
+// residual returns the function's residual paths, or nil if it has none.
+func (f *Func) residual(show int) (*ResidualFunc, error) {
+	m := f.meta
+	var ids []uint64
+	var runs, all uint64
+	for id, c := range f.counts {
+		all += c
+		if m.Stale || !m.IsInteresting(id) {
+			ids = append(ids, id)
+			runs += c
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(ids, func(a, b uint64) int {
+		return cmp.Or(cmp.Compare(f.counts[b], f.counts[a]), cmp.Compare(a, b))
+	})
+	rf := &ResidualFunc{
+		Package: f.Package, Name: f.Name, File: f.File, Line: f.Line, Stale: m.Stale,
+		Untested: len(ids), Runs: runs, AllRuns: all,
+	}
+	n := f.numbering
+	edges := func(id uint64, into map[numbering.EdgeID]bool) ([]numbering.EdgeID, error) {
+		dag, err := n.Decode(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+		}
+		for _, e := range n.GraphEdges(dag) {
+			into[e] = true
+		}
+		return dag, nil
+	}
+	tested := make(map[numbering.EdgeID]bool)
+	if !m.Stale {
+		for _, id := range m.Interesting {
+			if _, err := edges(id, tested); err != nil {
+				return nil, err
+			}
+		}
+	}
+	untested := make(map[numbering.EdgeID]bool)
+	for i, id := range ids {
+		taken := make(map[numbering.EdgeID]bool)
+		dag, err := edges(id, taken)
+		if err != nil {
+			return nil, err
+		}
+		for e := range taken {
+			if !tested[e] {
+				untested[e] = true
+			}
+		}
+		if i < show {
+			rf.Paths = append(rf.Paths, Path{ID: id, Count: f.counts[id], Steps: f.steps(dag)})
+		}
+	}
+	rf.UntestedEdges = len(untested)
+	return rf, nil
+}
+
+// WriteText writes the residual paths, function by function, then the
+// summary.
+func (res *Residual) WriteText(w io.Writer) error {
+	cwd, _ := os.Getwd()
+	for _, rf := range res.Funcs {
+		stale := ""
+		if rf.Stale {
+			stale = "; changed since the tests' profile, so no path counts as tested"
+		}
+		fmt.Fprintf(w, "%s.%s (%s:%d): %d untested paths ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
+			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, rf.Runs, rf.AllRuns,
+			percent(float64(rf.Runs), float64(rf.AllRuns)), rf.UntestedEdges, stale)
+		writeSteps(w, cwd, rf.Paths)
+		if more := rf.Untested - len(rf.Paths); more > 0 {
+			fmt.Fprintf(w, "\tand %d more\n", more)
+		}
+		fmt.Fprintln(w)
+	}
+	s := res.Summary
+	fmt.Fprintf(w, "%d untested paths of %d paths run: runs in the field that the tests never made (thesis Table 3.1)\n", s.UntestedPaths, s.PathsRun)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "untested paths\t%% untested\t%% of runs\tfuncs with untested paths\tuntested edges\tfuncs with untested edges\tuntested paths, no untested edge\t%%\t\n")
+	fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t\n", s.UntestedPaths, s.PercentUntested, s.PercentFrequency,
+		s.FuncsWithUntestedPaths, s.UntestedEdges, s.FuncsWithUntestedEdges, s.UntestedPathsOldEdges, s.PercentUntestedPathsOldEdges)
+	return tw.Flush()
+}
+
+// writeSteps writes decoded paths, each with its count, then its branches.
+func writeSteps(w io.Writer, cwd string, paths []Path) {
+	for _, p := range paths {
+		times := "once"
+		if p.Count != 1 {
+			times = fmt.Sprintf("%d times", p.Count)
+		}
+		fmt.Fprintf(w, "  path %d, ran %s\n", p.ID, times)
+		for _, s := range p.Steps {
+			if s.Kind == "flow" || s.Kind == "loop" {
+				continue
+			}
+			fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
+		}
+	}
+}
+
+// WriteJSON writes the residual report as JSON.
+func (res *Residual) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "\t")
+	return enc.Encode(res)
+}
