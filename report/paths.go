@@ -90,6 +90,13 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 			steps = append(steps, Step{f.File, me.Line, me.Col, me.Kind})
 		}
 	}
+	// A loop head with no statements of its own (a range or a for with no
+	// condition) has no position: the round starts where its first branch is.
+	for i := len(steps) - 2; i >= 0; i-- {
+		if steps[i].Kind == "again" && steps[i].Line == 0 {
+			steps[i].Line, steps[i].Col = steps[i+1].Line, steps[i+1].Col
+		}
+	}
 	return steps
 }
 

@@ -18,7 +18,7 @@ var subcommands = map[string]func(args []string) int{
 	"paths":    pathsMain,
 	"merge":    mergeMain,
 	"residual": residualMain,
-	// STATS "stats":    statsMain,
+	"stats":    statsMain,
 	"gate":     gateMain,
 	"pppexec":  pppexecMain,
 }

@@ -86,6 +86,17 @@ func main() {
 		t.Fatalf("field run: exit %d\n%s", code, out)
 	}
 
+	checkResidual(t, dir, tested, field)
+	checkGate(t, dir, tested)
+	checkGateSince(t, dir, tested)
+	checkVetGate(t, dir, tested)
+	if out, code := run(t, dir, bin, "stats", "-dir", tested); code != 0 || !strings.Contains(out, "Grade") {
+		t.Errorf("pathcover stats: exit %d\n%s", code, out)
+	}
+}
+
+// checkResidual: the residual paths are the field's paths less the tests'.
+func checkResidual(t *testing.T, dir, tested, field string) {
 	// The residual paths are the field's paths less the tests', as
 	// pathcover paths lists them from each profile.
 	ids := func(prof string) []string {
@@ -157,8 +168,11 @@ func main() {
 		t.Errorf("residual of a Ball-Larus profile: exit %d\n%s", code, out)
 	}
 
-	// The gate: Grade ran 2 of 5 paths (40%), Twice 1 of 1.
-	out, code = run(t, dir, bin, "gate", "-dir", tested, "-min", "50")
+}
+
+// checkGate: Grade ran 2 of 5 paths (40%), Twice 1 of 1.
+func checkGate(t *testing.T, dir, tested string) {
+	out, code := run(t, dir, bin, "gate", "-dir", tested, "-min", "50")
 	if code != 1 || !strings.Contains(out, "m.go:3:1: Grade: 3 of 5 paths untested (40.0% ran, below 50%): path ") || strings.Contains(out, "Twice") || !strings.Contains(out, "1 of 2 functions judged have less than 50%") {
 		t.Errorf("gate -min 50: exit %d\n%s", code, out)
 	}
@@ -180,7 +194,11 @@ func main() {
 		}
 	}
 
-	// -since judges only what changed: Twice, which is fully covered.
+}
+
+// checkGateSince: -since judges only what changed, Twice, which is fully
+// covered.
+func checkGateSince(t *testing.T, dir, tested string) {
 	git := func(args ...string) {
 		t.Helper()
 		env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
@@ -205,9 +223,12 @@ func main() {
 		t.Fatal(err)
 	}
 
-	// The same gate through vet; without a profile's own flag for it, vet
-	// does not report path counts.
-	out, code = run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+tested, "-pathcover.min=50", "./...")
+}
+
+// checkVetGate: the same gate through vet; without its own flag, vet does
+// not report path counts when it has a profile.
+func checkVetGate(t *testing.T, dir, tested string) {
+	out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+tested, "-pathcover.min=50", "./...")
 	if code == 0 || !strings.Contains(out, "m.go:3:1: Grade: 3 of 5 paths untested (40.0% ran, below 50%)") || strings.Contains(out, "Twice") {
 		t.Errorf("go vet -pathcover.profile: exit %d\n%s", code, out)
 	}
@@ -216,10 +237,6 @@ func main() {
 	}
 	if out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+filepath.Join(dir, "nosuch"), "./..."); code == 0 || !strings.Contains(out, "-pathcover.profile") {
 		t.Errorf("go vet with a missing profile: exit %d\n%s", code, out)
-	}
-
-	if out, code := run(t, dir, bin, "stats", "-dir", tested); code != 0 || !strings.Contains(out, "Grade") {
-		t.Errorf("pathcover stats: exit %d\n%s", code, out)
 	}
 }
 

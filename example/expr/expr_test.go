@@ -31,3 +31,37 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// benchExprs are typical inputs, for the benchmarks that measure profiling
+// overhead (pathcover's README compares Ball-Larus and PPP builds on them).
+var benchExprs = []string{
+	"1 + 2 * 3",
+	"(1 + 2) * 3 - 4 / 5",
+	"2 ^ 3 ^ 2 % 7",
+	"-x + y * -x",
+	"sqrt(x*x + y*y) + abs(-2.5e1)",
+	"max(x, y, 2, 8, 1) - min(3, x)",
+	"((((x))))",
+	"pi * x ^ 2",
+}
+
+func BenchmarkEval(b *testing.B) {
+	env := map[string]float64{"x": 3, "y": 4}
+	for b.Loop() {
+		for _, src := range benchExprs {
+			if _, err := Eval(src, env); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkLex(b *testing.B) {
+	for b.Loop() {
+		for _, src := range benchExprs {
+			if _, err := lex(src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
