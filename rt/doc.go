@@ -18,6 +18,10 @@
 // metadata once, as <hash>.meta, shared by all processes built from the same
 // instrumented source. The formats are defined in package profile.
 //
+// In a PPP build, the paths that are not among a function's interesting
+// ones go to its residual tables (residual.go), segments of the same
+// counter file made as they are needed.
+//
 // # Why counts are never lost
 //
 // On Unix systems the counters live in a shared mapping of the counter file:

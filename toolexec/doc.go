@@ -22,6 +22,16 @@
 //     the rt built against standard packages with the same fingerprints as
 //     the program's (the link's flags do not show -trimpath).
 //
+// With -interesting=PROFILE the build is a PPP build (see
+// instrument/ppp.go): each function's paths that PROFILE ran are its
+// interesting paths, counted in an array by PPP id, and every other path is
+// recorded as residual. A function matches the profile by package (test
+// variants merged), name, and the shape of its graph: one whose graph
+// changed has no interesting paths, and its metadata says it is stale. The
+// build ID covers a fingerprint of what the profile says, so a new test run
+// gives new objects (and, since the ID is the tool's, recompiles the
+// standard library once).
+//
 // To know which calls never return, a compile has the built-in list of
 // package funcgraph and what ctrlflow's induction finds in the package
 // itself, but not the facts about other packages that the vet tool has; a

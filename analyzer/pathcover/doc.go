@@ -1,5 +1,6 @@
 // Package pathcover defines an Analyzer that reports functions with more
-// acyclic paths than tests can reasonably cover.
+// acyclic paths than tests can reasonably cover, or, given a profile, fewer
+// paths run than a gate asks.
 //
 // # Analyzer pathcover
 //
@@ -13,6 +14,15 @@
 // 1000), giving the exact number and the statement that multiplies them most:
 // the if, switch, select or loop with the most paths through it, and, when
 // the count comes from many statements in a row, how many there are.
+//
+// With -pathcover.profile=DIR (a profile directory or text profile, or
+// several, comma-separated), pathcover is a gate on untested paths instead:
+// it reports each function of a profiled package whose tests ran less than
+// -pathcover.min percent (default 100) of its paths, with the number
+// untested and the first -pathcover.show (default 3) of them decoded, as
+// `pathcover gate` does; the path count report is then off unless
+// -pathcover.maxpaths is given. Functions in _test.go files are not judged:
+// they are never profiled.
 //
 // Generated files (those with a "Code generated ... DO NOT EDIT." comment)
 // are not reported. With -pathcover.verbose it also reports functions that

@@ -6,10 +6,25 @@
 //	pathcover ./...                            # the same, without vet
 //	pathcover -pathcover.maxpaths=200 ./...    # a lower limit
 //
-// and it has subcommands, which take precedence over package patterns (write
-// ./cfg for a package named cfg):
+// With a profile, the vet tool is a gate on untested paths:
 //
-//	pathcover cfg [-dot] [-test] [PKG.]FUNC
+//	go vet -vettool=$(which pathcover) -pathcover.profile=DIR -pathcover.min=80 ./...
+//
+// reports each function whose tests ran less than 80% of its paths, with
+// its first untested paths decoded.
+//
+// It has subcommands, which take precedence over package patterns (write
+// ./cfg for a package named cfg); each prints its flags with -h:
+//
+//	pathcover test [-dir D] [go test flags] [packages]   profile tests, report
+//	pathcover report [-dir D] [-json] [packages]         path coverage
+//	pathcover paths [-dir D] [-untested] [PKG.]FUNC      a function's paths
+//	pathcover merge [-o file] profiles...                one text profile
+//	pathcover residual [-dir D] [-json] [packages]       residual paths of a PPP build
+//	pathcover stats [-dir D] [-json] [packages]          δ of PPP and Ball-Larus ids
+//	pathcover gate -min N [-since REV] [packages]        the gate, for CI
+//	pathcover cfg [-dot] [-test] [PKG.]FUNC              a function's graph
+//	pathcover pppexec [flags] tool args...               the -toolexec wrapper
 //
 // cfg prints a function's control-flow graph, Ball-Larus numbering and
 // counter placement: each block with its statements; each edge with its

@@ -16,7 +16,8 @@
 //	CountHashed(C[off:end], r+c)  the same for one counted in a hash table
 //
 // where C is the package's counter slice. In atomic mode (chosen for -race
-// builds) updates go through rt.Add instead of ++.
+// builds) updates go through rt.Add instead of ++. A PPP build's code, with
+// a second register, is described in ppp.go.
 //
 // The rewriter only inserts text: every byte of the original stays where it
 // was, and each insertion is followed by a /*line file:line:col*/ comment
