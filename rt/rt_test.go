@@ -205,65 +205,63 @@ func TestResidualExact(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
 		t.Skip("counter files need a Unix system")
 	}
-	{
-		dir := t.TempDir()
-		t.Setenv("PATHCOVERDIR", dir)
-		const ids, goroutines = 3000, 8
-		_, res := rt.Register(testHash, "{}", 0, nil, 2, "")
-		var wg sync.WaitGroup
-		for g := range goroutines {
-			wg.Go(func() {
-				for i := range uint64(ids) {
-					id := (i*7919 + uint64(g)) % ids // each goroutine in its own order
-					res.Count(1, id<<20)             // ids far apart, as big functions have
-					if i%2 == 0 {
-						res.Count(0, i)
-					}
+	dir := t.TempDir()
+	t.Setenv("PATHCOVERDIR", dir)
+	const ids, goroutines = 3000, 8
+	_, res := rt.Register(testHash, "{}", 0, nil, 2, "")
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range uint64(ids) {
+				id := (i*7919 + uint64(g)) % ids // each goroutine in its own order
+				res.Count(1, id<<20)             // ids far apart, as big functions have
+				if i%2 == 0 {
+					res.Count(0, i)
 				}
-			})
-		}
-		wg.Wait()
-		files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
-		counts := map[[2]uint64]uint64{}
-		tables := 0
-		for _, name := range files {
-			f, err := profile.ReadCounts(name)
-			if err != nil {
-				t.Fatal(err)
 			}
-			for _, s := range f.Segments {
-				if !s.Residual || s.Hash != testHash {
-					continue
-				}
-				tables++
-				if s.Lost != 0 {
-					t.Errorf("%d runs lost", s.Lost)
-				}
-				for i := 0; i < len(s.Words); i += 2 {
-					if s.Words[i] != 0 {
-						counts[[2]uint64{uint64(s.Func), s.Words[i] - 1}] += s.Words[i+1]
-					}
+		})
+	}
+	wg.Wait()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
+	counts := map[[2]uint64]uint64{}
+	tables := 0
+	for _, name := range files {
+		f, err := profile.ReadCounts(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range f.Segments {
+			if !s.Residual || s.Hash != testHash {
+				continue
+			}
+			tables++
+			if s.Lost != 0 {
+				t.Errorf("%d runs lost", s.Lost)
+			}
+			for i := 0; i < len(s.Words); i += 2 {
+				if s.Words[i] != 0 {
+					counts[[2]uint64{uint64(s.Func), s.Words[i] - 1}] += s.Words[i+1]
 				}
 			}
 		}
-		if tables < 3 {
-			t.Errorf("%d residual tables; the test means to fill some", tables)
+	}
+	if tables < 3 {
+		t.Errorf("%d residual tables; the test means to fill some", tables)
+	}
+	for i := range uint64(ids) {
+		if n := counts[[2]uint64{1, i << 20}]; n != goroutines {
+			t.Fatalf("function 1 path %d counted %d times; want %d", i<<20, n, goroutines)
 		}
-		for i := range uint64(ids) {
-			if n := counts[[2]uint64{1, i << 20}]; n != goroutines {
-				t.Fatalf("function 1 path %d counted %d times; want %d", i<<20, n, goroutines)
-			}
-			want := uint64(0)
-			if i%2 == 0 {
-				want = goroutines
-			}
-			if n := counts[[2]uint64{0, i}]; n != want {
-				t.Fatalf("function 0 path %d counted %d times; want %d", i, n, want)
-			}
+		want := uint64(0)
+		if i%2 == 0 {
+			want = goroutines
 		}
-		if len(counts) != ids+ids/2 {
-			t.Errorf("%d paths recorded; want %d", len(counts), ids+ids/2)
+		if n := counts[[2]uint64{0, i}]; n != want {
+			t.Fatalf("function 0 path %d counted %d times; want %d", i, n, want)
 		}
+	}
+	if len(counts) != ids+ids/2 {
+		t.Errorf("%d paths recorded; want %d", len(counts), ids+ids/2)
 	}
 }
 
