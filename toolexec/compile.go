@@ -164,6 +164,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		Trace:         x.Config.Trace,
 		PPPSlots:      x.Config.PPPSlots,
 		PPPLarge:      x.Config.PPPLarge,
+		PPPAlways:     x.Config.PPPAlways,
 	}
 	if x.Config.Interesting != "" {
 		run, err := x.Config.interesting()

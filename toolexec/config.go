@@ -40,6 +40,7 @@ type Config struct {
 	Interesting string
 	PPPSlots    uint64
 	PPPLarge    string
+	PPPAlways   bool
 
 	pathsRun    *profile.PathsRun // loaded from Interesting
 	pathsRunErr error
@@ -58,7 +59,7 @@ func (c *Config) String() string {
 		if r, err := c.interesting(); err == nil {
 			fp = r.Fingerprint()
 		}
-		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s", fp, c.PPPSlots, c.PPPLarge)
+		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v", fp, c.PPPSlots, c.PPPLarge, c.PPPAlways)
 	}
 	return s
 }

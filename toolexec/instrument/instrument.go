@@ -43,6 +43,9 @@ type Config struct {
 	// needs more gets: PPPTruncate or PPPHash.
 	PPPSlots uint64
 	PPPLarge string
+	// PPPAlways gives a PPP array to every function with interesting and
+	// other paths, even where a Ball-Larus array would be no larger.
+	PPPAlways bool
 }
 
 // Defaults of Config.

@@ -82,8 +82,9 @@ func TestRewrite(t *testing.T) {
 		{MaxArrayPaths: 2, HashSlots: 8},
 		{Trace: true},
 		{Interesting: someInteresting},
-		{Interesting: someInteresting, Atomic: true, PPPSlots: 2},
-		{Interesting: someInteresting, PPPSlots: 2, PPPLarge: PPPHash},
+		{Interesting: someInteresting, PPPAlways: true},
+		{Interesting: someInteresting, PPPAlways: true, Atomic: true, PPPSlots: 2},
+		{Interesting: someInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHash},
 	} {
 		in := load(t, "../../testdata/src/constructs")
 		cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"
@@ -106,8 +107,10 @@ func TestRewrite(t *testing.T) {
 		switch {
 		case cfg.Interesting != nil && cfg.PPPLarge == PPPHash:
 			want = []string{"array", "none", "ppp", "ppphash"}
-		case cfg.Interesting != nil:
+		case cfg.Interesting != nil && cfg.PPPAlways:
 			want = []string{"array", "none", "ppp"}
+		case cfg.Interesting != nil:
+			want = []string{"array", "none"}
 		}
 		for _, k := range want {
 			if kinds[k] == 0 {

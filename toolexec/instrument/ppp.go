@@ -16,6 +16,11 @@ package instrument
 //     Ball-Larus register runs;
 //   - every path interesting: a Ball-Larus array, as in a Ball-Larus build;
 //     no path can be residual;
+//   - a Ball-Larus array no larger than the PPP array would be (N ≤ 2S
+//     words): the Ball-Larus array, which costs one register and no check
+//     on every path, and records the residual paths itself, exactly and by
+//     Ball-Larus id (reports tell them from the interesting ones). PPP pays
+//     where Ball-Larus numbering is sparse; Config.PPPAlways turns this off;
 //   - otherwise the PPP array of S = PPPSize slots; for a numbering with
 //     more than Config.PPPSlots slots, the policy PPPLarge decides (thesis
 //     §3.6, hash table usage policy): PPPTruncate keeps the first PPPSlots
@@ -67,9 +72,14 @@ func layoutPPP(ct *counting, mf *profile.Func, p *numbering.Placement, offset in
 		ct.c.Kind, ct.c.Size = "array", len(ids)
 		return init
 	}
+	// From here on the function has residual paths.
 	q, err := p.PPP(ids)
 	if err == nil {
 		mf.PPPSize = q.Size()
+		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && n <= 2*min(q.Size(), cfg.PPPSlots) {
+			ct.c.Kind, ct.c.Size = "array", int(n)
+			return init
+		}
 	}
 	if err == nil && (q.Size() <= cfg.PPPSlots || cfg.PPPLarge == PPPTruncate) {
 		ct.ppp = q
