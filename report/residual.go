@@ -190,7 +190,7 @@ func (res *Residual) WriteText(w io.Writer) error {
 			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, rf.Runs, rf.AllRuns,
 			percent(float64(rf.Runs), float64(rf.AllRuns)), rf.UntestedEdges, stale)
 		writeSteps(w, cwd, rf.Paths)
-		if more := rf.Untested - len(rf.Paths); more > 0 {
+		if more := rf.Untested - len(rf.Paths); more > 0 && len(rf.Paths) > 0 {
 			fmt.Fprintf(w, "\tand %d more\n", more)
 		}
 		fmt.Fprintln(w)
