@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/numbering"
@@ -96,7 +95,7 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 	pkgs := make(map[string]*Package)
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
-		path := BasePackage(m.Package)
+		path := profile.PackagePath(m.Package)
 		if !matchAny(patterns, path) {
 			continue
 		}
@@ -170,14 +169,6 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 		r.Statements.add(pkg.Statements)
 	}
 	return r, errs
-}
-
-// BasePackage strips the test variant from a package path as
-// TOOLEXEC_IMPORTPATH gives it: "p [p.test]" is p, and "p_test [p.test]"
-// is p_test.
-func BasePackage(path string) string {
-	p, _, _ := strings.Cut(path, " ")
-	return p
 }
 
 // Lookup returns the functions that name denotes: pkg.F, or F in any

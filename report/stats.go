@@ -127,7 +127,7 @@ func Stats(p *profile.Profile, patterns []string) (*StatsReport, []error) {
 	byKey := make(map[key]*entry)
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
-		path := BasePackage(m.Package)
+		path := profile.PackagePath(m.Package)
 		if !matchAny(patterns, path) {
 			continue
 		}
