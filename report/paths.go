@@ -114,12 +114,18 @@ func WritePaths(w io.Writer, f *Func, paths []Path) {
 		default:
 			fmt.Fprintf(w, "\npath %d, ran %d times\n", p.ID, p.Count)
 		}
-		for _, s := range p.Steps {
-			if s.Kind == "flow" || s.Kind == "loop" {
-				continue
-			}
-			fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
+		writeSteps(w, cwd, p.Steps)
+	}
+}
+
+// writeSteps writes a path's branches, one a line, leaving out the edges
+// that just fall through.
+func writeSteps(w io.Writer, cwd string, steps []Step) {
+	for _, s := range steps {
+		if s.Kind == "flow" || s.Kind == "loop" {
+			continue
 		}
+		fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
 	}
 }
 

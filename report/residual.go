@@ -30,8 +30,8 @@ type ResidualFunc struct {
 	// Stale says that the tests' profile had another version of the
 	// function, so every path counts as untested.
 	Stale bool
-	// Untested are the residual paths, most runs first, Shown of them
-	// decoded in Paths.
+	// Untested is the number of residual paths; Paths decodes the first
+	// of them, most runs first.
 	Untested int
 	Paths    []Path
 	// Runs are the runs of residual paths; AllRuns of all paths.
@@ -66,6 +66,7 @@ var ErrNoPPP = errors.New("no PPP build in the profile: build with pppexec -inte
 func (r *Report) Residual(show int) (*Residual, error) {
 	res := &Residual{}
 	ppp := false
+	var residualRuns uint64
 	for _, pkg := range r.Packages {
 		for _, f := range pkg.Funcs {
 			if !f.ppp {
@@ -93,7 +94,7 @@ func (r *Report) Residual(show int) (*Residual, error) {
 			} else {
 				s.UntestedPathsOldEdges += rf.Untested
 			}
-			s.PercentFrequency += float64(rf.Runs) // divided below
+			residualRuns += rf.Runs
 		}
 	}
 	if !ppp {
@@ -101,7 +102,7 @@ func (r *Report) Residual(show int) (*Residual, error) {
 	}
 	s := &res.Summary
 	s.PercentUntested = percent(float64(s.UntestedPaths), float64(s.PathsRun))
-	s.PercentFrequency = percent(s.PercentFrequency, float64(s.Runs))
+	s.PercentFrequency = percent(float64(residualRuns), float64(s.Runs))
 	s.PercentUntestedPathsOldEdges = percent(float64(s.UntestedPathsOldEdges), float64(s.UntestedPaths))
 	slices.SortStableFunc(res.Funcs, func(a, b *ResidualFunc) int {
 		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Package, b.Package), cmp.Compare(a.Name, b.Name))
@@ -189,7 +190,7 @@ func (res *Residual) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s.%s (%s:%d): %d untested paths ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
 			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, rf.Runs, rf.AllRuns,
 			percent(float64(rf.Runs), float64(rf.AllRuns)), rf.UntestedEdges, stale)
-		writeSteps(w, cwd, rf.Paths)
+		writeResidualPaths(w, cwd, rf.Paths)
 		if more := rf.Untested - len(rf.Paths); more > 0 && len(rf.Paths) > 0 {
 			fmt.Fprintf(w, "\tand %d more\n", more)
 		}
@@ -204,20 +205,16 @@ func (res *Residual) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// writeSteps writes decoded paths, each with its count, then its branches.
-func writeSteps(w io.Writer, cwd string, paths []Path) {
+// writeResidualPaths writes decoded paths, each with its count, then its
+// branches.
+func writeResidualPaths(w io.Writer, cwd string, paths []Path) {
 	for _, p := range paths {
 		times := "once"
 		if p.Count != 1 {
 			times = fmt.Sprintf("%d times", p.Count)
 		}
 		fmt.Fprintf(w, "  path %d, ran %s\n", p.ID, times)
-		for _, s := range p.Steps {
-			if s.Kind == "flow" || s.Kind == "loop" {
-				continue
-			}
-			fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
-		}
+		writeSteps(w, cwd, p.Steps)
 	}
 }
 

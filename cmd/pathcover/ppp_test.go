@@ -82,7 +82,7 @@ func main() {
 		t.Fatalf("PPP build: exit %d\n%s", code, out)
 	}
 	field := filepath.Join(t.TempDir(), "field")
-	if out, code := cmdRun(t, dir, []string{"PATHCOVERDIR=" + field}, exe); code != 0 {
+	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + field}, exe); code != 0 {
 		t.Fatalf("field run: exit %d\n%s", code, out)
 	}
 
@@ -179,7 +179,7 @@ func checkGate(t *testing.T, dir, tested string) {
 	if out, code := run(t, dir, bin, "gate", "-dir", tested, "-min", "40"); code != 0 || !strings.Contains(out, "all 2 functions judged have at least 40%") {
 		t.Errorf("gate -min 40: exit %d\n%s", code, out)
 	}
-	out, code = cmdRun(t, dir, []string{"GITHUB_ACTIONS=true"}, bin, "gate", "-dir", tested, "-min", "50", "-json")
+	out, code = cmdtest.Run(t, dir, []string{"GITHUB_ACTIONS=true"}, bin, "gate", "-dir", tested, "-min", "50", "-json")
 	var findings map[string]map[string][]struct{ Posn, Message string }
 	if code != 1 || json.Unmarshal([]byte(out[:strings.Index(out, "::error")]), &findings) != nil ||
 		len(findings["example.com/m"]["pathcover"]) != 1 || findings["example.com/m"]["pathcover"][0].Posn != "m.go:3:1" {
@@ -202,7 +202,7 @@ func checkGateSince(t *testing.T, dir, tested string) {
 	git := func(args ...string) {
 		t.Helper()
 		env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
-		if out, code := cmdRun(t, dir, env, "git", args...); code != 0 {
+		if out, code := cmdtest.Run(t, dir, env, "git", args...); code != 0 {
 			t.Fatalf("git %v: exit %d\n%s", args, code, out)
 		}
 	}
@@ -238,10 +238,4 @@ func checkVetGate(t *testing.T, dir, tested string) {
 	if out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+filepath.Join(dir, "nosuch"), "./..."); code == 0 || !strings.Contains(out, "-pathcover.profile") {
 		t.Errorf("go vet with a missing profile: exit %d\n%s", code, out)
 	}
-}
-
-// cmdRun runs a command in dir with extra environment.
-func cmdRun(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
-	t.Helper()
-	return cmdtest.Run(t, dir, env, name, args...)
 }
