@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+func TestParseBenchmarks(t *testing.T) {
+	out := []byte(`goos: linux
+goarch: amd64
+pkg: strconv
+cpu: Intel(R) Xeon(R) Processor
+BenchmarkQuote-2              	  412342	      2895 ns/op
+BenchmarkAppendFloat/Decimal-2	 1000000	        51.20 ns/op	       0 B/op	       0 allocs/op
+BenchmarkEncode/Newton/Speed/1e5-16 	     100	  11003100 ns/op	   9.09 MB/s
+BenchmarkBroken-2 --- FAIL: BenchmarkBroken
+BenchmarkNoTime-2             	     100	        12.0 MB/s
+PASS
+ok  	strconv	3.1s
+`)
+	got := parseBenchmarks(out)
+	want := map[string]float64{
+		"BenchmarkQuote":                   2895,
+		"BenchmarkAppendFloat/Decimal":     51.2,
+		"BenchmarkEncode/Newton/Speed/1e5": 11003100,
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+func TestStatistics(t *testing.T) {
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median odd: %v", m)
+	}
+	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median even: %v", m)
+	}
+	if !math.IsNaN(median(nil)) || !math.IsNaN(geomean(nil)) {
+		t.Error("median or geomean of nothing is not NaN")
+	}
+	if g := geomean([]float64{1, 4, 16}); math.Abs(g-4) > 1e-12 {
+		t.Errorf("geomean: %v", g)
+	}
+	// Round 2 of a is missing (0): only rounds 1 and 3 pair up.
+	if r := pairedRatio([]float64{2, 0, 9}, []float64{1, 5, 3}); r != 2.5 {
+		t.Errorf("pairedRatio: %v, want median of 2 and 3", r)
+	}
+	if r := pairedRatio([]float64{2}, []float64{1, 1}); r != 2 {
+		t.Errorf("pairedRatio of unequal lengths: %v", r)
+	}
+}
+
+// TestSummarize checks the summaries and targets on made-up figures whose
+// results follow by hand.
+func TestSummarize(t *testing.T) {
+	r := &Results{Modes: modes[1:]}
+	// Two benchmarks, two rounds. bl is 1.1× and 1.3× plain in benchmark
+	// a's rounds (median 1.2), and 1.0× in b's; count 1.5× in both.
+	r.Benchmarks = []*Benchmark{
+		{Workload: "w", Name: "a", NsPerOp: map[string][]float64{
+			"plain": {100, 200}, "bl": {110, 260}, "count": {150, 300}, "ppp": {105, 210},
+			"atomic": {300, 600}, "blatomic": {200, 400},
+		}},
+		{Workload: "w", Name: "b", NsPerOp: map[string][]float64{
+			"plain": {10, 10}, "bl": {10, 10}, "count": {15, 15}, "ppp": {10, 10},
+			"atomic": {30, 30}, "blatomic": {20, 20},
+		}},
+	}
+	r.Sizes = []*Sizes{{Workload: "w", Bytes: map[string]int64{"plain": 100, "bl": 120, "blatomic": 120, "ppp": 140, "count": 110, "atomic": 110}}}
+	r.Builds = []*Builds{{Workload: "w", Seconds: map[string][]float64{"plain": {10, 20}, "bl": {12, 26}, "ppp": {12, 24}, "count": {10, 20}}}}
+	r.Increments = []*Increments{{Workload: "w", Naive: 30, Optimized: 10}, {Workload: "v", Naive: 20, Optimized: 10}}
+	r.summarize()
+	bl, _ := r.mode("bl")
+	if math.Abs(bl.MedianOverhead-0.1) > 1e-9 { // median of 1.2 and 1.0
+		t.Errorf("bl median overhead %v, want 0.1", bl.MedianOverhead)
+	}
+	if want := math.Sqrt(1.2) - 1; math.Abs(bl.GeomeanOverhead-want) > 1e-9 {
+		t.Errorf("bl geomean overhead %v, want %v", bl.GeomeanOverhead, want)
+	}
+	if bl.SizeRatio != 1.2 || bl.BuildRatio != 1.25 { // builds: median of 1.2 and 1.3
+		t.Errorf("bl size %v, build %v", bl.SizeRatio, bl.BuildRatio)
+	}
+	met := map[string]bool{}
+	for _, tg := range r.Targets {
+		met[strings.Fields(tg.Name)[0]+" "+tg.Goal] = tg.Met
+	}
+	want := map[string]bool{
+		"Ball-Larus ≤ -covermode=count's": true,  // 10% ≤ 50%
+		"PPP ≤ 10%":                       true,  // median of 5% and 0%
+		"atomic ≤ -covermode=atomic's":    true,  // 100% ≤ 200%
+		"register ≥ 3×":                   false, // median of 3× and 2×
+		"binary ≤ 1.3×":                   false, // ppp 1.4×
+		"cold ≤ 1.5×":                     true,  // 1.25×
+	}
+	for k, v := range want {
+		if got, ok := met[k]; !ok || got != v {
+			t.Errorf("target %q: met %v (present %v), want %v; all: %+v", k, got, ok, v, r.Targets)
+		}
+	}
+}
+
+func TestSpliceReadme(t *testing.T) {
+	in := "a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"
+	got, err := spliceReadme(in, "new\n")
+	if err != nil || got != "a\n<!-- bench:begin -->\nnew\n<!-- bench:end -->\nb\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := spliceReadme("no markers", "x"); err == nil {
+		t.Error("no error without markers")
+	}
+}
+
+// TestReadmeTable checks that the README's performance table is one the
+// harness wrote.
+func TestReadmeTable(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "<!-- bench:begin -->\n")
+	table, _, ok2 := strings.Cut(rest, "<!-- bench:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no bench markers")
+	}
+	if !strings.HasPrefix(table, "Measured by `go run ./bench") || !strings.Contains(table, "| target | goal | measured | met |") {
+		t.Errorf("the README's table does not come from the harness:\n%s", table)
+	}
+}
+
+// TestHarness runs the harness on the example's benchmarks, one short round,
+// and checks that every mode was built and timed, and that the increments
+// it reports equal those counted path by path: each path's count times the
+// increments on its decoded edges.
+func TestHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds six test binaries")
+	}
+	work := t.TempDir()
+	jsonFile := filepath.Join(work, "results.json")
+	var stdout, stderr bytes.Buffer
+	code := benchMain([]string{"-run", "example/expr$", "-rounds", "1", "-benchtime", "100x", "-cold", "0",
+		"-work", work, "-json", jsonFile}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var r Results
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 {
+		t.Errorf("warnings: %q", r.Warnings)
+	}
+	if len(r.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks, want BenchmarkEval and BenchmarkLex", len(r.Benchmarks))
+	}
+	for _, b := range r.Benchmarks {
+		for _, m := range modes {
+			if len(b.NsPerOp[m]) != 1 || b.NsPerOp[m][0] <= 0 {
+				t.Errorf("%s %s: ns/op %v", b.Name, m, b.NsPerOp[m])
+			}
+		}
+	}
+	for _, m := range modes {
+		if r.Sizes[0].Bytes[m] <= 0 {
+			t.Errorf("%s: no binary size", m)
+		}
+	}
+	if !strings.Contains(stdout.String(), "| target | goal | measured | met |") {
+		t.Errorf("no Markdown on stdout:\n%s", stdout.String())
+	}
+
+	if len(r.Increments) != 1 {
+		t.Fatalf("increments: %+v", r.Increments)
+	}
+	p, problems, err := profile.Load(filepath.Join(work, "increments", "github.com_pathcover_pathcover_example_expr"))
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	var naive, optimized float64
+	for hash, m := range p.Metas {
+		for fn := range m.Funcs {
+			mf := &m.Funcs[fn]
+			n, err := mf.Numbering()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := n.Place(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, c := range p.Counts[hash][fn] {
+				path, err := n.Decode(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range path {
+					if n.Weight(e) != 0 {
+						naive += float64(c)
+					}
+					if op, ok := pl.Op(e); ok && (op.Kind == numbering.OpAdd || op.Kind == numbering.OpSet) && op.Inc != 0 {
+						optimized += float64(c)
+					}
+				}
+			}
+		}
+	}
+	if in := r.Increments[0]; in.Naive != naive || in.Optimized != optimized || naive == 0 {
+		t.Errorf("increments: harness %v naive, %v optimized; path by path %v, %v", in.Naive, in.Optimized, naive, optimized)
+	}
+}
+
+// TestRender checks that -from renders a saved run again, with the flags
+// that chose its workloads in the heading, and refuses what is not a run.
+func TestRender(t *testing.T) {
+	dir := t.TempDir()
+	r := &Results{Date: "2026-01-02", Machine: "m", Rounds: 1, Benchtime: "1x", Modes: modes[1:],
+		Selection: []string{`-run="strconv"`},
+		Benchmarks: []*Benchmark{{Workload: "w", Name: "BenchmarkA", NsPerOp: map[string][]float64{
+			"plain": {100}, "bl": {150}, "count": {120}, "ppp": {105}, "atomic": {300}, "blatomic": {200},
+		}}}}
+	data, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "run.json")
+	readme := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(saved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(readme, []byte("x\n<!-- bench:begin -->\n<!-- bench:end -->\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := benchMain([]string{"-from", saved, "-readme", readme}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got, _ := os.ReadFile(readme)
+	for _, want := range []string{"Measured by `go run ./bench -run=\"strconv\"` on 2026-01-02", "| w A | +20.0% | +200.0% | +50.0% | +100.0% | +5.0% |", "\ny\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("README lacks %q:\n%s", want, got)
+		}
+	}
+
+	for name, content := range map[string]string{"empty.json": "{}", "bad.json": "{\"Benchmarks\": ["} {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(content), 0o644)
+		stderr.Reset()
+		if code := benchMain([]string{"-from", f}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), name) {
+			t.Errorf("-from %s: exit %d, stderr %q; want 1 and the file named", name, code, stderr.String())
+		}
+	}
+}
+
+// FuzzRender feeds the results reader anything: it may refuse, never panic.
+func FuzzRender(f *testing.F) {
+	f.Add([]byte(`{"Modes":["bl"],"Benchmarks":[{"NsPerOp":{"plain":[1],"bl":[0,2]}}],"Increments":[{"Naive":1}]}`))
+	f.Add([]byte(`{"Benchmarks":[null],"Sizes":[null],"Builds":[{"Seconds":null}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		f := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		render(f, io.Discard, io.Discard, "", "", "")
+	})
+}

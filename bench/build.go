@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The modes, plain first; buildModes are those whose cold builds are timed.
+var (
+	modes      = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp"}
+	buildModes = []string{"plain", "count", "bl", "ppp"}
+)
+
+// A target is a workload made ready: where to build it, where its test
+// binary runs (the package's directory, as go test runs it, for its
+// testdata), and its binaries by mode.
+type target struct {
+	workload
+	name     string // for tables: the import path
+	buildDir string // where go test -c runs
+	pkgArg   string // the package argument of go test -c
+	runDir   string
+	bins     map[string]string
+	tested   string // profile of the package's own tests, for ppp
+}
+
+// A harness holds what all workloads share.
+type harness struct {
+	root    string // the repository root
+	work    string // the work directory
+	pppexec string // the pppexec binary built from root
+	env     []string
+	verbose bool
+	// pppFlags are more pppexec flags for the ppp mode.
+	pppFlags string
+	log      func(format string, args ...any)
+}
+
+// goEnv is the environment of every go command and test binary: the
+// caller's, without GOFLAGS (a -toolexec or -cover there would change
+// every mode) and without PATHCOVERDIR.
+func goEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOFLAGS=") && !strings.HasPrefix(kv, "PATHCOVERDIR=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// command runs a command in dir with extra environment, returning its
+// combined output, and an error that quotes the output's end.
+func (h *harness) command(dir string, extraEnv []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string(nil), h.env...), extraEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tail := out
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return out, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail)
+	}
+	return out, nil
+}
+
+// buildPPPExec builds pppexec from the repository being measured.
+func (h *harness) buildPPPExec() error {
+	h.pppexec = filepath.Join(h.work, "bin", "pppexec")
+	_, err := h.command(h.root, nil, "go", "build", "-o", h.pppexec, "./cmd/pppexec")
+	return err
+}
+
+// prepare finds or fetches a workload's source.
+func (h *harness) prepare(w workload) (*target, error) {
+	t := &target{workload: w, name: w.Pkg, bins: make(map[string]string)}
+	switch w.Module {
+	case "", "local":
+		t.buildDir, t.pkgArg = h.root, w.Pkg
+		out, err := h.command(h.root, nil, "go", "list", "-f", "{{.Dir}}", w.Pkg)
+		if err != nil {
+			return nil, err
+		}
+		t.runDir = strings.TrimSpace(string(out))
+	default:
+		// A copy of the module, as the main module: its go.mod and go.sum
+		// then decide its dependencies, as for its own developers.
+		out, err := h.command(h.work, nil, "go", "mod", "download", "-json", w.Module)
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s (offline?): %w", w.Module, err)
+		}
+		var info struct{ Dir, Error string }
+		if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+			return nil, fmt.Errorf("fetching %s: %s", w.Module, info.Error)
+		}
+		dst := filepath.Join(h.work, "src", strings.NewReplacer("/", "_", "@", "_").Replace(w.Module))
+		if err := copyTree(info.Dir, dst); err != nil {
+			return nil, err
+		}
+		t.buildDir, t.pkgArg, t.runDir = dst, ".", dst
+	}
+	return t, nil
+}
+
+// copyTree copies a module's files, writable (the module cache's are not).
+func copyTree(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	})
+}
+
+// buildFlags are the go test flags of a mode.
+func (h *harness) buildFlags(t *target, mode string) []string {
+	pppexec := h.pppexec + " -pkgs=" + t.Pkg
+	switch mode {
+	case "count", "atomic":
+		return []string{"-covermode=" + mode}
+	case "bl":
+		return []string{"-toolexec=" + pppexec}
+	case "blatomic":
+		return []string{"-toolexec=" + pppexec + " -atomic"}
+	case "ppp":
+		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
+	}
+	return nil
+}
+
+// build builds a target's test binary in a mode.
+func (h *harness) build(t *target, mode string, extraEnv []string) (string, time.Duration, error) {
+	bin := filepath.Join(h.work, "bin", strings.ReplaceAll(t.name, "/", "_")+"."+mode+".test")
+	args := append([]string{"test", "-c", "-o", bin}, h.buildFlags(t, mode)...)
+	args = append(args, t.pkgArg)
+	start := time.Now()
+	out, err := h.command(t.buildDir, extraEnv, "go", args...)
+	elapsed := time.Since(start)
+	if err != nil {
+		return "", 0, err
+	}
+	// pppexec warns, and builds on, when it cannot instrument a package,
+	// and leaves alone the packages the runtime it links needs: a plain
+	// build would be measured as a free instrumented one.
+	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
+		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
+	}
+	if strings.HasPrefix(mode, "bl") || mode == "ppp" {
+		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
+		if err != nil {
+			return "", 0, err
+		}
+		if !bytes.Contains(syms, []byte(" "+t.Pkg+"._pathcoverC\n")) {
+			return "", 0, fmt.Errorf("%s: pppexec did not instrument %s", mode, t.Pkg)
+		}
+	}
+	return bin, elapsed, nil
+}
+
+// profileTests runs the package's tests from its bl binary, writing the
+// profile whose paths a PPP build takes as the tested ones. A failing test
+// does not stop it: its paths ran all the same.
+func (h *harness) profileTests(t *target) error {
+	t.tested = filepath.Join(h.work, "tested", strings.ReplaceAll(t.name, "/", "_"))
+	if err := os.RemoveAll(t.tested); err != nil {
+		return err
+	}
+	out, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + t.tested}, t.bins["bl"], "-test.run=.", "-test.bench=^$", "-test.short", "-test.timeout=10m")
+	if err != nil {
+		h.log("%s: tests under bl: %v", t.name, firstLine(string(out)))
+	}
+	if m, _ := filepath.Glob(filepath.Join(t.tested, "*.counts")); len(m) == 0 {
+		return fmt.Errorf("the tests under bl wrote no counts")
+	}
+	return nil
+}
+
+// coldBuild times one build of a mode from empty build caches.
+func (h *harness) coldBuild(t *target, mode string) (time.Duration, error) {
+	cache, err := os.MkdirTemp(h.work, "gocache-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(cache)
+	env := []string{"GOCACHE=" + filepath.Join(cache, "go"), "PATHCOVERCACHE=" + filepath.Join(cache, "pathcover")}
+	_, d, err := h.build(t, mode, env)
+	return d, err
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+// Bench measures what path profiling costs on real code, against what
+// statement coverage costs on the same benchmarks.
+//
+// Usage, from the repository root:
+//
+//	go run ./bench [-quick] [-rounds n] [-benchtime d] [-run regexp] [-cold n]
+//	               [-pppflags flags] [-json file] [-md file] [-readme README.md]
+//	               [-work dir] [-list] [-v]
+//
+// For each workload (a package of the standard library, of a module pinned
+// in workloads.go and fetched from the module proxy, or of this
+// repository's example) it builds the package's test binary in six modes:
+//
+//	plain     go test -c
+//	count     go test -c -covermode=count
+//	atomic    go test -c -covermode=atomic
+//	bl        go test -c -toolexec='pppexec -pkgs=PKG'           (Ball-Larus)
+//	blatomic  go test -c -toolexec='pppexec -pkgs=PKG -atomic'
+//	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
+//
+// where T is the profile of the package's own tests, run from the bl
+// binary. Only PKG is instrumented in every mode, as -cover instruments only
+// the package under test.
+//
+// Then, in each of -rounds rounds, it runs the chosen benchmarks of every
+// workload in every mode, the modes in a new random order each time, and
+// takes per benchmark and mode the ratio of its time to plain's in the same
+// round. A benchmark's figure is the median of its per-round ratios: these
+// machines are shared, and only ratios taken side by side mean anything.
+// Per mode it reports the median and the geometric mean of the figures,
+// overhead being ratio − 1.
+//
+// It also reports:
+//   - binary size, instrumented over plain;
+//   - build time from a cold build cache (a new GOCACHE and a new pppexec
+//     cache each time), for the first -cold workloads, over plain, in as
+//     many interleaved rounds;
+//   - register increments: from one more run of the benchmarks in bl mode,
+//     writing counts, the edge frequencies of every function, and from them
+//     the increments that the placement pppexec used executes against those
+//     a naive Ball-Larus placement (an increment on every edge with a
+//     nonzero weight) would (numbering.Placement.Cost).
+//
+// Output is a Markdown table on standard output (and -md), the same
+// results as JSON with -json (the Results type in results.go), and with
+// -readme the Markdown replaces what lies between the lines
+// "<!-- bench:begin -->" and "<!-- bench:end -->" of that file.
+//
+// -quick runs a few workloads for 3 short rounds and skips the cold builds,
+// to try a change in a few minutes; its figures are noisier.
+package main

@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	os.Exit(benchMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func benchMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "a few workloads, 3 short rounds, no cold builds: a first look in a few minutes")
+	rounds := fs.Int("rounds", 5, "timed `rounds` (3 with -quick)")
+	benchtime := fs.String("benchtime", "200ms", "`d` for -test.benchtime (50ms with -quick)")
+	run := fs.String("run", "", "measure only the workloads whose import path matches `regexp`")
+	cold := fs.Int("cold", 2, "time cold builds of the first `n` workloads measured (0 with -quick)")
+	coldRounds := fs.Int("coldrounds", 2, "`rounds` of cold builds")
+	jsonOut := fs.String("json", "", "also write the results as JSON to `file`")
+	mdOut := fs.String("md", "", "also write the Markdown to `file`")
+	readme := fs.String("readme", "", "replace the table between the bench markers of `file` (README.md)")
+	work := fs.String("work", "", "work `dir`, kept (default: a temporary directory, removed)")
+	list := fs.Bool("list", false, "list the workloads and their benchmark patterns, and stop")
+	verbose := fs.Bool("v", false, "log each step")
+	pppFlags := fs.String("pppflags", "", "more pppexec `flags` for the ppp mode, such as -pppalways")
+	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *from != "" {
+		return render(*from, stdout, stderr, *jsonOut, *mdOut, *readme)
+	}
+	if *quick {
+		if !set["rounds"] {
+			*rounds = 3
+		}
+		if !set["benchtime"] {
+			*benchtime = "50ms"
+		}
+		if !set["cold"] {
+			*cold = 0
+		}
+	}
+	if *rounds < 1 {
+		fmt.Fprintln(stderr, "bench: -rounds must be at least 1")
+		return 2
+	}
+	var selected []workload
+	re, err := regexp.Compile(*run)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: -run: %v\n", err)
+		return 2
+	}
+	for _, w := range workloads {
+		if re.MatchString(w.Pkg) && (!*quick || w.Quick || set["run"]) {
+			selected = append(selected, w)
+		}
+	}
+	if *list {
+		for _, w := range selected {
+			fmt.Fprintf(stdout, "%-45s %-40s %s\n", w.Pkg, w.Module, w.Bench)
+		}
+		return 0
+	}
+	if len(selected) == 0 {
+		fmt.Fprintf(stderr, "bench: no workload matches -run=%q\n", *run)
+		return 2
+	}
+	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags}
+	h.log = func(format string, args ...any) {
+		fmt.Fprintf(stderr, "bench: "+format+"\n", args...)
+	}
+	if h.root, err = repoRoot(); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 2
+	}
+	if *work != "" {
+		h.work, err = filepath.Abs(*work)
+		if err == nil {
+			err = os.MkdirAll(h.work, 0o755)
+		}
+	} else {
+		h.work, err = os.MkdirTemp("", "pathcover-bench-")
+		defer os.RemoveAll(h.work)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	r := &Results{
+		Date:      time.Now().Format("2006-01-02"),
+		Machine:   machine(),
+		GoVersion: runtime.Version(),
+		Rounds:    *rounds,
+		Benchtime: *benchtime,
+		Quick:     *quick,
+		Selection: selectionFlags(set, *run, *pppFlags),
+		Modes:     modes[1:],
+	}
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		r.GoVersion = strings.TrimSpace(string(out)) // the toolchain that builds, not this program's
+	}
+	if err := h.measure(r, selected, *benchtime, *rounds, *cold, *coldRounds); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	r.summarize()
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if err := writeOutputs(r, md, *jsonOut, *mdOut, *readme); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// measure builds and runs everything, recording into r. A workload that
+// cannot be built or run is left out with a warning; only a failure that
+// leaves nothing to measure is an error.
+func (h *harness) measure(r *Results, selected []workload, benchtime string, rounds, cold, coldRounds int) error {
+	h.log("work directory %s", h.work)
+	if err := h.buildPPPExec(); err != nil {
+		return err
+	}
+	var targets []*target
+	order := map[string]int{}
+	for _, w := range selected {
+		t, err := h.setUp(w, r)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
+			h.log("%s: %v", w.Pkg, err)
+			continue
+		}
+		order[t.name] = len(targets)
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return fmt.Errorf("no workload could be built")
+	}
+
+	byKey := map[string]*Benchmark{}
+	for round := range rounds {
+		h.log("round %d of %d", round+1, rounds)
+		for _, t := range targets {
+			for _, mode := range shuffled(modes) {
+				res, err := h.runBenchmarks(t, mode, benchtime)
+				if err != nil {
+					r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s, round %d: %v", t.name, mode, round+1, firstLine(err.Error())))
+					h.log("%v", err)
+					continue
+				}
+				for name, ns := range res {
+					b := byKey[t.name+" "+name]
+					if b == nil {
+						b = &Benchmark{Workload: t.name, Name: name, NsPerOp: map[string][]float64{}}
+						byKey[t.name+" "+name] = b
+						r.Benchmarks = append(r.Benchmarks, b)
+					}
+					// Index by round, so that ratios pair runs of one round.
+					for len(b.NsPerOp[mode]) < round {
+						b.NsPerOp[mode] = append(b.NsPerOp[mode], 0)
+					}
+					b.NsPerOp[mode] = append(b.NsPerOp[mode], ns)
+				}
+			}
+		}
+	}
+	sortBenchmarks(r.Benchmarks, order)
+
+	for _, t := range targets {
+		in, err := h.countIncrements(t, benchtime)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s increments: %v", t.name, firstLine(err.Error())))
+			continue
+		}
+		r.Increments = append(r.Increments, in)
+	}
+
+	for _, t := range targets[:min(cold, len(targets))] {
+		b := &Builds{Workload: t.name, Seconds: map[string][]float64{}}
+		for round := range coldRounds {
+			for _, mode := range shuffled(buildModes) {
+				h.log("cold build %s %s, round %d", t.name, mode, round+1)
+				d, err := h.coldBuild(t, mode)
+				if err != nil {
+					r.Warnings = append(r.Warnings, fmt.Sprintf("%s cold build %s: %v", t.name, mode, firstLine(err.Error())))
+					continue
+				}
+				for len(b.Seconds[mode]) < round {
+					b.Seconds[mode] = append(b.Seconds[mode], 0)
+				}
+				b.Seconds[mode] = append(b.Seconds[mode], d.Seconds())
+			}
+		}
+		r.Builds = append(r.Builds, b)
+	}
+	return nil
+}
+
+// setUp prepares a workload and builds its binaries in every mode, and the
+// tests' profile that the PPP build needs.
+func (h *harness) setUp(w workload, r *Results) (*target, error) {
+	t, err := h.prepare(w)
+	if err != nil {
+		return nil, err
+	}
+	sizes := &Sizes{Workload: t.name, Bytes: map[string]int64{}}
+	for _, mode := range modes {
+		if mode == "ppp" {
+			if err := h.profileTests(t); err != nil {
+				return nil, err
+			}
+		}
+		h.log("build %s %s", t.name, mode)
+		bin, _, err := h.build(t, mode, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.bins[mode] = bin
+		fi, err := os.Stat(bin)
+		if err != nil {
+			return nil, err
+		}
+		sizes.Bytes[mode] = fi.Size()
+	}
+	r.Sizes = append(r.Sizes, sizes)
+	return t, nil
+}
+
+func shuffled(xs []string) []string {
+	s := slices.Clone(xs)
+	rand.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+	return s
+}
+
+// repoRoot is the root of the pathcover module that holds the working
+// directory.
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("run bench from the pathcover repository: go list -m: %v", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	if _, err := os.Stat(filepath.Join(dir, "cmd", "pppexec")); err != nil {
+		return "", fmt.Errorf("run bench from the pathcover repository (%s has no cmd/pppexec)", dir)
+	}
+	return dir, nil
+}
+
+// machine describes this machine: CPU model, count, OS and architecture.
+func machine() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	return fmt.Sprintf("%s, %d CPUs, %s/%s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+}
+
+// selectionFlags are the flags that change what a run measures, beyond
+// rounds and benchtime, quoted for the table's heading.
+func selectionFlags(set map[string]bool, run, pppFlags string) []string {
+	var fl []string
+	if set["run"] {
+		fl = append(fl, "-run="+strconv.Quote(run))
+	}
+	if set["pppflags"] {
+		fl = append(fl, "-pppflags="+strconv.Quote(pppFlags))
+	}
+	return fl
+}
+
+// render writes the outputs of a run saved by -json, summarized again by
+// this version of the harness.
+func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	var r Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
+		return 1
+	}
+	if err := r.check(); err != nil {
+		fmt.Fprintf(stderr, "bench: %s: not the JSON of a run: %v\n", file, err)
+		return 1
+	}
+	r.summarize()
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if err := writeOutputs(&r, md, jsonOut, mdOut, readme); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func writeOutputs(r *Results, md, jsonOut, mdOut, readme string) error {
+	if jsonOut != "" {
+		data, err := r.JSON()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if mdOut != "" {
+		if err := os.WriteFile(mdOut, []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	if readme != "" {
+		old, err := os.ReadFile(readme)
+		if err != nil {
+			return err
+		}
+		s, err := spliceReadme(string(old), md)
+		if err != nil {
+			return fmt.Errorf("%s: %v", readme, err)
+		}
+		if err := os.WriteFile(readme, []byte(s), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

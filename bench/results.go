@@ -1,0 +1,366 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Results is everything a run measured; -json writes it.
+type Results struct {
+	Date      string // YYYY-MM-DD
+	Machine   string // CPU model and count, OS and architecture
+	GoVersion string
+	Rounds    int
+	Benchtime string
+	Quick     bool
+	Selection []string // -run and -pppflags, as given
+	Modes     []string // the modes compared with plain, in table order
+
+	Benchmarks []*Benchmark
+	Summary    []ModeSummary
+	Sizes      []*Sizes
+	Builds     []*Builds
+	Increments []*Increments
+	Targets    []Target
+	Warnings   []string // workloads or modes that could not be measured, and why
+}
+
+// A Benchmark is one benchmark's times and ratios to plain per mode.
+type Benchmark struct {
+	Workload string
+	Name     string
+	// NsPerOp holds each round's ns/op, per mode (plain included).
+	NsPerOp map[string][]float64
+	// Ratio is the median over rounds of time(mode)/time(plain) taken in
+	// the same round, per mode.
+	Ratio map[string]float64
+}
+
+// A ModeSummary sums up one mode over all benchmarks.
+type ModeSummary struct {
+	Mode string
+	// MedianOverhead and GeomeanOverhead are the median and geometric mean
+	// of the benchmarks' ratios, minus one.
+	MedianOverhead  float64
+	GeomeanOverhead float64
+	// SizeRatio is the median over workloads of the test binary's size
+	// over plain's, MaxSizeRatio the largest.
+	SizeRatio, MaxSizeRatio float64
+	// BuildRatio is the median over the cold builds measured of the build
+	// time over plain's; 0 if not measured.
+	BuildRatio float64
+}
+
+// Sizes are one workload's test binary sizes in bytes, per mode.
+type Sizes struct {
+	Workload string
+	Bytes    map[string]int64
+}
+
+// Builds are one workload's cold build times in seconds, per mode, one per
+// round.
+type Builds struct {
+	Workload string
+	Seconds  map[string][]float64
+}
+
+// Increments are one workload's register increments executed by its
+// benchmarks, under the placement pppexec uses and under a naive one.
+type Increments struct {
+	Workload string
+	// Naive and Optimized count register increments (r += c and r = c with
+	// c ≠ 0); NaiveOps and OptimizedOps count every register and counter
+	// operation (increments, r = 0, count updates).
+	Naive, Optimized       float64
+	NaiveOps, OptimizedOps float64
+	Funcs                  int // functions that ran
+}
+
+// Ratio is how many times fewer increments the placement executes.
+func (in *Increments) Ratio() float64 { return in.Naive / in.Optimized }
+
+// A Target is one of the goals of issue 6 and whether this run met it.
+type Target struct {
+	Name     string
+	Measured string
+	Goal     string
+	Met      bool
+}
+
+// check reports what keeps r, read back from JSON, from being summarized.
+func (r *Results) check() error {
+	if len(r.Benchmarks) == 0 {
+		return fmt.Errorf("no benchmarks")
+	}
+	for _, m := range r.Modes {
+		if !slices.Contains(modes[1:], m) {
+			return fmt.Errorf("unknown mode %q", m)
+		}
+	}
+	for _, b := range r.Benchmarks {
+		if b == nil {
+			return fmt.Errorf("a null benchmark")
+		}
+	}
+	for _, s := range r.Sizes {
+		if s == nil {
+			return fmt.Errorf("null sizes")
+		}
+	}
+	for _, b := range r.Builds {
+		if b == nil {
+			return fmt.Errorf("null builds")
+		}
+	}
+	for _, in := range r.Increments {
+		if in == nil {
+			return fmt.Errorf("null increments")
+		}
+	}
+	return nil
+}
+
+// median returns the median of xs, NaN for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// geomean returns the geometric mean of positive xs, NaN for none.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}
+
+// pairedRatio returns the median over rounds of a[i]/b[i], skipping rounds
+// where either is missing (≤ 0).
+func pairedRatio(a, b []float64) float64 {
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if a[i] > 0 && b[i] > 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	return median(rs)
+}
+
+// summarize fills in the ratios, the mode summaries and the targets.
+func (r *Results) summarize() {
+	for _, b := range r.Benchmarks {
+		b.Ratio = make(map[string]float64)
+		for _, m := range r.Modes {
+			if x := pairedRatio(b.NsPerOp[m], b.NsPerOp["plain"]); !math.IsNaN(x) {
+				b.Ratio[m] = x
+			}
+		}
+	}
+	r.Summary = nil
+	for _, m := range r.Modes {
+		s := ModeSummary{Mode: m}
+		var ratios, sizes, builds []float64
+		for _, b := range r.Benchmarks {
+			if x, ok := b.Ratio[m]; ok {
+				ratios = append(ratios, x)
+			}
+		}
+		for _, z := range r.Sizes {
+			if z.Bytes[m] > 0 && z.Bytes["plain"] > 0 {
+				sizes = append(sizes, float64(z.Bytes[m])/float64(z.Bytes["plain"]))
+			}
+		}
+		for _, bl := range r.Builds {
+			if x := pairedRatio(bl.Seconds[m], bl.Seconds["plain"]); !math.IsNaN(x) {
+				builds = append(builds, x)
+			}
+		}
+		s.MedianOverhead = median(ratios) - 1
+		s.GeomeanOverhead = geomean(ratios) - 1
+		s.SizeRatio = median(sizes)
+		if len(sizes) > 0 {
+			s.MaxSizeRatio = slices.Max(sizes)
+		}
+		if len(builds) > 0 {
+			s.BuildRatio = median(builds)
+		}
+		r.Summary = append(r.Summary, s)
+	}
+	r.Targets = r.targets()
+}
+
+func (r *Results) mode(name string) (ModeSummary, bool) {
+	for _, s := range r.Summary {
+		if s.Mode == name {
+			return s, !math.IsNaN(s.MedianOverhead)
+		}
+	}
+	return ModeSummary{}, false
+}
+
+// targets checks the goals of issue 6 against the figures.
+func (r *Results) targets() []Target {
+	var ts []Target
+	add := func(name, goal string, have bool, measured string, met bool) {
+		if !have {
+			measured, met = "not measured", false
+		}
+		ts = append(ts, Target{Name: name, Goal: goal, Measured: measured, Met: met})
+	}
+	bl, okBL := r.mode("bl")
+	count, okCount := r.mode("count")
+	add("Ball-Larus overhead, median", "≤ -covermode=count's", okBL && okCount,
+		fmt.Sprintf("%s against %s", pct(bl.MedianOverhead), pct(count.MedianOverhead)), bl.MedianOverhead <= count.MedianOverhead)
+	ppp, okPPP := r.mode("ppp")
+	add("PPP overhead, median", "≤ 10%", okPPP, pct(ppp.MedianOverhead), ppp.MedianOverhead <= 0.10)
+	bla, okBLA := r.mode("blatomic")
+	atomic, okAtomic := r.mode("atomic")
+	add("atomic Ball-Larus overhead, median", "≤ -covermode=atomic's", okBLA && okAtomic,
+		fmt.Sprintf("%s against %s", pct(bla.MedianOverhead), pct(atomic.MedianOverhead)), bla.MedianOverhead <= atomic.MedianOverhead)
+	var incs []float64
+	for _, in := range r.Increments {
+		if in.Optimized > 0 {
+			incs = append(incs, in.Ratio())
+		}
+	}
+	m := median(incs)
+	add("register increments, naive over optimized placement, median over workloads", "≥ 3×", len(incs) > 0, fmt.Sprintf("%.2f×", m), m >= 3)
+	maxSize := 0.0
+	for _, mode := range []string{"bl", "blatomic", "ppp"} {
+		if s, ok := r.mode(mode); ok {
+			maxSize = max(maxSize, s.MaxSizeRatio)
+		}
+	}
+	add("binary size over plain, largest of bl, blatomic and ppp", "≤ 1.3×", maxSize > 0, fmt.Sprintf("%.2f×", maxSize), maxSize <= 1.3)
+	build := 0.0
+	for _, mode := range []string{"bl", "ppp"} {
+		if s, ok := r.mode(mode); ok {
+			build = max(build, s.BuildRatio)
+		}
+	}
+	add("cold build time over plain, median, larger of bl and ppp", "≤ 1.5×", build > 0, fmt.Sprintf("%.2f×", build), build <= 1.5)
+	return ts
+}
+
+// pct formats an overhead in percent.
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*x)
+}
+
+// Markdown renders the results as tables.
+func (r *Results) Markdown() string {
+	var b strings.Builder
+	cmd := "go run ./bench"
+	if r.Quick {
+		cmd += " -quick"
+	}
+	for _, f := range r.Selection {
+		cmd += " " + f
+	}
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: %d rounds, `-benchtime=%s`, modes in random order each round.\n\n",
+		cmd, r.Date, r.Machine, r.GoVersion, r.Rounds, r.Benchtime)
+	b.WriteString("| mode | overhead, median | overhead, geomean | binary size | cold build |\n|---|---:|---:|---:|---:|\n")
+	for _, s := range r.Summary {
+		build := "–"
+		if s.BuildRatio > 0 {
+			build = fmt.Sprintf("%.2f×", s.BuildRatio)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× (max %.2f×) | %s |\n", modeTitle[s.Mode], pct(s.MedianOverhead), pct(s.GeomeanOverhead), s.SizeRatio, s.MaxSizeRatio, build)
+	}
+	b.WriteString("\n| target | goal | measured | met |\n|---|---|---|---|\n")
+	for _, t := range r.Targets {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Name, t.Goal, t.Measured, map[bool]string{true: "yes", false: "**no**"}[t.Met])
+	}
+	if len(r.Increments) > 0 {
+		b.WriteString("\n| workload | increments, naive | optimized | ratio | all register and counter ops, naive | optimized |\n|---|---:|---:|---:|---:|---:|\n")
+		for _, in := range r.Increments {
+			fmt.Fprintf(&b, "| %s | %.4g | %.4g | %.2f× | %.4g | %.4g |\n", in.Workload, in.Naive, in.Optimized, in.Ratio(), in.NaiveOps, in.OptimizedOps)
+		}
+	}
+	if len(r.Builds) > 0 {
+		b.WriteString("\nCold builds (`go test -c`, new GOCACHE), seconds per round:\n\n| workload |")
+		for _, m := range buildModes {
+			fmt.Fprintf(&b, " %s |", m)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(buildModes)) + "\n")
+		for _, bl := range r.Builds {
+			fmt.Fprintf(&b, "| %s |", bl.Workload)
+			for _, m := range buildModes {
+				var s []string
+				for _, x := range bl.Seconds[m] {
+					s = append(s, fmt.Sprintf("%.1f", x))
+				}
+				fmt.Fprintf(&b, " %s |", strings.Join(s, ", "))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n<details><summary>Overhead per benchmark</summary>\n\n| benchmark |")
+	for _, m := range r.Modes {
+		fmt.Fprintf(&b, " %s |", m)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.Modes)) + "\n")
+	for _, bm := range r.Benchmarks {
+		fmt.Fprintf(&b, "| %s %s |", bm.Workload, strings.TrimPrefix(bm.Name, "Benchmark"))
+		for _, m := range r.Modes {
+			x, ok := bm.Ratio[m]
+			if !ok {
+				x = math.NaN()
+			}
+			fmt.Fprintf(&b, " %s |", pct(x-1))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n</details>\n")
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "\nNot measured: %s\n", w)
+	}
+	return b.String()
+}
+
+var modeTitle = map[string]string{
+	"count":    "`-covermode=count`",
+	"atomic":   "`-covermode=atomic`",
+	"bl":       "Ball-Larus",
+	"blatomic": "Ball-Larus, atomic",
+	"ppp":      "PPP",
+}
+
+// JSON is the results, indented.
+func (r *Results) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "\t") }
+
+// spliceReadme replaces the lines between the begin and end markers of
+// readme with table; it fails if the markers are missing.
+func spliceReadme(readme, table string) (string, error) {
+	const begin, end = "<!-- bench:begin -->\n", "<!-- bench:end -->"
+	i := strings.Index(readme, begin)
+	j := strings.Index(readme, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %q and %q lines", strings.TrimSpace(begin), end)
+	}
+	return readme[:i+len(begin)] + table + readme[j:], nil
+}
+
+func sortBenchmarks(bs []*Benchmark, order map[string]int) {
+	slices.SortStableFunc(bs, func(a, b *Benchmark) int {
+		return cmp.Or(cmp.Compare(order[a.Workload], order[b.Workload]), strings.Compare(a.Name, b.Name))
+	})
+}
