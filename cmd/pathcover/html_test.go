@@ -1,0 +1,331 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/pathcover/pathcover/internal/cdp"
+)
+
+// trickySource has what must never reach the page unescaped: the end of a
+// script, comments and tags, in a comment and in strings.
+const trickySource = `package m
+
+func Render(s string, n int) string {
+	// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>
+	out := "<b>" + s + "</b>"
+	if n > 0 {
+		out += "</script><!--"
+	}
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			out += "&amp;"
+		} else {
+			out += "<i>"
+		}
+	}
+	return out
+}
+
+func Twice(n int) int {
+	if n > 10 {
+		return n
+	}
+	return 2 * n
+}
+`
+
+// The file's name has characters HTML escapes too.
+const trickyFile = "a&b<c>.go"
+
+// htmlPage profiles the tricky module's tests and writes its page.
+func htmlPage(t *testing.T) (page, prof, dir string) {
+	t.Helper()
+	dir = module(t, map[string]string{
+		trickyFile: trickySource,
+		"m_test.go": `package m
+
+import "testing"
+
+func TestRender(t *testing.T) {
+	Render("a", 0)
+	Render("b", 3)
+	Render("c", 3)
+	Twice(1)
+}
+`,
+	})
+	prof = filepath.Join(t.TempDir(), "prof")
+	if out, code := run(t, dir, bin, "test", "-dir", prof, "./..."); code != 0 {
+		t.Fatalf("pathcover test: exit %d\n%s", code, out)
+	}
+	page = filepath.Join(t.TempDir(), "paths.html")
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page); code != 0 {
+		t.Fatalf("pathcover html: exit %d\n%s", code, out)
+	}
+	return page, prof, dir
+}
+
+// TestHTML checks the page without a browser: it parses, has one script,
+// shows the tricky source and file name as text, and fetches nothing.
+func TestHTML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds under pathcover test")
+	}
+	page, prof, dir := htmlPage(t)
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scripts int
+	var text strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if n.Data == "script" {
+				scripts++
+				for _, a := range n.Attr {
+					if a.Key == "src" {
+						t.Errorf("the page loads a script: %s", a.Val)
+					}
+				}
+			}
+			if n.Data == "link" || n.Data == "img" || n.Data == "iframe" {
+				t.Errorf("the page has a <%s>", n.Data)
+			}
+		}
+		if n.Type == html.TextNode && (n.Parent == nil || n.Parent.Data != "script" && n.Parent.Data != "style") {
+			text.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if scripts != 1 {
+		t.Errorf("%d script elements, want 1", scripts)
+	}
+	for _, want := range []string{
+		`// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`,
+		`out += "</script><!--"`,
+		`out := "<b>" + s + "</b>"`,
+		trickyFile + ":3",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the page's text lacks %q", want)
+		}
+	}
+	if bytes.Contains(data, []byte("http://")) || bytes.Contains(data, []byte("https://")) {
+		for _, m := range regexp.MustCompile(`https?://[^"' )]+`).FindAll(data, -1) {
+			if string(m) != "http://www.w3.org/2000/svg" {
+				t.Errorf("the page names %s", m)
+			}
+		}
+	}
+
+	// Usage errors.
+	if out, code := run(t, dir, bin, "html", "-dir", prof); code != 2 || !strings.Contains(out, "give -o FILE") {
+		t.Errorf("html without -o: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "html", "-dir", filepath.Join(dir, "nowhere"), "-o", page); code != 1 {
+		t.Errorf("html of a missing profile: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "example.com/none"); code != 1 || !strings.Contains(out, "no function") {
+		t.Errorf("html of no package: exit %d\n%s", code, out)
+	}
+}
+
+// TestHTMLBrowser loads the page in headless Chromium, chooses paths with
+// the mouse and the keyboard, and checks that what is highlighted is the
+// path chosen, as pathcover paths decodes it: its branches as badges on
+// their lines, and its edges in the graph.
+func TestHTMLBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds under pathcover test and starts a browser")
+	}
+	chromium, err := cdp.Find()
+	if err != nil {
+		t.Skipf("no browser (.ci/run installs Debian's chromium): %v", err)
+	}
+	page, prof, dir := htmlPage(t)
+	shots := os.Getenv("PATHCOVER_ARTIFACTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := cdp.Start(ctx, chromium, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Open("file://" + page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := func(name string) {
+		file := filepath.Join(shots, name+".png")
+		if err := p.Screenshot(file); err != nil {
+			t.Errorf("screenshot: %v", err)
+			return
+		}
+		t.Logf("screenshot %s", file)
+	}
+	eval := func(expr string, result any) {
+		t.Helper()
+		if err := p.Eval(expr, result); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var title string
+	eval("document.title", &title)
+	if strings.Contains(title, "pwned") {
+		t.Fatal("the source's script ran")
+	}
+
+	// Choose Render in the index: its path that ran most is chosen. Then
+	// choose its second one with the mouse.
+	if err := p.Click(`nav a[title^="example.com/m.Render:"]`); err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	eval(`document.querySelector("section.func.shown h2").textContent`, &shown)
+	if shown != "example.com/m.Render" {
+		t.Fatalf("after clicking Render in the index, the page shows %q", shown)
+	}
+	var line string
+	eval(`document.querySelector("section.shown .ln[data-line='4']").textContent`, &line)
+	if !strings.Contains(line, `</script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`) {
+		t.Errorf("line 4 shows %q", line)
+	}
+	shot("first")
+	ran := decodedPaths(t, dir, prof, false)
+	if len(ran) < 2 {
+		t.Fatalf("Render ran %d paths, the test needs 2", len(ran))
+	}
+	checkSelected(t, p, 0, ran[0])
+	if err := p.Click(`section.shown .paths li[data-index="1"]`); err != nil {
+		t.Fatal(err)
+	}
+	checkSelected(t, p, 1, ran[1])
+	shot("clicked")
+
+	// The keyboard: k goes back up, t to the paths that never ran.
+	if err := p.Press("k"); err != nil {
+		t.Fatal(err)
+	}
+	checkSelected(t, p, 0, ran[0])
+	if err := p.Press("t"); err != nil {
+		t.Fatal(err)
+	}
+	untested := decodedPaths(t, dir, prof, true)
+	checkSelected(t, p, 0, untested[0])
+	if err := p.Press("ArrowDown"); err != nil {
+		t.Fatal(err)
+	}
+	checkSelected(t, p, 1, untested[1])
+	shot("untested")
+
+	// ] shows the next function in the index, [ the one before.
+	var next string
+	eval(`(() => { const a = Array.from(document.querySelectorAll("nav a[data-func]"));
+		const i = a.findIndex(x => x.classList.contains("current"));
+		return i + 1 < a.length ? a[i + 1].title.split(":")[0] : a[i].title.split(":")[0]; })()`, &next)
+	if err := p.Press("]"); err != nil {
+		t.Fatal(err)
+	}
+	eval(`document.querySelector("section.func.shown h2").textContent`, &shown)
+	if shown != next {
+		t.Errorf("after ], the page shows %q, want %q", shown, next)
+	}
+	shot("next")
+}
+
+// A decodedPath is a path as pathcover paths prints it.
+type decodedPath struct {
+	id    int
+	steps []string // line: description
+}
+
+// decodedPaths runs pathcover paths on Render and parses what it prints.
+func decodedPaths(t *testing.T, dir, prof string, untested bool) []decodedPath {
+	t.Helper()
+	args := []string{"paths", "-dir", prof, "Render"}
+	if untested {
+		args = []string{"paths", "-untested", "-dir", prof, "Render"}
+	}
+	out, code := run(t, dir, bin, args...)
+	if code != 0 {
+		t.Fatalf("pathcover paths: exit %d\n%s", code, out)
+	}
+	var paths []decodedPath
+	header := regexp.MustCompile(`^path (\d+),`)
+	step := regexp.MustCompile(`^\t[^\t]*:(\d+):\d+\t(.*)$`)
+	for _, l := range strings.Split(out, "\n") {
+		if m := header.FindStringSubmatch(l); m != nil {
+			id, _ := strconv.Atoi(m[1])
+			paths = append(paths, decodedPath{id: id})
+		} else if m := step.FindStringSubmatch(l); m != nil && len(paths) > 0 {
+			p := &paths[len(paths)-1]
+			p.steps = append(p.steps, m[1]+": "+m[2])
+		}
+	}
+	return paths
+}
+
+// checkSelected checks that the index-th path of the list shown is chosen
+// and is want: its id, its badges, and an edge highlighted for each branch
+// taken at least.
+func checkSelected(t *testing.T, p *cdp.Page, index int, want decodedPath) {
+	t.Helper()
+	var got struct {
+		Selected []string
+		Badges   []string
+		Lit      []int
+		Edges    int
+	}
+	if err := p.Eval(`(() => {
+		const s = document.querySelector("section.func.shown");
+		return {
+			Selected: Array.from(s.querySelectorAll(".paths li.sel")).map(li => li.dataset.index + " " + li.textContent),
+			Badges: Array.from(s.querySelectorAll(".ln .step")).map(b => b.parentElement.dataset.line + ": " + b.textContent),
+			Lit: Array.from(s.querySelectorAll(".ln.on")).map(l => Number(l.dataset.line)),
+			Edges: s.querySelectorAll("svg .edge.on").length,
+		};
+	})()`, &got); err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("%d path %d", index, want.id)
+	if len(got.Selected) != 1 || !(got.Selected[0] == prefix || strings.HasPrefix(got.Selected[0], prefix+" ")) {
+		t.Errorf("selected %q, want %q", got.Selected, prefix)
+	}
+	// The page shows the badges in line order, the path in its own.
+	slices.Sort(got.Badges)
+	steps := slices.Sorted(slices.Values(want.steps))
+	if !slices.Equal(got.Badges, steps) {
+		t.Errorf("path %d: badges %q, want %q", want.id, got.Badges, want.steps)
+	}
+	for _, s := range want.steps {
+		l, _ := strconv.Atoi(strings.SplitN(s, ":", 2)[0])
+		if !slices.Contains(got.Lit, l) {
+			t.Errorf("path %d: line %d of %q not highlighted (lit: %v)", want.id, l, s, got.Lit)
+		}
+	}
+	if got.Edges < len(want.steps) {
+		t.Errorf("path %d: %d edges highlighted, fewer than its %d branches", want.id, got.Edges, len(want.steps))
+	}
+}

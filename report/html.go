@@ -1,0 +1,324 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// HTMLOptions say what WriteHTML puts in the page.
+type HTMLOptions struct {
+	// Paths is how many paths of each kind (ran, untested, residual) are
+	// listed per function; 0 means 100.
+	Paths int
+	// MaxBlocks is the largest graph drawn; 0 means 300 blocks.
+	MaxBlocks int
+	// ReadFile reads source files; nil means os.ReadFile.
+	ReadFile func(string) ([]byte, error)
+}
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"percent": func(c Coverage) string { return fmt.Sprintf("%.1f%%", c.Percent()) },
+	"ratio":   ratio,
+}).Parse(htmlTemplate))
+
+// The page: an index of packages and functions, and for each function a
+// section with its source and its graph, hidden but the one chosen. The
+// paths are data for the page's script, which highlights the one chosen.
+type htmlPage struct {
+	Title    string
+	Report   *Report
+	Packages []*htmlPackage
+	Funcs    []*htmlFunc
+	Residual bool
+	Data     template.JS
+}
+
+type htmlPackage struct {
+	*Package
+	Funcs []*htmlFunc
+}
+
+type htmlFunc struct {
+	ID int
+	*Func
+	Lines      []htmlLine
+	SourceNote string
+	SVG        template.HTML
+	GraphNote  string
+}
+
+type htmlLine struct {
+	Num  int
+	Text string
+}
+
+// The script's data, per function: its paths by kind, and how many more
+// of each kind there are than listed.
+type jsFunc struct {
+	Paths map[string][]jsPath `json:"paths"`
+	More  map[string]uint64   `json:"more"`
+}
+
+type jsPath struct {
+	ID    uint64   `json:"id"`
+	Count uint64   `json:"count"`
+	Lines []int    `json:"lines"` // the lines of the blocks it runs through
+	Steps []jsStep `json:"steps"`
+	Edges []int    `json:"edges"` // the graph edges it takes
+}
+
+type jsStep struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// WriteHTML writes the report as one HTML page that needs nothing else: no
+// network, no other file.
+func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
+	if opt.Paths <= 0 {
+		opt.Paths = 100
+	}
+	if opt.MaxBlocks <= 0 {
+		opt.MaxBlocks = 300
+	}
+	if opt.ReadFile == nil {
+		opt.ReadFile = os.ReadFile
+	}
+	page := &htmlPage{Title: "pathcover", Report: r}
+	residual := map[*Func][]uint64{}
+	if res, err := r.Residual(opt.Paths); err == nil {
+		page.Residual = true
+		for _, rf := range res.Funcs {
+			f := r.find(rf)
+			for _, p := range rf.Paths {
+				residual[f] = append(residual[f], p.ID)
+			}
+		}
+	}
+	files := map[string][]string{}
+	data := map[int]*jsFunc{}
+	for _, pkg := range r.Packages {
+		hp := &htmlPackage{Package: pkg}
+		page.Packages = append(page.Packages, hp)
+		for _, f := range pkg.Funcs {
+			hf := &htmlFunc{ID: len(page.Funcs), Func: f}
+			page.Funcs = append(page.Funcs, hf)
+			hp.Funcs = append(hp.Funcs, hf)
+			lines, ok := files[f.File]
+			if !ok {
+				src, err := opt.ReadFile(f.File)
+				if err == nil {
+					lines = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+				}
+				files[f.File] = lines
+			}
+			if f.EndLine > len(lines) || f.Line < 1 {
+				hf.SourceNote = "The source file cannot be read, or has changed since the build: " + f.File
+			} else {
+				for i := f.Line; i <= f.EndLine; i++ {
+					hf.Lines = append(hf.Lines, htmlLine{i, strings.ReplaceAll(lines[i-1], "\t", "    ")})
+				}
+			}
+			js, err := f.htmlPaths(opt.Paths, residual[f])
+			if err != nil {
+				return err
+			}
+			data[hf.ID] = js
+			if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
+				hf.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
+			} else {
+				svg, err := f.svg()
+				if err != nil {
+					return err
+				}
+				hf.SVG = template.HTML(svg)
+			}
+		}
+	}
+	// encoding/json escapes <, > and &, so the data cannot end the script.
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	page.Data = template.JS(raw)
+	return pageTemplate.Execute(w, page)
+}
+
+// find returns the function of r that a residual report's function is.
+func (r *Report) find(rf *ResidualFunc) *Func {
+	for _, pkg := range r.Packages {
+		if pkg.Path != rf.Package {
+			continue
+		}
+		for _, f := range pkg.Funcs {
+			if f.Name == rf.Name && f.File == rf.File && f.Line == rf.Line {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// htmlPaths decodes the function's paths for the page: those that ran,
+// hottest first; those that never ran, in id order; and the residual ones
+// given.
+func (f *Func) htmlPaths(limit int, residual []uint64) (*jsFunc, error) {
+	js := &jsFunc{Paths: map[string][]jsPath{}, More: map[string]uint64{}}
+	ran := make([]uint64, 0, len(f.counts))
+	for id := range f.counts {
+		ran = append(ran, id)
+	}
+	slices.SortFunc(ran, func(a, b uint64) int {
+		if f.counts[a] != f.counts[b] {
+			return cmpDesc(f.counts[a], f.counts[b])
+		}
+		return cmpDesc(b, a)
+	})
+	var untested []uint64
+	n := f.numbering.NumPaths()
+	for id := uint64(0); id < n && len(untested) < limit; id++ {
+		if f.counts[id] == 0 {
+			untested = append(untested, id)
+		}
+	}
+	if never := n - uint64(len(f.counts)); never > uint64(len(untested)) {
+		js.More["untested"] = never - uint64(len(untested))
+	}
+	if len(ran) > limit {
+		js.More["ran"] = uint64(len(ran) - limit)
+		ran = ran[:limit]
+	}
+	for kind, ids := range map[string][]uint64{"ran": ran, "untested": untested, "residual": residual} {
+		for _, id := range ids {
+			p, err := f.htmlPath(id)
+			if err != nil {
+				return nil, err
+			}
+			js.Paths[kind] = append(js.Paths[kind], p)
+		}
+	}
+	return js, nil
+}
+
+func cmpDesc(a, b uint64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func (f *Func) htmlPath(id uint64) (jsPath, error) {
+	n := f.numbering
+	dag, err := n.Decode(id)
+	if err != nil {
+		return jsPath{}, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+	}
+	p := jsPath{ID: id, Count: f.counts[id], Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
+	lines := map[int]bool{}
+	for _, b := range n.Blocks(dag) {
+		if int(b) >= len(f.meta.Blocks) {
+			continue
+		}
+		mb := f.meta.Blocks[b]
+		for l := mb.Line; l > 0 && l <= mb.EndLine; l++ {
+			lines[l] = true
+		}
+	}
+	for _, s := range f.steps(dag) {
+		if s.Kind == "flow" || s.Kind == "loop" || s.Line == 0 {
+			continue
+		}
+		lines[s.Line] = true
+		p.Steps = append(p.Steps, jsStep{s.Line, describe(s.Kind)})
+	}
+	for l := range lines {
+		p.Lines = append(p.Lines, l)
+	}
+	slices.Sort(p.Lines)
+	for _, e := range n.GraphEdges(dag) {
+		p.Edges = append(p.Edges, int(e))
+	}
+	return p, nil
+}
+
+// svg draws the function's graph: blocks as boxes labelled with their
+// first line, edges with their counts, the edges that carry a register
+// increment (chords of the spanning tree) dashed, those that count a path
+// marked, and the edges where loops go round drawn up the right side.
+func (f *Func) svg() (string, error) {
+	n := f.numbering
+	pl, err := n.Place(nil)
+	if err != nil {
+		return "", err
+	}
+	counts, err := n.CountsFromPaths(f.counts)
+	if err != nil {
+		return "", err
+	}
+	lay := layOut(n)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg class="cfg" xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f">`,
+		lay.Width, lay.Height, lay.Width, lay.Height)
+	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 8 8" refX="8" refY="4" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0 0L8 4L0 8z" fill="context-stroke"/></marker></defs>`)
+	for _, e := range lay.Edges {
+		class := "edge"
+		if e.Back {
+			class += " back"
+		}
+		for _, op := range pl.EdgeOps(e.Edge) {
+			switch op.Kind {
+			case numbering.OpAdd, numbering.OpSet:
+				if op.Inc != 0 {
+					class += " chord"
+				}
+			case numbering.OpCount, numbering.OpCountConst:
+				class += " count"
+			}
+		}
+		if counts.Edges[e.Edge] == 0 {
+			class += " never"
+		}
+		fmt.Fprintf(&b, `<g class="%s" data-edge="%d" data-from="%d" data-to="%d"><path d="%s" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f">%d</text><title>edge %d, %s: ran %d times</title></g>`,
+			class, e.Edge, lay.Nodes[e.Src].Block, lay.Nodes[e.Dst].Block, e.Path, e.LabelX+4, e.LabelY+4, counts.Edges[e.Edge], e.Edge,
+			html.EscapeString(f.meta.Edges[e.Edge].Kind), counts.Edges[e.Edge])
+	}
+	g := n.Graph()
+	for _, nd := range lay.Nodes {
+		class, label := "node", fmt.Sprintf("b%d", nd.Block)
+		mb := f.meta.Blocks[nd.Block]
+		switch {
+		case nd.Block == g.Entry:
+			class, label = "node entry", "entry"
+		case nd.Block == g.Exit:
+			class, label = "node exit", "exit"
+		case mb.Line > 0:
+			label = fmt.Sprintf("line %d", mb.Line)
+		}
+		if counts.Blocks[nd.Block] == 0 {
+			class += " never"
+		}
+		fmt.Fprintf(&b, `<g class="%s" data-block="%d" data-line="%d"><rect x="%.1f" y="%.1f" width="%.0f" height="%.0f" rx="5"/><text x="%.1f" y="%.1f">%s</text><title>block %d (%s), ran %d times</title></g>`,
+			class, nd.Block, mb.Line, nd.X-nodeWidth/2, nd.Y-nodeHeight/2, nodeWidth, nodeHeight, nd.X, nd.Y+4,
+			html.EscapeString(label), nd.Block, html.EscapeString(mb.Kind), counts.Blocks[nd.Block])
+	}
+	b.WriteString("</svg>")
+	return b.String(), nil
+}
+
+func svgf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
