@@ -2,7 +2,10 @@ module github.com/pathcover/pathcover
 
 go 1.25.0
 
-require golang.org/x/tools v0.49.0
+require (
+	golang.org/x/net v0.58.0
+	golang.org/x/tools v0.49.0
+)
 
 require (
 	golang.org/x/mod v0.39.0 // indirect

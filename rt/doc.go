@@ -2,10 +2,13 @@
 // it holds their path counters and writes them, with the numbering metadata
 // that decodes them, into a profile directory.
 //
-// It imports only errors, os, sync, sync/atomic, syscall and unsafe (a test
+// It imports only errors, sync, sync/atomic, syscall and unsafe (a test
 // keeps the list), because it is compiled into every profiled program and
-// may not pull anything else into it. (source.go, which embeds the source
-// for pppexec, is not part of that copy.)
+// may not pull anything else into it, and because pppexec cannot instrument
+// the packages rt depends on (the instrumented code imports rt): without os,
+// those are only the runtime's own, and os, io, time, unicode/utf8 and the
+// rest can be profiled. (source.go, which embeds the source for pppexec, is
+// not part of that copy.)
 //
 // # Where counts go
 //

@@ -1,9 +1,9 @@
 package rt
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Register is called once for each instrumented package, from a
@@ -20,7 +20,7 @@ import (
 func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir string) ([]uint64, *Residuals) {
 	mu.Lock()
 	defer mu.Unlock()
-	dir := os.Getenv("PATHCOVERDIR")
+	dir, _ := syscall.Getenv("PATHCOVERDIR")
 	if dir == "" {
 		dir = defaultDir
 	}
@@ -62,40 +62,9 @@ var (
 // warn reports once that counts cannot be written, and stops trying.
 func warn(dir string, err error) {
 	if !disabled {
-		os.Stderr.WriteString("pathcover: cannot write path counts to " + dir + ": " + err.Error() + "\n")
+		writeStderr("pathcover: cannot write path counts to " + dir + ": " + err.Error() + "\n")
 	}
 	disabled = true
-}
-
-// writeMeta writes the metadata file of hash unless some process already
-// has. It writes a temporary file and renames it, so that readers never see
-// a partial one.
-func writeMeta(dir, hash, meta string) error {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	name := dir + string(os.PathSeparator) + hash + ".meta"
-	if _, err := os.Stat(name); err == nil {
-		return nil
-	}
-	tmp, err := os.CreateTemp(dir, hash+".meta.tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.WriteString(meta); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp made it private
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
 }
 
 // Add adds one to a counter atomically; pppexec uses it in -race builds.
@@ -129,3 +98,6 @@ func CountHashed(table []uint64, id uint64) {
 	}
 	atomic.AddUint64(&table[2*n], 1)
 }
+
+// writeStderr writes s to the standard error, as well as it can.
+func writeStderr(s string) { syscall.Write(syscall.Stderr, []byte(s)) }

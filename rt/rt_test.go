@@ -20,7 +20,7 @@ import (
 )
 
 // allowedImports is the list in the package doc.
-var allowedImports = []string{"errors", "os", "sync", "sync/atomic", "syscall", "unsafe"}
+var allowedImports = []string{"errors", "sync", "sync/atomic", "syscall", "unsafe"}
 
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
@@ -40,6 +40,22 @@ func TestImports(t *testing.T) {
 			if !slices.Contains(allowedImports, path) {
 				t.Errorf("%s imports %s, which is not in the allowed list %v", name, path, allowedImports)
 			}
+		}
+	}
+}
+
+// TestClosure checks that what rt imports keeps the packages that
+// programs are most often profiled for out of rt's dependencies: pppexec
+// cannot instrument those.
+func TestClosure(t *testing.T) {
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, allowedImports...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range []string{"os", "io", "io/fs", "time", "unicode/utf8", "strconv", "path"} {
+		if slices.Contains(deps, p) {
+			t.Errorf("rt depends on %s", p)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 package rt
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Tracing is the oracle that checks path counting (pppexec -trace): each
@@ -13,7 +13,7 @@ import (
 
 var (
 	traceMu     sync.Mutex
-	traceFile   *os.File
+	traceFile   = -1 // the trace file's descriptor
 	traceFailed bool
 	invocations atomic.Uint64
 )
@@ -34,26 +34,26 @@ func TraceEdge(inv uint64, e int) {
 func traceWrite(rec string) {
 	traceMu.Lock()
 	defer traceMu.Unlock()
-	if traceFile == nil && !traceFailed {
-		dir := os.Getenv("PATHCOVERDIR")
+	if traceFile < 0 && !traceFailed {
+		dir, _ := syscall.Getenv("PATHCOVERDIR")
 		if dir == "" {
 			traceFailed = true
 			return
 		}
-		base := dir + string(os.PathSeparator) + "pathcover." + itoa(uint64(os.Getpid())) + "."
+		base := dir + "/pathcover." + itoa(uint64(syscall.Getpid())) + "."
 		for n := uint64(0); n < 1000; n++ {
-			f, err := os.OpenFile(base+itoa(n)+".trace", os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+			fd, err := createNew(base+itoa(n)+".trace", syscall.O_WRONLY|syscall.O_APPEND, 0o644)
 			if err == nil {
-				traceFile = f
+				traceFile = fd
 				break
 			}
-			if !os.IsExist(err) {
+			if err != syscall.EEXIST {
 				break
 			}
 		}
-		traceFailed = traceFile == nil
+		traceFailed = traceFile < 0
 	}
-	if traceFile != nil {
-		traceFile.WriteString(rec)
+	if traceFile >= 0 {
+		writeAll(traceFile, []byte(rec))
 	}
 }

@@ -29,7 +29,7 @@ func (x *Exec) compile(args []string) int {
 	if importPath == "" {
 		importPath, _ = t.flag("p")
 	}
-	if !x.selected(importPath, t) {
+	if os.Getenv(nestedEnv) != "" || !x.selected(importPath, t) {
 		return run(args, x.Stderr)
 	}
 	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
@@ -165,6 +165,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		PPPSlots:      x.Config.PPPSlots,
 		PPPLarge:      x.Config.PPPLarge,
 		PPPAlways:     x.Config.PPPAlways,
+		PPPSmall:      x.Config.PPPSmall,
 	}
 	if x.Config.Interesting != "" {
 		run, err := x.Config.interesting()

@@ -41,6 +41,7 @@ type Config struct {
 	PPPSlots    uint64
 	PPPLarge    string
 	PPPAlways   bool
+	PPPSmall    uint64
 
 	pathsRun    *profile.PathsRun // loaded from Interesting
 	pathsRunErr error
@@ -59,7 +60,7 @@ func (c *Config) String() string {
 		if r, err := c.interesting(); err == nil {
 			fp = r.Fingerprint()
 		}
-		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v", fp, c.PPPSlots, c.PPPLarge, c.PPPAlways)
+		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v pppsmall=%d", fp, c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall)
 	}
 	return s
 }

@@ -40,8 +40,11 @@
 //
 // rt is compiled by pppexec itself from the source it carries, with the same
 // compiler and the same race, sanitizer and trimpath settings as the build,
-// against standard packages found with a nested `go list -export` (run with
-// -toolexec= so that it does not recurse). The result is kept in
+// against standard packages found with a nested `go list -export`. That go
+// command runs its compiles through pppexec again, with the same flags but
+// in nested mode ($PATHCOVER_NESTED), where it instruments nothing and so
+// cannot recurse: its compiles then have the build's own cache keys, and a
+// cold build compiles rt's dependencies once, not twice. The result is kept in
 // $PATHCOVERCACHE (default: pathcover in the user cache directory), keyed by
 // everything that changes it.
 package toolexec

@@ -637,6 +637,67 @@ func TestOracleStdlib(t *testing.T) {
 	t.Logf("strconv: %d calls agree (%d cut short)", res.Calls, res.Incomplete)
 }
 
+// TestOracleBelowOS profiles packages that programs import through os:
+// unicode/utf8 under its own tests, and os, io/fs and time in a program
+// that uses them. rt does not import os, so pppexec can instrument them;
+// the counts are checked against the oracle.
+func TestOracleBelowOS(t *testing.T) {
+	bin := pppexec(t)
+	prof := t.TempDir()
+	out, code := run(t, t.TempDir(), []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1",
+		"-toolexec="+bin+" -trace -atomic -pkgs=unicode/utf8", "-skip", "Allocation", "unicode/utf8") // the trace writer allocates
+	if code != 0 {
+		t.Fatalf("go test unicode/utf8: exit %d\n%s", code, out)
+	}
+	p := loadProfile(t, prof)
+	res := checkOracle(t, prof, p)
+	r, _ := report.Build(p, []string{"unicode/utf8"})
+	if r.Paths.Covered == 0 {
+		t.Fatalf("no path of unicode/utf8 ran:\n%s", out)
+	}
+	t.Logf("unicode/utf8: %d calls agree; paths %d of %d", res.Calls, r.Paths.Covered, r.Paths.Total)
+
+	mod := t.TempDir()
+	writeFiles(t, mod, map[string]string{
+		"go.mod": "module example.com/belowos\n\ngo 1.25\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	d, err := time.ParseDuration("1h2m3.5s")
+	fmt.Println(d, err, time.Unix(1e9, 0).UTC().Format(time.RFC3339))
+	f, err := os.CreateTemp("", "belowos")
+	if err != nil {
+		panic(err)
+	}
+	f.WriteString("path")
+	f.Close()
+	data, _ := os.ReadFile(f.Name())
+	os.Remove(f.Name())
+	fmt.Println(string(data))
+}
+`,
+	})
+	prof = t.TempDir()
+	out, code = run(t, mod, []string{"PATHCOVERDIR=" + prof}, "go", "run", "-toolexec="+bin+" -trace -pkgs=os,io/fs,time", ".")
+	if code != 0 || !strings.Contains(out, "1h2m3.5s <nil> 2001-09-09T01:46:40Z") {
+		t.Fatalf("go run: exit %d\n%s", code, out)
+	}
+	p = loadProfile(t, prof)
+	res = checkOracle(t, prof, p)
+	for _, pkg := range []string{"os", "io/fs", "time"} {
+		if r, _ := report.Build(p, []string{pkg}); r.Paths.Covered == 0 {
+			t.Errorf("no path of %s ran", pkg)
+		}
+	}
+	t.Logf("os, io/fs, time: %d calls agree", res.Calls)
+}
+
 // TestOracleModule runs the tests of a module from the module proxy with it
 // instrumented, and checks the counters against the oracle. It skips when
 // the proxy cannot be reached.

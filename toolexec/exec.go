@@ -20,6 +20,9 @@ import (
 type Exec struct {
 	Config *Config
 	Stderr io.Writer
+	// Self is the command line that runs this pppexec with its flags, for
+	// the go commands it runs itself; nil if unknown.
+	Self []string
 
 	versions sync.Map // tool path → its -V=full line
 }
@@ -104,6 +107,17 @@ func (x *Exec) toolVersion(tool string) (string, error) {
 	line := strings.TrimSpace(string(out))
 	x.versions.Store(tool, line)
 	return line, nil
+}
+
+// selfCommand returns the command line of this process without its last
+// toolArgs arguments (the tool and its arguments), with the executable's
+// absolute path: the go command runs tools in package directories.
+func selfCommand(toolArgs int) []string {
+	exe, err := os.Executable()
+	if err != nil || toolArgs > len(os.Args)-1 {
+		return nil
+	}
+	return append([]string{exe}, os.Args[1:len(os.Args)-toolArgs]...)
 }
 
 // selfHash hashes pppexec's executable, which carries rt's source.

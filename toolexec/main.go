@@ -26,7 +26,8 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
-	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function with tested and untested paths a PPP array, even where its Ball-Larus array would be no larger (by default that one is used: it is cheaper, and records residual paths itself)")
+	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
+	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function with tested and untested paths a PPP array, even where -pppsmall would give it a Ball-Larus array")
 	fs.StringVar(&cfg.PPPLarge, "ppplarge", instrument.PPPTruncate, "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
@@ -65,6 +66,6 @@ func Main(name string, args []string) int {
 		}
 		cfg.Interesting = abs
 	}
-	x := &Exec{Config: cfg}
+	x := &Exec{Config: cfg, Self: selfCommand(fs.NArg())}
 	return x.Main(fs.Args())
 }

@@ -289,10 +289,22 @@ func rtImports(files []string) []string {
 }
 
 // listExports runs go list -export on pkgs and their dependencies, built
-// as the build is, and returns their archives. The nested go command must
-// not instrument: -toolexec= overrides one in GOFLAGS.
+// as the build is, and returns their archives.
+//
+// The nested go command runs its compiles through this same pppexec with
+// the same flags, in nested mode (nestedEnv): it instruments nothing, and
+// so compiles rt's dependencies, which are never instrumented, exactly as
+// the build does, under the same tool ID. Their cache keys are then the
+// build's: what the build compiled is a cache hit here, and what this
+// compiles first is one for the build, instead of the standard library
+// being compiled twice on a cold cache. Without a known command line it
+// builds plainly (-toolexec= also overrides one in GOFLAGS).
 func (x *Exec) listExports(c buildConfig, pkgs ...string) (map[string]string, error) {
-	args := []string{"list", "-toolexec=", "-export", "-deps", "-json=ImportPath,Export"}
+	toolexec := "-toolexec="
+	if s, ok := quoteFields(x.Self); ok && len(x.Self) > 0 {
+		toolexec += s
+	}
+	args := []string{"list", toolexec, "-export", "-deps", "-json=ImportPath,Export"}
 	for _, m := range c.mode {
 		switch m {
 		case "race", "msan", "asan":
@@ -309,7 +321,7 @@ func (x *Exec) listExports(c buildConfig, pkgs ...string) (map[string]string, er
 	}
 	args = append(args, pkgs...)
 	cmd := exec.Command(x.goCommand(), args...)
-	cmd.Env = withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH")
+	cmd.Env = append(withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH"), nestedEnv+"=1")
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
@@ -344,4 +356,28 @@ func sourceHash() []byte {
 		h.Write(data)
 	}
 	return h.Sum(nil)
+}
+
+// nestedEnv marks the go commands that pppexec runs itself: pppexec
+// instruments nothing under them, so they never need rt, and never recurse.
+const nestedEnv = "PATHCOVER_NESTED"
+
+// quoteFields joins args as the go command splits -toolexec: by spaces,
+// with single or double quotes around a field that holds spaces. It
+// reports false for a field it cannot quote.
+func quoteFields(args []string) (string, bool) {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case a != "" && !strings.ContainsAny(a, " \t\n\r'\""):
+			quoted[i] = a
+		case !strings.Contains(a, "'"):
+			quoted[i] = "'" + a + "'"
+		case !strings.Contains(a, "\""):
+			quoted[i] = "\"" + a + "\""
+		default:
+			return "", false
+		}
+	}
+	return strings.Join(quoted, " "), true
 }

@@ -20,6 +20,7 @@ var subcommands = map[string]func(args []string) int{
 	"residual": residualMain,
 	"stats":    statsMain,
 	"gate":     gateMain,
+	"html":     htmlMain,
 	"pppexec":  pppexecMain,
 }
 
@@ -44,6 +45,7 @@ Usage:
 	pathcover report [-dir D] [-json] [packages]
 	pathcover paths [-dir D] [-untested] [PKG.]FUNC
 	pathcover merge [-o file] profiles...
+	pathcover html [-dir D] -o FILE [-paths n] [packages]
 	pathcover residual [-dir D] [-json] [packages]
 	pathcover stats [-dir D] [-json] [packages]
 	pathcover gate -min N [-since REV] [-dir D] [-json] [-github] [packages]

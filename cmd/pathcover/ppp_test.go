@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -166,6 +167,30 @@ func checkResidual(t *testing.T, dir, tested, field string) {
 	}
 	if out, code := run(t, dir, bin, "residual", "-dir", tested); code != 1 || !strings.Contains(out, "no PPP build") {
 		t.Errorf("residual of a Ball-Larus profile: exit %d\n%s", code, out)
+	}
+
+	// The HTML page lists the same residual paths.
+	page := filepath.Join(t.TempDir(), "field.html")
+	if out, code := run(t, dir, bin, "html", "-dir", field, "-o", page, "example.com/m"); code != 0 {
+		t.Fatalf("pathcover html: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(page)
+	m := regexp.MustCompile(`const data = (.*);\n`).FindSubmatch(data)
+	var funcs map[string]struct {
+		Paths map[string][]struct{ ID uint64 }
+	}
+	if m == nil || json.Unmarshal(m[1], &funcs) != nil || !bytes.Contains(data, []byte(`data-kind="residual"`)) {
+		t.Fatalf("the page has no residual paths' data")
+	}
+	var pageIDs []string
+	for _, f := range funcs {
+		for _, p := range f.Paths["residual"] {
+			pageIDs = append(pageIDs, strconv.FormatUint(p.ID, 10))
+		}
+	}
+	slices.Sort(pageIDs)
+	if !slices.Equal(pageIDs, want) {
+		t.Errorf("the page's residual paths %v, want %v", pageIDs, want)
 	}
 
 }

@@ -46,6 +46,10 @@ type Config struct {
 	// PPPAlways gives a PPP array to every function with interesting and
 	// other paths, even where a Ball-Larus array would be no larger.
 	PPPAlways bool
+	// PPPSmall is the number of paths up to which a function of a PPP
+	// build counts in a Ball-Larus array even if its PPP array would be
+	// smaller (see ppp.go).
+	PPPSmall uint64
 }
 
 // Defaults of Config.
@@ -88,6 +92,8 @@ type Skip struct {
 
 const (
 	counters   = "_pathcoverC"
+	arrayView  = "_pathcoverA" // + function index: *[N]uint64 of an array
+	slotView   = "_pathcoverS" // + function index: *[S][2]uint64 of a PPP array
 	residuals  = "_pathcoverP"
 	register   = "_pathcoverR"
 	pppReg     = "_pathcoverQ"
@@ -170,7 +176,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	out.Meta = raw
 	out.Hash = profile.Hash(raw)
-	out.Generated = generated(in.Files[0].Name.Name, out.Hash, raw, meta.Words, init, len(meta.Funcs), cfg)
+	out.Generated = generated(in.Files[0].Name.Name, out.Hash, raw, meta, init, cfg)
 	return out, nil
 }
 
@@ -222,7 +228,8 @@ func describe(fset *token.FileSet, fn *pathnumber.Func, file int, coverBuild boo
 // generated is the extra file: the package's counters, registered with rt
 // by a variable initializer (which runs before any function of the package
 // can), and the helpers the instrumented code calls.
-func generated(pkg, hash string, meta []byte, words int, init []uint64, funcs int, cfg *Config) []byte {
+func generated(pkg, hash string, raw []byte, meta *profile.Meta, init []uint64, cfg *Config) []byte {
+	funcs := len(meta.Funcs)
 	initList := "nil"
 	if len(init) > 0 {
 		b := []byte("[]uint64{")
@@ -241,14 +248,20 @@ func generated(pkg, hash string, meta []byte, words int, init []uint64, funcs in
 
 package %s
 
-import _pathcoverRT %q
+import (
+	_pathcoverRT %q
+	_pathcoverUnsafe "unsafe"
+)
+
+var _ _pathcoverUnsafe.Pointer
 
 var %s, %s = _pathcoverRT.Register(%q, %s, %d, %s, %d, %q)
 
 func %s(c *uint64) { _pathcoverRT.Add(c) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
-`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(meta)), words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc)
+`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc)
+	src = appendViews(src, meta)
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `
 func %s(fn int, id uint64) { %s.Count(fn, id) }
@@ -266,6 +279,27 @@ func %s(fn int) uint64 { return _pathcoverRT.TraceEnter(%q, fn) }
 
 func %s(inv uint64, edge int) { _pathcoverRT.TraceEdge(inv, edge) }
 `, enterFunc, hash, traceFunc)
+	}
+	return src
+}
+
+// appendViews declares, for each function with an array or a PPP array, a
+// pointer to it as a Go array of its own length. Indexing through it needs
+// no load of the counters' length, no bounds check for a constant index or
+// a PPP id already checked against the slot count, and only one for a
+// Ball-Larus id, against a constant. The conversion goes through
+// unsafe.Pointer because converting a slice to an array pointer needs Go
+// 1.17, and a module may declare an older language version; slicing first
+// keeps the bounds check of the slice.
+func appendViews(src []byte, meta *profile.Meta) []byte {
+	for i, f := range meta.Funcs {
+		c := f.Counters
+		switch c.Kind {
+		case "array":
+			src = fmt.Appendf(src, "\nvar %s%d = (*[%d]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", arrayView, i, c.Size, counters, c.Offset, c.Offset+c.Size)
+		case "ppp":
+			src = fmt.Appendf(src, "\nvar %s%d = (*[%d][2]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", slotView, i, c.Size/2, counters, c.Offset, c.Offset+c.Size)
+		}
 	}
 	return src
 }
@@ -352,21 +386,15 @@ func opCode(op numbering.Op, ct *counting, cfg *Config) string {
 	if c.Kind == "hash" {
 		return fmt.Sprintf("%s(%s[%d:%d], %s)", hashFunc, counters, c.Offset, c.Offset+c.Size, id)
 	}
-	var index string
-	if op.Kind == numbering.OpCountConst {
-		index = strconv.FormatUint(uint64(c.Offset)+op.Inc, 10)
-	} else {
-		index = fmt.Sprintf("%d+%s", c.Offset, id)
-	}
-	return increment(index, cfg)
+	return increment(fmt.Sprintf("%s%d[%s]", arrayView, ct.fn, id), cfg)
 }
 
-// increment is the code that adds one to the counter at index.
-func increment(index string, cfg *Config) string {
+// increment is the code that adds one to counter, an addressable uint64.
+func increment(counter string, cfg *Config) string {
 	if cfg.Atomic {
-		return fmt.Sprintf("%s(&%s[%s])", addFunc, counters, index)
+		return fmt.Sprintf("%s(&%s)", addFunc, counter)
 	}
-	return fmt.Sprintf("%s[%s]++", counters, index)
+	return counter + "++"
 }
 
 // addCode is reg += inc, with inc as a signed number; empty for 0.

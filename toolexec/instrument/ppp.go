@@ -9,18 +9,25 @@ package instrument
 // path, so a path whose PPP id aliases an interesting path's is caught
 // (thesis §3.2.3):
 //
-//	if q := Q+c; q < S && C[off+2q] == R+c'+1 { C[off+2q+1]++ } else { residual(fn, R+c') }
+//	if q := Q+c; q < S && slots[q][0] == R+c'+1 { slots[q][1]++ } else { residual(fn, R+c') }
+//
+// where slots is the function's array seen as a *[S][2]uint64, so that once
+// q < S holds the compiler checks no bounds.
 //
 // Functions get, by their interesting paths I:
 //   - none (I empty): no counters; every path is residual, so only the
 //     Ball-Larus register runs;
 //   - every path interesting: a Ball-Larus array, as in a Ball-Larus build;
 //     no path can be residual;
-//   - a Ball-Larus array no larger than the PPP array would be (N ≤ 2S
-//     words): the Ball-Larus array, which costs one register and no check
-//     on every path, and records the residual paths itself, exactly and by
-//     Ball-Larus id (reports tell them from the interesting ones). PPP pays
-//     where Ball-Larus numbering is sparse; Config.PPPAlways turns this off;
+//   - a small Ball-Larus array: no larger than the PPP array would be
+//     (N ≤ 2S words), or at most Config.PPPSmall paths: the Ball-Larus
+//     array, which costs one register and no check on every path, and
+//     records the residual paths itself, exactly and by Ball-Larus id
+//     (reports tell them from the interesting ones). PPP pays where
+//     Ball-Larus numbering is sparse and large, as the thesis found (§3.6:
+//     no gain where hot functions have few paths); for a few hundred
+//     words, the second register and the alias check on every path cost
+//     more than the cache lines they save. Config.PPPAlways turns this off;
 //   - otherwise the PPP array of S = PPPSize slots; for a numbering with
 //     more than Config.PPPSlots slots, the policy PPPLarge decides (thesis
 //     §3.6, hash table usage policy): PPPTruncate keeps the first PPPSlots
@@ -44,8 +51,11 @@ const (
 	PPPHash     = "hash"
 )
 
-// DefaultPPPSlots is the default of Config.PPPSlots.
-const DefaultPPPSlots = 1 << 12
+// Defaults of Config.PPPSlots and Config.PPPSmall.
+const (
+	DefaultPPPSlots = 1 << 12
+	DefaultPPPSmall = 256 // 2 KiB of counters
+)
 
 // counting is how one function counts its paths.
 type counting struct {
@@ -76,7 +86,7 @@ func layoutPPP(ct *counting, mf *profile.Func, p *numbering.Placement, offset in
 	q, err := p.PPP(ids)
 	if err == nil {
 		mf.PPPSize = q.Size()
-		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && n <= 2*min(q.Size(), cfg.PPPSlots) {
+		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && (n <= cfg.PPPSmall || n <= 2*min(q.Size(), cfg.PPPSlots)) {
 			ct.c.Kind, ct.c.Size = "array", int(n)
 			return init
 		}
@@ -111,19 +121,20 @@ func layoutPPP(ct *counting, mf *profile.Func, p *numbering.Placement, offset in
 
 // pppCount is the code of a count op of a function with a PPP array.
 func pppCount(op numbering.Op, ct *counting, cfg *Config) string {
-	off, slots := uint64(ct.c.Offset), uint64(ct.c.Size/2)
+	slots := uint64(ct.c.Size / 2)
+	view := slotView + strconv.Itoa(ct.fn)
 	pinc := ct.ppp.Inc(op.Edge)
 	if op.Kind == numbering.OpCountConst {
 		// Both ids are known here: the check is made now.
 		if bl, ok := ct.ppp.BL(pinc); ok && bl == op.Inc && pinc < slots {
-			return increment(strconv.FormatUint(off+2*pinc+1, 10), cfg)
+			return increment(fmt.Sprintf("%s[%d][1]", view, pinc), cfg)
 		}
 		return fmt.Sprintf("%s(%d, %d)", residFunc, ct.fn, op.Inc)
 	}
 	q := pathID(pppReg, numbering.Op{Kind: numbering.OpCount, Inc: pinc})
 	key := pathID(register, numbering.Op{Kind: numbering.OpCount, Inc: op.Inc + 1})
-	return fmt.Sprintf("if %s := %s; %s < %d && %s[%d+2*%s] == %s { %s } else { %s(%d, %s) }",
-		pppID, q, pppID, slots, counters, off, pppID, key,
-		increment(fmt.Sprintf("%d+2*%s+1", off, pppID), cfg),
+	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s { %s } else { %s(%d, %s) }",
+		pppID, q, pppID, slots, view, pppID, key,
+		increment(fmt.Sprintf("%s[%s][1]", view, pppID), cfg),
 		residFunc, ct.fn, pathID(register, op))
 }
