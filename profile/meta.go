@@ -85,6 +85,20 @@ type Block struct {
 	Col     int
 	EndLine int
 	EndCol  int
+	// Calls are the block's static calls, in source order (see
+	// funcgraph.StaticCalls): where interprocedural profiling can follow
+	// a path into its callee. Metadata written before calls were recorded
+	// has none.
+	Calls []StaticCall `json:",omitempty"`
+}
+
+// A StaticCall is a static call: where it is, and its callee, named by package
+// path (without a test variant's suffix) and by name as Func.Name spells it.
+type StaticCall struct {
+	Line    int
+	Col     int
+	Package string
+	Func    string
 }
 
 // An Edge is an edge of the graph with what it means.
@@ -173,6 +187,13 @@ func (m *Meta) check() error {
 		}
 		if c.Offset < 0 || c.Size < 0 || c.Offset > m.Words-c.Size {
 			return fmt.Errorf("function %s: counters [%d, %d+%d) outside the package's %d words", f.Name, c.Offset, c.Offset, c.Size, m.Words)
+		}
+		for b, blk := range f.Blocks {
+			for _, c := range blk.Calls {
+				if c.Line <= 0 || c.Package == "" || c.Func == "" {
+					return fmt.Errorf("function %s: block %d: call %+v", f.Name, b, c)
+				}
+			}
 		}
 		for _, u := range f.Units {
 			if u.Block < 0 || int(u.Block) >= len(f.Blocks) || u.Stmts < 0 {

@@ -34,6 +34,7 @@ func diamondMeta(t testing.TB) (*Meta, []byte) {
 		for range g.NumBlocks {
 			f.Blocks = append(f.Blocks, Block{Kind: "body", Line: 4, Col: 2, EndLine: 4, EndCol: 9})
 		}
+		f.Blocks[a].Calls = []StaticCall{{Line: 4, Col: 3, Package: "example.com/q", Func: "(*T).M"}}
 		for _, e := range g.Edges {
 			f.Edges = append(f.Edges, Edge{Src: int32(e.Src), Dst: int32(e.Dst), Probe: e.Probe, Kind: "flow", Line: 4, Col: 2})
 		}
@@ -79,6 +80,19 @@ func TestMetaNumbering(t *testing.T) {
 	}
 	if _, err := bad.Funcs[0].Numbering(); err == nil || !strings.Contains(err.Error(), "another pathcover version") {
 		t.Errorf("Numbering of a mismatched function: %v", err)
+	}
+}
+
+// TestMetaBadCall checks that a call with no callee is refused.
+func TestMetaBadCall(t *testing.T) {
+	m, raw := diamondMeta(t)
+	if got, err := ParseMeta(raw); err != nil || len(got.Funcs[0].Blocks[2].Calls) != 1 {
+		t.Fatalf("ParseMeta: %v; calls lost", err)
+	}
+	m.Funcs[0].Blocks[2].Calls[0].Func = ""
+	raw, _ = json.Marshal(m)
+	if _, err := ParseMeta(raw); err == nil || !strings.Contains(err.Error(), "block 2: call") {
+		t.Errorf("ParseMeta of a call with no callee: %v", err)
 	}
 }
 

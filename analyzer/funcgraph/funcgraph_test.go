@@ -32,10 +32,11 @@ func loadDir(t *testing.T, dir string) (*token.FileSet, []*ast.File, *types.Info
 		files = append(files, f)
 	}
 	info := &types.Info{
-		Types:     make(map[ast.Expr]types.TypeAndValue),
-		Defs:      make(map[*ast.Ident]types.Object),
-		Uses:      make(map[*ast.Ident]types.Object),
-		Instances: make(map[*ast.Ident]types.Instance),
+		Types:      make(map[ast.Expr]types.TypeAndValue),
+		Defs:       make(map[*ast.Ident]types.Object),
+		Uses:       make(map[*ast.Ident]types.Object),
+		Instances:  make(map[*ast.Ident]types.Instance),
+		Selections: make(map[*ast.SelectorExpr]*types.Selection),
 	}
 	conf := types.Config{Importer: importer.Default()}
 	if _, err := conf.Check(filepath.Base(dir), fset, files, info); err != nil {

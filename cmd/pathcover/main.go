@@ -12,16 +12,17 @@ import (
 // subcommands run instead of the analyzers when named first. vet's own
 // calls (-V=full, -flags, a .cfg file) never start with one of them.
 var subcommands = map[string]func(args []string) int{
-	"cfg":      cfgMain,
-	"test":     testMain,
-	"report":   reportMain,
-	"paths":    pathsMain,
-	"merge":    mergeMain,
-	"residual": residualMain,
-	"stats":    statsMain,
-	"gate":     gateMain,
-	"html":     htmlMain,
-	"pppexec":  pppexecMain,
+	"cfg":       cfgMain,
+	"test":      testMain,
+	"report":    reportMain,
+	"paths":     pathsMain,
+	"merge":     mergeMain,
+	"residual":  residualMain,
+	"stats":     statsMain,
+	"callsites": callsitesMain,
+	"gate":      gateMain,
+	"html":      htmlMain,
+	"pppexec":   pppexecMain,
 }
 
 func main() {
@@ -48,6 +49,7 @@ Usage:
 	pathcover html [-dir D] -o FILE [-paths n] [packages]
 	pathcover residual [-dir D] [-json] [packages]
 	pathcover stats [-dir D] [-json] [packages]
+	pathcover callsites [-dir D] [-k n] [-json] [packages]
 	pathcover gate -min N [-since REV] [-dir D] [-json] [-github] [packages]
 	pathcover cfg [-dot] [-test] [PKG.]FUNC
 	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]

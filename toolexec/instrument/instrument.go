@@ -142,6 +142,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	var init []uint64 // pairs (word, value) that Register stores
 	out := &Output{Files: make([][]byte, len(in.Files))}
 	edits := make([]*editor, len(in.Files))
+	positions := newPositioner(in.Fset, in.Files, in.Src)
 	for _, g := range graphs {
 		fn := pathnumber.Number(g)
 		if fn.Err != nil {
@@ -152,7 +153,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 		if edits[file] == nil {
 			edits[file] = newEditor(in.Fset, in.Files[file], in.Src[file])
 		}
-		mf := describe(in.Fset, fn, file, coverFiles[file])
+		mf := describe(in.Fset, positions, in.Info, fn, file, coverFiles[file])
 		ct := &counting{fn: len(meta.Funcs)}
 		if cfg.Interesting != nil {
 			init = layoutPPP(ct, &mf, fn.Placement, meta.Words, cfg, init)
@@ -190,8 +191,8 @@ func layout(n *numbering.Numbering, offset int, cfg *Config) profile.Counters {
 }
 
 // describe makes a function's metadata.
-func describe(fset *token.FileSet, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
-	pos := func(p token.Pos) token.Position { return fset.Position(p) }
+func describe(fset *token.FileSet, positions *positioner, info *types.Info, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
+	pos := positions.Position
 	mf := profile.Func{
 		Name:    fn.Name,
 		File:    file,
@@ -206,11 +207,19 @@ func describe(fset *token.FileSet, fn *pathnumber.Func, file int, coverBuild boo
 		mf.Preferred = append(mf.Preferred, int32(id))
 	}
 	mf.Units = coverUnits(fset, fn.Func, coverBuild)
-	for _, b := range fn.Blocks {
+	calls := fn.StaticCalls(info)
+	for i, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}
 		if len(b.Nodes) > 0 {
 			start, end := pos(b.Nodes[0].Pos()), pos(b.Nodes[len(b.Nodes)-1].End())
 			mb.Line, mb.Col, mb.EndLine, mb.EndCol = start.Line, start.Column, end.Line, end.Column
+		}
+		for _, c := range calls[i] {
+			p := pos(c.Call.Pos())
+			mb.Calls = append(mb.Calls, profile.StaticCall{
+				Line: p.Line, Col: p.Column,
+				Package: profile.PackagePath(c.Callee.Pkg().Path()), Func: funcgraph.ObjectName(c.Callee),
+			})
 		}
 		mf.Blocks = append(mf.Blocks, mb)
 	}

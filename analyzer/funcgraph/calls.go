@@ -1,0 +1,78 @@
+package funcgraph
+
+import (
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// A StaticCall is a call in a block whose callee is known without running
+// the program: a function, or a method of a concrete type. Interprocedural
+// profiling inlines such callees into their callers' graphs (PPP thesis
+// 3.4.4); calls through interfaces and function values have no single
+// callee and are not listed.
+type StaticCall struct {
+	Call   *ast.CallExpr
+	Callee *types.Func // the generic origin, for an instantiated callee
+}
+
+// StaticCalls returns, for each block of f, its static calls in source
+// order. Calls inside function literals belong to the literal. The call that
+// a defer or go statement makes runs elsewhere (at the function's exit, or
+// in another goroutine), so it is not a call of its block, though its
+// arguments are. With nil info no call is known.
+func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
+	calls := make([][]StaticCall, len(f.Blocks))
+	if info == nil {
+		return calls
+	}
+	for b, blk := range f.Blocks {
+		for _, n := range blk.Nodes {
+			var deferred *ast.CallExpr
+			switch s := n.(type) {
+			case *ast.DeferStmt:
+				deferred = s.Call
+			case *ast.GoStmt:
+				deferred = s.Call
+			}
+			ast.Inspect(n, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.CallExpr:
+					if n == deferred {
+						return true
+					}
+					if fn := typeutil.StaticCallee(info, n); fn != nil {
+						calls[b] = append(calls[b], StaticCall{Call: n, Callee: fn.Origin()})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return calls
+}
+
+// ObjectName returns a declared function's name as [Func.Name] spells it:
+// F, T.M or (*T).M, with type parameters left out.
+func ObjectName(fn *types.Func) string {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return fn.Name()
+	}
+	t := recv.Type()
+	star := false
+	if p, ok := t.(*types.Pointer); ok {
+		star, t = true, p.Elem()
+	}
+	base := "?"
+	if named, ok := types.Unalias(t).(*types.Named); ok {
+		base = named.Origin().Obj().Name()
+	}
+	if star {
+		return "(*" + base + ")." + fn.Name()
+	}
+	return base + "." + fn.Name()
+}

@@ -1,0 +1,46 @@
+package calls
+
+import (
+	"fmt"
+	"strings"
+)
+
+type T struct{ n int }
+
+func (t T) Value() int { return t.n }
+
+func (t *T) Inc() { t.n++ }
+
+type List[E any] struct{ items []E }
+
+func (l *List[E]) Push(e E) { l.items = append(l.items, e) }
+
+func Map[E, F any](s []E, f func(E) F) []F {
+	var out []F
+	for _, e := range s {
+		out = append(out, f(e))
+	}
+	return out
+}
+
+type Stringer interface{ String() string }
+
+func helper(x int) int { return x + 1 }
+
+// Calls has static calls in several blocks, and calls that are not static.
+func Calls(t *T, s Stringer, fv func() int, xs []int) int {
+	n := helper(t.Value())
+	if n > 2 {
+		t.Inc()
+		_ = s.String()
+	} else {
+		n += fv()
+	}
+	defer fmt.Println(strings.ToUpper("x"))
+	go helper(len(xs))
+	f := func() int { return helper(1) }
+	var l List[int]
+	l.Push(n)
+	_ = Map(xs, func(x int) string { return fmt.Sprint(x) })
+	return n + f() + int(int64(3))
+}

@@ -1,0 +1,211 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// A CallSite is a static call from one profiled function to another on a
+// path that ran: a place where interprocedural PPP inlines the callee into
+// its caller's graph (PPP thesis 3.4.4, step 2).
+//
+// Sites are found from a Ball-Larus profile as in the thesis's stage II of
+// interprocedural residual profiling (3.5.2): a site lies on an exercised
+// interprocedural path segment of depth k if its block is on a path of its
+// function that ran and, below the top, its function is the callee of a
+// site one level up. Like the thesis's, this over-approximates what a whole
+// program path would show, since a callee's paths are not told apart by the
+// site that called them. Only static calls are sites (see
+// funcgraph.StaticCalls): calls through interfaces and function values are
+// left out, as are calls of functions the profile does not cover.
+type CallSite struct {
+	Caller string // package path + "." + name
+	File   string
+	Line   int
+	Col    int
+	Block  int32
+	Index  int // among the block's static calls
+	Callee string
+	// Paths counts the caller's paths that ran through the site's block,
+	// and Runs how often they went through it.
+	Paths int
+	Runs  uint64
+	// Inner are the sites in the callee, to the depth asked for.
+	Inner []*CallSite `json:",omitempty"`
+
+	callee *Func
+}
+
+// maxCallSites bounds the sites that CallSites expands: each level can
+// multiply them.
+const maxCallSites = 1 << 20
+
+// CallSites returns the call sites in the packages that match patterns (all,
+// if none) on the interprocedural path segments of up to depth calls that
+// the profile ran, most runs first, each with the sites inside its callee to
+// depth-1 more levels. Callees are found in all of r's packages.
+func (r *Report) CallSites(depth int, patterns []string) ([]*CallSite, error) {
+	if depth < 1 {
+		return nil, fmt.Errorf("call site depth %d: want 1 or more", depth)
+	}
+	byName := make(map[string]*Func)
+	for _, pkg := range r.Packages {
+		for _, f := range pkg.Funcs {
+			key := pkg.Path + "." + f.Name
+			// Two versions of one function (another build's graph): take
+			// the one that ran more paths.
+			if g := byName[key]; g == nil || len(f.counts) > len(g.counts) {
+				byName[key] = f
+			}
+		}
+	}
+	direct := make(map[*Func][]*CallSite)
+	sitesOf := func(f *Func) ([]*CallSite, error) {
+		if s, ok := direct[f]; ok {
+			return s, nil
+		}
+		s, err := f.directCallSites(byName)
+		direct[f] = s
+		return s, err
+	}
+	expanded := 0
+	var expand func(f *Func, levels int) ([]*CallSite, error)
+	expand = func(f *Func, levels int) ([]*CallSite, error) {
+		sites, err := sitesOf(f)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*CallSite, len(sites))
+		for i, s := range sites {
+			if expanded++; expanded > maxCallSites {
+				return nil, fmt.Errorf("more than %d call sites to depth %d: ask for less depth", maxCallSites, depth)
+			}
+			c := *s
+			if levels > 1 {
+				if c.Inner, err = expand(s.callee, levels-1); err != nil {
+					return nil, err
+				}
+			}
+			out[i] = &c
+		}
+		return out, nil
+	}
+	var all []*CallSite
+	for _, pkg := range r.Packages {
+		if !matchAny(patterns, pkg.Path) {
+			continue
+		}
+		for _, f := range pkg.Funcs {
+			if byName[pkg.Path+"."+f.Name] != f {
+				continue
+			}
+			sites, err := expand(f, depth)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, sites...)
+		}
+	}
+	sortSites(all)
+	return all, nil
+}
+
+// directCallSites returns f's depth-1 sites, without Inner.
+func (f *Func) directCallSites(byName map[string]*Func) ([]*CallSite, error) {
+	m := f.meta
+	type siteKey struct {
+		block int32
+		index int
+	}
+	sites := make(map[siteKey]*CallSite)
+	for id, count := range f.counts {
+		c, err := f.numbering.CountsFromPaths(map[uint64]uint64{id: count})
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+		}
+		for b, runs := range c.Blocks {
+			if runs == 0 {
+				continue
+			}
+			for i, call := range m.Blocks[b].Calls {
+				callee := byName[call.Package+"."+call.Func]
+				if callee == nil {
+					continue
+				}
+				k := siteKey{int32(b), i}
+				s := sites[k]
+				if s == nil {
+					s = &CallSite{
+						Caller: f.Package + "." + f.Name, File: f.File, Line: call.Line, Col: call.Col,
+						Block: int32(b), Index: i, Callee: call.Package + "." + call.Func, callee: callee,
+					}
+					sites[k] = s
+				}
+				s.Paths++
+				s.Runs += runs
+			}
+		}
+	}
+	out := make([]*CallSite, 0, len(sites))
+	for _, s := range sites {
+		out = append(out, s)
+	}
+	sortSites(out)
+	return out, nil
+}
+
+func sortSites(sites []*CallSite) {
+	slices.SortFunc(sites, func(a, b *CallSite) int {
+		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Index, b.Index))
+	})
+}
+
+// WriteCallSites writes sites as text, one a line, inner sites indented
+// under the site whose callee holds them.
+func WriteCallSites(w io.Writer, sites []*CallSite) error {
+	cwd, _ := os.Getwd()
+	var write func(sites []*CallSite, indent string) error
+	write = func(sites []*CallSite, indent string) error {
+		for _, s := range sites {
+			paths := "paths"
+			if s.Paths == 1 {
+				paths = "path"
+			}
+			_, err := fmt.Fprintf(w, "%s%s:%d:%d: %s → %s: %d %s, %d runs\n",
+				indent, relative(cwd, s.File), s.Line, s.Col, shortName(s.Caller), shortName(s.Callee), s.Paths, paths, s.Runs)
+			if err != nil {
+				return err
+			}
+			if err := write(s.Inner, indent+"  "); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return write(sites, "")
+}
+
+// WriteCallSitesJSON writes sites as a JSON array.
+func WriteCallSitesJSON(w io.Writer, sites []*CallSite) error {
+	if sites == nil {
+		sites = []*CallSite{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sites)
+}
+
+// shortName shortens a package path + "." + name to the package's last
+// element: example.com/m/b.(*T).M is b.(*T).M.
+func shortName(qualified string) string {
+	// The name has no slash; its package path ends at the first dot after
+	// the last slash.
+	slash := strings.LastIndexByte(qualified, '/')
+	return qualified[slash+1:]
+}

@@ -1,0 +1,124 @@
+package instrument
+
+import (
+	"bytes"
+	"cmp"
+	"go/ast"
+	"go/token"
+	"os"
+	"slices"
+	"strings"
+)
+
+// A positioner gives the positions that metadata records: those of the
+// user's source. In a -cover build the compiler gets cmd/cover's rewrite of
+// a file, whose //line directive keeps line numbers but whose columns move
+// where cover inserted code on the line: counter statements and function
+// registration hooks (all naming its goCover_ variables, with their
+// semicolons), and the braces it wraps an else if in. Cover only inserts,
+// so a column in the user's file is found by walking the rewritten line
+// beside the original one, skipping the inserted statements whole and any
+// other character that does not match.
+type positioner struct {
+	fset  *token.FileSet
+	cover map[*token.File]*coverFile
+	lines map[string][][]byte // original files' lines, by name; nil if unreadable
+}
+
+type coverFile struct {
+	src      []byte
+	inserted [][2]int // byte offsets [start, end) of cover's statements, in order
+}
+
+func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte) *positioner {
+	p := &positioner{fset: fset, cover: make(map[*token.File]*coverFile), lines: make(map[string][][]byte)}
+	for i, f := range files {
+		if !coverOutput(f) {
+			continue
+		}
+		tf := fset.File(f.Pos())
+		cf := &coverFile{src: src[i]}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if st, ok := n.(ast.Stmt); ok && isCoverStmt(st) {
+				cf.inserted = append(cf.inserted, [2]int{tf.Offset(st.Pos()), tf.Offset(st.End())})
+				return false
+			}
+			return true
+		})
+		p.cover[tf] = cf
+	}
+	return p
+}
+
+// isCoverStmt reports whether a simple statement names a cover variable
+// outside any function literal in it.
+func isCoverStmt(st ast.Stmt) bool {
+	switch st.(type) {
+	case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt:
+	default:
+		return false
+	}
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // a literal's own counters are not this statement's
+		case *ast.Ident:
+			found = found || strings.HasPrefix(n.Name, "goCover_")
+		}
+		return !found
+	})
+	return found
+}
+
+// Position returns p's position in the user's source.
+func (p *positioner) Position(pos token.Pos) token.Position {
+	at := p.fset.Position(pos)
+	tf := p.fset.File(pos)
+	cf := p.cover[tf]
+	if cf == nil || !pos.IsValid() {
+		return at
+	}
+	raw := p.fset.PositionFor(pos, false)
+	lineStart := raw.Offset - (raw.Column - 1)
+	orig := p.line(at.Filename, at.Line)
+	col := 0 // bytes of the original line before pos
+	for i := lineStart; i < raw.Offset; {
+		if end, ok := cf.insertedAt(i); ok {
+			i = end
+			continue
+		}
+		if orig != nil && col < len(orig) && cf.src[i] == orig[col] {
+			col++
+		} else if orig == nil {
+			col++ // no original to check against: count all but cover's statements
+		}
+		i++
+	}
+	at.Column = col + 1
+	return at
+}
+
+// insertedAt returns the end of the cover statement that starts at off.
+func (cf *coverFile) insertedAt(off int) (int, bool) {
+	i, found := slices.BinarySearchFunc(cf.inserted, off, func(s [2]int, off int) int { return cmp.Compare(s[0], off) })
+	if !found {
+		return 0, false
+	}
+	return cf.inserted[i][1], true
+}
+
+// line returns line n (from 1) of the named file, or nil.
+func (p *positioner) line(name string, n int) []byte {
+	lines, ok := p.lines[name]
+	if !ok {
+		if src, err := os.ReadFile(name); err == nil {
+			lines = bytes.Split(src, []byte("\n"))
+		}
+		p.lines[name] = lines
+	}
+	if n < 1 || n > len(lines) {
+		return nil
+	}
+	return lines[n-1]
+}
