@@ -22,6 +22,7 @@
 //	pathcover merge [-o file] profiles...                one text profile
 //	pathcover residual [-dir D] [-json] [packages]       residual paths of a PPP build
 //	pathcover stats [-dir D] [-json] [packages]          δ of PPP and Ball-Larus ids
+//	pathcover callsites [-dir D] [-k n] [packages]       calls on paths that ran
 //	pathcover gate -min N [-since REV] [packages]        the gate, for CI
 //	pathcover cfg [-dot] [-test] [PKG.]FUNC              a function's graph
 //	pathcover pppexec [flags] tool args...               the -toolexec wrapper
@@ -35,4 +36,10 @@
 // without PKG it is looked up in the package in the current directory.
 // With -test the package's tests are loaded too, for functions in _test.go
 // files.
+//
+// callsites lists the static calls between profiled functions that lie on
+// paths the profile ran, with how many of the caller's paths pass through
+// each and how often: the call sites that interprocedural path profiling
+// follows into their callees. -k n also lists, under each site, the sites
+// on the paths its callee ran, n levels deep.
 package main
