@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 )
 
 // DefaultMaxPaths is the default of Options.MaxPaths, and its largest value.
@@ -22,6 +23,12 @@ type Options struct {
 	// into a for loop's post statement. Preferred edges on no cycle are not
 	// cut. Every cycle left is broken by a depth-first search.
 	Preferred []EdgeID
+	// Keep names edges that a cut made to bring N under MaxPaths must not
+	// end paths at: no block that a kept edge enters is cut, so the paths
+	// along kept edges stay whole. Interprocedural PPP keeps the edges of
+	// the interesting segments of a supergraph (thesis 3.4.4, step 5).
+	// Cycles are broken as ever: a kept edge that closes a cycle is cut.
+	Keep []EdgeID
 }
 
 // A Numbering is a function's DAG with Ball-Larus path ids (thesis Fig. 3.1).
@@ -62,6 +69,13 @@ func Number(g *Graph, opts *Options) (*Numbering, error) {
 			return nil, fmt.Errorf("%w: preferred cut e%d is not an edge (graph has %d)", ErrBadOptions, id, len(g.Edges))
 		}
 	}
+	keep := make([]bool, len(g.Edges))
+	for _, id := range opts.Keep {
+		if id < 0 || int(id) >= len(g.Edges) {
+			return nil, fmt.Errorf("%w: kept edge e%d is not an edge (graph has %d)", ErrBadOptions, id, len(g.Edges))
+		}
+		keep[id] = true
+	}
 	reachable := reach(a)
 	cutKinds, err := breakCycles(a, reachable, opts.Preferred)
 	if err != nil {
@@ -77,7 +91,7 @@ func Number(g *Graph, opts *Options) (*Numbering, error) {
 	n := &Numbering{dag: d, adj: a, reachable: reachable}
 	n.total = countPathsBig(d)
 	if n.total.Cmp(new(big.Int).SetUint64(maxPaths)) > 0 {
-		if n.dag, err = limitPaths(a, reachable, d, maxPaths); err != nil {
+		if n.dag, err = limitPaths(a, reachable, d, maxPaths, keep); err != nil {
 			return nil, err
 		}
 	}
@@ -204,7 +218,7 @@ func (n *Numbering) numberBallLarus() {
 // For a threshold T it walks the DAG bottom up and cuts at every block with
 // more than T paths to the exit where a cut can go; it halves T until the
 // total fits. Large T first keeps the cuts few and the paths long.
-func limitPaths(a *adjacency, reachable []bool, d *dag, maxPaths uint64) (*dag, error) {
+func limitPaths(a *adjacency, reachable []bool, d *dag, maxPaths uint64, keep []bool) (*dag, error) {
 	g := a.g
 	cuttable := make([]bool, g.NumBlocks)
 	for v := range g.NumBlocks {
@@ -215,7 +229,7 @@ func limitPaths(a *adjacency, reachable []bool, d *dag, maxPaths uint64) (*dag, 
 		for _, id := range d.in[v] {
 			if d.edges[id].Kind == RealEdge {
 				real++
-				ok = ok && g.Edges[id].Probe
+				ok = ok && g.Edges[id].Probe && !keep[id]
 			}
 		}
 		cuttable[v] = ok && real > 0
@@ -264,7 +278,11 @@ func limitPaths(a *adjacency, reachable []bool, d *dag, maxPaths uint64) (*dag, 
 		}
 		return buildDAG(a, reachable, cutKinds)
 	}
-	return nil, fmt.Errorf("%w: %s paths, more than the limit of %d, and no cut brings them under it", ErrTooManyPaths, countPathsBig(d), maxPaths)
+	kept := ""
+	if slices.Contains(keep, true) {
+		kept = " but at blocks that kept edges enter"
+	}
+	return nil, fmt.Errorf("%w: %s paths, more than the limit of %d, and no cut%s brings them under it", ErrTooManyPaths, countPathsBig(d), maxPaths, kept)
 }
 
 // Graph returns the graph that was numbered.

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -318,6 +319,13 @@ func randomGraph(rng *rand.Rand, n int) (*Graph, *Options) {
 	}
 	if rng.IntN(4) == 0 {
 		opts.MaxPaths = 1 + rng.Uint64N(200)
+		if rng.IntN(2) == 0 {
+			for id := range g.Edges {
+				if rng.IntN(4) == 0 {
+					opts.Keep = append(opts.Keep, EdgeID(id))
+				}
+			}
+		}
 	}
 	return g, opts
 }
@@ -365,6 +373,21 @@ func checkGraph(t *testing.T, g *Graph, opts *Options) {
 		t.Fatalf("Number accepted a malformed graph %+v", g)
 	}
 	checkNumbering(t, n)
+	if opts != nil {
+		for _, id := range opts.Keep {
+			// No limit cut enters the block that a kept edge of the DAG
+			// enters. (A kept edge that closes a cycle is cut all the same,
+			// and its path starts again at that block.)
+			if k, cut := n.CutKind(id); !n.reachable[g.Edges[id].Src] || (cut && k != CutLimit) {
+				continue
+			}
+			for _, c := range n.Cuts() {
+				if c.Kind == CutLimit && g.Edges[c.Edge].Dst == g.Edges[id].Dst {
+					t.Fatalf("kept edge e%d enters b%d, which a limit cut (e%d) made a start", id, g.Edges[id].Dst, c.Edge)
+				}
+			}
+		}
+	}
 }
 
 // wellFormed is an independent check of what Number requires of a graph,
@@ -386,7 +409,7 @@ func wellFormed(g *Graph, opts *Options) bool {
 		if opts.MaxPaths > DefaultMaxPaths {
 			return false
 		}
-		for _, id := range opts.Preferred {
+		for _, id := range slices.Concat(opts.Preferred, opts.Keep) {
 			if id < 0 || int(id) >= len(g.Edges) {
 				return false
 			}
@@ -445,6 +468,87 @@ func reaches(g *Graph, from, to BlockID) bool {
 				seen[e.Dst] = true
 				work = append(work, e.Dst)
 			}
+		}
+	}
+	return false
+}
+
+// TestKeepLadder numbers 30 ifs in a row (2^30 paths) under a limit of 1000
+// paths, keeping the edges of one path through ifs 15 to 24, where the
+// limit would cut: a path must still run along all of them, while the limit
+// is met by cuts elsewhere. Keeping every edge leaves no cut to make.
+func TestKeepLadder(t *testing.T) {
+	const ifs, keptFrom, keptTo = 30, 15, 25
+	g := &Graph{}
+	entry, exit := g.AddBlock(), g.AddBlock()
+	g.Entry, g.Exit = entry, exit
+	var kept []EdgeID
+	cur := entry
+	for i := range ifs {
+		then, join := g.AddBlock(), g.AddBlock()
+		thenEdge := g.AddEdge(cur, then, true)
+		elseEdge := g.AddEdge(cur, join, true)
+		joinEdge := g.AddEdge(then, join, true)
+		switch {
+		case i < keptFrom || i >= keptTo:
+		case i%2 == 0:
+			kept = append(kept, thenEdge, joinEdge)
+		default:
+			kept = append(kept, elseEdge)
+		}
+		cur = join
+	}
+	g.AddEdge(cur, exit, true)
+
+	n, err := Number(g, &Options{MaxPaths: 1000, Keep: kept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.NumPaths() > 1000 || len(n.Cuts()) == 0 {
+		t.Fatalf("%d paths and cuts %v: want limit cuts bringing 2^%d under 1000", n.NumPaths(), n.Cuts(), ifs)
+	}
+	checkNumbering(t, n)
+	whole := false
+	for id := range n.NumPaths() {
+		path, err := n.Decode(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := n.GraphEdges(path)
+		whole = whole || containsRun(edges, kept)
+	}
+	if !whole {
+		t.Errorf("no path runs along the kept edges %v (cuts %v)", kept, n.Cuts())
+	}
+	// Without Keep, the limit cuts the kept path.
+	plain, err := Number(g, &Options{MaxPaths: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range plain.NumPaths() {
+		path, _ := plain.Decode(id)
+		if containsRun(plain.GraphEdges(path), kept) {
+			t.Errorf("without Keep, path %d still runs along the kept edges: the test shows nothing", id)
+		}
+	}
+
+	all := make([]EdgeID, len(g.Edges))
+	for i := range all {
+		all[i] = EdgeID(i)
+	}
+	if _, err := Number(g, &Options{MaxPaths: 1000, Keep: all}); !errors.Is(err, ErrTooManyPaths) || !strings.Contains(err.Error(), "kept edges") {
+		t.Errorf("every edge kept: %v, want ErrTooManyPaths naming the kept edges", err)
+	}
+	if _, err := Number(g, &Options{Keep: []EdgeID{EdgeID(len(g.Edges))}}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("a kept edge out of range: %v, want ErrBadOptions", err)
+	}
+}
+
+// containsRun reports whether run occurs in edges, in a row.
+func containsRun(edges, run []EdgeID) bool {
+	for i := 0; i+len(run) <= len(edges); i++ {
+		if slices.Equal(edges[i:i+len(run)], run) {
+			return true
 		}
 	}
 	return false
