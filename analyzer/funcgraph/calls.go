@@ -44,7 +44,7 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 					if n == deferred {
 						return true
 					}
-					if fn := typeutil.StaticCallee(info, n); fn != nil {
+					if fn := typeutil.StaticCallee(info, n); fn != nil && fn.Pkg() != nil {
 						calls[b] = append(calls[b], StaticCall{Call: n, Callee: fn.Origin()})
 					}
 				}
