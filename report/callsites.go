@@ -38,7 +38,7 @@ type CallSite struct {
 	// Inner are the sites in the callee, to the depth asked for.
 	Inner []*CallSite `json:",omitempty"`
 
-	callee *Func
+	caller, callee *Func
 }
 
 // maxCallSites bounds the sites that CallSites expands: each level can
@@ -142,7 +142,7 @@ func (f *Func) directCallSites(byName map[string]*Func) ([]*CallSite, error) {
 				if s == nil {
 					s = &CallSite{
 						Caller: f.Package + "." + f.Name, File: f.File, Line: call.Line, Col: call.Col,
-						Block: int32(b), Index: i, Callee: call.Package + "." + call.Func, callee: callee,
+						Block: int32(b), Index: i, Callee: call.Package + "." + call.Func, caller: f, callee: callee,
 					}
 					sites[k] = s
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -13,8 +14,9 @@ func callsitesMain(args []string) int {
 	dir := profileFlag(fs)
 	depth := fs.Int("k", 1, "follow calls `k` deep: sites in the callees of sites, to k levels")
 	asJSON := fs.Bool("json", false, "write JSON")
+	sizes := fs.Bool("supergraph", false, "print, per caller, its paths and those of its supergraph, the callees of its sites inlined")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover callsites [-dir D] [-k n] [-json] [packages]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: pathcover callsites [-dir D] [-k n] [-supergraph] [-json] [packages]\n\n"+
 			"Lists the static calls between profiled functions that lie on paths the\n"+
 			"profile ran, most runs first: the call sites that interprocedural path\n"+
 			"profiling follows into their callees (the PPP thesis's depth-k segments,\n"+
@@ -22,7 +24,10 @@ func callsitesMain(args []string) int {
 			"paths its callee ran, indented under it. Calls through interfaces and\n"+
 			"function values, deferred calls, go statements and calls of functions\n"+
 			"the profile does not cover are not sites. Packages select the callers;\n"+
-			"callees can be in any profiled package.\n\n")
+			"callees can be in any profiled package.\n\n"+
+			"With -supergraph it prints instead, per caller, how many acyclic paths it\n"+
+			"has and how many its supergraph has: the graph that interprocedural PPP\n"+
+			"numbers, the caller with the callees of its sites inlined (thesis 3.4.3).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -41,7 +46,16 @@ func callsitesMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "pathcover callsites: %v\n", err)
 	}
 	sites, err := r.CallSites(*depth, fs.Args())
-	if err == nil {
+	if err == nil && *sizes {
+		var sz []*report.SupergraphSize
+		if sz, err = r.SupergraphSizes(sites); err == nil {
+			if *asJSON {
+				err = writeJSON(sz)
+			} else {
+				err = report.WriteSupergraphSizes(os.Stdout, sz)
+			}
+		}
+	} else if err == nil {
 		if *asJSON {
 			err = report.WriteCallSitesJSON(os.Stdout, sites)
 		} else {
@@ -53,4 +67,10 @@ func callsitesMain(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+func writeJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

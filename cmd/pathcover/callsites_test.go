@@ -175,6 +175,31 @@ func TestCallSites(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != absSite {
 		t.Errorf("pathcover callsites example.com/m/b: exit %d\n%s\nwant %s", code, out, absSite)
 	}
+	// Supergraphs: Add (one path) with abs (two paths) inlined has two
+	// paths; Sum's has more than Sum's own.
+	out, code = run(t, dir, bin, "callsites", "-supergraph", "-dir", prof, "example.com/m/b")
+	if want := "b/b.go:5: b.(*Acc).Add: 1 site inlined, 1 path → 2"; code != 0 || strings.TrimSpace(out) != want {
+		t.Errorf("pathcover callsites -supergraph example.com/m/b: exit %d\n%s\nwant %s", code, out, want)
+	}
+	out, code = run(t, dir, bin, "callsites", "-supergraph", "-json", "-k", "2", "-dir", prof, "example.com/m/a")
+	var sizes []struct {
+		Caller            string
+		Sites             int
+		Paths, SuperPaths string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sizes) != nil || len(sizes) != 1 {
+		t.Fatalf("pathcover callsites -supergraph -json -k 2: exit %d\n%s", code, out)
+	}
+	sumSites := 0
+	for k := range want {
+		if strings.Contains(k, "a.Sum→") {
+			sumSites++
+		}
+	}
+	// At depth 2 each of Sum's two calls of Add brings Add's call of abs.
+	if s := sizes[0]; s.Caller != "example.com/m/a.Sum" || s.Sites != sumSites+2 || len(s.SuperPaths) < len(s.Paths) || s.SuperPaths == s.Paths {
+		t.Errorf("Sum's supergraph: %+v, want %d sites and more paths", s, sumSites+2)
+	}
 	if out, code := run(t, dir, bin, "callsites", "-k", "0", "-dir", prof); code != 2 || !strings.Contains(out, "-k 0") {
 		t.Errorf("pathcover callsites -k 0: exit %d\n%s", code, out)
 	}

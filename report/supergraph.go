@@ -1,0 +1,122 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// A SupergraphSize compares a caller's acyclic paths with those of its
+// supergraph: the caller with the callees of its call sites inlined, to the
+// depth the sites were found to (thesis 3.4.3). Interprocedural PPP numbers
+// the supergraph, so this is how many more paths it has to tell apart.
+type SupergraphSize struct {
+	Caller string // package path + "." + name
+	File   string
+	Line   int
+	Sites  int    // call sites inlined, at every depth
+	Paths  string // the caller's acyclic paths, exactly
+	// SuperPaths are the supergraph's acyclic paths, exactly, and Numbered
+	// its Ball-Larus paths once cut to fit the default limit; Err says why
+	// it could not be numbered, if it could not.
+	SuperPaths string `json:",omitempty"`
+	Numbered   uint64 `json:",omitempty"`
+	Err        string `json:",omitempty"`
+}
+
+// SupergraphSizes builds the supergraph of each caller of sites (as
+// CallSites returns them) and numbers it, biggest supergraph first.
+func (r *Report) SupergraphSizes(sites []*CallSite) ([]*SupergraphSize, error) {
+	byCaller := make(map[*Func][]*CallSite)
+	var callers []*Func
+	for _, s := range sites {
+		if byCaller[s.caller] == nil {
+			callers = append(callers, s.caller)
+		}
+		byCaller[s.caller] = append(byCaller[s.caller], s)
+	}
+	var sizes []*SupergraphSize
+	for _, f := range callers {
+		sz := &SupergraphSize{Caller: f.Package + "." + f.Name, File: f.File, Line: f.Line, Paths: f.Acyclic}
+		sg, n, err := supergraph(f, byCaller[f])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sz.Caller, err)
+		}
+		sz.Sites = n
+		num, err := numbering.Number(&sg.Graph, &numbering.Options{Preferred: sg.Preferred})
+		if err != nil {
+			sz.Err = err.Error()
+		} else {
+			sz.SuperPaths, sz.Numbered = num.Total().String(), num.NumPaths()
+		}
+		sizes = append(sizes, sz)
+	}
+	slices.SortStableFunc(sizes, func(a, b *SupergraphSize) int {
+		return cmp.Or(cmp.Compare(len(b.SuperPaths), len(a.SuperPaths)), cmp.Compare(b.SuperPaths, a.SuperPaths),
+			cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	return sizes, nil
+}
+
+// supergraph inlines into f the callees of its sites, each callee first
+// made the supergraph of its own inner sites. It returns how many sites it
+// inlined at every depth.
+func supergraph(f *Func, sites []*CallSite) (*numbering.Supergraph, int, error) {
+	ordered := slices.Clone(sites)
+	// Sites that share a block are inlined in the order the block makes its
+	// calls.
+	slices.SortFunc(ordered, func(a, b *CallSite) int { return cmp.Or(cmp.Compare(a.Block, b.Block), cmp.Compare(a.Index, b.Index)) })
+	var calls []numbering.CallSite
+	inlined := 0
+	for _, s := range ordered {
+		callee, preferred := s.callee.meta.Graph(), edgeIDs(s.callee.meta.Preferred)
+		if len(s.Inner) > 0 {
+			inner, n, err := supergraph(s.callee, s.Inner)
+			if err != nil {
+				return nil, 0, err
+			}
+			callee, preferred = &inner.Graph, inner.Preferred
+			inlined += n
+		}
+		calls = append(calls, numbering.CallSite{Block: numbering.BlockID(s.Block), Callee: callee, Preferred: preferred})
+		inlined++
+	}
+	sg, err := numbering.Inline(f.meta.Graph(), edgeIDs(f.meta.Preferred), calls)
+	return sg, inlined, err
+}
+
+func edgeIDs(ids []int32) []numbering.EdgeID {
+	out := make([]numbering.EdgeID, len(ids))
+	for i, id := range ids {
+		out[i] = numbering.EdgeID(id)
+	}
+	return out
+}
+
+// WriteSupergraphSizes writes sizes as text, one caller a line.
+func WriteSupergraphSizes(w io.Writer, sizes []*SupergraphSize) error {
+	cwd, _ := os.Getwd()
+	for _, s := range sizes {
+		super := s.SuperPaths
+		if s.Err != "" {
+			super = "not numbered: " + s.Err
+		}
+		sites := "sites"
+		if s.Sites == 1 {
+			sites = "site"
+		}
+		paths := "paths"
+		if s.Paths == "1" {
+			paths = "path"
+		}
+		if _, err := fmt.Fprintf(w, "%s:%d: %s: %d %s inlined, %s %s → %s\n",
+			relative(cwd, s.File), s.Line, shortName(s.Caller), s.Sites, sites, s.Paths, paths, super); err != nil {
+			return err
+		}
+	}
+	return nil
+}
