@@ -22,7 +22,7 @@
 //	pathcover merge [-o file] profiles...                one text profile
 //	pathcover residual [-dir D] [-json] [packages]       residual paths of a PPP build
 //	pathcover stats [-dir D] [-json] [packages]          δ of PPP and Ball-Larus ids
-//	pathcover callsites [-dir D] [-k n] [packages]       calls on paths that ran
+//	pathcover callsites [-dir D] [-k n] [-supergraph]    calls on paths that ran
 //	pathcover gate -min N [-since REV] [packages]        the gate, for CI
 //	pathcover cfg [-dot] [-test] [PKG.]FUNC              a function's graph
 //	pathcover pppexec [flags] tool args...               the -toolexec wrapper
@@ -41,5 +41,7 @@
 // paths the profile ran, with how many of the caller's paths pass through
 // each and how often: the call sites that interprocedural path profiling
 // follows into their callees. -k n also lists, under each site, the sites
-// on the paths its callee ran, n levels deep.
+// on the paths its callee ran, n levels deep. -supergraph prints instead,
+// per caller, its acyclic paths and those of its supergraph: the caller
+// with the callees of its sites inlined, which interprocedural PPP numbers.
 package main
