@@ -49,7 +49,7 @@ Usage:
 	pathcover html [-dir D] -o FILE [-paths n] [packages]
 	pathcover residual [-dir D] [-json] [packages]
 	pathcover stats [-dir D] [-json] [packages]
-	pathcover callsites [-dir D] [-k n] [-json] [packages]
+	pathcover callsites [-dir D] [-k n] [-supergraph] [-json] [packages]
 	pathcover gate -min N [-since REV] [-dir D] [-json] [-github] [packages]
 	pathcover cfg [-dot] [-test] [PKG.]FUNC
 	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
