@@ -27,6 +27,8 @@
 // takes per benchmark and mode the ratio of its time to plain's in the same
 // round. A benchmark's figure is the median of its per-round ratios: these
 // machines are shared, and only ratios taken side by side mean anything.
+// Benchmarks run on one P (-test.cpu=1): parallel benchmarks on several
+// would time the cores' contention for shared counters (see run.go).
 // Per mode it reports the median and the geometric mean of the figures,
 // overhead being ratio − 1.
 //
