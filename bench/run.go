@@ -19,7 +19,8 @@ import (
 // P has its goroutines update the same counters from several cores, -cover's
 // as much as ours, and then times how the cores fight over those cache
 // lines, not what a path costs: in one run on 2 cores, fastjson's ObjectGet
-// took 20× its plain time under -covermode=count and 10× under Ball-Larus.
+// took up to 38× its plain time under -covermode=count and up to 23× under
+// Ball-Larus.
 // That contention is real for parallel programs, but it is a property of
 // shared counters, and it would swamp every other figure here.
 func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]float64, error) {
