@@ -197,16 +197,19 @@ func TestOracle(t *testing.T) {
 
 var coverage = regexp.MustCompile(`coverage: ([0-9.]+)% of statements`)
 
-// TestStatementCoverage runs go test -cover under pppexec -trace: go test's
-// statement coverage must equal the one derived from the path counts of the
-// same run, and the counts must equal the oracle's, with cover's own
-// rewriting in the build too.
+// TestStatementCoverage runs go test -cover under pppexec -trace, in each
+// of cover's modes: go test's statement coverage must equal the one derived
+// from the path counts of the same run, and the counts must equal the
+// oracle's, with cover's own rewriting in the build too.
 func TestStatementCoverage(t *testing.T) {
 	bin := pppexec(t)
 	root, _ := filepath.Abs("..")
-	for _, tc := range []struct{ name, dir, pkg string }{
-		{"testdata", oracleModule(t), "./constructs"},
-		{"example", root, "./example/expr"},
+	oracleDir := oracleModule(t)
+	for _, tc := range []struct{ name, dir, pkg, mode string }{
+		{"testdata", oracleDir, "./constructs", "set"},
+		{"example", root, "./example/expr", "set"},
+		{"example-count", root, "./example/expr", "count"},
+		{"example-atomic", root, "./example/expr", "atomic"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prof := t.TempDir()
@@ -214,13 +217,13 @@ func TestStatementCoverage(t *testing.T) {
 			// calls a panic cuts short would have its last path counted
 			// early, which the oracle (rightly) does not do.
 			pkgs := "-pkgs=" + strings.TrimPrefix(tc.pkg, "./")
-			if tc.name == "testdata" {
+			if tc.dir == oracleDir {
 				pkgs = "-pkgs=example.com/oracle/constructs"
 			} else {
 				pkgs = "-pkgs=github.com/pathcover/pathcover/example/expr"
 			}
 			coverprofile := filepath.Join(t.TempDir(), "cover.out")
-			out, code := run(t, tc.dir, []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1", "-coverprofile="+coverprofile, "-toolexec="+bin+" -trace "+pkgs, tc.pkg)
+			out, code := run(t, tc.dir, []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1", "-covermode="+tc.mode, "-coverprofile="+coverprofile, "-toolexec="+bin+" -trace "+pkgs, tc.pkg)
 			if code != 0 {
 				t.Fatalf("go test: exit %d\n%s", code, out)
 			}

@@ -7,15 +7,14 @@ import (
 	"go/token"
 	"os"
 	"slices"
-	"strings"
 )
 
 // A positioner gives the positions that metadata records: those of the
 // user's source. In a -cover build the compiler gets cmd/cover's rewrite of
 // a file, whose //line directive keeps line numbers but whose columns move
 // where cover inserted code on the line: counter statements and function
-// registration hooks (all naming its goCover_ variables, with their
-// semicolons), and the braces it wraps an else if in. Cover only inserts,
+// registration hooks (see coverCounter), with their semicolons, and the
+// braces it wraps an else if in. Cover only inserts,
 // so a column in the user's file is found by walking the rewritten line
 // beside the original one, skipping the inserted statements whole and any
 // other character that does not match.
@@ -39,7 +38,7 @@ func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte) *positi
 		tf := fset.File(f.Pos())
 		cf := &coverFile{src: src[i]}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if st, ok := n.(ast.Stmt); ok && isCoverStmt(st) {
+			if st, ok := n.(ast.Stmt); ok && coverCounter(st) {
 				cf.inserted = append(cf.inserted, [2]int{tf.Offset(st.Pos()), tf.Offset(st.End())})
 				return false
 			}
@@ -48,27 +47,6 @@ func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte) *positi
 		p.cover[tf] = cf
 	}
 	return p
-}
-
-// isCoverStmt reports whether a simple statement names a cover variable
-// outside any function literal in it.
-func isCoverStmt(st ast.Stmt) bool {
-	switch st.(type) {
-	case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt:
-	default:
-		return false
-	}
-	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false // a literal's own counters are not this statement's
-		case *ast.Ident:
-			found = found || strings.HasPrefix(n.Name, "goCover_")
-		}
-		return !found
-	})
-	return found
 }
 
 // Position returns p's position in the user's source.

@@ -60,7 +60,7 @@ func TestCoverPositions(t *testing.T) {
 		pos := newPositioner(fset, []*ast.File{f}, [][]byte{src})
 		var got []string
 		ast.Inspect(f, func(n ast.Node) bool {
-			if st, ok := n.(ast.Stmt); ok && isCoverStmt(st) {
+			if st, ok := n.(ast.Stmt); ok && coverCounter(st) {
 				return false
 			}
 			if d, ok := n.(*ast.GenDecl); ok && fset.Position(d.Pos()).Line > strings.Count(coverInput, "\n") {

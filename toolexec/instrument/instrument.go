@@ -153,7 +153,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 		if edits[file] == nil {
 			edits[file] = newEditor(in.Fset, in.Files[file], in.Src[file])
 		}
-		mf := describe(in.Fset, positions, in.Info, fn, file, coverFiles[file])
+		mf := describe(positions, in.Info, fn, file, coverFiles[file])
 		ct := &counting{fn: len(meta.Funcs)}
 		if cfg.Interesting != nil {
 			init = layoutPPP(ct, &mf, fn.Placement, meta.Words, cfg, init)
@@ -191,7 +191,7 @@ func layout(n *numbering.Numbering, offset int, cfg *Config) profile.Counters {
 }
 
 // describe makes a function's metadata.
-func describe(fset *token.FileSet, positions *positioner, info *types.Info, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
+func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
 	pos := positions.Position
 	mf := profile.Func{
 		Name:    fn.Name,
@@ -206,7 +206,7 @@ func describe(fset *token.FileSet, positions *positioner, info *types.Info, fn *
 	for _, id := range fn.Preferred {
 		mf.Preferred = append(mf.Preferred, int32(id))
 	}
-	mf.Units = coverUnits(fset, fn.Func, coverBuild)
+	mf.Units = coverUnits(positions, fn.Func, coverBuild)
 	calls := fn.StaticCalls(info)
 	for i, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}

@@ -26,19 +26,19 @@ import (
 // is not counted at all. Function literals are functions of their own here;
 // their statement lists are found when they are numbered. Functions named _
 // are not counted.
-func coverUnits(fset *token.FileSet, fn *funcgraph.Func, coverBuild bool) []profile.Unit {
+func coverUnits(positions *positioner, fn *funcgraph.Func, coverBuild bool) []profile.Unit {
 	if decl, ok := fn.Node.(*ast.FuncDecl); ok && decl.Name.Name == "_" {
 		return nil
 	}
-	u := &unitWalker{fset: fset, fn: fn, coverBuild: coverBuild}
+	u := &unitWalker{positions: positions, fn: fn, coverBuild: coverBuild}
 	u.list(fn.Body.Lbrace, fn.Body.List, fn.Body.Rbrace+1, true)
 	return u.units
 }
 
 type unitWalker struct {
-	fset  *token.FileSet
-	fn    *funcgraph.Func
-	units []profile.Unit
+	positions *positioner
+	fn        *funcgraph.Func
+	units     []profile.Unit
 	// coverBuild is set for a file that cmd/cover rewrote.
 	coverBuild bool
 }
@@ -94,7 +94,7 @@ func (u *unitWalker) list(pos token.Pos, stmts []ast.Stmt, blockEnd token.Pos, e
 		}
 		if pos != end {
 			first := elems[0].stmt
-			start, stop := u.fset.Position(pos), u.fset.Position(end)
+			start, stop := u.positions.Position(pos), u.positions.Position(end)
 			u.units = append(u.units, profile.Unit{
 				Block: int32(u.fn.StmtBlock[first]), Stmts: last,
 				Line: start.Line, Col: start.Column, EndLine: stop.Line, EndCol: stop.Column,
@@ -196,9 +196,12 @@ func isControl(s ast.Stmt) bool {
 
 // coverCounter reports whether s is a statement that cmd/cover inserted: in
 // a -cover build pppexec instruments cover's output, whose counter updates
-// are `goCover_<hash>_<n>[i] = v`, or in atomic mode a call with
-// &goCover_<hash>_<n>[i] as an argument. (User statements can hold such
-// counters only inside function literals, which this does not look into.)
+// and function registration hooks are `goCover_<hash>_<n>[i] = v` (set
+// mode, and the hooks), `goCover_<hash>_<n>[i]++` (count mode), or in
+// atomic mode a call with &goCover_<hash>_<n>[i] as an argument. Cover run
+// by hand with -var names the counters goCover_x.Count[i] instead. (User
+// statements can hold such counters only inside function literals, which
+// this does not look into.)
 func coverCounter(s ast.Stmt) bool {
 	isCounter := func(e ast.Expr) bool {
 		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
@@ -208,10 +211,16 @@ func coverCounter(s ast.Stmt) bool {
 		if !ok {
 			return false
 		}
-		id, ok := ix.X.(*ast.Ident)
-		return ok && strings.HasPrefix(id.Name, "goCover_")
+		x := ix.X
+		if sel, ok := x.(*ast.SelectorExpr); ok && sel.Sel.Name == "Count" {
+			x = sel.X
+		}
+		id, ok := x.(*ast.Ident)
+		return ok && isCoverVar(id.Name)
 	}
 	switch s := s.(type) {
+	case *ast.IncDecStmt:
+		return isCounter(s.X)
 	case *ast.AssignStmt:
 		return len(s.Lhs) == 1 && isCounter(s.Lhs[0])
 	case *ast.ExprStmt:
@@ -230,10 +239,14 @@ func coverCounter(s ast.Stmt) bool {
 func coverOutput(file *ast.File) bool {
 	found := false
 	ast.Inspect(file, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && strings.HasPrefix(id.Name, "goCover_") {
+		if id, ok := n.(*ast.Ident); ok && isCoverVar(id.Name) {
 			found = true
 		}
 		return !found
 	})
 	return found
 }
+
+// isCoverVar reports whether name is one of cmd/cover's variables, as the
+// go command names them.
+func isCoverVar(name string) bool { return strings.HasPrefix(name, "goCover_") }
