@@ -224,13 +224,20 @@ func (f *Func) Graph() *numbering.Graph {
 	return g
 }
 
+// PreferredCuts returns the function's preferred cuts as the numbering's
+// edge ids.
+func (f *Func) PreferredCuts() []numbering.EdgeID {
+	ids := make([]numbering.EdgeID, len(f.Preferred))
+	for i, id := range f.Preferred {
+		ids[i] = numbering.EdgeID(id)
+	}
+	return ids
+}
+
 // Numbering numbers the function again, as pppexec did, and checks that the
 // number of paths is the same.
 func (f *Func) Numbering() (*numbering.Numbering, error) {
-	opts := &numbering.Options{MaxPaths: f.MaxPaths}
-	for _, id := range f.Preferred {
-		opts.Preferred = append(opts.Preferred, numbering.EdgeID(id))
-	}
+	opts := &numbering.Options{MaxPaths: f.MaxPaths, Preferred: f.PreferredCuts()}
 	n, err := numbering.Number(f.Graph(), opts)
 	if err != nil {
 		return nil, fmt.Errorf("function %s: %w", f.Name, err)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -196,9 +195,7 @@ func WriteCallSitesJSON(w io.Writer, sites []*CallSite) error {
 	if sites == nil {
 		sites = []*CallSite{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sites)
+	return writeJSON(w, sites)
 }
 
 // shortName shortens a package path + "." + name to the package's last

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -220,7 +219,5 @@ func writeResidualPaths(w io.Writer, cwd string, paths []Path) {
 
 // WriteJSON writes the residual report as JSON.
 func (res *Residual) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "\t")
-	return enc.Encode(res)
+	return writeJSON(w, res)
 }

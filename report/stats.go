@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -376,7 +375,5 @@ func bucketName(b StatsBucket) string {
 
 // WriteJSON writes the report as JSON.
 func (r *StatsReport) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "\t")
-	return enc.Encode(r)
+	return writeJSON(w, r)
 }

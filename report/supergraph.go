@@ -73,7 +73,7 @@ func supergraph(f *Func, sites []*CallSite) (*numbering.Supergraph, int, error) 
 	var calls []numbering.CallSite
 	inlined := 0
 	for _, s := range ordered {
-		callee, preferred := s.callee.meta.Graph(), edgeIDs(s.callee.meta.Preferred)
+		callee, preferred := s.callee.meta.Graph(), s.callee.meta.PreferredCuts()
 		if len(s.Inner) > 0 {
 			inner, n, err := supergraph(s.callee, s.Inner)
 			if err != nil {
@@ -85,16 +85,16 @@ func supergraph(f *Func, sites []*CallSite) (*numbering.Supergraph, int, error) 
 		calls = append(calls, numbering.CallSite{Block: numbering.BlockID(s.Block), Callee: callee, Preferred: preferred})
 		inlined++
 	}
-	sg, err := numbering.Inline(f.meta.Graph(), edgeIDs(f.meta.Preferred), calls)
+	sg, err := numbering.Inline(f.meta.Graph(), f.meta.PreferredCuts(), calls)
 	return sg, inlined, err
 }
 
-func edgeIDs(ids []int32) []numbering.EdgeID {
-	out := make([]numbering.EdgeID, len(ids))
-	for i, id := range ids {
-		out[i] = numbering.EdgeID(id)
+// WriteSupergraphSizesJSON writes sizes as a JSON array.
+func WriteSupergraphSizesJSON(w io.Writer, sizes []*SupergraphSize) error {
+	if sizes == nil {
+		sizes = []*SupergraphSize{}
 	}
-	return out
+	return writeJSON(w, sizes)
 }
 
 // WriteSupergraphSizes writes sizes as text, one caller a line.

@@ -38,10 +38,13 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // WriteJSON writes the report as JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v as indented JSON, as every report does.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "\t")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 func ratio(c Coverage) string { return fmt.Sprintf("%d/%d", c.Covered, c.Total) }

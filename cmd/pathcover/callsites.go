@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -50,7 +49,7 @@ func callsitesMain(args []string) int {
 		var sz []*report.SupergraphSize
 		if sz, err = r.SupergraphSizes(sites); err == nil {
 			if *asJSON {
-				err = writeJSON(sz)
+				err = report.WriteSupergraphSizesJSON(os.Stdout, sz)
 			} else {
 				err = report.WriteSupergraphSizes(os.Stdout, sz)
 			}
@@ -67,10 +66,4 @@ func callsitesMain(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-func writeJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
