@@ -14,10 +14,10 @@ import (
 // a file, whose //line directive keeps line numbers but whose columns move
 // where cover inserted code on the line: counter statements and function
 // registration hooks (see coverCounter), with their semicolons, and the
-// braces it wraps an else if in. Cover only inserts,
-// so a column in the user's file is found by walking the rewritten line
-// beside the original one, skipping the inserted statements whole and any
-// other character that does not match.
+// braces it wraps an else if in. Cover only inserts, so a column in the
+// user's file is found by walking the rewritten line beside the original
+// one, skipping the inserted statements whole and any other character that
+// does not match.
 type positioner struct {
 	fset  *token.FileSet
 	cover map[*token.File]*coverFile
@@ -29,10 +29,12 @@ type coverFile struct {
 	inserted [][2]int // byte offsets [start, end) of cover's statements, in order
 }
 
-func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte) *positioner {
+// newPositioner makes the positioner of a package's files; coverFiles says
+// which of them cmd/cover wrote (see coverOutput).
+func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte, coverFiles []bool) *positioner {
 	p := &positioner{fset: fset, cover: make(map[*token.File]*coverFile), lines: make(map[string][][]byte)}
 	for i, f := range files {
-		if !coverOutput(f) {
+		if !coverFiles[i] {
 			continue
 		}
 		tf := fset.File(f.Pos())

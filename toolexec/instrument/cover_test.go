@@ -57,7 +57,7 @@ func TestCoverPositions(t *testing.T) {
 		if !coverOutput(f) {
 			t.Fatalf("-mode=%s: coverOutput does not recognize cover's output", mode)
 		}
-		pos := newPositioner(fset, []*ast.File{f}, [][]byte{src})
+		pos := newPositioner(fset, []*ast.File{f}, [][]byte{src}, []bool{true})
 		var got []string
 		ast.Inspect(f, func(n ast.Node) bool {
 			if st, ok := n.(ast.Stmt); ok && coverCounter(st) {

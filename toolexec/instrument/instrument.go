@@ -142,7 +142,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	var init []uint64 // pairs (word, value) that Register stores
 	out := &Output{Files: make([][]byte, len(in.Files))}
 	edits := make([]*editor, len(in.Files))
-	positions := newPositioner(in.Fset, in.Files, in.Src)
+	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
 	for _, g := range graphs {
 		fn := pathnumber.Number(g)
 		if fn.Err != nil {
