@@ -65,6 +65,46 @@ type Func struct {
 	Stale bool `json:",omitempty"`
 	// Units are the function's statements as go test -cover counts them.
 	Units []Unit
+	// Super is set for a supergraph of an interprocedural build: not a
+	// function of the source but a caller with some callees inlined, whose
+	// paths are interprocedural path segments (see Super).
+	Super *Super `json:",omitempty"`
+}
+
+// SuperSuffix ends the Name of a supergraph: its caller's name, then this.
+const SuperSuffix = "@ippp"
+
+// A Super says how a supergraph was made (numbering.Inline): the graph of
+// the function Caller (an index in Meta.Funcs) with the callee of each of
+// Sites inlined, in order. The supergraph's Func has the supergraph's own
+// Blocks and Edges, numbered and counted as any function's; Blocks and
+// Edges here give the origin of each of them, so that a report can show a
+// segment as caller path, callee path, caller path. Block spans are copied
+// from the origin, whose File may differ from the caller's.
+type Super struct {
+	Caller int
+	Sites  []SuperSite
+	Blocks []Origin
+	Edges  []Origin
+}
+
+// A SuperSite is an inlined call: the Call-th static call (Block.Calls) of
+// the caller's block Block, whose callee is Meta.Funcs[Callee].
+type SuperSite struct {
+	Block  int32
+	Call   int
+	Callee int
+}
+
+// An Origin places a supergraph block or edge: Site is -1 for the caller or
+// the index of the site whose callee holds it, Index the block or edge
+// there. The call and return edges of a site have Index -2 and -3
+// (numbering.CallEdge, numbering.ReturnEdge). After is, for a part of a
+// caller block split by calls, how many of its calls come before it.
+type Origin struct {
+	Site  int
+	Index int32
+	After int `json:",omitempty"`
 }
 
 // A Unit is a run of statements that go test -cover counts together: they
@@ -210,6 +250,68 @@ func (m *Meta) check() error {
 		}
 		if _, ok := new(big.Int).SetString(f.Total, 10); !ok {
 			return fmt.Errorf("function %s: path count %q", f.Name, f.Total)
+		}
+		if f.Super != nil {
+			if err := m.checkSuper(f); err != nil {
+				return fmt.Errorf("supergraph %s: %v", f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSuper checks that a supergraph's origins lie in its caller and
+// callees.
+func (m *Meta) checkSuper(f *Func) error {
+	s := f.Super
+	plain := func(i int) *Func {
+		if i < 0 || i >= len(m.Funcs) || m.Funcs[i].Super != nil {
+			return nil
+		}
+		return &m.Funcs[i]
+	}
+	caller := plain(s.Caller)
+	if caller == nil {
+		return fmt.Errorf("caller %d is not a function of the package", s.Caller)
+	}
+	origin := make([]*Func, len(s.Sites))
+	for i, site := range s.Sites {
+		if origin[i] = plain(site.Callee); origin[i] == nil {
+			return fmt.Errorf("site %d: callee %d is not a function of the package", i, site.Callee)
+		}
+		if site.Block < 0 || int(site.Block) >= len(caller.Blocks) || site.Call < 0 || site.Call >= len(caller.Blocks[site.Block].Calls) {
+			return fmt.Errorf("site %d: no call %d in block %d of %s", i, site.Call, site.Block, caller.Name)
+		}
+	}
+	of := func(o Origin) (*Func, error) {
+		if o.Site < -1 || o.Site >= len(s.Sites) || o.After < 0 {
+			return nil, fmt.Errorf("origin %+v", o)
+		}
+		if o.Site == -1 {
+			return caller, nil
+		}
+		return origin[o.Site], nil
+	}
+	if len(s.Blocks) != len(f.Blocks) || len(s.Edges) != len(f.Edges) {
+		return fmt.Errorf("%d block and %d edge origins for %d blocks and %d edges", len(s.Blocks), len(s.Edges), len(f.Blocks), len(f.Edges))
+	}
+	for _, o := range s.Blocks {
+		g, err := of(o)
+		if err != nil {
+			return err
+		}
+		if o.Index < 0 || int(o.Index) >= len(g.Blocks) {
+			return fmt.Errorf("block origin %+v outside %s", o, g.Name)
+		}
+	}
+	for _, o := range s.Edges {
+		g, err := of(o)
+		if err != nil {
+			return err
+		}
+		call := o.Site >= 0 && (o.Index == int32(numbering.CallEdge) || o.Index == int32(numbering.ReturnEdge))
+		if !call && (o.Index < 0 || int(o.Index) >= len(g.Edges)) {
+			return fmt.Errorf("edge origin %+v outside %s", o, g.Name)
 		}
 	}
 	return nil

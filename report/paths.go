@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // A Path is one acyclic path of a function, decoded.
@@ -26,8 +27,11 @@ type Step struct {
 	// comm, next, done, break, continue, goto, fallthrough, return, no
 	// return, blocks forever, flow, loop), or "start" for the function's
 	// start, "again" for a path that starts where a loop goes round again,
-	// and "round" for one that ends there.
+	// and "round" for one that ends there. A supergraph's path also has
+	// "call" where it enters a callee and "callreturn" where it returns.
 	Kind string
+	// Func is, on a supergraph's path, the function the step is in.
+	Func string `json:",omitempty"`
 }
 
 // Decoded returns the function's paths that ran, hottest first, or with
@@ -72,22 +76,47 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 	n := f.numbering
 	m := f.meta
 	var steps []Step
+	// in returns the file and, for a supergraph, the function that holds
+	// its block or edge of origin o.
+	in := func(o func(*profile.Super) profile.Origin) (string, string) {
+		if m.Super == nil {
+			return f.File, ""
+		}
+		fn := &f.pkgMeta.Funcs[m.Super.Caller]
+		if site := o(m.Super).Site; site >= 0 {
+			fn = &f.pkgMeta.Funcs[m.Super.Sites[site].Callee]
+		}
+		return f.pkgMeta.Files[fn.File], fn.Name
+	}
+	block := func(b numbering.BlockID) func(*profile.Super) profile.Origin {
+		return func(s *profile.Super) profile.Origin { return s.Blocks[b] }
+	}
+	edge := func(e numbering.EdgeID) func(*profile.Super) profile.Origin {
+		return func(s *profile.Super) profile.Origin { return s.Edges[e] }
+	}
 	for i, id := range dag {
 		e := n.Edge(id)
 		switch e.Kind {
 		case numbering.StartEdge:
 			b := m.Blocks[e.Dst]
+			file, fn := in(block(e.Dst))
 			if i == 0 && e.Dst == n.Graph().Entry {
-				steps = append(steps, Step{f.File, m.Line, 1, "start"})
+				steps = append(steps, Step{file, m.Line, 1, "start", fn})
 			} else {
-				steps = append(steps, Step{f.File, b.Line, b.Col, "again"})
+				steps = append(steps, Step{file, b.Line, b.Col, "again", fn})
 			}
 		case numbering.EndEdge:
 			me := m.Edges[e.Cut]
-			steps = append(steps, Step{f.File, me.Line, me.Col, "round"})
+			file, fn := in(edge(e.Cut))
+			steps = append(steps, Step{file, me.Line, me.Col, "round", fn})
 		default:
 			me := m.Edges[id]
-			steps = append(steps, Step{f.File, me.Line, me.Col, me.Kind})
+			file, fn := in(edge(id))
+			if me.Kind == "call" || me.Kind == "callreturn" {
+				// Both are the caller's: where it calls.
+				file, fn = in(func(*profile.Super) profile.Origin { return profile.Origin{Site: -1} })
+			}
+			steps = append(steps, Step{file, me.Line, me.Col, me.Kind, fn})
 		}
 	}
 	// A loop head with no statements of its own (a range or a for with no
@@ -119,9 +148,15 @@ func WritePaths(w io.Writer, f *Func, paths []Path) {
 }
 
 // writeSteps writes a path's branches, one a line, leaving out the edges
-// that just fall through.
+// that just fall through. On a supergraph's path, a line names the function
+// each run of steps is in, at the start and after each call and return.
 func writeSteps(w io.Writer, cwd string, steps []Step) {
+	in := ""
 	for _, s := range steps {
+		if s.Func != in {
+			fmt.Fprintf(w, "\tin %s:\n", s.Func)
+			in = s.Func
+		}
 		if s.Kind == "flow" || s.Kind == "loop" {
 			continue
 		}
@@ -153,6 +188,10 @@ func describe(kind string) string {
 		return "select case chosen"
 	case "no return":
 		return "call that never returns"
+	case "call":
+		return "call (the segment enters the callee)"
+	case "callreturn":
+		return "callee returns (the segment goes on in the caller)"
 	}
 	return kind
 }

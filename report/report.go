@@ -43,7 +43,10 @@ type Report struct {
 	Packages   []*Package
 	Paths      Coverage // over all functions
 	Statements Coverage // as go test -cover counts them
-	Processes  int      // counter files read
+	// Segments are over all supergraphs of an interprocedural build: the
+	// interprocedural path segments that ran, out of all.
+	Segments  Coverage `json:",omitzero"`
+	Processes int // counter files read
 }
 
 // A Package is one package, its test variants merged.
@@ -52,6 +55,12 @@ type Package struct {
 	Funcs      []*Func // worst covered first
 	Paths      Coverage
 	Statements Coverage
+	// Supergraphs are, in an interprocedural build, the callers with the
+	// callees of their call sites inlined (profile.Super), worst covered
+	// first; their paths are interprocedural path segments. They are not
+	// in Funcs, Paths or the report's Paths.
+	Supergraphs []*Func `json:",omitempty"`
+	Segments    Coverage `json:",omitzero"`
 }
 
 // A Func is one function's path coverage: numbered paths run, out of all.
@@ -72,6 +81,7 @@ type Func struct {
 	meta      *profile.Func // a PPP build's if any, for its interesting paths
 	ppp       bool
 	numbering *numbering.Numbering
+	pkgMeta   *profile.Meta // for a supergraph, its callers' and callees' files
 }
 
 // Build builds the report of the packages of p that match patterns (all,
@@ -117,13 +127,17 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 			if f == nil {
 				f = &Func{
 					Package: path, Name: mf.Name, File: m.Files[mf.File], Line: mf.Line, EndLine: mf.EndLine,
-					Acyclic: mf.Total, counts: make(map[uint64]uint64), meta: mf, numbering: n,
+					Acyclic: mf.Total, counts: make(map[uint64]uint64), meta: mf, numbering: n, pkgMeta: m,
 				}
 				funcs[key] = f
-				pkg.Funcs = append(pkg.Funcs, f)
+				if mf.Super != nil {
+					pkg.Supergraphs = append(pkg.Supergraphs, f)
+				} else {
+					pkg.Funcs = append(pkg.Funcs, f)
+				}
 			}
 			if m.Mode == "ppp" && !f.ppp {
-				f.meta, f.ppp = mf, true
+				f.meta, f.ppp, f.pkgMeta = mf, true, m
 			}
 			counts := p.Counts[hash][i]
 			for id, c := range counts {
@@ -152,31 +166,42 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
 			pkg.Paths.add(f.Paths)
 		}
+		for _, f := range pkg.Supergraphs {
+			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
+			pkg.Segments.add(f.Paths)
+		}
 		for _, c := range units[path] {
 			pkg.Statements.add(c)
 		}
-		slices.SortStableFunc(pkg.Funcs, func(a, b *Func) int {
-			if c := cmp.Compare(a.Paths.Percent(), b.Paths.Percent()); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.Paths.Total, a.Paths.Total); c != 0 {
-				return c
-			}
-			return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
-		})
+		sortWorstFirst(pkg.Funcs)
+		sortWorstFirst(pkg.Supergraphs)
 		r.Packages = append(r.Packages, pkg)
 		r.Paths.add(pkg.Paths)
+		r.Segments.add(pkg.Segments)
 		r.Statements.add(pkg.Statements)
 	}
 	return r, errs
 }
 
+func sortWorstFirst(funcs []*Func) {
+	slices.SortStableFunc(funcs, func(a, b *Func) int {
+		if c := cmp.Compare(a.Paths.Percent(), b.Paths.Percent()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Paths.Total, a.Paths.Total); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))
+	})
+}
+
 // Lookup returns the functions that name denotes: pkg.F, or F in any
-// package; F is spelled as in stack traces (T.M, (*T).M, F.func1).
+// package; F is spelled as in stack traces (T.M, (*T).M, F.func1), and a
+// supergraph as its caller with profile.SuperSuffix (F@ippp).
 func (r *Report) Lookup(name string) []*Func {
 	var found []*Func
 	for _, pkg := range r.Packages {
-		for _, f := range pkg.Funcs {
+		for _, f := range slices.Concat(pkg.Funcs, pkg.Supergraphs) {
 			if f.Name == name || pkg.Path+"."+f.Name == name {
 				found = append(found, f)
 			}

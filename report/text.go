@@ -37,6 +37,30 @@ func (r *Report) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
+// WriteSegments writes the interprocedural part of the report as a table:
+// per package the segments that ran, then its supergraphs, worst covered
+// first, each with its call sites; then the totals.
+func (r *Report) WriteSegments(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	cwd, _ := os.Getwd()
+	fmt.Fprintf(tw, "\tsegments run\t\tcall sites\t\n")
+	for _, pkg := range r.Packages {
+		if len(pkg.Supergraphs) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%5.1f%%\t\t\n", pkg.Path, ratio(pkg.Segments), pkg.Segments.Percent())
+		for _, f := range pkg.Supergraphs {
+			note := ""
+			if f.Acyclic != fmt.Sprint(f.Paths.Total) {
+				note = fmt.Sprintf("(%s acyclic paths, cut to number them)", f.Acyclic)
+			}
+			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%5.1f%%\t%d\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), f.Paths.Percent(), len(f.meta.Super.Sites), note)
+		}
+	}
+	fmt.Fprintf(tw, "total\t%s\t%5.1f%%\t\t\n", ratio(r.Segments), r.Segments.Percent())
+	return tw.Flush()
+}
+
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 

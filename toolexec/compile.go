@@ -177,6 +177,16 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 			return ids, stale
 		}
 	}
+	if x.Config.Sites != "" {
+		run, err := x.Config.sites()
+		if err != nil {
+			return nil, "", err
+		}
+		icfg.SitesRun = func(name string, f *profile.Func) ([]uint64, bool) {
+			ids, _, stale := run.Lookup(importPath, name, f)
+			return ids, stale
+		}
+	}
 	out, err := instrument.Package(in, icfg)
 	if err != nil {
 		return nil, "", err

@@ -42,10 +42,37 @@ type Config struct {
 	PPPLarge    string
 	PPPAlways   bool
 	PPPSmall    uint64
+	// Sites, if set, makes an interprocedural build: it names the profile
+	// whose paths choose the call sites to follow into their callees (see
+	// instrument/ippp.go).
+	Sites string
 
-	pathsRun    *profile.PathsRun // loaded from Interesting
-	pathsRunErr error
-	loadOnce    sync.Once
+	interestingRun, sitesRun pathsSource
+}
+
+// A pathsSource is the profile a flag names, loaded once.
+type pathsSource struct {
+	once sync.Once
+	run  *profile.PathsRun
+	err  error
+}
+
+// load loads the profile at path, named by flag, once.
+func (s *pathsSource) load(flag, path string) (*profile.PathsRun, error) {
+	s.once.Do(func() {
+		p, problems, err := profile.Load(path)
+		switch {
+		case err != nil:
+			s.err = fmt.Errorf("-%s: %v", flag, err)
+		case len(p.Metas) == 0:
+			s.err = fmt.Errorf("-%s: %s holds no profile", flag, path)
+		case len(problems) > 0:
+			s.err = fmt.Errorf("-%s: %v", flag, errors.Join(problems...))
+		default:
+			s.run = p.PathsRun()
+		}
+	})
+	return s.run, s.err
 }
 
 // String is the part of the configuration that changes what compile and
@@ -62,28 +89,24 @@ func (c *Config) String() string {
 		}
 		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v pppsmall=%d", fp, c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall)
 	}
+	if c.Sites != "" {
+		fp := "unreadable"
+		if r, err := c.sites(); err == nil {
+			fp = r.Fingerprint()
+		}
+		s += " ippp=" + fp
+	}
 	return s
+}
+
+// sites loads the profile of -ippp, once.
+func (c *Config) sites() (*profile.PathsRun, error) {
+	return c.sitesRun.load("ippp", c.Sites)
 }
 
 // interesting loads the profile of -interesting, once.
 func (c *Config) interesting() (*profile.PathsRun, error) {
-	c.loadOnce.Do(func() {
-		p, problems, err := profile.Load(c.Interesting)
-		if err != nil {
-			c.pathsRunErr = fmt.Errorf("-interesting: %v", err)
-			return
-		}
-		if len(p.Metas) == 0 {
-			c.pathsRunErr = fmt.Errorf("-interesting: %s holds no profile", c.Interesting)
-			return
-		}
-		if len(problems) > 0 {
-			c.pathsRunErr = fmt.Errorf("-interesting: %v", errors.Join(problems...))
-			return
-		}
-		c.pathsRun = p.PathsRun()
-	})
-	return c.pathsRun, c.pathsRunErr
+	return c.interestingRun.load("interesting", c.Interesting)
 }
 
 // selected reports whether the package that compile builds is to be

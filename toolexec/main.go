@@ -29,6 +29,7 @@ func Main(name string, args []string) int {
 	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
 	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function with tested and untested paths a PPP array, even where -pppsmall would give it a Ball-Larus array")
 	fs.StringVar(&cfg.PPPLarge, "ppplarge", instrument.PPPTruncate, "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
+	fs.StringVar(&cfg.Sites, "ippp", "", "interprocedural build: also count the paths of each caller with the callees of its call sites inlined (depth-1 interprocedural path segments), at the sites on paths that the profile in `dir|file` ran; callees in the same package only")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
 		fs.PrintDefaults()
@@ -55,16 +56,22 @@ func Main(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: -ppplarge must be %s or %s, not %q\n", name, instrument.PPPTruncate, instrument.PPPHash, cfg.PPPLarge)
 		return 2
 	}
-	if cfg.Interesting != "" {
-		abs, err := filepath.Abs(cfg.Interesting)
+	for _, f := range []struct {
+		flag string
+		path *string
+	}{{"interesting", &cfg.Interesting}, {"ippp", &cfg.Sites}} {
+		if *f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*f.path)
 		if err == nil {
 			_, err = os.Stat(abs)
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: -interesting: %v\n", name, err)
+			fmt.Fprintf(os.Stderr, "%s: -%s: %v\n", name, f.flag, err)
 			return 2
 		}
-		cfg.Interesting = abs
+		*f.path = abs
 	}
 	x := &Exec{Config: cfg, Self: selfCommand(fs.NArg())}
 	return x.Main(fs.Args())

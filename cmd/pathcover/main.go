@@ -43,7 +43,7 @@ func usage() {
 
 Usage:
 	pathcover test [-dir D] [-json] [go test flags] [packages]
-	pathcover report [-dir D] [-json] [packages]
+	pathcover report [-dir D] [-json] [-interprocedural] [packages]
 	pathcover paths [-dir D] [-untested] [PKG.]FUNC
 	pathcover merge [-o file] profiles...
 	pathcover html [-dir D] -o FILE [-paths n] [packages]

@@ -48,11 +48,16 @@ func reportMain(args []string) int {
 	fs := flag.NewFlagSet("pathcover report", flag.ContinueOnError)
 	dir := profileFlag(fs)
 	asJSON := fs.Bool("json", false, "write JSON")
+	inter := fs.Bool("interprocedural", false, "report the supergraphs of an interprocedural build (pppexec -ippp) instead: per caller, the interprocedural path segments that ran; 'pathcover paths CALLER@ippp' lists them")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover report [-dir D] [-json] [packages]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: pathcover report [-dir D] [-json] [-interprocedural] [packages]\n\n"+
 			"Prints, per function, the acyclic paths that ran out of all its paths, worst\n"+
 			"covered first, with totals per package and overall, and the statement\n"+
-			"coverage that the same counts give (as go test -cover counts statements).\n\n")
+			"coverage that the same counts give (as go test -cover counts statements).\n\n"+
+			"With -interprocedural it prints, for a profile of an interprocedural build,\n"+
+			"each caller's supergraph: its callees inlined at the call sites on paths that\n"+
+			"ran, and the segments (caller path, callee path, rest of the caller path)\n"+
+			"that ran out of all.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,6 +68,17 @@ func reportMain(args []string) int {
 		return 1
 	}
 	r := buildReport("pathcover report", p, fs.Args())
+	if *inter && !*asJSON {
+		if r.Segments.Total == 0 {
+			fmt.Fprintf(os.Stderr, "pathcover report: the profile has no supergraphs: build with pppexec -ippp=PROFILE\n")
+			return 1
+		}
+		if err := r.WriteSegments(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "pathcover: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	return writeReport(os.Stdout, r, *asJSON)
 }
 

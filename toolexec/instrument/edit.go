@@ -19,6 +19,11 @@ type editor struct {
 	src   []byte
 	ins   []insertion
 	opens map[*ast.IfStmt]bool // else-if wrappers already opened
+	// synth holds, for each if or switch given an else or default, its
+	// insertion: the code of every edge through it goes in that one
+	// branch (a function's own and, in an interprocedural build, its
+	// supergraph's).
+	synth map[ast.Node]int
 }
 
 // An insertion is text to put at a byte offset. Insertions at one offset go
@@ -30,21 +35,28 @@ type insertion struct {
 	order  int
 	seq    int
 	text   string
+	skip   int // bytes of the original that text replaces
 }
 
 const (
-	phaseDecl  = iota // the register's declaration at the top of a body
-	phaseOpen         // the { that wraps an else if
-	phaseOps          // edge code
-	phaseClose        // the } that closes the wrapper
+	phaseDecl   = iota // the register's declaration at the top of a body
+	phaseOpen          // the { that wraps an else if
+	phaseOps           // edge code
+	phaseClose         // the } that closes the wrapper
+	phaseRename        // a name replaced, after all code before it
 )
 
 func newEditor(fset *token.FileSet, file *ast.File, src []byte) *editor {
-	return &editor{fset: fset, tf: fset.File(file.Pos()), file: file, src: src, opens: make(map[*ast.IfStmt]bool)}
+	return &editor{fset: fset, tf: fset.File(file.Pos()), file: file, src: src, opens: make(map[*ast.IfStmt]bool), synth: make(map[ast.Node]int)}
 }
 
 func (e *editor) insertAt(pos token.Pos, phase, order int, text string) {
 	e.ins = append(e.ins, insertion{offset: e.tf.Offset(pos), phase: phase, order: order, seq: len(e.ins), text: text})
+}
+
+// rename replaces the identifier id with name.
+func (e *editor) rename(id *ast.Ident, name string) {
+	e.ins = append(e.ins, insertion{offset: e.tf.Offset(id.Pos()), phase: phaseRename, seq: len(e.ins), text: name, skip: len(id.Name)})
 }
 
 // insert puts an edge's code at its site.
@@ -60,7 +72,7 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	case *ast.IfStmt:
 		switch els := list.Else.(type) {
 		case nil:
-			e.insertAt(list.Body.End(), phaseOps, order, " else { "+code+"};")
+			e.synthesize(list, list.Body.End(), order, " else { ", code, "};")
 		case *ast.IfStmt:
 			// The synthesized else block holds the else-if: [0] is before
 			// it, [1] after it.
@@ -78,12 +90,25 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 			panic(fmt.Sprintf("site in the else of an if with a %T else", els))
 		}
 	case *ast.SwitchStmt:
-		e.insertAt(list.Body.Rbrace, phaseOps, order, "default: "+code)
+		e.synthesize(list, list.Body.Rbrace, order, "default: ", code, "")
 	case *ast.TypeSwitchStmt:
-		e.insertAt(list.Body.Rbrace, phaseOps, order, "default: "+code)
+		e.synthesize(list, list.Body.Rbrace, order, "default: ", code, "")
 	default:
 		panic(fmt.Sprintf("site in a %T", site.List))
 	}
+}
+
+// synthesize inserts a branch open+code+close at pos for stmt, or adds code
+// to the one it already has.
+func (e *editor) synthesize(stmt ast.Node, pos token.Pos, order int, open, code, close string) {
+	i, ok := e.synth[stmt]
+	if !ok {
+		e.synth[stmt] = len(e.ins)
+		e.insertAt(pos, phaseOps, order, open+code+close)
+		return
+	}
+	in := &e.ins[i]
+	in.text = strings.TrimSuffix(in.text, close) + code + close
 }
 
 // listPos is where code goes before statement i of list, or after the last
@@ -103,6 +128,12 @@ func listPos(list []ast.Stmt, i int, start token.Pos) token.Pos {
 // followed by a /*line*/ comment giving the next character its original
 // position.
 func (e *editor) apply() []byte {
+	return e.applyRange(0, len(e.src))
+}
+
+// applyRange is apply for the bytes [lo, hi) of the file and the insertions
+// among them; lo must be where a declaration starts.
+func (e *editor) applyRange(lo, hi int) []byte {
 	slices.SortStableFunc(e.ins, func(a, b insertion) int {
 		if a.offset != b.offset {
 			return a.offset - b.offset
@@ -116,19 +147,27 @@ func (e *editor) apply() []byte {
 		return a.seq - b.seq
 	})
 	var out bytes.Buffer
-	start := e.fset.Position(e.tf.Pos(0))
-	fmt.Fprintf(&out, "//line %s:%d:%d\n", start.Filename, start.Line, start.Column)
-	last := 0
-	for i, in := range e.ins {
-		out.Write(e.src[last:in.offset])
-		last = in.offset
+	start := e.fset.Position(e.tf.Pos(lo))
+	if lo == 0 {
+		fmt.Fprintf(&out, "//line %s:%d:%d\n", start.Filename, start.Line, start.Column)
+	} else {
+		fmt.Fprintf(&out, "/*line %s:%d:%d*/", lineName(start.Filename), start.Line, start.Column)
+	}
+	last := lo
+	ins := slices.DeleteFunc(slices.Clone(e.ins), func(in insertion) bool { return in.offset < lo || in.offset >= hi })
+	for i, in := range ins {
+		if in.offset > last {
+			out.Write(e.src[last:in.offset])
+			last = in.offset
+		}
 		out.WriteString(in.text)
-		if i+1 == len(e.ins) || e.ins[i+1].offset != in.offset {
-			p := e.fset.Position(e.tf.Pos(in.offset))
+		last = max(last, in.offset+in.skip)
+		if i+1 == len(ins) || ins[i+1].offset != in.offset {
+			p := e.fset.Position(e.tf.Pos(last))
 			fmt.Fprintf(&out, "/*line %s:%d:%d*/", lineName(p.Filename), p.Line, p.Column)
 		}
 	}
-	out.Write(e.src[last:])
+	out.Write(e.src[last:hi])
 	return out.Bytes()
 }
 

@@ -50,6 +50,12 @@ type Config struct {
 	// build counts in a Ball-Larus array even if its PPP array would be
 	// smaller (see ppp.go).
 	PPPSmall uint64
+	// SitesRun, when set, makes an interprocedural build (see ippp.go): it
+	// returns the Ball-Larus ids of the paths that ran of a function, given
+	// its name and its metadata without counters, from the profile that
+	// chooses the call sites, and whether that profile has only another
+	// version of the function.
+	SitesRun func(name string, f *profile.Func) (ids []uint64, stale bool)
 }
 
 // Defaults of Config.
@@ -141,34 +147,85 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	meta := &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names}
 	var init []uint64 // pairs (word, value) that Register stores
 	out := &Output{Files: make([][]byte, len(in.Files))}
-	edits := make([]*editor, len(in.Files))
 	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
+	// Number every function, then make the supergraphs, whose metadata
+	// follows the functions', then write the code.
+	var funcs []*numbered
+	byObj := make(map[*types.Func]*numbered)
+	layoutFunc := func(mf *profile.Func, ct *counting, p *numbering.Placement) {
+		if cfg.Interesting != nil {
+			init = layoutPPP(ct, mf, p, meta.Words, cfg, init)
+		} else {
+			ct.c = layout(p.Numbering, meta.Words, cfg)
+		}
+		mf.Counters = ct.c
+		meta.Words += mf.Counters.Size
+		meta.Funcs = append(meta.Funcs, *mf)
+	}
 	for _, g := range graphs {
 		fn := pathnumber.Number(g)
 		if fn.Err != nil {
 			out.Skipped = append(out.Skipped, Skip{g.Name, fn.Err})
 			continue
 		}
-		file := fileIndex[in.Fset.File(g.Node.Pos())]
-		if edits[file] == nil {
-			edits[file] = newEditor(in.Fset, in.Files[file], in.Src[file])
+		u := &numbered{fn: fn, file: fileIndex[in.Fset.File(g.Node.Pos())], meta: len(meta.Funcs)}
+		if decl, ok := g.Node.(*ast.FuncDecl); ok {
+			u.obj, _ = in.Info.Defs[decl.Name].(*types.Func)
+			if u.obj != nil {
+				byObj[u.obj] = u
+			}
 		}
-		mf := describe(positions, in.Info, fn, file, coverFiles[file])
-		ct := &counting{fn: len(meta.Funcs)}
-		if cfg.Interesting != nil {
-			init = layoutPPP(ct, &mf, fn.Placement, meta.Words, cfg, init)
-		} else {
-			ct.c = layout(fn.Numbering, meta.Words, cfg)
-		}
-		mf.Counters = ct.c
-		meta.Words += mf.Counters.Size
-		meta.Funcs = append(meta.Funcs, mf)
-		instrumentFunc(edits[file], fn, ct, cfg)
+		mf := describe(positions, in.Info, fn, u.file, coverFiles[u.file])
+		u.ct = &counting{fn: len(meta.Funcs)}
+		layoutFunc(&mf, u.ct, fn.Placement)
+		funcs = append(funcs, u)
 		out.Funcs++
 	}
+	if cfg.SitesRun != nil {
+		for _, u := range funcs {
+			sites, blocks := superSites(u, byObj, in.Info, &meta.Funcs[u.meta], cfg)
+			if len(sites) == 0 {
+				continue
+			}
+			s, mf, err := buildSuper(u, sites, blocks, meta.Funcs)
+			if err != nil {
+				out.Skipped = append(out.Skipped, Skip{u.fn.Name + profile.SuperSuffix, err})
+				continue
+			}
+			s.ct = &counting{fn: len(meta.Funcs), reg: superReg + "[0]", preg: superReg + "[1]"}
+			for i := range s.sites {
+				s.sites[i].clone = cloneName(s.ct.fn, i)
+			}
+			layoutFunc(&mf, s.ct, s.p)
+			u.supers = append(u.supers, s)
+		}
+	}
+	edits := make([]*editor, len(in.Files))
+	clones := make([][]byte, len(in.Files))
+	for _, u := range funcs {
+		if edits[u.file] == nil {
+			edits[u.file] = newEditor(in.Fset, in.Files[u.file], in.Src[u.file])
+		}
+		instrumentFunc(edits[u.file], u.fn, u.ct, cfg)
+		for _, s := range u.supers {
+			if err := s.emitCaller(edits[u.file], cfg); err != nil {
+				return nil, err
+			}
+			for i, site := range s.sites {
+				src, err := s.clone(i, in, funcs, cfg)
+				if err != nil {
+					return nil, err
+				}
+				clones[site.callee.file] = append(clones[site.callee.file], src...)
+			}
+		}
+	}
 	for i, e := range edits {
+		if e == nil && clones[i] != nil {
+			e = newEditor(in.Fset, in.Files[i], in.Src[i])
+		}
 		if e != nil {
-			out.Files[i] = e.apply()
+			out.Files[i] = append(e.apply(), clones[i]...)
 		}
 	}
 	raw, err := json.Marshal(meta)
@@ -367,23 +424,24 @@ func instrumentFunc(e *editor, fn *pathnumber.Func, ct *counting, cfg *Config) {
 // opCode writes one op as Go.
 func opCode(op numbering.Op, ct *counting, cfg *Config) string {
 	c := ct.c
+	reg, preg := ct.registers()
 	switch op.Kind {
 	case numbering.OpAdd:
-		s := addCode(register, op.Inc)
+		s := addCode(reg, op.Inc)
 		if ct.ppp != nil {
-			if p := addCode(pppReg, ct.ppp.Inc(op.Edge)); p != "" {
+			if p := addCode(preg, ct.ppp.Inc(op.Edge)); p != "" {
 				s = join(s, p)
 			}
 		}
 		return s
 	case numbering.OpSet:
-		s := register + " = " + strconv.FormatUint(op.Inc, 10)
+		s := reg + " = " + strconv.FormatUint(op.Inc, 10)
 		if ct.ppp != nil {
-			s += "; " + pppReg + " = " + strconv.FormatUint(ct.ppp.Inc(op.Edge), 10)
+			s += "; " + preg + " = " + strconv.FormatUint(ct.ppp.Inc(op.Edge), 10)
 		}
 		return s
 	}
-	id := pathID(register, op) // the path id: an expression, or a constant
+	id := pathID(reg, op) // the path id: an expression, or a constant
 	switch c.Kind {
 	case "ppp":
 		return pppCount(op, ct, cfg)

@@ -62,6 +62,16 @@ type counting struct {
 	fn  int // the function's index in the package's metadata
 	c   profile.Counters
 	ppp *numbering.PPP // for "ppp" counters
+	// reg and preg are the Ball-Larus and PPP registers: a function's own
+	// locals when empty, or a supergraph's (see ippp.go).
+	reg, preg string
+}
+
+func (ct *counting) registers() (bl, ppp string) {
+	if ct.reg == "" {
+		return register, pppReg
+	}
+	return ct.reg, ct.preg
 }
 
 // layoutPPP decides how a function of a PPP build counts, fills in its
@@ -131,10 +141,11 @@ func pppCount(op numbering.Op, ct *counting, cfg *Config) string {
 		}
 		return fmt.Sprintf("%s(%d, %d)", residFunc, ct.fn, op.Inc)
 	}
-	q := pathID(pppReg, numbering.Op{Kind: numbering.OpCount, Inc: pinc})
-	key := pathID(register, numbering.Op{Kind: numbering.OpCount, Inc: op.Inc + 1})
+	reg, preg := ct.registers()
+	q := pathID(preg, numbering.Op{Kind: numbering.OpCount, Inc: pinc})
+	key := pathID(reg, numbering.Op{Kind: numbering.OpCount, Inc: op.Inc + 1})
 	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s { %s } else { %s(%d, %s) }",
 		pppID, q, pppID, slots, view, pppID, key,
 		increment(fmt.Sprintf("%s[%s][1]", view, pppID), cfg),
-		residFunc, ct.fn, pathID(register, op))
+		residFunc, ct.fn, pathID(reg, op))
 }
