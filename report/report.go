@@ -46,7 +46,7 @@ type Report struct {
 	// Segments are over all supergraphs of an interprocedural build: the
 	// interprocedural path segments that ran, out of all.
 	Segments  Coverage `json:",omitzero"`
-	Processes int // counter files read
+	Processes int      // counter files read
 }
 
 // A Package is one package, its test variants merged.
@@ -59,7 +59,7 @@ type Package struct {
 	// callees of their call sites inlined (profile.Super), worst covered
 	// first; their paths are interprocedural path segments. They are not
 	// in Funcs, Paths or the report's Paths.
-	Supergraphs []*Func `json:",omitempty"`
+	Supergraphs []*Func  `json:",omitempty"`
 	Segments    Coverage `json:",omitzero"`
 }
 
