@@ -1,0 +1,3 @@
+module example.com/ippp
+
+go 1.25

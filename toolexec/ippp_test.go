@@ -1,0 +1,188 @@
+package toolexec_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// ipppModule writes the interprocedural test program: module
+// example.com/ippp.
+func ipppModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.mod":   "module example.com/ippp\n\ngo 1.25\n",
+		"main.go":  readFile(t, "../testdata/ippp/main.go"),
+		"ip/ip.go": readFile(t, "../testdata/ippp/ip/ip.go"),
+	})
+	return dir
+}
+
+// buildRun builds the module in dir with toolexec, runs it with env, and
+// returns the profile it wrote and its directory.
+func buildRun(t *testing.T, dir, toolexec string, env ...string) (*profile.Profile, string) {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "prog")
+	if out, code := run(t, dir, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
+		t.Fatalf("go build -toolexec=%q: exit %d\n%s", toolexec, code, out)
+	}
+	prof := t.TempDir()
+	if out, code := run(t, dir, append(env, "PATHCOVERDIR="+prof), exe); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	return loadProfile(t, prof), prof
+}
+
+// countsByName returns a profile's path counts by function name (the
+// program has one package), the supergraphs' with their @ippp names.
+func countsByName(t *testing.T, p *profile.Profile) map[string]map[uint64]uint64 {
+	t.Helper()
+	if len(p.Metas) != 1 {
+		t.Fatalf("%d packages instrumented, want 1", len(p.Metas))
+	}
+	out := make(map[string]map[uint64]uint64)
+	for hash, m := range p.Metas {
+		for i, f := range m.Funcs {
+			c := p.Counts[hash][i]
+			if c == nil {
+				c = map[uint64]uint64{}
+			}
+			out[f.Name] = c
+		}
+	}
+	return out
+}
+
+// TestOracleIPPP makes interprocedural builds (pppexec -ippp) of a program
+// whose call sites cover what a site can be, with sites chosen by a
+// Ball-Larus run of the same program, and checks:
+//   - the functions' own path counts equal the trace oracle's, and the
+//     plain build's: clones count their callee's paths as it does;
+//   - the supergraphs agree with the functions' own counts, edge for edge
+//     (oracle.Supergraphs), the leaf callees exactly;
+//   - the sites are the ones expected, and calls in return statements and
+//     through function values are not sites;
+//   - a PPP build whose interesting segments are a run's (thesis 3.5.2),
+//     run on more input, counts every segment as the Ball-Larus
+//     interprocedural build does on that input, the new segments as
+//     residual and the others in arrays.
+func TestOracleIPPP(t *testing.T) {
+	bin := pppexec(t)
+	mod := ipppModule(t)
+	const pkgs = "-pkgs=example.com/ippp/ip"
+	plain, sites := buildRun(t, mod, bin+" -trace "+pkgs)
+	checkOracle(t, sites, plain)
+	plainCounts := countsByName(t, plain)
+
+	for _, mode := range []struct {
+		name  string
+		flags string
+	}{
+		{"array", ""},
+		{"hash", "-arraylimit=8 -hashslots=64"},
+		{"atomic", "-atomic"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			toolexec := fmt.Sprintf("%s -trace %s -ippp=%s %s", bin, pkgs, sites, mode.flags)
+			p, dir := buildRun(t, mod, toolexec)
+			checkOracle(t, dir, p)
+			counts := countsByName(t, p)
+			for name, want := range plainCounts {
+				if got := counts[name]; !mapsEqual(got, want) {
+					t.Errorf("%s: paths %v in the interprocedural build, %v in the plain one", name, got, want)
+				}
+			}
+			diffs, err := oracle.Supergraphs(p, func(_, name string) bool { return strings.HasPrefix(name, "leaf") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(diffs) > 0 {
+				t.Fatalf("the supergraphs and the functions disagree:\n\t%s", strings.Join(diffs, "\n\t"))
+			}
+			callees := make(map[string][]string)
+			kinds := make(map[string]string)
+			for _, m := range p.Metas {
+				for _, f := range m.Funcs {
+					if f.Super == nil {
+						continue
+					}
+					for _, s := range f.Super.Sites {
+						callees[f.Name] = append(callees[f.Name], m.Funcs[s.Callee].Name)
+					}
+					slices.Sort(callees[f.Name])
+					kinds[f.Name] = f.Counters.Kind
+					if len(counts[f.Name]) == 0 {
+						t.Errorf("%s counted no segment", f.Name)
+					}
+				}
+			}
+			want := map[string][]string{
+				// a.get() is in a return statement, g(2) a call of a
+				// function value.
+				"Drive@ippp": {"(*acc).add", "fact", "fact", "leafClosure", "leafLoop", "leafSign", "leafSign", "mid"},
+				"mid@ippp":   {"leafLoop", "leafSign"},
+				"fact@ippp":  {"fact"},
+			}
+			for name, w := range want {
+				if !slices.Equal(callees[name], w) {
+					t.Errorf("%s: sites call %v, want %v", name, callees[name], w)
+				}
+			}
+			if len(callees) != len(want) {
+				t.Errorf("supergraphs %v, want those of %v (Tail's calls are in return statements)", callees, want)
+			}
+			t.Logf("supergraph counters: %v", kinds)
+		})
+	}
+
+	t.Run("ppp", func(t *testing.T) {
+		// The tests: an interprocedural Ball-Larus run. The field: the
+		// same build and a PPP build on more input.
+		_, tested := buildRun(t, mod, fmt.Sprintf("%s %s -ippp=%s", bin, pkgs, sites))
+		bl, _ := buildRun(t, mod, fmt.Sprintf("%s %s -ippp=%s", bin, pkgs, sites), "IPPP_FIELD=1")
+		ppp, dir := buildRun(t, mod, fmt.Sprintf("%s -trace %s -ippp=%s -interesting=%s -pppalways", bin, pkgs, sites, tested), "IPPP_FIELD=1")
+		checkOracle(t, dir, ppp)
+		want, got := countsByName(t, bl), countsByName(t, ppp)
+		residual := 0
+		for _, m := range ppp.Metas {
+			for _, f := range m.Funcs {
+				if f.Super == nil {
+					continue
+				}
+				if !mapsEqual(got[f.Name], want[f.Name]) {
+					t.Errorf("%s: segments %v in the PPP build, %v in the Ball-Larus one", f.Name, got[f.Name], want[f.Name])
+				}
+				if len(f.Interesting) == 0 || f.Stale {
+					t.Errorf("%s: no interesting segments (stale %v)", f.Name, f.Stale)
+				}
+				for id := range got[f.Name] {
+					if !f.IsInteresting(id) {
+						residual++
+					}
+				}
+			}
+		}
+		if residual == 0 {
+			t.Errorf("the field ran no residual segment; the test means it to")
+		}
+		t.Logf("%d residual segments", residual)
+	})
+}
+
+func mapsEqual(a, b map[uint64]uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
