@@ -118,4 +118,3 @@ func Supergraphs(p *profile.Profile, exact func(pkg, name string) bool) (diffs [
 	}
 	return diffs, nil
 }
-
