@@ -28,6 +28,11 @@ type StatsReport struct {
 	// numbered come last.
 	Funcs   []*FuncStats
 	Summary StatsSummary
+	// Supergraphs are, for an interprocedural build, the same for each
+	// supergraph, whose interesting paths are segments (thesis Fig. 3.20),
+	// kept apart from the functions.
+	Supergraphs       []*FuncStats  `json:",omitempty"`
+	SupergraphSummary *StatsSummary `json:",omitempty"`
 }
 
 // FuncStats is one function's δ under both numberings.
@@ -167,15 +172,25 @@ func Stats(p *profile.Profile, patterns []string) (*StatsReport, []error) {
 		default:
 			f.PPPSize, f.DeltaPPP, f.DeltaBL = q.Size(), q.Delta(), q.BLDelta()
 		}
-		r.Funcs = append(r.Funcs, f)
+		if e.meta.Super != nil {
+			r.Supergraphs = append(r.Supergraphs, f)
+		} else {
+			r.Funcs = append(r.Funcs, f)
+		}
 	}
 	// Stable, on the deterministic order of entries, for functions alike
 	// in everything shown (two versions of one function).
-	slices.SortStableFunc(r.Funcs, func(a, b *FuncStats) int {
-		return cmp.Or(cmp.Compare(b.Ratio(), a.Ratio()), cmp.Compare(a.Package, b.Package),
-			cmp.Compare(a.Name, b.Name), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
-	})
+	for _, funcs := range [][]*FuncStats{r.Funcs, r.Supergraphs} {
+		slices.SortStableFunc(funcs, func(a, b *FuncStats) int {
+			return cmp.Or(cmp.Compare(b.Ratio(), a.Ratio()), cmp.Compare(a.Package, b.Package),
+				cmp.Compare(a.Name, b.Name), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+		})
+	}
 	r.Summary = summarize(r.Funcs)
+	if len(r.Supergraphs) > 0 {
+		s := summarize(r.Supergraphs)
+		r.SupergraphSummary = &s
+	}
 	return r, errs
 }
 
@@ -300,11 +315,21 @@ func quantile(sorted []float64, q float64) float64 {
 }
 
 // WriteText writes the summary, then a line per function, in the order of
-// Funcs.
+// Funcs; then the same for the supergraphs, if any.
 func (r *StatsReport) WriteText(w io.Writer) error {
-	s := r.Summary
 	fmt.Fprintf(w, "δ = (max id − min id + 1)/|I| of each function's interesting paths I, PPP ids against Ball-Larus ids (thesis Figs. 3.17, 3.18)\n")
-	fmt.Fprintf(w, "functions numbered: %d", s.Funcs)
+	if err := writeStats(w, "functions", r.Summary, r.Funcs); err != nil {
+		return err
+	}
+	if r.SupergraphSummary == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nthe same for supergraphs, whose interesting paths are interprocedural segments (thesis Fig. 3.20)\n")
+	return writeStats(w, "supergraphs", *r.SupergraphSummary, r.Supergraphs)
+}
+
+func writeStats(w io.Writer, what string, s StatsSummary, funcs []*FuncStats) error {
+	fmt.Fprintf(w, "%s numbered: %d", what, s.Funcs)
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "; could not be: %d", s.Failed)
 	}
@@ -324,7 +349,7 @@ func (r *StatsReport) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "δ Ball-Larus/δ PPP: median %s, geometric mean %s, max %s\n\n",
 			fmtDelta(s.Ratio.Median), fmtDelta(s.Ratio.GeoMean), fmtDelta(s.Ratio.Max))
-		fmt.Fprintf(tw, "|I|\tfunctions\tmean δ PPP\tmean δ Ball-Larus\tmax δ PPP\n")
+		fmt.Fprintf(tw, "|I|\t%s\tmean δ PPP\tmean δ Ball-Larus\tmax δ PPP\n", what)
 		for _, b := range s.Buckets {
 			if b.Funcs == 0 {
 				fmt.Fprintf(tw, "%s\t0\t-\t-\t-\n", bucketName(b))
@@ -336,14 +361,14 @@ func (r *StatsReport) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	if len(r.Funcs) == 0 {
+	if len(funcs) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
 	cwd, _ := os.Getwd()
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "δ BL/PPP\tδ PPP\tδ BL\t|I|\tPPP size\tpaths\tfunction\n")
-	for _, f := range r.Funcs {
+	for _, f := range funcs {
 		where := fmt.Sprintf("%s:%d %s.%s", relative(cwd, f.File), f.Line, f.Package, f.Name)
 		if f.Err != "" {
 			fmt.Fprintf(tw, "-\t-\t-\t%d\t-\t%d\t%s: %s\n", f.Interesting, f.Paths, where, f.Err)
