@@ -18,6 +18,10 @@ import (
 type Residual struct {
 	Funcs   []*ResidualFunc // with residual paths, most residual runs first
 	Summary ResidualSummary
+	// Segments are the same for the supergraphs of an interprocedural PPP
+	// build: residual interprocedural path segments (thesis §3.5.2).
+	Segments       []*ResidualFunc  `json:",omitempty"`
+	SegmentSummary *ResidualSummary `json:",omitempty"`
 }
 
 // A ResidualFunc is one function's residual paths.
@@ -61,52 +65,69 @@ type ResidualSummary struct {
 var ErrNoPPP = errors.New("no PPP build in the profile: build with pppexec -interesting=TESTED_PROFILE and run that")
 
 // Residual finds the residual paths of r's functions from PPP builds,
-// decoding at most show of each function's.
+// decoding at most show of each function's, and the residual segments of
+// its supergraphs.
 func (r *Report) Residual(show int) (*Residual, error) {
 	res := &Residual{}
-	ppp := false
-	var residualRuns uint64
+	var funcs, supers []*Func
 	for _, pkg := range r.Packages {
-		for _, f := range pkg.Funcs {
-			if !f.ppp {
-				continue
-			}
-			ppp = true
-			rf, err := f.residual(show)
-			if err != nil {
-				return nil, err
-			}
-			s := &res.Summary
-			s.PathsRun += len(f.counts)
-			for _, c := range f.counts {
-				s.Runs += c
-			}
-			if rf == nil {
-				continue
-			}
-			res.Funcs = append(res.Funcs, rf)
-			s.UntestedPaths += rf.Untested
-			s.FuncsWithUntestedPaths++
-			s.UntestedEdges += rf.UntestedEdges
-			if rf.UntestedEdges > 0 {
-				s.FuncsWithUntestedEdges++
-			} else {
-				s.UntestedPathsOldEdges += rf.Untested
-			}
-			residualRuns += rf.Runs
-		}
+		funcs = append(funcs, pkg.Funcs...)
+		supers = append(supers, pkg.Supergraphs...)
+	}
+	ppp, err := residuals(funcs, show, &res.Funcs, &res.Summary)
+	if err != nil {
+		return nil, err
 	}
 	if !ppp {
 		return nil, ErrNoPPP
 	}
-	s := &res.Summary
+	var s ResidualSummary
+	if ppp, err := residuals(supers, show, &res.Segments, &s); err != nil {
+		return nil, err
+	} else if ppp {
+		res.SegmentSummary = &s
+	}
+	return res, nil
+}
+
+// residuals adds the residual paths of those of funcs from PPP builds to
+// list and s, and reports whether there were any such funcs.
+func residuals(funcs []*Func, show int, list *[]*ResidualFunc, s *ResidualSummary) (ppp bool, err error) {
+	var residualRuns uint64
+	for _, f := range funcs {
+		if !f.ppp {
+			continue
+		}
+		ppp = true
+		rf, err := f.residual(show)
+		if err != nil {
+			return false, err
+		}
+		s.PathsRun += len(f.counts)
+		for _, c := range f.counts {
+			s.Runs += c
+		}
+		if rf == nil {
+			continue
+		}
+		*list = append(*list, rf)
+		s.UntestedPaths += rf.Untested
+		s.FuncsWithUntestedPaths++
+		s.UntestedEdges += rf.UntestedEdges
+		if rf.UntestedEdges > 0 {
+			s.FuncsWithUntestedEdges++
+		} else {
+			s.UntestedPathsOldEdges += rf.Untested
+		}
+		residualRuns += rf.Runs
+	}
 	s.PercentUntested = percent(float64(s.UntestedPaths), float64(s.PathsRun))
 	s.PercentFrequency = percent(float64(residualRuns), float64(s.Runs))
 	s.PercentUntestedPathsOldEdges = percent(float64(s.UntestedPathsOldEdges), float64(s.UntestedPaths))
-	slices.SortStableFunc(res.Funcs, func(a, b *ResidualFunc) int {
+	slices.SortStableFunc(*list, func(a, b *ResidualFunc) int {
 		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Package, b.Package), cmp.Compare(a.Name, b.Name))
 	})
-	return res, nil
+	return ppp, nil
 }
 
 func percent(a, b float64) float64 {
@@ -178,16 +199,28 @@ func (f *Func) residual(show int) (*ResidualFunc, error) {
 }
 
 // WriteText writes the residual paths, function by function, then the
-// summary.
+// summary; then the same for the residual segments, if the build had
+// supergraphs.
 func (res *Residual) WriteText(w io.Writer) error {
+	if err := writeResidual(w, "paths", res.Funcs, res.Summary); err != nil {
+		return err
+	}
+	if res.SegmentSummary == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nresidual interprocedural segments, by supergraph (thesis §3.5.2):\n\n")
+	return writeResidual(w, "segments", res.Segments, *res.SegmentSummary)
+}
+
+func writeResidual(w io.Writer, what string, funcs []*ResidualFunc, s ResidualSummary) error {
 	cwd, _ := os.Getwd()
-	for _, rf := range res.Funcs {
+	for _, rf := range funcs {
 		stale := ""
 		if rf.Stale {
 			stale = "; changed since the tests' profile, so no path counts as tested"
 		}
-		fmt.Fprintf(w, "%s.%s (%s:%d): %d untested paths ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
-			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, rf.Runs, rf.AllRuns,
+		fmt.Fprintf(w, "%s.%s (%s:%d): %d untested %s ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
+			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, what, rf.Runs, rf.AllRuns,
 			percent(float64(rf.Runs), float64(rf.AllRuns)), rf.UntestedEdges, stale)
 		writeResidualPaths(w, cwd, rf.Paths)
 		if more := rf.Untested - len(rf.Paths); more > 0 && len(rf.Paths) > 0 {
@@ -195,10 +228,9 @@ func (res *Residual) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	s := res.Summary
-	fmt.Fprintf(w, "%d untested paths of %d paths run: runs in the field that the tests never made (thesis Table 3.1)\n", s.UntestedPaths, s.PathsRun)
+	fmt.Fprintf(w, "%d untested %s of %d %s run: runs in the field that the tests never made (thesis Table 3.1)\n", s.UntestedPaths, what, s.PathsRun, what)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "untested paths\t%% untested\t%% of runs\tfuncs with untested paths\tuntested edges\tfuncs with untested edges\tuntested paths, no untested edge\t%%\t\n")
+	fmt.Fprintf(tw, "untested %s\t%% untested\t%% of runs\tfuncs with untested %s\tuntested edges\tfuncs with untested edges\tuntested %s, no untested edge\t%%\t\n", what, what, what)
 	fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t\n", s.UntestedPaths, s.PercentUntested, s.PercentFrequency,
 		s.FuncsWithUntestedPaths, s.UntestedEdges, s.FuncsWithUntestedEdges, s.UntestedPathsOldEdges, s.PercentUntestedPathsOldEdges)
 	return tw.Flush()

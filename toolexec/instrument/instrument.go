@@ -115,12 +115,7 @@ const (
 
 // Package instruments a package.
 func Package(in *Input, cfg *Config) (*Output, error) {
-	if cfg.MaxArrayPaths == 0 {
-		cfg.MaxArrayPaths = DefaultMaxArrayPaths
-	}
-	if cfg.HashSlots == 0 {
-		cfg.HashSlots = DefaultHashSlots
-	}
+	setDefaults(cfg)
 	if len(in.Files) == 0 {
 		return nil, fmt.Errorf("no files")
 	}
@@ -128,11 +123,42 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	fileIndex := make(map[*token.File]int)
-	coverFiles := make([]bool, len(in.Files))
-	for i, f := range in.Files {
-		fileIndex[in.Fset.File(f.Pos())] = i
-		coverFiles[i] = coverOutput(f)
+	mode := "bl"
+	if cfg.Interesting != nil {
+		mode = "ppp"
+	}
+	b := &pkgBuilder{
+		in: in, cfg: cfg,
+		meta:  &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names},
+		out:   &Output{Files: make([][]byte, len(in.Files))},
+		byObj: make(map[*types.Func]*numbered),
+	}
+	// Number every function, then make the supergraphs, whose metadata
+	// follows the functions', then write the code.
+	b.number(graphs)
+	if cfg.SitesRun != nil {
+		b.addSupergraphs()
+	}
+	if err := b.rewrite(); err != nil {
+		return nil, err
+	}
+	out, meta, init := b.out, b.meta, b.init
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	out.Meta = raw
+	out.Hash = profile.Hash(raw)
+	out.Generated = generated(in.Files[0].Name.Name, out.Hash, raw, meta, init, cfg)
+	return out, nil
+}
+
+func setDefaults(cfg *Config) {
+	if cfg.MaxArrayPaths == 0 {
+		cfg.MaxArrayPaths = DefaultMaxArrayPaths
+	}
+	if cfg.HashSlots == 0 {
+		cfg.HashSlots = DefaultHashSlots
 	}
 	if cfg.PPPSlots == 0 {
 		cfg.PPPSlots = DefaultPPPSlots
@@ -140,81 +166,104 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	if cfg.PPPLarge == "" {
 		cfg.PPPLarge = PPPTruncate
 	}
-	mode := "bl"
-	if cfg.Interesting != nil {
-		mode = "ppp"
+}
+
+// A pkgBuilder instruments one package.
+type pkgBuilder struct {
+	in    *Input
+	cfg   *Config
+	meta  *profile.Meta
+	init  []uint64 // pairs (word, value) that Register stores
+	out   *Output
+	funcs []*numbered
+	byObj map[*types.Func]*numbered
+}
+
+// number numbers and describes the functions of graphs and lays out their
+// counters.
+func (b *pkgBuilder) number(graphs []*funcgraph.Func) {
+	in := b.in
+	fileIndex := make(map[*token.File]int)
+	coverFiles := make([]bool, len(in.Files))
+	for i, f := range in.Files {
+		fileIndex[in.Fset.File(f.Pos())] = i
+		coverFiles[i] = coverOutput(f)
 	}
-	meta := &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names}
-	var init []uint64 // pairs (word, value) that Register stores
-	out := &Output{Files: make([][]byte, len(in.Files))}
 	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
-	// Number every function, then make the supergraphs, whose metadata
-	// follows the functions', then write the code.
-	var funcs []*numbered
-	byObj := make(map[*types.Func]*numbered)
-	layoutFunc := func(mf *profile.Func, ct *counting, p *numbering.Placement) {
-		if cfg.Interesting != nil {
-			init = layoutPPP(ct, mf, p, meta.Words, cfg, init)
-		} else {
-			ct.c = layout(p.Numbering, meta.Words, cfg)
-		}
-		mf.Counters = ct.c
-		meta.Words += mf.Counters.Size
-		meta.Funcs = append(meta.Funcs, *mf)
-	}
 	for _, g := range graphs {
 		fn := pathnumber.Number(g)
 		if fn.Err != nil {
-			out.Skipped = append(out.Skipped, Skip{g.Name, fn.Err})
+			b.out.Skipped = append(b.out.Skipped, Skip{g.Name, fn.Err})
 			continue
 		}
-		u := &numbered{fn: fn, file: fileIndex[in.Fset.File(g.Node.Pos())], meta: len(meta.Funcs)}
+		u := &numbered{fn: fn, file: fileIndex[in.Fset.File(g.Node.Pos())], meta: len(b.meta.Funcs)}
 		if decl, ok := g.Node.(*ast.FuncDecl); ok {
 			u.obj, _ = in.Info.Defs[decl.Name].(*types.Func)
 			if u.obj != nil {
-				byObj[u.obj] = u
+				b.byObj[u.obj] = u
 			}
 		}
 		mf := describe(positions, in.Info, fn, u.file, coverFiles[u.file])
-		u.ct = &counting{fn: len(meta.Funcs)}
-		layoutFunc(&mf, u.ct, fn.Placement)
-		funcs = append(funcs, u)
-		out.Funcs++
+		u.ct = &counting{fn: len(b.meta.Funcs)}
+		b.layout(&mf, u.ct, fn.Placement)
+		b.funcs = append(b.funcs, u)
+		b.out.Funcs++
 	}
-	if cfg.SitesRun != nil {
-		for _, u := range funcs {
-			sites, blocks := superSites(u, byObj, in.Info, &meta.Funcs[u.meta], cfg)
-			if len(sites) == 0 {
-				continue
-			}
-			s, mf, err := buildSuper(u, sites, blocks, meta.Funcs)
-			if err != nil {
-				out.Skipped = append(out.Skipped, Skip{u.fn.Name + profile.SuperSuffix, err})
-				continue
-			}
-			s.ct = &counting{fn: len(meta.Funcs), reg: superReg + "[0]", preg: superReg + "[1]"}
-			for i := range s.sites {
-				s.sites[i].clone = cloneName(s.ct.fn, i)
-			}
-			layoutFunc(&mf, s.ct, s.p)
-			u.supers = append(u.supers, s)
+}
+
+// layout gives a function or supergraph its counters and adds its metadata.
+func (b *pkgBuilder) layout(mf *profile.Func, ct *counting, p *numbering.Placement) {
+	if b.cfg.Interesting != nil {
+		b.init = layoutPPP(ct, mf, p, b.meta.Words, b.cfg, b.init)
+	} else {
+		ct.c = layout(p.Numbering, b.meta.Words, b.cfg)
+	}
+	mf.Counters = ct.c
+	b.meta.Words += mf.Counters.Size
+	b.meta.Funcs = append(b.meta.Funcs, *mf)
+}
+
+// addSupergraphs makes the supergraph of each function with interesting
+// call sites (see ippp.go).
+func (b *pkgBuilder) addSupergraphs() {
+	for _, u := range b.funcs {
+		sites, blocks := superSites(u, b.byObj, b.in.Info, &b.meta.Funcs[u.meta], b.cfg)
+		if len(sites) == 0 {
+			continue
 		}
+		s, mf, err := buildSuper(u, sites, blocks, b.meta.Funcs)
+		if err != nil {
+			b.out.Skipped = append(b.out.Skipped, Skip{u.fn.Name + profile.SuperSuffix, err})
+			continue
+		}
+		s.ct = &counting{fn: len(b.meta.Funcs), reg: superReg + "[0]", preg: superReg + "[1]"}
+		for i := range s.sites {
+			s.sites[i].clone = cloneName(s.ct.fn, i)
+		}
+		b.layout(&mf, s.ct, s.p)
+		u.supers = append(u.supers, s)
 	}
+}
+
+// rewrite writes the code of every function into its file, and the clones
+// of callees after their files.
+func (b *pkgBuilder) rewrite() error {
+	in := b.in
 	edits := make([]*editor, len(in.Files))
 	clones := make([][]byte, len(in.Files))
-	for _, u := range funcs {
+	for _, u := range b.funcs {
 		if edits[u.file] == nil {
 			edits[u.file] = newEditor(in.Fset, in.Files[u.file], in.Src[u.file])
 		}
-		instrumentFunc(edits[u.file], u.fn, u.ct, cfg)
+		instrumentFunc(edits[u.file], u.fn, u.ct, b.cfg)
 		for _, s := range u.supers {
-			if err := s.emitCaller(edits[u.file], cfg); err != nil {
-				return nil, err
+			if err := s.emitCaller(edits[u.file], b.cfg); err != nil {
+				return err
 			}
 			for i, site := range s.sites {
-				src, err := s.clone(i, in, funcs, cfg)
+				src, err := s.clone(i, in, b.funcs, b.cfg)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				clones[site.callee.file] = append(clones[site.callee.file], src...)
 			}
@@ -225,17 +274,10 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 			e = newEditor(in.Fset, in.Files[i], in.Src[i])
 		}
 		if e != nil {
-			out.Files[i] = append(e.apply(), clones[i]...)
+			b.out.Files[i] = append(e.apply(), clones[i]...)
 		}
 	}
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	out.Meta = raw
-	out.Hash = profile.Hash(raw)
-	out.Generated = generated(in.Files[0].Name.Name, out.Hash, raw, meta, init, cfg)
-	return out, nil
+	return nil
 }
 
 // layout gives a function its counters: an array indexed by path id, or a
