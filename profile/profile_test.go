@@ -96,6 +96,83 @@ func TestMetaBadCall(t *testing.T) {
 	}
 }
 
+// superMeta is diamondMeta with a supergraph: F with G inlined at the call
+// in F's block 2, as pppexec -ippp describes it.
+func superMeta(t testing.TB) (*Meta, []byte) {
+	t.Helper()
+	m, _ := diamondMeta(t)
+	f, g := &m.Funcs[0], &m.Funcs[1]
+	sg, err := numbering.Inline(f.Graph(), nil, []numbering.CallSite{{Block: 2, Callee: g.Graph()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := numbering.Number(&sg.Graph, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Func{
+		Name: f.Name + SuperSuffix, Line: f.Line, EndLine: f.EndLine, Entry: int32(sg.Graph.Entry), Exit: int32(sg.Graph.Exit),
+		Paths: n.NumPaths(), Total: n.Total().String(),
+		Counters: Counters{Offset: m.Words, Kind: "array", Size: int(n.NumPaths())},
+		Super:    &Super{Caller: 0, Sites: []SuperSite{{Block: 2, Call: 0, Callee: 1}}},
+	}
+	for _, o := range sg.Blocks {
+		s.Blocks = append(s.Blocks, Block{Kind: "body", Line: 4, Col: 2, EndLine: 4, EndCol: 9})
+		s.Super.Blocks = append(s.Super.Blocks, Origin{Site: o.Site, Index: int32(o.Block), After: o.After})
+	}
+	for i, o := range sg.Edges {
+		e := sg.Graph.Edges[i]
+		s.Edges = append(s.Edges, Edge{Src: int32(e.Src), Dst: int32(e.Dst), Probe: e.Probe, Kind: "flow", Line: 4, Col: 2})
+		s.Super.Edges = append(s.Super.Edges, Origin{Site: o.Site, Index: int32(o.Edge)})
+	}
+	m.Words += s.Counters.Size
+	m.Funcs = append(m.Funcs, s)
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, raw
+}
+
+// TestMetaSuper checks that a supergraph's metadata reads and numbers, and
+// that origins outside its caller and callees are refused.
+func TestMetaSuper(t *testing.T) {
+	_, raw := superMeta(t)
+	m, err := ParseMeta(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.Funcs[2].Numbering()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// F has 3 paths, G 3; G is inlined on the 2 of F's paths through
+	// block 2.
+	if n.NumPaths() != 1+2*3 {
+		t.Errorf("supergraph has %d paths, want 7", n.NumPaths())
+	}
+	for _, bad := range []struct {
+		name   string
+		mutate func(s *Super)
+		want   string
+	}{
+		{"caller", func(s *Super) { s.Caller = 2 }, "caller 2"},
+		{"callee", func(s *Super) { s.Sites[0].Callee = 7 }, "callee 7"},
+		{"call", func(s *Super) { s.Sites[0].Call = 1 }, "no call 1"},
+		{"block", func(s *Super) { s.Blocks[5].Index = 40 }, "block origin"},
+		{"site", func(s *Super) { s.Edges[0].Site = 3 }, "origin"},
+		{"edge", func(s *Super) { s.Edges[len(s.Edges)-1].Index = -4 }, "edge origin"},
+		{"count", func(s *Super) { s.Edges = s.Edges[1:] }, "edge origins"},
+	} {
+		m, _ := superMeta(t)
+		bad.mutate(m.Funcs[2].Super)
+		raw, _ := json.Marshal(m)
+		if _, err := ParseMeta(raw); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: ParseMeta: %v, want an error with %q", bad.name, err, bad.want)
+		}
+	}
+}
+
 func TestCountsRoundTrip(t *testing.T) {
 	f := &CountFile{PID: 42, Segments: []Segment{
 		{Hash: strings.Repeat("ab", 16), Words: []uint64{1, 2, 3}},
@@ -384,6 +461,8 @@ func FuzzParseMeta(f *testing.F) {
 	f.Add([]byte(`{"Format":"pathcover-meta-1","Mode":"bl"}`))
 	_, ppp := pppMeta(f)
 	f.Add(ppp)
+	_, super := superMeta(f)
+	f.Add(super)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMeta(data)
 		if err != nil {

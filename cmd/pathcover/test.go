@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -20,12 +21,17 @@ func testMain(args []string) int {
 	dir := fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	pkgs := fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)")
+	sites := fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [go test flags] [packages]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D] [go test flags] [packages]\n\n"+
 			"Runs go test with every package of the main module instrumented to count its\n"+
 			"paths (pathcover acts as the -toolexec program), then prints the report. The\n"+
 			"flags after pathcover's own go to go test; -count=1 is added unless given, so\n"+
-			"that cached results do not skip the runs. Exits as go test does.\n\n")
+			"that cached results do not skip the runs. Exits as go test does.\n\n"+
+			"With -ippp D, where D holds the profile of an earlier pathcover test, each\n"+
+			"caller is also profiled with the callees of its call sites on paths that ran\n"+
+			"in D inlined (depth-1 interprocedural path segments, callees in the same\n"+
+			"package); the report of the segments follows the paths'.\n\n")
 		fs.PrintDefaults()
 	}
 	// pathcover's flags come first; the rest, flags included, is go test's.
@@ -70,6 +76,14 @@ func testMain(args []string) int {
 	if *pkgs != "" {
 		toolexecArg += " -pkgs=" + *pkgs
 	}
+	if *sites != "" {
+		abs, err := filepath.Abs(*sites)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+			return 1
+		}
+		toolexecArg += " " + strconv.Quote("-ippp="+abs)
+	}
 	goArgs := []string{"test", "-toolexec=" + toolexecArg}
 	if !hasFlag(rest, "count") {
 		goArgs = append(goArgs, "-count=1")
@@ -94,6 +108,13 @@ func testMain(args []string) int {
 	r := buildReport("pathcover test", p, nil)
 	if c := writeReport(os.Stdout, r, *asJSON); c != 0 {
 		return c
+	}
+	if r.Segments.Total > 0 && !*asJSON {
+		fmt.Println()
+		if err := r.WriteSegments(os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+			return 1
+		}
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
 	return code
