@@ -12,9 +12,13 @@ import (
 	"time"
 )
 
-// The modes, plain first; buildModes are those whose cold builds are timed.
+// The modes, plain first: allModes can be chosen (-modes), modes are the
+// default, and buildModes are those whose cold builds are timed. ippp is a
+// PPP build with supergraphs (pppexec -ippp): intraprocedural PPP plus the
+// segments through the call sites its tests' paths run.
 var (
-	modes      = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp"}
+	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
 
@@ -29,6 +33,9 @@ type target struct {
 	runDir   string
 	bins     map[string]string
 	tested   string // profile of the package's own tests, for ppp
+	// segments is the profile of its tests under an interprocedural
+	// Ball-Larus build (sites from tested), for ippp.
+	segments string
 }
 
 // A harness holds what all workloads share.
@@ -40,6 +47,7 @@ type harness struct {
 	verbose bool
 	// pppFlags are more pppexec flags for the ppp mode.
 	pppFlags string
+	modes    []string // plain first
 	log      func(format string, args ...any)
 }
 
@@ -148,6 +156,10 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec + " -atomic"}
 	case "ppp":
 		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
+	case "ipppsites": // not timed: the build whose tests' profile ippp takes
+		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
+	case "ippp":
+		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -ippp="+t.tested+" -interesting="+t.segments+" "+h.pppFlags)}
 	}
 	return nil
 }
@@ -169,7 +181,7 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || mode == "ppp" {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err
@@ -181,22 +193,23 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	return bin, elapsed, nil
 }
 
-// profileTests runs the package's tests from its bl binary, writing the
-// profile whose paths a PPP build takes as the tested ones. A failing test
-// does not stop it: its paths ran all the same.
-func (h *harness) profileTests(t *target) error {
-	t.tested = filepath.Join(h.work, "tested", strings.ReplaceAll(t.name, "/", "_"))
-	if err := os.RemoveAll(t.tested); err != nil {
-		return err
+// profileTests runs the package's tests from its binary of mode (bl, or
+// ipppsites), writing the profile whose paths a PPP build takes as the
+// tested ones into a directory named by kind, which it returns. A failing
+// test does not stop it: its paths ran all the same.
+func (h *harness) profileTests(t *target, mode, kind string) (string, error) {
+	dir := filepath.Join(h.work, kind, strings.ReplaceAll(t.name, "/", "_"))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
 	}
-	out, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + t.tested}, t.bins["bl"], "-test.run=.", "-test.bench=^$", "-test.short", "-test.timeout=10m")
+	out, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + dir}, t.bins[mode], "-test.run=.", "-test.bench=^$", "-test.short", "-test.timeout=10m")
 	if err != nil {
-		h.log("%s: tests under bl: %v", t.name, firstLine(string(out)))
+		h.log("%s: tests under %s: %v", t.name, mode, firstLine(string(out)))
 	}
-	if m, _ := filepath.Glob(filepath.Join(t.tested, "*.counts")); len(m) == 0 {
-		return fmt.Errorf("the tests under bl wrote no counts")
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.counts")); len(m) == 0 {
+		return "", fmt.Errorf("the tests under %s wrote no counts", mode)
 	}
-	return nil
+	return dir, nil
 }
 
 // coldBuild times one build of a mode from empty build caches.

@@ -38,6 +38,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the workloads and their benchmark patterns, and stop")
 	verbose := fs.Bool("v", false, "log each step")
 	pppFlags := fs.String("pppflags", "", "more pppexec `flags` for the ppp mode, such as -pppalways")
+	modeList := fs.String("modes", strings.Join(modes[1:], ","), "comma-separated `modes` to compare with plain, from "+strings.Join(allModes[1:], ", "))
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
@@ -70,6 +71,14 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench: -rounds must be at least 1")
 		return 2
 	}
+	chosen := []string{"plain"}
+	for _, m := range strings.Split(*modeList, ",") {
+		if !slices.Contains(allModes[1:], m) || slices.Contains(chosen, m) {
+			fmt.Fprintf(stderr, "bench: -modes: %q is not one of %s, or twice\n", m, strings.Join(allModes[1:], ", "))
+			return 2
+		}
+		chosen = append(chosen, m)
+	}
 	var selected []workload
 	re, err := regexp.Compile(*run)
 	if err != nil {
@@ -91,7 +100,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: no workload matches -run=%q\n", *run)
 		return 2
 	}
-	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags}
+	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags, modes: chosen}
 	h.log = func(format string, args ...any) {
 		fmt.Fprintf(stderr, "bench: "+format+"\n", args...)
 	}
@@ -119,8 +128,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		Rounds:    *rounds,
 		Benchtime: *benchtime,
 		Quick:     *quick,
-		Selection: selectionFlags(set, *run, *pppFlags),
-		Modes:     modes[1:],
+		Selection: selectionFlags(set, *run, *pppFlags, *modeList),
+		Modes:     chosen[1:],
 	}
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
 		r.GoVersion = strings.TrimSpace(string(out)) // the toolchain that builds, not this program's
@@ -167,7 +176,7 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 	for round := range rounds {
 		h.log("round %d of %d", round+1, rounds)
 		for _, t := range targets {
-			for _, mode := range shuffled(modes) {
+			for _, mode := range shuffled(h.modes) {
 				res, err := h.runBenchmarks(t, mode, benchtime)
 				if err != nil {
 					r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s, round %d: %v", t.name, mode, round+1, firstLine(err.Error())))
@@ -204,7 +213,7 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 	for _, t := range targets[:min(cold, len(targets))] {
 		b := &Builds{Workload: t.name, Seconds: map[string][]float64{}}
 		for round := range coldRounds {
-			for _, mode := range shuffled(buildModes) {
+			for _, mode := range shuffled(h.buildModes()) {
 				h.log("cold build %s %s, round %d", t.name, mode, round+1)
 				d, err := h.coldBuild(t, mode)
 				if err != nil {
@@ -230,11 +239,25 @@ func (h *harness) setUp(w workload, r *Results) (*target, error) {
 		return nil, err
 	}
 	sizes := &Sizes{Workload: t.name, Bytes: map[string]int64{}}
-	for _, mode := range modes {
-		if mode == "ppp" {
-			if err := h.profileTests(t); err != nil {
-				return nil, err
+	build := slices.Clone(h.modes)
+	if i := slices.Index(build, "ippp"); i >= 0 {
+		build = slices.Insert(build, i, "ipppsites")
+	}
+	if (slices.Contains(build, "ppp") || slices.Contains(build, "ippp")) && !slices.Contains(build, "bl") {
+		build = slices.Insert(build, 1, "bl")
+	}
+	for _, mode := range build {
+		var err error
+		switch mode {
+		case "ppp", "ipppsites":
+			if t.tested == "" {
+				t.tested, err = h.profileTests(t, "bl", "tested")
 			}
+		case "ippp":
+			t.segments, err = h.profileTests(t, "ipppsites", "segments")
+		}
+		if err != nil {
+			return nil, err
 		}
 		h.log("build %s %s", t.name, mode)
 		bin, _, err := h.build(t, mode, nil)
@@ -288,10 +311,24 @@ func machine() string {
 	return fmt.Sprintf("%s, %d CPUs, %s/%s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 }
 
+// buildModes are the modes whose cold builds are timed, of those chosen.
+func (h *harness) buildModes() []string {
+	var ms []string
+	for _, m := range h.modes {
+		if slices.Contains(buildModes, m) || m == "ippp" {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
 // selectionFlags are the flags that change what a run measures, beyond
 // rounds and benchtime, quoted for the table's heading.
-func selectionFlags(set map[string]bool, run, pppFlags string) []string {
+func selectionFlags(set map[string]bool, run, pppFlags, modeList string) []string {
 	var fl []string
+	if set["modes"] {
+		fl = append(fl, "-modes="+modeList)
+	}
 	if set["run"] {
 		fl = append(fl, "-run="+strconv.Quote(run))
 	}

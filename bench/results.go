@@ -97,7 +97,7 @@ func (r *Results) check() error {
 		return fmt.Errorf("no benchmarks")
 	}
 	for _, m := range r.Modes {
-		if !slices.Contains(modes[1:], m) {
+		if !slices.Contains(allModes[1:], m) {
 			return fmt.Errorf("unknown mode %q", m)
 		}
 	}
@@ -297,13 +297,19 @@ func (r *Results) Markdown() string {
 	}
 	if len(r.Builds) > 0 {
 		b.WriteString("\nCold builds (`go test -c`, new GOCACHE), seconds per round:\n\n| workload |")
-		for _, m := range buildModes {
+		cols := []string{"plain"}
+		for _, m := range r.Modes {
+			if slices.Contains(buildModes, m) || m == "ippp" {
+				cols = append(cols, m)
+			}
+		}
+		for _, m := range cols {
 			fmt.Fprintf(&b, " %s |", m)
 		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(buildModes)) + "\n")
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)) + "\n")
 		for _, bl := range r.Builds {
 			fmt.Fprintf(&b, "| %s |", bl.Workload)
-			for _, m := range buildModes {
+			for _, m := range cols {
 				var s []string
 				for _, x := range bl.Seconds[m] {
 					s = append(s, fmt.Sprintf("%.1f", x))
@@ -342,6 +348,7 @@ var modeTitle = map[string]string{
 	"bl":       "Ball-Larus",
 	"blatomic": "Ball-Larus, atomic",
 	"ppp":      "PPP",
+	"ippp":     "IPPP (PPP and supergraphs)",
 }
 
 // JSON is the results, indented.
