@@ -32,6 +32,11 @@
 // gives new objects (and, since the ID is the tool's, recompiles the
 // standard library once).
 //
+// With -ippp=PROFILE the build is interprocedural (see
+// instrument/ippp.go): a caller's static calls of functions of its package,
+// on paths that PROFILE ran, call clones that also count the caller's
+// supergraph paths. The build ID covers a fingerprint of PROFILE too.
+//
 // To know which calls never return, a compile has the built-in list of
 // package funcgraph and what ctrlflow's induction finds in the package
 // itself, but not the facts about other packages that the vet tool has; a

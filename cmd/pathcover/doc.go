@@ -16,8 +16,8 @@
 // It has subcommands, which take precedence over package patterns (write
 // ./cfg for a package named cfg); each prints its flags with -h:
 //
-//	pathcover test [-dir D] [go test flags] [packages]   profile tests, report
-//	pathcover report [-dir D] [-json] [packages]         path coverage
+//	pathcover test [-dir D] [-ippp D] [go test flags] [packages]   profile tests, report
+//	pathcover report [-dir D] [-json] [-interprocedural] [packages]   path coverage
 //	pathcover paths [-dir D] [-untested] [PKG.]FUNC      a function's paths
 //	pathcover merge [-o file] profiles...                one text profile
 //	pathcover residual [-dir D] [-json] [packages]       residual paths of a PPP build
@@ -44,4 +44,16 @@
 // on the paths its callee ran, n levels deep. -supergraph prints instead,
 // per caller, its acyclic paths and those of its supergraph: the caller
 // with the callees of its sites inlined, which interprocedural PPP numbers.
+//
+// Interprocedural path segments (PPP thesis 3.4) are counted by a build
+// that pppexec -ippp=SITES makes, SITES being the profile of an earlier
+// run: pathcover test -ippp SITES does that for tests. Each caller with
+// static calls of functions of its own package on paths that ran in SITES
+// gets a supergraph, named CALLER@ippp: its graph with those callees
+// inlined, whose paths are the segments caller path, callee path, rest of
+// the caller path. report -interprocedural lists the supergraphs with the
+// segments that ran out of all; paths CALLER@ippp decodes them, naming the
+// function each run of branches is in; residual lists, for a PPP build made
+// with -ippp=SITES -interesting=SEGMENTS, the segments that SEGMENTS never
+// ran; stats gives the δ of their numberings.
 package main

@@ -17,7 +17,8 @@
 //
 // where C is the package's counter slice. In atomic mode (chosen for -race
 // builds) updates go through rt.Add instead of ++. A PPP build's code, with
-// a second register, is described in ppp.go.
+// a second register, is described in ppp.go; an interprocedural build's
+// clones and supergraph registers in ippp.go.
 //
 // The rewriter only inserts text: every byte of the original stays where it
 // was, and each insertion is followed by a /*line file:line:col*/ comment
