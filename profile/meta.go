@@ -89,11 +89,16 @@ type Super struct {
 }
 
 // A SuperSite is an inlined call: the Call-th static call (Block.Calls) of
-// the caller's block Block, whose callee is Meta.Funcs[Callee].
+// the caller's block Block, whose callee is Meta.Funcs[Callee], or, with
+// Callee -1, function Func of package Package, described by another
+// metadata. Func and File name the callee and its file, for reports.
 type SuperSite struct {
-	Block  int32
-	Call   int
-	Callee int
+	Block   int32
+	Call    int
+	Callee  int
+	Package string `json:",omitempty"`
+	Func    string
+	File    string
 }
 
 // An Origin places a supergraph block or edge: Site is -1 for the caller or
@@ -125,7 +130,7 @@ type Block struct {
 	Col     int
 	EndLine int
 	EndCol  int
-	// Calls are the block's static calls, in source order (see
+	// Calls are the block's static calls, in the order they run (see
 	// funcgraph.StaticCalls): where interprocedural profiling can follow
 	// a path into its callee. Metadata written before calls were recorded
 	// has none.
@@ -139,6 +144,11 @@ type StaticCall struct {
 	Col     int
 	Package string
 	Func    string
+	// Site says that an interprocedural build can make the call a site,
+	// calling a clone of the callee: the callee is not generic, the call
+	// names it by an identifier or a selector, and the caller's path has
+	// not ended before the call runs (it is not in a return statement).
+	Site bool `json:",omitempty"`
 }
 
 // An Edge is an edge of the graph with what it means.
@@ -274,9 +284,14 @@ func (m *Meta) checkSuper(f *Func) error {
 	if caller == nil {
 		return fmt.Errorf("caller %d is not a function of the package", s.Caller)
 	}
-	origin := make([]*Func, len(s.Sites))
+	origin := make([]*Func, len(s.Sites)) // nil for another package's
 	for i, site := range s.Sites {
-		if origin[i] = plain(site.Callee); origin[i] == nil {
+		if site.Func == "" || site.File == "" {
+			return fmt.Errorf("site %d: callee %q in file %q", i, site.Func, site.File)
+		}
+		if site.Callee == -1 && site.Package != "" {
+			// In another package: its origins are checked for sign only.
+		} else if origin[i] = plain(site.Callee); origin[i] == nil {
 			return fmt.Errorf("site %d: callee %d is not a function of the package", i, site.Callee)
 		}
 		if site.Block < 0 || int(site.Block) >= len(caller.Blocks) || site.Call < 0 || site.Call >= len(caller.Blocks[site.Block].Calls) {
@@ -300,8 +315,8 @@ func (m *Meta) checkSuper(f *Func) error {
 		if err != nil {
 			return err
 		}
-		if o.Index < 0 || int(o.Index) >= len(g.Blocks) {
-			return fmt.Errorf("block origin %+v outside %s", o, g.Name)
+		if o.Index < 0 || (g != nil && int(o.Index) >= len(g.Blocks)) {
+			return fmt.Errorf("block origin %+v outside its function", o)
 		}
 	}
 	for _, o := range s.Edges {
@@ -310,8 +325,8 @@ func (m *Meta) checkSuper(f *Func) error {
 			return err
 		}
 		call := o.Site >= 0 && (o.Index == int32(numbering.CallEdge) || o.Index == int32(numbering.ReturnEdge))
-		if !call && (o.Index < 0 || int(o.Index) >= len(g.Edges)) {
-			return fmt.Errorf("edge origin %+v outside %s", o, g.Name)
+		if !call && (o.Index < 0 || (g != nil && int(o.Index) >= len(g.Edges))) {
+			return fmt.Errorf("edge origin %+v outside its function", o)
 		}
 	}
 	return nil

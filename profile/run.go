@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -52,6 +53,8 @@ type PathsRun struct {
 type funcRun struct {
 	shape string
 	ids   []uint64 // sorted
+	meta  *Func    // one of the metadata of this version
+	file  string   // its file's name
 }
 
 // PathsRun indexes the paths p ran. Every function of every package in p is
@@ -66,7 +69,7 @@ func (p *Profile) PathsRun() *PathsRun {
 			runs := r.funcs[key]
 			j := slices.IndexFunc(runs, func(fr funcRun) bool { return fr.shape == shape })
 			if j < 0 {
-				runs = append(runs, funcRun{shape: shape})
+				runs = append(runs, funcRun{shape: shape, meta: f, file: m.Files[f.File]})
 				j = len(runs) - 1
 			}
 			for id, n := range p.Counts[hash][i] {
@@ -105,6 +108,45 @@ func (r *PathsRun) Lookup(pkg, name string, f *Func) (ids []uint64, known, stale
 	return nil, true, true
 }
 
+// A FuncRun is a function of a profile with one version: its package's
+// path, its metadata and its file's name, and the ids of its paths that
+// ran.
+type FuncRun struct {
+	Package string
+	Meta    *Func
+	File    string
+	IDs     []uint64
+}
+
+// Func returns function name of package pkg, if the profile has one
+// version of it.
+func (r *PathsRun) Func(pkg, name string) (*FuncRun, bool) {
+	runs := r.funcs[PackagePath(pkg)+" "+name]
+	if len(runs) != 1 {
+		return nil, false
+	}
+	return &FuncRun{Package: PackagePath(pkg), Meta: runs[0].meta, File: runs[0].file, IDs: runs[0].ids}, true
+}
+
+// Funcs calls yield for each function of the profile that has one version,
+// in the order of package path and name.
+func (r *PathsRun) Funcs(yield func(*FuncRun) bool) {
+	keys := make([]string, 0, len(r.funcs))
+	for k, runs := range r.funcs {
+		if len(runs) == 1 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		pkg, name, _ := strings.Cut(k, " ")
+		f, _ := r.Func(pkg, name)
+		if !yield(f) {
+			return
+		}
+	}
+}
+
 // Fingerprint is a hash of everything Lookup can answer, for build IDs.
 func (r *PathsRun) Fingerprint() string {
 	keys := make([]string, 0, len(r.funcs))
@@ -122,6 +164,12 @@ func (r *PathsRun) Fingerprint() string {
 				h.Write(binary.LittleEndian.AppendUint64(nil, id))
 			}
 			h.Write([]byte{0xff})
+			// The calls choose the sites of an interprocedural build.
+			for b, blk := range fr.meta.Blocks {
+				for _, c := range blk.Calls {
+					fmt.Fprintf(h, "%d %s %s %v\x00", b, c.Package, c.Func, c.Site)
+				}
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])

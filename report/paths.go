@@ -82,11 +82,11 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 		if m.Super == nil {
 			return f.File, ""
 		}
-		fn := &f.pkgMeta.Funcs[m.Super.Caller]
 		if site := o(m.Super).Site; site >= 0 {
-			fn = &f.pkgMeta.Funcs[m.Super.Sites[site].Callee]
+			return m.Super.Sites[site].File, m.Super.Sites[site].Func
 		}
-		return f.pkgMeta.Files[fn.File], fn.Name
+		caller := &f.pkgMeta.Funcs[m.Super.Caller]
+		return f.pkgMeta.Files[caller.File], caller.Name
 	}
 	block := func(b numbering.BlockID) func(*profile.Super) profile.Origin {
 		return func(s *profile.Super) profile.Origin { return s.Blocks[b] }

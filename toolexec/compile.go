@@ -172,8 +172,8 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		if err != nil {
 			return nil, "", err
 		}
-		icfg.Interesting = func(name string, f *profile.Func) ([]uint64, bool) {
-			ids, _, stale := run.Lookup(importPath, name, f)
+		icfg.Interesting = func(pkg, name string, f *profile.Func) ([]uint64, bool) {
+			ids, _, stale := run.Lookup(pkg, name, f)
 			return ids, stale
 		}
 	}
@@ -182,10 +182,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		if err != nil {
 			return nil, "", err
 		}
-		icfg.SitesRun = func(name string, f *profile.Func) ([]uint64, bool) {
-			ids, _, stale := run.Lookup(importPath, name, f)
-			return ids, stale
-		}
+		icfg.Sites = run
 	}
 	out, err := instrument.Package(in, icfg)
 	if err != nil {

@@ -1,8 +1,10 @@
 package funcgraph
 
 import (
+	"cmp"
 	"go/ast"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -17,8 +19,10 @@ type StaticCall struct {
 	Callee *types.Func // the generic origin, for an instantiated callee
 }
 
-// StaticCalls returns, for each block of f, its static calls in source
-// order. Calls inside function literals belong to the literal. The call that
+// StaticCalls returns, for each block of f, its static calls in the order
+// they run: by the end of their argument lists, so that f(g(x)) lists g
+// first. (Within one block, calls run in that order; && and || split
+// blocks.) Calls inside function literals belong to the literal. The call that
 // a defer or go statement makes runs elsewhere (at the function's exit, or
 // in another goroutine), so it is not a call of its block, though its
 // arguments are. With nil info no call is known.
@@ -51,6 +55,7 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 				return true
 			})
 		}
+		slices.SortStableFunc(calls[b], func(x, y StaticCall) int { return cmp.Compare(x.Call.Rparen, y.Call.Rparen) })
 	}
 	return calls
 }

@@ -31,25 +31,38 @@ import (
 // short is not counted, a segment ended before the panic is), so the
 // programs checked do not.
 func Supergraphs(p *profile.Profile, exact func(pkg, name string) bool) (diffs []string, err error) {
+	// A function, by metadata and index; callees in other packages are
+	// found by package path and name.
+	type funcKey struct {
+		hash string
+		fn   int
+	}
+	byName := make(map[string][]funcKey)
 	for hash, m := range p.Metas {
-		own := make(map[int]*numbering.Counts) // of each function
-		countsOf := func(fn int) (*numbering.Counts, error) {
-			if c, ok := own[fn]; ok {
-				return c, nil
-			}
-			n, err := m.Funcs[fn].Numbering()
-			if err != nil {
-				return nil, err
-			}
-			c, err := n.CountsFromPaths(p.Counts[hash][fn])
-			if err != nil {
-				return nil, err
-			}
-			own[fn] = c
+		for fn, f := range m.Funcs {
+			k := profile.PackagePath(m.Package) + "." + f.Name
+			byName[k] = append(byName[k], funcKey{hash, fn})
+		}
+	}
+	own := make(map[funcKey]*numbering.Counts)
+	countsOf := func(k funcKey) (*numbering.Counts, error) {
+		if c, ok := own[k]; ok {
 			return c, nil
 		}
-		viaSites := make(map[int][]uint64) // callee → edge counts from segments
-		calls := make(map[int]uint64)      // callee → runs of its sites' call edges
+		n, err := p.Metas[k.hash].Funcs[k.fn].Numbering()
+		if err != nil {
+			return nil, err
+		}
+		c, err := n.CountsFromPaths(p.Counts[k.hash][k.fn])
+		if err != nil {
+			return nil, err
+		}
+		own[k] = c
+		return c, nil
+	}
+	viaSites := make(map[funcKey][]uint64) // callee → edge counts from segments
+	calls := make(map[funcKey]uint64)      // callee → runs of its sites' call edges
+	for hash, m := range p.Metas {
 		for sfn := range m.Funcs {
 			sf := &m.Funcs[sfn]
 			if sf.Super == nil {
@@ -63,6 +76,17 @@ func Supergraphs(p *profile.Profile, exact func(pkg, name string) bool) (diffs [
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", sf.Name, err)
 			}
+			callees := make([]funcKey, len(sf.Super.Sites))
+			for i, site := range sf.Super.Sites {
+				callees[i] = funcKey{hash, site.Callee}
+				if site.Callee < 0 {
+					ks := byName[site.Package+"."+site.Func]
+					if len(ks) != 1 {
+						return nil, fmt.Errorf("%s: site %d: %d functions %s.%s in the profile", sf.Name, i, len(ks), site.Package, site.Func)
+					}
+					callees[i] = ks[0]
+				}
+			}
 			caller := make([]uint64, len(m.Funcs[sf.Super.Caller].Edges))
 			returns := make([]uint64, len(sf.Super.Sites))
 			for e, o := range sf.Super.Edges {
@@ -70,16 +94,19 @@ func Supergraphs(p *profile.Profile, exact func(pkg, name string) bool) (diffs [
 				case o.Site < 0:
 					caller[o.Index] += c.Edges[e]
 				case o.Index == int32(numbering.CallEdge):
-					calls[sf.Super.Sites[o.Site].Callee] += c.Edges[e]
+					calls[callees[o.Site]] += c.Edges[e]
 					returns[o.Site] += c.Edges[e]
 				case o.Index == int32(numbering.ReturnEdge):
 					returns[o.Site] -= c.Edges[e]
 				default:
-					callee := sf.Super.Sites[o.Site].Callee
-					if viaSites[callee] == nil {
-						viaSites[callee] = make([]uint64, len(m.Funcs[callee].Edges))
+					k := callees[o.Site]
+					if viaSites[k] == nil {
+						viaSites[k] = make([]uint64, len(p.Metas[k.hash].Funcs[k.fn].Edges))
 					}
-					viaSites[callee][o.Index] += c.Edges[e]
+					if int(o.Index) >= len(viaSites[k]) {
+						return nil, fmt.Errorf("%s: site %d: edge %d of a callee with %d", sf.Name, o.Site, o.Index, len(viaSites[k]))
+					}
+					viaSites[k][o.Index] += c.Edges[e]
 				}
 			}
 			for site, d := range returns {
@@ -87,32 +114,31 @@ func Supergraphs(p *profile.Profile, exact func(pkg, name string) bool) (diffs [
 					diffs = append(diffs, fmt.Sprintf("%s %s: site %d's call and return edges ran a different number of times", m.Package, sf.Name, site))
 				}
 			}
-			cc, err := countsOf(sf.Super.Caller)
+			cc, err := countsOf(funcKey{hash, sf.Super.Caller})
 			if err != nil {
 				return nil, err
 			}
-			want := cc.Edges
-			for e := range want {
-				if caller[e] != want[e] {
-					diffs = append(diffs, fmt.Sprintf("%s %s: caller edge %d ran %d times in its own paths, %d in the segments", m.Package, sf.Name, e, want[e], caller[e]))
+			for e, want := range cc.Edges {
+				if caller[e] != want {
+					diffs = append(diffs, fmt.Sprintf("%s %s: caller edge %d ran %d times in its own paths, %d in the segments", m.Package, sf.Name, e, want, caller[e]))
 				}
 			}
 		}
-		for callee, got := range viaSites {
-			f := &m.Funcs[callee]
-			cc, err := countsOf(callee)
-			if err != nil {
-				return nil, err
-			}
-			want := cc.Edges
-			must := exact(profile.PackagePath(m.Package), f.Name)
-			if must && calls[callee] != cc.Calls {
-				diffs = append(diffs, fmt.Sprintf("%s %s: called %d times, its sites' call edges ran %d times", m.Package, f.Name, cc.Calls, calls[callee]))
-			}
-			for e := range want {
-				if got[e] > want[e] || (must && got[e] != want[e]) {
-					diffs = append(diffs, fmt.Sprintf("%s %s: edge %d ran %d times in its own paths, %d in the segments through its clones", m.Package, f.Name, e, want[e], got[e]))
-				}
+	}
+	for k, got := range viaSites {
+		m := p.Metas[k.hash]
+		f := &m.Funcs[k.fn]
+		cc, err := countsOf(k)
+		if err != nil {
+			return nil, err
+		}
+		must := exact(profile.PackagePath(m.Package), f.Name)
+		if must && calls[k] != cc.Calls {
+			diffs = append(diffs, fmt.Sprintf("%s %s: called %d times, its sites' call edges ran %d times", m.Package, f.Name, cc.Calls, calls[k]))
+		}
+		for e, want := range cc.Edges {
+			if got[e] > want || (must && got[e] != want) {
+				diffs = append(diffs, fmt.Sprintf("%s %s: edge %d ran %d times in its own paths, %d in the segments through its clones", m.Package, f.Name, e, want, got[e]))
 			}
 		}
 	}

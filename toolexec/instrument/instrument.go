@@ -34,10 +34,10 @@ type Config struct {
 	// path oracle (see package profile's trace format).
 	Trace bool
 	// Interesting, when set, makes a PPP build (see ppp.go): it returns the
-	// Ball-Larus ids of a function's interesting paths, given its name and
-	// its metadata without counters, and whether the profile it comes from
-	// has only another version of the function.
-	Interesting func(name string, f *profile.Func) (ids []uint64, stale bool)
+	// Ball-Larus ids of a function's interesting paths, given its package's
+	// import path, its name and its metadata without counters, and whether
+	// the profile it comes from has only another version of the function.
+	Interesting func(pkg, name string, f *profile.Func) (ids []uint64, stale bool)
 	// PPPSlots is the largest PPP array of a function (0 for
 	// DefaultPPPSlots); PPPLarge says what a function whose PPP numbering
 	// needs more gets: PPPTruncate or PPPHash.
@@ -50,12 +50,9 @@ type Config struct {
 	// build counts in a Ball-Larus array even if its PPP array would be
 	// smaller (see ppp.go).
 	PPPSmall uint64
-	// SitesRun, when set, makes an interprocedural build (see ippp.go): it
-	// returns the Ball-Larus ids of the paths that ran of a function, given
-	// its name and its metadata without counters, from the profile that
-	// chooses the call sites, and whether that profile has only another
-	// version of the function.
-	SitesRun func(name string, f *profile.Func) (ids []uint64, stale bool)
+	// Sites, when set, makes an interprocedural build (see ippp.go): the
+	// paths of the profile that chooses the call sites.
+	Sites *profile.PathsRun
 }
 
 // Defaults of Config.
@@ -136,7 +133,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	// Number every function, then make the supergraphs, whose metadata
 	// follows the functions', then write the code.
 	b.number(graphs)
-	if cfg.SitesRun != nil {
+	if cfg.Sites != nil {
 		b.addSupergraphs()
 	}
 	if err := b.rewrite(); err != nil {
@@ -149,7 +146,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	out.Meta = raw
 	out.Hash = profile.Hash(raw)
-	out.Generated = generated(in.Files[0].Name.Name, out.Hash, raw, meta, init, cfg)
+	out.Generated = append(generated(in.Files[0].Name.Name, out.Hash, raw, meta, init, cfg), b.extra...)
 	return out, nil
 }
 
@@ -177,6 +174,10 @@ type pkgBuilder struct {
 	out   *Output
 	funcs []*numbered
 	byObj map[*types.Func]*numbered
+	// foreign are the supergraphs of callers in other packages whose
+	// clones of this package's functions this compile makes.
+	foreign []*super
+	extra   []byte // more code for the generated file
 }
 
 // number numbers and describes the functions of graphs and lays out their
@@ -214,7 +215,7 @@ func (b *pkgBuilder) number(graphs []*funcgraph.Func) {
 // layout gives a function or supergraph its counters and adds its metadata.
 func (b *pkgBuilder) layout(mf *profile.Func, ct *counting, p *numbering.Placement) {
 	if b.cfg.Interesting != nil {
-		b.init = layoutPPP(ct, mf, p, b.meta.Words, b.cfg, b.init)
+		b.init = layoutPPP(ct, b.cfg.Package, mf, p, b.meta.Words, b.cfg, b.init)
 	} else {
 		ct.c = layout(p.Numbering, b.meta.Words, b.cfg)
 	}
@@ -223,26 +224,26 @@ func (b *pkgBuilder) layout(mf *profile.Func, ct *counting, p *numbering.Placeme
 	b.meta.Funcs = append(b.meta.Funcs, *mf)
 }
 
-// addSupergraphs makes the supergraph of each function with interesting
-// call sites (see ippp.go).
+// addSupergraphs makes the supergraph of each function with call sites,
+// and finds the supergraphs of other packages that call clones of this
+// one's functions (see ippp.go).
 func (b *pkgBuilder) addSupergraphs() {
 	for _, u := range b.funcs {
-		sites, blocks := superSites(u, b.byObj, b.in.Info, &b.meta.Funcs[u.meta], b.cfg)
-		if len(sites) == 0 {
-			continue
+		s, err := b.callerSuper(u)
+		if err == nil && s != nil {
+			s.ct = &counting{fn: len(b.meta.Funcs), reg: superReg + "[0]", preg: superReg + "[1]"}
+			if s.frame {
+				s.ct.reg, s.ct.preg = superReg+".R[0]", superReg+".R[1]"
+			}
+			mf := s.meta(b.meta.Funcs, b.in.Names)
+			b.layout(&mf, s.ct, s.p)
+			u.supers = append(u.supers, s)
 		}
-		s, mf, err := buildSuper(u, sites, blocks, b.meta.Funcs)
 		if err != nil {
 			b.out.Skipped = append(b.out.Skipped, Skip{u.fn.Name + profile.SuperSuffix, err})
-			continue
 		}
-		s.ct = &counting{fn: len(b.meta.Funcs), reg: superReg + "[0]", preg: superReg + "[1]"}
-		for i := range s.sites {
-			s.sites[i].clone = cloneName(s.ct.fn, i)
-		}
-		b.layout(&mf, s.ct, s.p)
-		u.supers = append(u.supers, s)
 	}
+	b.foreign = b.calleeSupers()
 }
 
 // rewrite writes the code of every function into its file, and the clones
@@ -251,6 +252,19 @@ func (b *pkgBuilder) rewrite() error {
 	in := b.in
 	edits := make([]*editor, len(in.Files))
 	clones := make([][]byte, len(in.Files))
+	addClones := func(s *super) error {
+		for i, site := range s.sites {
+			if site.callee == nil {
+				continue // in another package
+			}
+			src, err := s.clone(i, in, b.funcs, b.cfg)
+			if err != nil {
+				return err
+			}
+			clones[site.callee.file] = append(clones[site.callee.file], src...)
+		}
+		return nil
+	}
 	for _, u := range b.funcs {
 		if edits[u.file] == nil {
 			edits[u.file] = newEditor(in.Fset, in.Files[u.file], in.Src[u.file])
@@ -260,13 +274,17 @@ func (b *pkgBuilder) rewrite() error {
 			if err := s.emitCaller(edits[u.file], b.cfg); err != nil {
 				return err
 			}
-			for i, site := range s.sites {
-				src, err := s.clone(i, in, b.funcs, b.cfg)
-				if err != nil {
-					return err
-				}
-				clones[site.callee.file] = append(clones[site.callee.file], src...)
+			if err := addClones(s); err != nil {
+				return err
 			}
+			if s.frame {
+				b.extra = append(b.extra, s.sink(b.cfg)...)
+			}
+		}
+	}
+	for _, s := range b.foreign {
+		if err := addClones(s); err != nil {
+			return err
 		}
 	}
 	for i, e := range edits {
@@ -307,6 +325,7 @@ func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file
 	}
 	mf.Units = coverUnits(positions, fn.Func, coverBuild)
 	calls := fn.StaticCalls(info)
+	after := pathEnds(fn.Func)
 	for i, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}
 		if len(b.Nodes) > 0 {
@@ -318,6 +337,7 @@ func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file
 			mb.Calls = append(mb.Calls, profile.StaticCall{
 				Line: p.Line, Col: p.Column,
 				Package: profile.PackagePath(c.Callee.Pkg().Path()), Func: funcgraph.ObjectName(c.Callee),
+				Site: siteCall(c, info) && !after(c.Call),
 			})
 		}
 		mf.Blocks = append(mf.Blocks, mb)
@@ -484,9 +504,26 @@ func opCode(op numbering.Op, ct *counting, cfg *Config) string {
 		return s
 	}
 	id := pathID(reg, op) // the path id: an expression, or a constant
+	if ct.sink != "" {
+		pid := "0"
+		if ct.ppp != nil {
+			pid = pathID(preg, numbering.Op{Kind: op.Kind, Inc: ct.ppp.Inc(op.Edge)})
+		}
+		return fmt.Sprintf("%s(%s, %s)", ct.sink, id, pid)
+	}
+	if c.Kind == "ppp" {
+		return pppCount(op, ct, cfg)
+	}
+	return countCode(ct, cfg, id, "")
+}
+
+// countCode is the code that counts path id (an expression or a constant)
+// in ct's counters; ppp is its PPP id, for PPP arrays.
+func countCode(ct *counting, cfg *Config, id, ppp string) string {
+	c := ct.c
 	switch c.Kind {
 	case "ppp":
-		return pppCount(op, ct, cfg)
+		return slotCount(ct, cfg, id, ppp)
 	case "ppphash":
 		return fmt.Sprintf("%s(%s[%d:%d], %d, %s)", knownFunc, counters, c.Offset, c.Offset+c.Size, ct.fn, id)
 	case "none":

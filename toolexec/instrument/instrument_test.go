@@ -150,7 +150,7 @@ func TestRewrite(t *testing.T) {
 // someInteresting makes every third path of a function interesting, and
 // all paths of every fifth function (by name length), for a PPP build that
 // has all kinds of counters.
-func someInteresting(name string, f *profile.Func) ([]uint64, bool) {
+func someInteresting(pkg, name string, f *profile.Func) ([]uint64, bool) {
 	var ids []uint64
 	for id := uint64(0); id < min(f.Paths, 1000); id++ {
 		if id%3 == 0 || len(name)%5 == 0 {

@@ -65,6 +65,9 @@ type counting struct {
 	// reg and preg are the Ball-Larus and PPP registers: a function's own
 	// locals when empty, or a supergraph's (see ippp.go).
 	reg, preg string
+	// sink, if set, is the function that counts a path, given its
+	// Ball-Larus and PPP ids, in a clone for another package.
+	sink string
 }
 
 func (ct *counting) registers() (bl, ppp string) {
@@ -77,8 +80,8 @@ func (ct *counting) registers() (bl, ppp string) {
 // layoutPPP decides how a function of a PPP build counts, fills in its
 // metadata's PPP fields and counters, and returns init with the words
 // Register must set.
-func layoutPPP(ct *counting, mf *profile.Func, p *numbering.Placement, offset int, cfg *Config, init []uint64) []uint64 {
-	ids, stale := cfg.Interesting(mf.Name, mf)
+func layoutPPP(ct *counting, pkg string, mf *profile.Func, p *numbering.Placement, offset int, cfg *Config, init []uint64) []uint64 {
+	ids, stale := cfg.Interesting(pkg, mf.Name, mf)
 	mf.Stale = stale
 	if stale {
 		ids = nil
@@ -142,10 +145,16 @@ func pppCount(op numbering.Op, ct *counting, cfg *Config) string {
 		return fmt.Sprintf("%s(%d, %d)", residFunc, ct.fn, op.Inc)
 	}
 	reg, preg := ct.registers()
-	q := pathID(preg, numbering.Op{Kind: numbering.OpCount, Inc: pinc})
-	key := pathID(reg, numbering.Op{Kind: numbering.OpCount, Inc: op.Inc + 1})
-	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s { %s } else { %s(%d, %s) }",
-		pppID, q, pppID, slots, view, pppID, key,
+	return slotCount(ct, cfg, pathID(reg, op), pathID(preg, numbering.Op{Kind: numbering.OpCount, Inc: pinc}))
+}
+
+// slotCount is the code that counts path bl, with PPP id ppp, in a PPP
+// array; bl and ppp are expressions without side effects.
+func slotCount(ct *counting, cfg *Config, bl, ppp string) string {
+	slots := uint64(ct.c.Size / 2)
+	view := slotView + strconv.Itoa(ct.fn)
+	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s(%d, %s) }",
+		pppID, ppp, pppID, slots, view, pppID, bl,
 		increment(fmt.Sprintf("%s[%s][1]", view, pppID), cfg),
-		residFunc, ct.fn, pathID(reg, op))
+		residFunc, ct.fn, bl)
 }

@@ -4,9 +4,12 @@
 // others show what a site can be: a method on a pointer or a value, a
 // variadic callee, calls nested in arguments, several calls in one block,
 // a callee with a loop (its segments end inside the clone), a callee that
-// is a caller itself, recursion, a closure inside a callee, and calls that
-// are not sites (in a return statement, through a function value).
+// is a caller itself, recursion, a closure inside a callee, callees in
+// another package (package ext), and calls that are not sites (in a return
+// statement, through a function value, of a generic function).
 package ip
+
+import "example.com/ippp/ext"
 
 type acc struct{ n int }
 
@@ -73,6 +76,7 @@ func fact(n int) int {
 // Drive runs the sites.
 func Drive(xs []int) int {
 	var a acc
+	var tally ext.Tally
 	t := 0
 	for _, x := range xs {
 		a.add(leafSign(x))
@@ -80,7 +84,9 @@ func Drive(xs []int) int {
 			t++
 		}
 		t += leafClosure(x) + leafLoop(xs[:len(xs)%3]...)
+		tally.LeafAdd(ext.LeafClamp(x, -3, 3))
 	}
+	t += ext.LeafSum(xs...) + ext.Max(t, 0)
 	switch leafSign(t) {
 	case 1:
 		t += fact(3)
@@ -89,7 +95,7 @@ func Drive(xs []int) int {
 	}
 	g := fact
 	t += g(2)
-	return t + a.get()
+	return t + a.get() + tally.Total()
 }
 
 // Tail calls fact where the caller's path has already ended.
