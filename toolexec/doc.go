@@ -33,7 +33,7 @@
 // standard library once).
 //
 // With -ippp=PROFILE the build is interprocedural (see
-// instrument/ippp.go): a caller's static calls of functions of its package,
+// instrument/ippp.go): a caller's static calls of instrumented functions,
 // on paths that PROFILE ran, call clones that also count the caller's
 // supergraph paths. The build ID covers a fingerprint of PROFILE too.
 //

@@ -48,7 +48,7 @@
 // Interprocedural path segments (PPP thesis 3.4) are counted by a build
 // that pppexec -ippp=SITES makes, SITES being the profile of an earlier
 // run: pathcover test -ippp SITES does that for tests. Each caller with
-// static calls of functions of its own package on paths that ran in SITES
+// static calls of instrumented functions on paths that ran in SITES
 // gets a supergraph, named CALLER@ippp: its graph with those callees
 // inlined, whose paths are the segments caller path, callee path, rest of
 // the caller path. report -interprocedural lists the supergraphs with the

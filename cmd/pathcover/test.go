@@ -30,8 +30,8 @@ func testMain(args []string) int {
 			"that cached results do not skip the runs. Exits as go test does.\n\n"+
 			"With -ippp D, where D holds the profile of an earlier pathcover test, each\n"+
 			"caller is also profiled with the callees of its call sites on paths that ran\n"+
-			"in D inlined (depth-1 interprocedural path segments, callees in the same\n"+
-			"package); the report of the segments follows the paths'.\n\n")
+			"in D inlined (depth-1 interprocedural path segments); the report of the\n"+
+			"segments follows the paths'.\n\n")
 		fs.PrintDefaults()
 	}
 	// pathcover's flags come first; the rest, flags included, is go test's.
