@@ -17,6 +17,13 @@ import (
 type StaticCall struct {
 	Call   *ast.CallExpr
 	Callee *types.Func // the generic origin, for an instantiated callee
+	// Site says that interprocedural profiling can follow the call into
+	// its callee: the callee is not generic, the call names it by an
+	// identifier or a selector (not a method expression), so that a clone
+	// can be called instead, and the call runs before the block's path
+	// can end: it is not in a return statement, nor in a call that never
+	// returns, whose edge's code goes before the statement.
+	Site bool
 }
 
 // StaticCalls returns, for each block of f, its static calls in the order
@@ -31,6 +38,7 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 	if info == nil {
 		return calls
 	}
+	after := f.pathEnds()
 	for b, blk := range f.Blocks {
 		for _, n := range blk.Nodes {
 			var deferred *ast.CallExpr
@@ -49,7 +57,9 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 						return true
 					}
 					if fn := typeutil.StaticCallee(info, n); fn != nil && fn.Pkg() != nil {
-						calls[b] = append(calls[b], StaticCall{Call: n, Callee: fn.Origin()})
+						c := StaticCall{Call: n, Callee: fn.Origin()}
+						c.Site = clonable(c, info) && !after(n)
+						calls[b] = append(calls[b], c)
 					}
 				}
 				return true
@@ -58,6 +68,56 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 		slices.SortStableFunc(calls[b], func(x, y StaticCall) int { return cmp.Compare(x.Call.Rparen, y.Call.Rparen) })
 	}
 	return calls
+}
+
+// clonable reports whether a call can call a clone of its callee instead:
+// the callee is not generic, and the call names it by an identifier or a
+// selector (not a method expression).
+func clonable(call StaticCall, info *types.Info) bool {
+	sig := call.Callee.Signature()
+	if sig.TypeParams().Len() > 0 || sig.RecvTypeParams().Len() > 0 {
+		return false
+	}
+	switch fun := call.Call.Fun.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		sel := info.Selections[fun]
+		return sel == nil || sel.Kind() == types.MethodVal // nil: pkg.F
+	}
+	return false
+}
+
+// pathEnds returns a test of whether a call runs after the code of an edge
+// that can end f's path has run: a call in a return statement, or in a
+// call that never returns, whose edge's code goes before the statement.
+func (f *Func) pathEnds() func(*ast.CallExpr) bool {
+	var stmts []ast.Stmt
+	for _, e := range f.Edges {
+		if e.Site.Kind != Before {
+			continue
+		}
+		var list []ast.Stmt
+		switch l := e.Site.List.(type) {
+		case *ast.BlockStmt:
+			list = l.List
+		case *ast.CaseClause:
+			list = l.Body
+		case *ast.CommClause:
+			list = l.Body
+		}
+		if e.Site.Index < len(list) {
+			stmts = append(stmts, list[e.Site.Index])
+		}
+	}
+	return func(call *ast.CallExpr) bool {
+		for _, s := range stmts {
+			if s.Pos() <= call.Pos() && call.End() <= s.End() {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // ObjectName returns a declared function's name as [Func.Name] spells it:

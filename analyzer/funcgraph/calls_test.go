@@ -29,20 +29,28 @@ func TestStaticCalls(t *testing.T) {
 	// interface (s.String), a function value (fv, f), the deferred and go'd
 	// calls themselves (their arguments are listed), conversions, builtins,
 	// and the calls inside function literals. Within a line, calls are in
-	// the order they run: t.Value before helper.
+	// the order they run: t.Value before helper. Sites are marked: not
+	// the generic callees (Push, Map), nor the calls after the path's end
+	// (in panic's argument, in the return statement).
 	want := []string{
-		"32 calls.T.Value", "32 calls.helper",
-		"34 calls.(*T).Inc",
-		"39 strings.ToUpper",
+		"32 calls.T.Value site", "32 calls.helper site",
+		"34 calls.(*T).Inc site",
+		"39 strings.ToUpper site",
 		"43 calls.(*List).Push",
 		"44 calls.Map",
+		"46 calls.helper", "46 fmt.Sprint",
+		"48 calls.helper",
 	}
 	var got []string
 	blockOf := make(map[int]int) // line → block
 	for b, cs := range calls.StaticCalls(info) {
 		for _, c := range cs {
 			line := fset.Position(c.Call.Pos()).Line
-			got = append(got, lineName(line, c.Callee.Pkg().Path()+"."+ObjectName(c.Callee)))
+			name := c.Callee.Pkg().Path() + "." + ObjectName(c.Callee)
+			if c.Site {
+				name += " site"
+			}
+			got = append(got, lineName(line, name))
 			if prev, ok := blockOf[line]; ok && prev != b {
 				t.Errorf("line %d: calls in blocks %d and %d", line, prev, b)
 			}

@@ -325,7 +325,6 @@ func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file
 	}
 	mf.Units = coverUnits(positions, fn.Func, coverBuild)
 	calls := fn.StaticCalls(info)
-	after := pathEnds(fn.Func)
 	for i, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}
 		if len(b.Nodes) > 0 {
@@ -337,7 +336,7 @@ func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file
 			mb.Calls = append(mb.Calls, profile.StaticCall{
 				Line: p.Line, Col: p.Column,
 				Package: profile.PackagePath(c.Callee.Pkg().Path()), Func: funcgraph.ObjectName(c.Callee),
-				Site: siteCall(c, info) && !after(c.Call),
+				Site: c.Site,
 			})
 		}
 		mf.Blocks = append(mf.Blocks, mb)

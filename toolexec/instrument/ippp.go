@@ -261,7 +261,6 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 	}
 	s.caller = caller
 	calls := caller.fn.StaticCalls(b.in.Info)
-	after := pathEnds(caller.fn.Func)
 	all := true
 	var local []superSite
 	for i := range s.sites {
@@ -273,7 +272,7 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 			continue
 		}
 		c := live[site.index]
-		if profile.PackagePath(c.Callee.Pkg().Path()) != site.calleePkg || funcgraph.ObjectName(c.Callee) != site.calleeMeta.Name || !siteCall(c, b.in.Info) || after(c.Call) {
+		if profile.PackagePath(c.Callee.Pkg().Path()) != site.calleePkg || funcgraph.ObjectName(c.Callee) != site.calleeMeta.Name || !c.Site {
 			all = false
 			continue
 		}
@@ -304,24 +303,6 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 	return s, nil
 }
 
-// siteCall reports whether a call can call a clone of its callee: the
-// callee is not generic, and the call names it by an identifier or a
-// selector (not a method expression).
-func siteCall(call funcgraph.StaticCall, info *types.Info) bool {
-	sig := call.Callee.Signature()
-	if sig.TypeParams().Len() > 0 || sig.RecvTypeParams().Len() > 0 {
-		return false
-	}
-	switch fun := call.Call.Fun.(type) {
-	case *ast.Ident:
-		return true
-	case *ast.SelectorExpr:
-		sel := info.Selections[fun]
-		return sel == nil || sel.Kind() == types.MethodVal // nil: pkg.F
-	}
-	return false
-}
-
 // cloneExists reports whether the package of callee, another package, has
 // the clone name: a function, or a method of callee's receiver type.
 func cloneExists(callee *types.Func, name string) bool {
@@ -333,39 +314,6 @@ func cloneExists(callee *types.Func, name string) bool {
 	obj, _, _ := types.LookupFieldOrMethod(recv.Type(), true, callee.Pkg(), name)
 	_, ok := obj.(*types.Func)
 	return ok
-}
-
-// pathEnds returns a test of whether a call runs after the code of an edge
-// that can end the caller's path has run: a call in a return statement, or
-// in a call that never returns, whose edge's code goes before the
-// statement. The path its segment would continue has already been counted.
-func pathEnds(fn *funcgraph.Func) func(*ast.CallExpr) bool {
-	var stmts []ast.Stmt
-	for _, e := range fn.Edges {
-		if e.Site.Kind != funcgraph.Before {
-			continue
-		}
-		var list []ast.Stmt
-		switch l := e.Site.List.(type) {
-		case *ast.BlockStmt:
-			list = l.List
-		case *ast.CaseClause:
-			list = l.Body
-		case *ast.CommClause:
-			list = l.Body
-		}
-		if e.Site.Index < len(list) {
-			stmts = append(stmts, list[e.Site.Index])
-		}
-	}
-	return func(call *ast.CallExpr) bool {
-		for _, s := range stmts {
-			if s.Pos() <= call.Pos() && call.End() <= s.End() {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // calleeSupers returns the supergraphs of callers in other packages with

@@ -42,5 +42,8 @@ func Calls(t *T, s Stringer, fv func() int, xs []int) int {
 	var l List[int]
 	l.Push(n)
 	_ = Map(xs, func(x int) string { return fmt.Sprint(x) })
-	return n + f() + int(int64(3))
+	if n < 0 {
+		panic(fmt.Sprint(helper(n)))
+	}
+	return n + f() + int(int64(3)) + helper(2)
 }
