@@ -24,6 +24,14 @@
 // -pathcover.maxpaths is given. Functions in _test.go files are not judged:
 // they are never profiled.
 //
+// With -pathcover.interprocedural it also reports each function whose
+// interprocedural path segments of depth 1 are more than
+// -pathcover.maxpaths: the paths of its supergraph, the function with the
+// callees of all its call sites inlined (PPP thesis 3.4), which is what
+// pppexec -ippp counts when every site runs; with the call that multiplies
+// them most. Callees in other packages are inlined from the graphs that
+// pathnumber exports as facts.
+//
 // Generated files (those with a "Code generated ... DO NOT EDIT." comment)
 // are not reported. With -pathcover.verbose it also reports functions that
 // cannot be numbered, which a pathcover build leaves uninstrumented.

@@ -26,11 +26,13 @@ const DefaultMaxPaths = 1000
 var (
 	maxPaths = maxPathsFlag{n: DefaultMaxPaths}
 	verbose  bool
+	interp   bool
 )
 
 func init() {
 	Analyzer.Flags.Var(&maxPaths, "maxpaths", "report functions with more acyclic paths than this (default 1000; with -pathcover.profile, only if given)")
 	Analyzer.Flags.BoolVar(&verbose, "verbose", false, "also report functions that cannot be numbered")
+	Analyzer.Flags.BoolVar(&interp, "interprocedural", false, "also report functions whose interprocedural path segments of depth 1 (callees of their call sites inlined) are more than -pathcover.maxpaths")
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -70,6 +72,9 @@ func run(pass *analysis.Pass) (any, error) {
 			End:     f.Body.Lbrace,
 			Message: message(pass.Fset, f, total),
 		})
+	}
+	if interp {
+		interprocedural(pass, res.Funcs, skip, limit)
 	}
 	return nil, nil
 }

@@ -27,3 +27,17 @@ func testdata(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestInterprocedural runs the analyzer with -pathcover.interprocedural over
+// a package whose callees are in the package and in another, whose graphs
+// come from pathnumber's facts.
+func TestInterprocedural(t *testing.T) {
+	for flag, value := range map[string]string{"maxpaths": "3", "interprocedural": "true"} {
+		if err := pathcover.Analyzer.Flags.Set(flag, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer pathcover.Analyzer.Flags.Set("maxpaths", "1000")
+	defer pathcover.Analyzer.Flags.Set("interprocedural", "false")
+	analysistest.Run(t, testdata(t), pathcover.Analyzer, "chain")
+}

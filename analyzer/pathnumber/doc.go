@@ -13,8 +13,10 @@
 // Ball-Larus 1994 (package numbering). It reports nothing.
 //
 // Its result, a *Result, holds every function's graph, numbering and
-// placement, for the analyzers that need them. It exports a *FuncFact for
-// each declared function and a *PackageFact listing all functions, literals
-// included, so that other packages and tools can read path counts without
-// rebuilding graphs.
+// placement, and its call sites with their callees' graphs (the sites of
+// its depth-1 supergraph), for the analyzers that need them. It exports a
+// *FuncFact for each declared function, with its graph, so that callers in
+// other packages can inline it, and a *PackageFact listing all functions,
+// literals included, so that other packages and tools can read path counts
+// without rebuilding graphs.
 package pathnumber

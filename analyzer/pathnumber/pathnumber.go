@@ -3,6 +3,7 @@ package pathnumber
 import (
 	"fmt"
 	"go/ast"
+	"go/types"
 	"reflect"
 
 	"golang.org/x/tools/go/analysis"
@@ -45,6 +46,20 @@ type Func struct {
 	Numbering *numbering.Numbering
 	Placement *numbering.Placement
 	Err       error
+	// Sites are the function's calls that interprocedural profiling can
+	// follow (funcgraph.StaticCall.Site) into a callee whose graph is
+	// known, from this package or from another's facts, in the order the
+	// blocks make them: the sites of its depth-1 supergraph. Set by the
+	// analyzer only.
+	Sites []Site
+}
+
+// A Site is a call site with its callee's graph.
+type Site struct {
+	Block     numbering.BlockID
+	Call      funcgraph.StaticCall
+	Graph     *numbering.Graph
+	Preferred []numbering.EdgeID
 }
 
 // FuncFact summarises the paths of a declared function.
@@ -56,6 +71,38 @@ type FuncFact struct {
 	Chords    int
 	LimitCuts int    // cuts made to fit the ids in 63 bits
 	Err       string // why the function cannot be numbered, if it cannot
+	// Graph is the function's graph, so that another package can inline
+	// it into its callers' supergraphs (interprocedural path counts); nil
+	// for a function that cannot be numbered.
+	Graph *GraphFact `json:",omitempty"`
+}
+
+// A GraphFact is a function's graph, as numbering.Graph has it, with its
+// preferred cuts.
+type GraphFact struct {
+	Blocks      int
+	Entry, Exit int32
+	Edges       []EdgeFact
+	Preferred   []int32
+}
+
+// An EdgeFact is an edge of a GraphFact.
+type EdgeFact struct {
+	Src, Dst int32
+	Probe    bool
+}
+
+// Numbering returns the graph and its preferred cuts for package numbering.
+func (g *GraphFact) Numbering() (*numbering.Graph, []numbering.EdgeID) {
+	ng := &numbering.Graph{NumBlocks: g.Blocks, Entry: numbering.BlockID(g.Entry), Exit: numbering.BlockID(g.Exit)}
+	for _, e := range g.Edges {
+		ng.AddEdge(numbering.BlockID(e.Src), numbering.BlockID(e.Dst), e.Probe)
+	}
+	pref := make([]numbering.EdgeID, len(g.Preferred))
+	for i, id := range g.Preferred {
+		pref[i] = numbering.EdgeID(id)
+	}
+	return ng, pref
 }
 
 func (*FuncFact) AFact() {}
@@ -102,7 +149,9 @@ func run(pass *analysis.Pass) (any, error) {
 	for i, g := range graphs {
 		f := Number(g)
 		res.Funcs[i] = f
-		pkgFact.Funcs[i] = NamedFuncFact{g.Name, f.Fact()}
+		summary := f.Fact()
+		summary.Graph = nil // in the object's fact only
+		pkgFact.Funcs[i] = NamedFuncFact{g.Name, summary}
 		if decl, ok := g.Node.(*ast.FuncDecl); ok {
 			if obj := pass.TypesInfo.Defs[decl.Name]; obj != nil {
 				fact := f.Fact()
@@ -111,7 +160,43 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	pass.ExportPackageFact(pkgFact)
+	findSites(pass, res.Funcs)
 	return res, nil
+}
+
+// findSites fills in the Sites of funcs.
+func findSites(pass *analysis.Pass, funcs []*Func) {
+	local := make(map[types.Object]*Func)
+	for _, f := range funcs {
+		if decl, ok := f.Node.(*ast.FuncDecl); ok && f.Err == nil {
+			if obj := pass.TypesInfo.Defs[decl.Name]; obj != nil {
+				local[obj] = f
+			}
+		}
+	}
+	for _, f := range funcs {
+		if f.Err != nil {
+			continue
+		}
+		for b, calls := range f.StaticCalls(pass.TypesInfo) {
+			for _, c := range calls {
+				if !c.Site {
+					continue
+				}
+				site := Site{Block: numbering.BlockID(b), Call: c}
+				if g := local[c.Callee]; g != nil {
+					site.Graph, site.Preferred = &g.Graph, g.Preferred
+				} else {
+					var fact FuncFact
+					if !pass.ImportObjectFact(c.Callee, &fact) || fact.Graph == nil {
+						continue
+					}
+					site.Graph, site.Preferred = fact.Graph.Numbering()
+				}
+				f.Sites = append(f.Sites, site)
+			}
+		}
+	}
 }
 
 // Number numbers a function's graph and places its counters with the static
@@ -141,6 +226,14 @@ func (f *Func) Fact() FuncFact {
 	}
 	fact.Paths = f.Numbering.Total().String()
 	fact.Numbered = f.Numbering.NumPaths()
+	g := &GraphFact{Blocks: f.Graph.NumBlocks, Entry: int32(f.Graph.Entry), Exit: int32(f.Graph.Exit)}
+	for _, e := range f.Graph.Edges {
+		g.Edges = append(g.Edges, EdgeFact{int32(e.Src), int32(e.Dst), e.Probe})
+	}
+	for _, id := range f.Preferred {
+		g.Preferred = append(g.Preferred, int32(id))
+	}
+	fact.Graph = g
 	fact.Chords = len(f.Placement.Chords())
 	for _, c := range f.Numbering.Cuts() {
 		if c.Kind == numbering.CutLimit {
