@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
@@ -22,57 +21,20 @@ import (
 // does without pppexec. They share the user's build cache, so the standard
 // library is compiled under pppexec once.
 
-var (
-	pppexecOnce sync.Once
-	pppexecBin  string
-	pppexecErr  error
-)
-
 // pppexec builds the wrapper once for all tests.
 func pppexec(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs programs under pppexec")
-	}
-	pppexecOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pppexec-test")
-		if err != nil {
-			pppexecErr = err
-			return
-		}
-		pppexecBin = filepath.Join(dir, "pppexec")
-		out, err := exec.Command("go", "build", "-o", pppexecBin, "../cmd/pppexec").CombinedOutput()
-		if err != nil {
-			pppexecErr = fmt.Errorf("building pppexec: %v\n%s", err, out)
-		}
-	})
-	if pppexecErr != nil {
-		t.Fatal(pppexecErr)
-	}
-	return pppexecBin
+	return cmdtest.PPPExec(t, "../cmd/pppexec")
 }
 
-// writeFiles writes files (name → content) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cmdtest.WriteFiles(t, dir, files)
 }
 
 func readFile(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return cmdtest.ReadFile(t, name)
 }
 
 // oracleModule writes the oracle test program: module example.com/oracle.
@@ -96,47 +58,14 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) (s
 	return cmdtest.Run(t, dir, env, name, args...)
 }
 
-// loadProfile reads a profile directory, failing on any bad file.
 func loadProfile(t *testing.T, dir string) *profile.Profile {
 	t.Helper()
-	p := profile.New()
-	problems, err := p.ReadDir(dir)
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("reading the profile: %v %v", problems, err)
-	}
-	if len(p.Metas) == 0 || p.Processes == 0 {
-		t.Fatalf("empty profile in %s: %d packages, %d processes", dir, len(p.Metas), p.Processes)
-	}
-	return p
+	return cmdtest.LoadProfile(t, dir)
 }
 
-// checkOracle regenerates the paths of every call from the traces in dir
-// and requires the counters' histogram to equal it.
 func checkOracle(t *testing.T, dir string, p *profile.Profile) *oracle.Result {
 	t.Helper()
-	traces, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
-	if len(traces) == 0 {
-		t.Fatalf("no trace files in %s", dir)
-	}
-	var calls []*profile.Call
-	for _, name := range traces {
-		c, err := profile.ReadTrace(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		calls = append(calls, c...)
-	}
-	res, err := oracle.Paths(p, calls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diffs := oracle.Compare(p, res.Counts); len(diffs) > 0 {
-		if len(diffs) > 20 {
-			diffs = append(diffs[:20], fmt.Sprintf("and %d more", len(diffs)-20))
-		}
-		t.Fatalf("the counters and the oracle disagree:\n\t%s", strings.Join(diffs, "\n\t"))
-	}
-	return res
+	return cmdtest.CheckOracle(t, dir, p)
 }
 
 // TestOracle builds the oracle program in each counter mode, runs it (it

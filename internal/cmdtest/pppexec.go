@@ -1,0 +1,114 @@
+package cmdtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/profile"
+)
+
+var (
+	pppexecOnce sync.Once
+	pppexecBin  string
+	pppexecErr  error
+)
+
+// PPPExec builds pppexec from the package in dir (a path such as
+// "../cmd/pppexec") once per test binary, and returns the program. It skips
+// the test in -short mode: what uses it builds and runs programs.
+func PPPExec(t testing.TB, dir string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs programs under pppexec")
+	}
+	pppexecOnce.Do(func() {
+		tmp, err := os.MkdirTemp("", "pppexec-test")
+		if err != nil {
+			pppexecErr = err
+			return
+		}
+		pppexecBin = filepath.Join(tmp, "pppexec")
+		out, err := exec.Command("go", "build", "-o", pppexecBin, dir).CombinedOutput()
+		if err != nil {
+			pppexecErr = fmt.Errorf("building pppexec: %v\n%s", err, out)
+		}
+	})
+	if pppexecErr != nil {
+		t.Fatal(pppexecErr)
+	}
+	return pppexecBin
+}
+
+// WriteFiles writes files (name → content) under dir.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ReadFile returns a file's content.
+func ReadFile(t testing.TB, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// LoadProfile reads a profile directory, failing on any bad file or an
+// empty profile.
+func LoadProfile(t testing.TB, dir string) *profile.Profile {
+	t.Helper()
+	p := profile.New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("reading the profile: %v %v", problems, err)
+	}
+	if len(p.Metas) == 0 || p.Processes == 0 {
+		t.Fatalf("empty profile in %s: %d packages, %d processes", dir, len(p.Metas), p.Processes)
+	}
+	return p
+}
+
+// CheckOracle regenerates the paths of every call from the traces in dir
+// and requires the counters' histogram to equal it.
+func CheckOracle(t testing.TB, dir string, p *profile.Profile) *oracle.Result {
+	t.Helper()
+	traces, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
+	if len(traces) == 0 {
+		t.Fatalf("no trace files in %s", dir)
+	}
+	var calls []*profile.Call
+	for _, name := range traces {
+		c, err := profile.ReadTrace(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		calls = append(calls, c...)
+	}
+	res, err := oracle.Paths(p, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := oracle.Compare(p, res.Counts); len(diffs) > 0 {
+		if len(diffs) > 20 {
+			diffs = append(diffs[:20], fmt.Sprintf("and %d more", len(diffs)-20))
+		}
+		t.Fatalf("the counters and the oracle disagree:\n\t%s", strings.Join(diffs, "\n\t"))
+	}
+	return res
+}
