@@ -89,10 +89,13 @@ type Super struct {
 }
 
 // A SuperSite is an inlined call: the Call-th static call (Block.Calls) of
-// the caller's block Block, whose callee is Meta.Funcs[Callee], or, with
-// Callee -1, function Func of package Package, described by another
-// metadata. Func and File name the callee and its file, for reports.
+// block Block of the caller (Parent -1) or of the callee of site Parent,
+// which comes before it (segments deeper than one call), whose callee is
+// Meta.Funcs[Callee], or, with Callee -1, function Func of package Package,
+// described by another metadata. Func and File name the callee and its
+// file, for reports.
 type SuperSite struct {
+	Parent  int
 	Block   int32
 	Call    int
 	Callee  int
@@ -294,8 +297,15 @@ func (m *Meta) checkSuper(f *Func) error {
 		} else if origin[i] = plain(site.Callee); origin[i] == nil {
 			return fmt.Errorf("site %d: callee %d is not a function of the package", i, site.Callee)
 		}
-		if site.Block < 0 || int(site.Block) >= len(caller.Blocks) || site.Call < 0 || site.Call >= len(caller.Blocks[site.Block].Calls) {
-			return fmt.Errorf("site %d: no call %d in block %d of %s", i, site.Call, site.Block, caller.Name)
+		if site.Parent < -1 || site.Parent >= i {
+			return fmt.Errorf("site %d: parent site %d", i, site.Parent)
+		}
+		in := caller // the function that makes the call, if described here
+		if site.Parent >= 0 {
+			in = origin[site.Parent]
+		}
+		if in != nil && (site.Block < 0 || int(site.Block) >= len(in.Blocks) || site.Call < 0 || site.Call >= len(in.Blocks[site.Block].Calls)) {
+			return fmt.Errorf("site %d: no call %d in block %d of %s", i, site.Call, site.Block, in.Name)
 		}
 	}
 	of := func(o Origin) (*Func, error) {

@@ -114,7 +114,7 @@ func superMeta(t testing.TB) (*Meta, []byte) {
 		Name: f.Name + SuperSuffix, Line: f.Line, EndLine: f.EndLine, Entry: int32(sg.Graph.Entry), Exit: int32(sg.Graph.Exit),
 		Paths: n.NumPaths(), Total: n.Total().String(),
 		Counters: Counters{Offset: m.Words, Kind: "array", Size: int(n.NumPaths())},
-		Super:    &Super{Caller: 0, Sites: []SuperSite{{Block: 2, Call: 0, Callee: 1, Func: "G", File: "p.go"}}},
+		Super:    &Super{Caller: 0, Sites: []SuperSite{{Parent: -1, Block: 2, Call: 0, Callee: 1, Func: "G", File: "p.go"}}},
 	}
 	for _, o := range sg.Blocks {
 		s.Blocks = append(s.Blocks, Block{Kind: "body", Line: 4, Col: 2, EndLine: 4, EndCol: 9})

@@ -112,9 +112,11 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 		default:
 			me := m.Edges[id]
 			file, fn := in(edge(id))
-			if me.Kind == "call" || me.Kind == "callreturn" {
-				// Both are the caller's: where it calls.
-				file, fn = in(func(*profile.Super) profile.Origin { return profile.Origin{Site: -1} })
+			if m.Super != nil && (me.Kind == "call" || me.Kind == "callreturn") {
+				// Both are where the call is: in the caller, or in
+				// the callee of the site's parent.
+				parent := m.Super.Sites[m.Super.Edges[id].Site].Parent
+				file, fn = in(func(*profile.Super) profile.Origin { return profile.Origin{Site: parent} })
 			}
 			steps = append(steps, Step{file, me.Line, me.Col, me.Kind, fn})
 		}

@@ -182,7 +182,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		if err != nil {
 			return nil, "", err
 		}
-		icfg.Sites = run
+		icfg.Sites, icfg.Depth = run, x.Config.Depth
 	}
 	out, err := instrument.Package(in, icfg)
 	if err != nil {

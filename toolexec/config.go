@@ -44,8 +44,9 @@ type Config struct {
 	PPPSmall    uint64
 	// Sites, if set, makes an interprocedural build: it names the profile
 	// whose paths choose the call sites to follow into their callees (see
-	// instrument/ippp.go).
+	// instrument/ippp.go), Depth calls deep.
 	Sites string
+	Depth int
 
 	interestingRun, sitesRun pathsSource
 }
@@ -94,7 +95,7 @@ func (c *Config) String() string {
 		if r, err := c.sites(); err == nil {
 			fp = r.Fingerprint()
 		}
-		s += " ippp=" + fp
+		s += fmt.Sprintf(" ippp=%s depth=%d", fp, c.Depth)
 	}
 	return s
 }

@@ -35,7 +35,8 @@
 // With -ippp=PROFILE the build is interprocedural (see
 // instrument/ippp.go): a caller's static calls of instrumented functions,
 // on paths that PROFILE ran, call clones that also count the caller's
-// supergraph paths. The build ID covers a fingerprint of PROFILE too.
+// supergraph paths, to -ipppdepth calls deep. The build ID covers a
+// fingerprint of PROFILE and the depth too.
 //
 // To know which calls never return, a compile has the built-in list of
 // package funcgraph and what ctrlflow's induction finds in the package

@@ -22,8 +22,9 @@ func testMain(args []string) int {
 	asJSON := fs.Bool("json", false, "write the report as JSON")
 	pkgs := fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)")
 	sites := fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report")
+	depth := fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D] [go test flags] [packages]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [go test flags] [packages]\n\n"+
 			"Runs go test with every package of the main module instrumented to count its\n"+
 			"paths (pathcover acts as the -toolexec program), then prints the report. The\n"+
 			"flags after pathcover's own go to go test; -count=1 is added unless given, so\n"+
@@ -82,7 +83,7 @@ func testMain(args []string) int {
 			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
 			return 1
 		}
-		toolexecArg += " " + strconv.Quote("-ippp="+abs)
+		toolexecArg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*depth)
 	}
 	goArgs := []string{"test", "-toolexec=" + toolexecArg}
 	if !hasFlag(rest, "count") {

@@ -51,8 +51,10 @@ type Config struct {
 	// smaller (see ppp.go).
 	PPPSmall uint64
 	// Sites, when set, makes an interprocedural build (see ippp.go): the
-	// paths of the profile that chooses the call sites.
+	// paths of the profile that chooses the call sites. Depth is how many
+	// calls deep segments go (0 for 1).
 	Sites *profile.PathsRun
+	Depth int
 }
 
 // Defaults of Config.
@@ -162,6 +164,9 @@ func setDefaults(cfg *Config) {
 	}
 	if cfg.PPPLarge == "" {
 		cfg.PPPLarge = PPPTruncate
+	}
+	if cfg.Depth < 1 {
+		cfg.Depth = 1
 	}
 }
 

@@ -49,6 +49,14 @@ package instrument
 // A clone is one copy of the callee per site, with the weights of that
 // site's copy in the supergraph. The thesis shares one clone among contexts
 // with a register per context; a clone per site costs code, not time.
+//
+// With Config.Depth above 1, segments go deeper: a site's callee has its own
+// sites (on its paths that ran), whose callees are inlined in turn, and the
+// clone of the callee calls their clones, passing the pointer on. Such a
+// clone leaves out its callee's own supergraph: a call can go to one clone
+// only. So a function's supergraph does not count the calls of it that a
+// deeper segment of another supergraph goes through; the functions' own
+// counts still count every call.
 
 import (
 	"crypto/sha256"
@@ -98,68 +106,154 @@ type super struct {
 	frame      bool // some site is in another package
 }
 
-// A superSite is a call site of a supergraph.
+// A superSite is a call site of a supergraph: a call of the caller's
+// (parent -1) or of the callee of the site parent, which comes before it.
 type superSite struct {
-	block      numbering.BlockID
-	index      int // among the block's static calls
+	parent     int
+	depth      int               // 1 for the caller's own sites
+	block      numbering.BlockID // in the parent's function
+	index      int               // among the block's static calls
 	calleePkg  string
 	calleeMeta *profile.Func // the Sites profile's
 	calleeFile string
+	calleeIDs  []uint64      // its paths that ran in the Sites profile
 	call       *ast.CallExpr // in the caller's package's compile
 	callee     *numbered     // if in the package being compiled
 	clone      string
 }
 
-// profileSuper makes the supergraph of function f of package pkg from the
-// Sites profile alone, so that every compile makes the same one: f's sites
-// are the calls marked as possible sites in the blocks of its paths that ran
-// (ids) whose callees the profile has.
-func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun) (*super, error) {
-	f := fr.Meta
+// maxSuperSites bounds the sites of one supergraph: each level of depth
+// can multiply them.
+const maxSuperSites = 256
+
+// profileSuper makes the supergraph of function fr from the Sites profile
+// alone, so that every compile makes the same one. Its sites are the calls
+// marked as possible sites (profile.StaticCall.Site) in the blocks of the
+// paths that ran of the caller and, to depth calls deep, of the callees,
+// whose callees the profile has; at most maxSuperSites, level by level.
+func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*super, error) {
+	s := &super{callerPkg: fr.Package, callerMeta: fr.Meta}
+	type frame struct {
+		parent int
+		f      *profile.Func
+		ids    []uint64
+	}
+	level := []frame{{-1, fr.Meta, fr.IDs}}
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var next []frame
+		for _, fm := range level {
+			blocks, err := blocksRun(fm.f, fm.ids)
+			if err != nil {
+				return nil, err
+			}
+			for b, blk := range fm.f.Blocks {
+				if blocks[b] == 0 {
+					continue
+				}
+				for i, call := range blk.Calls {
+					if !call.Site {
+						continue
+					}
+					callee, ok := sites.Func(call.Package, call.Func)
+					if !ok || callee.Meta.Super != nil {
+						continue
+					}
+					if len(s.sites) == maxSuperSites {
+						return s, nil
+					}
+					s.sites = append(s.sites, superSite{
+						parent: fm.parent, depth: d, block: numbering.BlockID(b), index: i,
+						calleePkg: call.Package, calleeMeta: callee.Meta, calleeFile: callee.File, calleeIDs: callee.IDs,
+					})
+					next = append(next, frame{len(s.sites) - 1, callee.Meta, callee.IDs})
+				}
+			}
+		}
+		level = next
+	}
+	return s, nil
+}
+
+// blocksRun returns how many of the paths ids of f pass each block.
+func blocksRun(f *profile.Func, ids []uint64) ([]uint64, error) {
 	n, err := f.Numbering()
 	if err != nil {
 		return nil, err
 	}
-	runs := make(map[uint64]uint64, len(fr.IDs))
-	for _, id := range fr.IDs {
+	runs := make(map[uint64]uint64, len(ids))
+	for _, id := range ids {
 		runs[id] = 1
 	}
 	c, err := n.CountsFromPaths(runs)
 	if err != nil {
 		return nil, err
 	}
-	s := &super{callerPkg: fr.Package, callerMeta: f}
-	for b, blk := range f.Blocks {
-		if c.Blocks[b] == 0 {
-			continue
-		}
-		for i, call := range blk.Calls {
-			if !call.Site {
-				continue
-			}
-			callee, ok := sites.Func(call.Package, call.Func)
-			if !ok || callee.Meta.Super != nil {
-				continue
-			}
-			s.sites = append(s.sites, superSite{block: numbering.BlockID(b), index: i, calleePkg: call.Package, calleeMeta: callee.Meta, calleeFile: callee.File})
+	return c.Blocks, nil
+}
+
+// children returns the sites whose calls are in site parent's callee (-1:
+// in the caller), in order.
+func (s *super) children(parent int) []int {
+	var c []int
+	for i, site := range s.sites {
+		if site.parent == parent {
+			c = append(c, i)
 		}
 	}
-	return s, nil
+	return c
+}
+
+// inline builds the supergraph of the function of site node (-1: the
+// caller), whose graph is g, with its child sites inlined, their own sites
+// inlined in turn; its origins name the sites by their index in s.sites.
+func (s *super) inline(node int, g *numbering.Graph, pref []numbering.EdgeID) (*numbering.Supergraph, error) {
+	kids := s.children(node)
+	subs := make([]*numbering.Supergraph, len(kids))
+	cs := make([]numbering.CallSite, len(kids))
+	for k, c := range kids {
+		site := s.sites[c]
+		sub, err := s.inline(c, site.calleeMeta.Graph(), site.calleeMeta.PreferredCuts())
+		if err != nil {
+			return nil, err
+		}
+		subs[k] = sub
+		cs[k] = numbering.CallSite{Block: site.block, Callee: &sub.Graph, Preferred: sub.Preferred}
+	}
+	sg, err := numbering.Inline(g, pref, cs)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range sg.Blocks {
+		if o.Site < 0 {
+			sg.Blocks[i].Site = node
+		} else {
+			sg.Blocks[i] = subs[o.Site].Blocks[o.Block]
+		}
+	}
+	for i, o := range sg.Edges {
+		switch {
+		case o.Site < 0:
+			sg.Edges[i].Site = node
+		case o.Edge == numbering.CallEdge || o.Edge == numbering.ReturnEdge:
+			sg.Edges[i].Site = kids[o.Site]
+		default:
+			sg.Edges[i] = subs[o.Site].Edges[o.Edge]
+		}
+	}
+	return sg, nil
 }
 
 // number builds and numbers the supergraph of s's sites, and hashes it.
 func (s *super) number() error {
-	cs := make([]numbering.CallSite, len(s.sites))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", s.callerPkg, s.callerMeta.Name, s.callerMeta.Shape())
 	s.frame = false
-	for i, site := range s.sites {
-		cs[i] = numbering.CallSite{Block: site.block, Callee: site.calleeMeta.Graph(), Preferred: site.calleeMeta.PreferredCuts()}
-		fmt.Fprintf(h, "%d %d %s\x00%s\x00%s\x00", site.block, site.index, site.calleePkg, site.calleeMeta.Name, site.calleeMeta.Shape())
+	for _, site := range s.sites {
+		fmt.Fprintf(h, "%d %d %d %s\x00%s\x00%s\x00", site.parent, site.block, site.index, site.calleePkg, site.calleeMeta.Name, site.calleeMeta.Shape())
 		s.frame = s.frame || site.calleePkg != s.callerPkg
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
-	sg, err := numbering.Inline(s.callerMeta.Graph(), s.callerMeta.PreferredCuts(), cs)
+	sg, err := s.inline(-1, s.callerMeta.Graph(), s.callerMeta.PreferredCuts())
 	if err != nil {
 		return err
 	}
@@ -196,7 +290,7 @@ func (s *super) meta(funcs []profile.Func, files []string) profile.Func {
 		mf.Preferred = append(mf.Preferred, int32(id))
 	}
 	for _, site := range s.sites {
-		ms := profile.SuperSite{Block: int32(site.block), Call: site.index, Callee: -1, Func: site.calleeMeta.Name}
+		ms := profile.SuperSite{Parent: site.parent, Block: int32(site.block), Call: site.index, Callee: -1, Func: site.calleeMeta.Name}
 		if site.callee != nil {
 			ms.Callee = site.callee.meta
 			ms.File = files[funcs[site.callee.meta].File]
@@ -223,7 +317,7 @@ func (s *super) meta(funcs []profile.Func, files []string) profile.Func {
 		switch o.Edge {
 		case numbering.CallEdge, numbering.ReturnEdge:
 			site := s.sites[o.Site]
-			call := cm.Blocks[site.block].Calls[site.index]
+			call := origin(site.parent).Blocks[site.block].Calls[site.index]
 			e = profile.Edge{Kind: "call", Line: call.Line, Col: call.Col}
 			if o.Edge == numbering.ReturnEdge {
 				e.Kind = "callreturn"
@@ -240,10 +334,9 @@ func (s *super) meta(funcs []profile.Func, files []string) profile.Func {
 
 // callerSuper makes the supergraph of caller, a function of the package
 // being compiled, or returns nil if it has none. It starts from the
-// profile's supergraph and checks it against the package: the caller and
-// its callees in the package must be those of the profile, and the clones
-// in other packages must exist; if any of it fails, only the sites in the
-// package are kept.
+// profile's supergraph and checks it against the package (see resolve); if
+// any of it fails, only the caller's own sites in the package that check
+// are kept, to depth 1.
 func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 	pkg := profile.PackagePath(b.cfg.Package)
 	live := &b.meta.Funcs[caller.meta]
@@ -251,8 +344,7 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 	if !ok || fr.Meta.Shape() != live.Shape() {
 		return nil, nil
 	}
-	f := fr.Meta
-	s, err := profileSuper(fr, b.cfg.Sites)
+	s, err := profileSuper(fr, b.cfg.Sites, b.cfg.Depth)
 	if err != nil || len(s.sites) == 0 {
 		return nil, err
 	}
@@ -260,36 +352,14 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 		return nil, err
 	}
 	s.caller = caller
-	calls := caller.fn.StaticCalls(b.in.Info)
+	valid := b.resolve(s)
 	all := true
 	var local []superSite
-	for i := range s.sites {
-		site := &s.sites[i]
-		live := calls[site.block]
-		want := f.Blocks[site.block].Calls
-		if len(live) != len(want) {
-			all = false
-			continue
+	for i, site := range s.sites {
+		all = all && valid[i]
+		if site.parent == -1 && site.calleePkg == pkg && valid[i] {
+			local = append(local, site)
 		}
-		c := live[site.index]
-		if profile.PackagePath(c.Callee.Pkg().Path()) != site.calleePkg || funcgraph.ObjectName(c.Callee) != site.calleeMeta.Name || !c.Site {
-			all = false
-			continue
-		}
-		site.call = c.Call
-		if site.calleePkg != pkg {
-			if !cloneExists(c.Callee, site.clone) {
-				all = false
-			}
-			continue
-		}
-		callee := b.byObj[c.Callee]
-		if callee == nil || callee.fn.Numbering == nil || b.meta.Funcs[callee.meta].Shape() != site.calleeMeta.Shape() {
-			all = false
-			continue
-		}
-		site.callee = callee
-		local = append(local, *site)
 	}
 	if !all {
 		s.sites = local
@@ -301,6 +371,73 @@ func (b *pkgBuilder) callerSuper(caller *numbered) (*super, error) {
 		}
 	}
 	return s, nil
+}
+
+// resolve matches s's sites with the package being compiled, and reports
+// for each whether it checks. A site whose call is in the package's code
+// (the caller's, or a clone's of a callee in the package) must find the
+// call there, marked as a site, to the profile's callee; then a callee in
+// the package must be the profile's version of it, and a callee in
+// another package must have the site's clone in its export data (it makes
+// the clone only if its own sites check). A callee in the package checks
+// only if its own sites do.
+func (b *pkgBuilder) resolve(s *super) []bool {
+	pkg := profile.PackagePath(b.cfg.Package)
+	valid := make([]bool, len(s.sites))
+	calls := make(map[*numbered][][]funcgraph.StaticCall)
+	callsOf := func(u *numbered) [][]funcgraph.StaticCall {
+		if c, ok := calls[u]; ok {
+			return c
+		}
+		c := u.fn.StaticCalls(b.in.Info)
+		calls[u] = c
+		return c
+	}
+	byName := make(map[string]*numbered)
+	for _, u := range b.funcs {
+		if u.obj != nil {
+			byName[funcgraph.ObjectName(u.obj)] = u
+		}
+	}
+	for i := range s.sites {
+		site := &s.sites[i]
+		parent, parentMeta := s.caller, s.callerMeta
+		if site.parent >= 0 {
+			parent, parentMeta = s.sites[site.parent].callee, s.sites[site.parent].calleeMeta
+		}
+		var obj *types.Func
+		if parent != nil { // the call is in this package's code
+			live := callsOf(parent)[site.block]
+			if len(live) != len(parentMeta.Blocks[site.block].Calls) {
+				continue
+			}
+			c := live[site.index]
+			if profile.PackagePath(c.Callee.Pkg().Path()) != site.calleePkg || funcgraph.ObjectName(c.Callee) != site.calleeMeta.Name || !c.Site {
+				continue
+			}
+			site.call, obj = c.Call, c.Callee
+		}
+		if site.calleePkg != pkg {
+			valid[i] = obj != nil && cloneExists(obj, site.clone)
+			continue
+		}
+		u := byName[site.calleeMeta.Name]
+		if obj != nil {
+			u = b.byObj[obj]
+		}
+		if u == nil || !siteDecl(u) || b.meta.Funcs[u.meta].Shape() != site.calleeMeta.Shape() {
+			continue
+		}
+		site.callee = u
+		valid[i] = true
+	}
+	// A callee in the package checks only if its own sites do.
+	for i := len(s.sites) - 1; i >= 0; i-- {
+		if p := s.sites[i].parent; p >= 0 && !valid[i] {
+			valid[p] = false
+		}
+	}
+	return valid
 }
 
 // cloneExists reports whether the package of callee, another package, has
@@ -318,37 +455,33 @@ func cloneExists(callee *types.Func, name string) bool {
 
 // calleeSupers returns the supergraphs of callers in other packages with
 // sites whose callees are functions of the package being compiled, for
-// their exported clones. Their counters are the callers', so ct only says
-// how they count.
+// their exported clones: of the sites that check (see resolve). Their
+// counters are the callers', so ct only says how they count.
 func (b *pkgBuilder) calleeSupers() []*super {
 	pkg := profile.PackagePath(b.cfg.Package)
 	var supers []*super
 	b.cfg.Sites.Funcs(func(fr *profile.FuncRun) bool {
 		f := fr.Meta
-		if fr.Package == pkg || f.Super != nil || !callsInto(f, pkg) {
+		if fr.Package == pkg || f.Super != nil || !b.callsInto(f, pkg) {
 			return true
 		}
-		s, err := profileSuper(fr, b.cfg.Sites)
+		s, err := profileSuper(fr, b.cfg.Sites, b.cfg.Depth)
 		if err != nil || len(s.sites) == 0 || s.number() != nil {
 			return true
 		}
+		valid := b.resolve(s)
 		any := false
 		for i := range s.sites {
-			site := &s.sites[i]
-			if site.calleePkg != pkg {
-				continue
+			if s.sites[i].calleePkg != pkg || !valid[i] {
+				s.sites[i].callee = nil // no clone here
 			}
-			for _, u := range b.funcs {
-				if u.obj != nil && funcgraph.ObjectName(u.obj) == site.calleeMeta.Name && siteDecl(u) && b.meta.Funcs[u.meta].Shape() == site.calleeMeta.Shape() {
-					site.callee, any = u, true
-				}
-			}
+			any = any || s.sites[i].callee != nil
 		}
 		if !any {
 			return true
 		}
 		mf := s.p.Numbering
-		s.ct = &counting{fn: -1, reg: superRegPtr + ".R[0]", preg: superRegPtr + ".R[1]", sink: superRegPtr + ".Count"}
+		s.ct = &counting{fn: -1}
 		m := profile.Func{Name: f.Name + profile.SuperSuffix, Paths: mf.NumPaths()}
 		if b.cfg.Interesting != nil {
 			layoutPPP(s.ct, fr.Package, &m, s.p, 0, b.cfg, nil)
@@ -361,11 +494,12 @@ func (b *pkgBuilder) calleeSupers() []*super {
 	return supers
 }
 
-// callsInto reports whether f has a possible site calling into pkg.
-func callsInto(f *profile.Func, pkg string) bool {
+// callsInto reports whether f may have a site, at the depth asked for,
+// whose callee is in pkg: it calls into pkg, or, deeper, calls anything.
+func (b *pkgBuilder) callsInto(f *profile.Func, pkg string) bool {
 	for _, blk := range f.Blocks {
 		for _, c := range blk.Calls {
-			if c.Site && c.Package == pkg {
+			if c.Site && (c.Package == pkg || b.cfg.Depth > 1) {
 				return true
 			}
 		}
@@ -386,13 +520,18 @@ func siteDecl(u *numbered) bool {
 // emit adds to e the code of function u and of the functions nested in it:
 // their own paths' code, and, for those that are callers of a supergraph,
 // its code in the caller: its registers, its ops on the caller's edges and
-// the calls of the clones.
-func emit(e *editor, all []*numbered, u *numbered, cfg *Config) error {
+// the calls of the clones. With shadowed, u's own supergraph is left out:
+// u is cloned for a segment that goes on into its callees, whose calls
+// call that segment's clones instead of those of u's supergraph.
+func emit(e *editor, all []*numbered, u *numbered, cfg *Config, shadowed bool) error {
 	for _, v := range all {
 		if v.fn.Numbering == nil || v.fn.Node.Pos() < u.fn.Node.Pos() || v.fn.Node.End() > u.fn.Node.End() {
 			continue
 		}
 		instrumentFunc(e, v.fn, v.ct, cfg)
+		if shadowed && v == u {
+			continue
+		}
 		for _, s := range v.supers {
 			if err := s.emitCaller(e, cfg); err != nil {
 				return err
@@ -428,23 +567,27 @@ func (s *super) emitCaller(e *editor, cfg *Config) error {
 		}
 		e.insert(fn.Edges[o.Edge].Site, topo[src], s.code(ops, s.ct, cfg))
 	}
-	for _, site := range s.sites {
+	s.renameCalls(e, -1, "&"+superReg)
+	return nil
+}
+
+// renameCalls makes the calls of the sites in the function of site parent
+// (-1: the caller) call their clones, with registers arg first.
+func (s *super) renameCalls(e *editor, parent int, arg string) {
+	for _, i := range s.children(parent) {
+		site := s.sites[i]
 		switch fun := site.call.Fun.(type) {
 		case *ast.Ident:
 			e.rename(fun, site.clone)
 		case *ast.SelectorExpr:
 			e.rename(fun.Sel, site.clone)
 		}
-		arg := "&" + superReg
-		if s.frame && site.calleePkg == s.callerPkg {
-			arg += ".R"
-		}
+		a := arg
 		if len(site.call.Args) > 0 {
-			arg += ", "
+			a += ", "
 		}
-		e.insertAt(site.call.Lparen+1, phaseDecl, 0, arg)
+		e.insertAt(site.call.Lparen+1, phaseDecl, 0, a)
 	}
-	return nil
 }
 
 // sink is the function of the caller's package that counts the paths that
@@ -460,16 +603,20 @@ func (s *super) clone(i int, in *Input, all []*numbered, cfg *Config) ([]byte, e
 	callee := site.callee
 	decl := callee.fn.Node.(*ast.FuncDecl)
 	e := newEditor(in.Fset, in.Files[callee.file], in.Src[callee.file])
-	if err := emit(e, all, callee, cfg); err != nil {
+	if err := emit(e, all, callee, cfg, len(s.children(i)) > 0); err != nil {
 		return nil, err
 	}
 	ct := *s.ct
 	param := superRegPtr + " *[2]uint64"
 	ct.reg, ct.preg = superRegPtr+"[0]", superRegPtr+"[1]"
-	if s.caller == nil { // a clone for another package
+	if s.frame {
 		param = superRegPtr + " *" + frameType
-		ct.reg, ct.preg, ct.sink = superRegPtr+".R[0]", superRegPtr+".R[1]", superRegPtr+".Count"
+		ct.reg, ct.preg = superRegPtr+".R[0]", superRegPtr+".R[1]"
+		if s.caller == nil { // the counters are another package's
+			ct.sink = superRegPtr + ".Count"
+		}
 	}
+	s.renameCalls(e, i, superRegPtr)
 	topo := s.topo()
 	fn := callee.fn
 	for id, o := range s.sg.Edges {
