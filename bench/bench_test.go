@@ -116,11 +116,11 @@ func TestSummarize(t *testing.T) {
 
 func TestSpliceReadme(t *testing.T) {
 	in := "a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"
-	got, err := spliceReadme(in, "new\n")
+	got, err := spliceReadme(in, "bench", "new\n")
 	if err != nil || got != "a\n<!-- bench:begin -->\nnew\n<!-- bench:end -->\nb\n" {
 		t.Errorf("got %q, %v", got, err)
 	}
-	if _, err := spliceReadme("no markers", "x"); err == nil {
+	if _, err := spliceReadme("no markers", "bench", "x"); err == nil {
 		t.Error("no error without markers")
 	}
 }
@@ -132,13 +132,15 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), "<!-- bench:begin -->\n")
-	table, _, ok2 := strings.Cut(rest, "<!-- bench:end -->")
-	if !ok || !ok2 {
-		t.Fatal("README.md has no bench markers")
-	}
-	if !strings.HasPrefix(table, "Measured by `go run ./bench") || !strings.Contains(table, "| target | goal | measured | met |") {
-		t.Errorf("the README's table does not come from the harness:\n%s", table)
+	for _, section := range []string{"bench", "bench-ippp"} {
+		_, rest, ok := strings.Cut(string(data), "<!-- "+section+":begin -->\n")
+		table, _, ok2 := strings.Cut(rest, "<!-- "+section+":end -->")
+		if !ok || !ok2 {
+			t.Fatalf("README.md has no %s markers", section)
+		}
+		if !strings.HasPrefix(table, "Measured by `go run ./bench") || !strings.Contains(table, "| target | goal | measured | met |") {
+			t.Errorf("the README's %s table does not come from the harness:\n%s", section, table)
+		}
 	}
 }
 
@@ -279,6 +281,6 @@ func FuzzRender(f *testing.F) {
 		if err := os.WriteFile(f, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		render(f, io.Discard, io.Discard, "", "", "")
+		render(f, io.Discard, io.Discard, "", "", "", "bench")
 	})
 }

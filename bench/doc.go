@@ -46,7 +46,9 @@
 // Output is a Markdown table on standard output (and -md), the same
 // results as JSON with -json (the Results type in results.go), and with
 // -readme the Markdown replaces what lies between the lines
-// "<!-- bench:begin -->" and "<!-- bench:end -->" of that file.
+// "<!-- bench:begin -->" and "<!-- bench:end -->" of that file (with
+// -section NAME, "<!-- NAME:begin -->" and "<!-- NAME:end -->": the README
+// has a section bench-ippp for a run with -modes ppp,ippp).
 //
 // -quick runs a few workloads for 3 short rounds and skips the cold builds,
 // to try a change in a few minutes; its figures are noisier.

@@ -34,6 +34,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "also write the results as JSON to `file`")
 	mdOut := fs.String("md", "", "also write the Markdown to `file`")
 	readme := fs.String("readme", "", "replace the table between the bench markers of `file` (README.md)")
+	section := fs.String("section", "bench", "with -readme, the `name` of the markers: <!-- name:begin --> and <!-- name:end -->")
 	work := fs.String("work", "", "work `dir`, kept (default: a temporary directory, removed)")
 	list := fs.Bool("list", false, "list the workloads and their benchmark patterns, and stop")
 	verbose := fs.Bool("v", false, "log each step")
@@ -54,7 +55,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *from != "" {
-		return render(*from, stdout, stderr, *jsonOut, *mdOut, *readme)
+		return render(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *quick {
 		if !set["rounds"] {
@@ -141,7 +142,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	r.summarize()
 	md := r.Markdown()
 	fmt.Fprint(stdout, md)
-	if err := writeOutputs(r, md, *jsonOut, *mdOut, *readme); err != nil {
+	if err := writeOutputs(r, md, *jsonOut, *mdOut, *readme, *section); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
@@ -340,7 +341,7 @@ func selectionFlags(set map[string]bool, run, pppFlags, modeList string) []strin
 
 // render writes the outputs of a run saved by -json, summarized again by
 // this version of the harness.
-func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme string) int {
+func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -358,14 +359,14 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme string
 	r.summarize()
 	md := r.Markdown()
 	fmt.Fprint(stdout, md)
-	if err := writeOutputs(&r, md, jsonOut, mdOut, readme); err != nil {
+	if err := writeOutputs(&r, md, jsonOut, mdOut, readme, section); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func writeOutputs(r *Results, md, jsonOut, mdOut, readme string) error {
+func writeOutputs(r *Results, md, jsonOut, mdOut, readme, section string) error {
 	if jsonOut != "" {
 		data, err := r.JSON()
 		if err != nil {
@@ -385,7 +386,7 @@ func writeOutputs(r *Results, md, jsonOut, mdOut, readme string) error {
 		if err != nil {
 			return err
 		}
-		s, err := spliceReadme(string(old), md)
+		s, err := spliceReadme(string(old), section, md)
 		if err != nil {
 			return fmt.Errorf("%s: %v", readme, err)
 		}

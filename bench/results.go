@@ -355,9 +355,10 @@ var modeTitle = map[string]string{
 func (r *Results) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "\t") }
 
 // spliceReadme replaces the lines between the begin and end markers of
-// readme with table; it fails if the markers are missing.
-func spliceReadme(readme, table string) (string, error) {
-	const begin, end = "<!-- bench:begin -->\n", "<!-- bench:end -->"
+// section in readme ("<!-- bench:begin -->" for section bench) with table;
+// it fails if the markers are missing.
+func spliceReadme(readme, section, table string) (string, error) {
+	begin, end := "<!-- "+section+":begin -->\n", "<!-- "+section+":end -->"
 	i := strings.Index(readme, begin)
 	j := strings.Index(readme, end)
 	if i < 0 || j < i {

@@ -40,6 +40,7 @@ type insertion struct {
 
 const (
 	phaseDecl   = iota // the register's declaration at the top of a body
+	phaseSynth         // a synthesized else or default: before the code after its statement
 	phaseOpen          // the { that wraps an else if
 	phaseOps           // edge code
 	phaseClose         // the } that closes the wrapper
@@ -104,7 +105,7 @@ func (e *editor) synthesize(stmt ast.Node, pos token.Pos, order int, open, code,
 	i, ok := e.synth[stmt]
 	if !ok {
 		e.synth[stmt] = len(e.ins)
-		e.insertAt(pos, phaseOps, order, open+code+close)
+		e.insertAt(pos, phaseSynth, order, open+code+close)
 		return
 	}
 	in := &e.ins[i]
