@@ -49,10 +49,13 @@ type Func struct {
 	Entry     int32
 	Exit      int32
 	Preferred []int32
-	MaxPaths  uint64 // the numbering's option; 0 for its default
-	Paths     uint64 // N, the numbered paths, to check the numbering again
-	Total     string // the exact number of acyclic paths, in decimal
-	Counters  Counters
+	// Keep are the edges the numbering's cuts to fit in 63 bits spared
+	// (numbering.Options.Keep), for a supergraph whose paths were cut.
+	Keep     []int32 `json:",omitempty"`
+	MaxPaths uint64  // the numbering's option; 0 for its default
+	Paths    uint64  // N, the numbered paths, to check the numbering again
+	Total    string  // the exact number of acyclic paths, in decimal
+	Counters Counters
 	// Interesting are, in a PPP build, the Ball-Larus ids of the function's
 	// interesting paths (those its tests ran), sorted; every other path is
 	// residual. PPPSize is the size of their PPP numbering, which Counters
@@ -365,6 +368,9 @@ func (f *Func) PreferredCuts() []numbering.EdgeID {
 // number of paths is the same.
 func (f *Func) Numbering() (*numbering.Numbering, error) {
 	opts := &numbering.Options{MaxPaths: f.MaxPaths, Preferred: f.PreferredCuts()}
+	for _, id := range f.Keep {
+		opts.Keep = append(opts.Keep, numbering.EdgeID(id))
+	}
 	n, err := numbering.Number(f.Graph(), opts)
 	if err != nil {
 		return nil, fmt.Errorf("function %s: %w", f.Name, err)

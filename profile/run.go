@@ -34,6 +34,12 @@ func (f *Func) Shape() string {
 	for _, id := range f.Preferred {
 		put(uint64(id))
 	}
+	if len(f.Keep) > 0 { // so that older shapes stay the same
+		put(uint64(len(f.Keep)))
+		for _, id := range f.Keep {
+			put(uint64(id))
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 

@@ -97,6 +97,7 @@ type numbered struct {
 type super struct {
 	callerPkg  string
 	callerMeta *profile.Func // the Sites profile's
+	callerIDs  []uint64      // its paths that ran there
 	caller     *numbered     // in the caller's package's compile
 	sg         *numbering.Supergraph
 	p          *numbering.Placement
@@ -104,6 +105,9 @@ type super struct {
 	sites      []superSite
 	hash       string
 	frame      bool // some site is in another package
+	// keepEdges are the edges kept whole when the supergraph's paths were
+	// cut to fit in 63 bits, for the metadata (nil if nothing was cut).
+	keepEdges []numbering.EdgeID
 }
 
 // A superSite is a call site of a supergraph: a call of the caller's
@@ -122,6 +126,43 @@ type superSite struct {
 	clone      string
 }
 
+// keep returns the edges of sg that lie on the interesting segments: those
+// whose edges in the caller and callees ran in the Sites profile, and the
+// calls and returns of the sites (which lie on paths that ran). A cut that
+// brings the paths under 2^63 spares them (thesis 3.4.4, step 5), so that
+// the segments the tests ran are counted whole. Every compile keeps the
+// same edges: they come from the profile.
+func (s *super) keep(sg *numbering.Supergraph) ([]numbering.EdgeID, error) {
+	ran := make(map[int]*numbering.Counts)
+	counts := func(site int) (*numbering.Counts, error) {
+		if c, ok := ran[site]; ok {
+			return c, nil
+		}
+		f, ids := s.callerMeta, s.callerIDs
+		if site >= 0 {
+			f, ids = s.sites[site].calleeMeta, s.sites[site].calleeIDs
+		}
+		c, err := countsRun(f, ids)
+		ran[site] = c
+		return c, err
+	}
+	var keep []numbering.EdgeID
+	for id, o := range sg.Edges {
+		if o.Edge == numbering.CallEdge || o.Edge == numbering.ReturnEdge {
+			keep = append(keep, numbering.EdgeID(id))
+			continue
+		}
+		c, err := counts(o.Site)
+		if err != nil {
+			return nil, err
+		}
+		if c.Edges[o.Edge] > 0 {
+			keep = append(keep, numbering.EdgeID(id))
+		}
+	}
+	return keep, nil
+}
+
 // maxSuperSites bounds the sites of one supergraph: each level of depth
 // can multiply them.
 const maxSuperSites = 256
@@ -132,7 +173,7 @@ const maxSuperSites = 256
 // paths that ran of the caller and, to depth calls deep, of the callees,
 // whose callees the profile has; at most maxSuperSites, level by level.
 func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*super, error) {
-	s := &super{callerPkg: fr.Package, callerMeta: fr.Meta}
+	s := &super{callerPkg: fr.Package, callerMeta: fr.Meta, callerIDs: fr.IDs}
 	type frame struct {
 		parent int
 		f      *profile.Func
@@ -142,12 +183,12 @@ func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*sup
 	for d := 1; d <= depth && len(level) > 0; d++ {
 		var next []frame
 		for _, fm := range level {
-			blocks, err := blocksRun(fm.f, fm.ids)
+			ran, err := countsRun(fm.f, fm.ids)
 			if err != nil {
 				return nil, err
 			}
 			for b, blk := range fm.f.Blocks {
-				if blocks[b] == 0 {
+				if ran.Blocks[b] == 0 {
 					continue
 				}
 				for i, call := range blk.Calls {
@@ -174,8 +215,9 @@ func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*sup
 	return s, nil
 }
 
-// blocksRun returns how many of the paths ids of f pass each block.
-func blocksRun(f *profile.Func, ids []uint64) ([]uint64, error) {
+// countsRun returns how many of the paths ids of f pass each block and
+// edge.
+func countsRun(f *profile.Func, ids []uint64) (*numbering.Counts, error) {
 	n, err := f.Numbering()
 	if err != nil {
 		return nil, err
@@ -184,11 +226,7 @@ func blocksRun(f *profile.Func, ids []uint64) ([]uint64, error) {
 	for _, id := range ids {
 		runs[id] = 1
 	}
-	c, err := n.CountsFromPaths(runs)
-	if err != nil {
-		return nil, err
-	}
-	return c.Blocks, nil
+	return n.CountsFromPaths(runs)
 }
 
 // children returns the sites whose calls are in site parent's callee (-1:
@@ -257,9 +295,20 @@ func (s *super) number() error {
 	if err != nil {
 		return err
 	}
-	n, err := numbering.Number(&sg.Graph, &numbering.Options{Preferred: sg.Preferred})
+	keep, err := s.keep(sg)
 	if err != nil {
 		return err
+	}
+	n, err := numbering.Number(&sg.Graph, &numbering.Options{Preferred: sg.Preferred, Keep: keep})
+	if err != nil {
+		return err
+	}
+	s.keepEdges = nil
+	for _, c := range n.Cuts() {
+		if c.Kind == numbering.CutLimit {
+			s.keepEdges = keep // the numbering depends on it
+			break
+		}
 	}
 	if s.p, err = n.Place(nil); err != nil {
 		return err
@@ -288,6 +337,9 @@ func (s *super) meta(funcs []profile.Func, files []string) profile.Func {
 	}
 	for _, id := range s.sg.Preferred {
 		mf.Preferred = append(mf.Preferred, int32(id))
+	}
+	for _, id := range s.keepEdges {
+		mf.Keep = append(mf.Keep, int32(id))
 	}
 	for _, site := range s.sites {
 		ms := profile.SuperSite{Parent: site.parent, Block: int32(site.block), Call: site.index, Callee: -1, Func: site.calleeMeta.Name}
