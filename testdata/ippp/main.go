@@ -20,5 +20,10 @@ func main() {
 		sum += ip.Drive(xs)
 	}
 	sum += ip.Tail(5) + ip.Tail(2)
+	var wide [64]bool
+	for i := range wide {
+		wide[i] = i%3 == 0
+	}
+	sum += ip.Wide(wide, 4) + ip.Wide([64]bool{}, -1)
 	fmt.Println("sum", sum)
 }

@@ -105,3 +105,202 @@ func Tail(x int) int {
 	}
 	return fact(1)
 }
+
+// Wide has 2^64 paths with leafSign inlined: its supergraph's numbering
+// cuts paths to fit in 63 bits, sparing the edges that ran.
+func Wide(a [64]bool, x int) int {
+	n := leafSign(x)
+	if a[0] {
+		n++
+	}
+	if a[1] {
+		n++
+	}
+	if a[2] {
+		n++
+	}
+	if a[3] {
+		n++
+	}
+	if a[4] {
+		n++
+	}
+	if a[5] {
+		n++
+	}
+	if a[6] {
+		n++
+	}
+	if a[7] {
+		n++
+	}
+	if a[8] {
+		n++
+	}
+	if a[9] {
+		n++
+	}
+	if a[10] {
+		n++
+	}
+	if a[11] {
+		n++
+	}
+	if a[12] {
+		n++
+	}
+	if a[13] {
+		n++
+	}
+	if a[14] {
+		n++
+	}
+	if a[15] {
+		n++
+	}
+	if a[16] {
+		n++
+	}
+	if a[17] {
+		n++
+	}
+	if a[18] {
+		n++
+	}
+	if a[19] {
+		n++
+	}
+	if a[20] {
+		n++
+	}
+	if a[21] {
+		n++
+	}
+	if a[22] {
+		n++
+	}
+	if a[23] {
+		n++
+	}
+	if a[24] {
+		n++
+	}
+	if a[25] {
+		n++
+	}
+	if a[26] {
+		n++
+	}
+	if a[27] {
+		n++
+	}
+	if a[28] {
+		n++
+	}
+	if a[29] {
+		n++
+	}
+	if a[30] {
+		n++
+	}
+	if a[31] {
+		n++
+	}
+	if a[32] {
+		n++
+	}
+	if a[33] {
+		n++
+	}
+	if a[34] {
+		n++
+	}
+	if a[35] {
+		n++
+	}
+	if a[36] {
+		n++
+	}
+	if a[37] {
+		n++
+	}
+	if a[38] {
+		n++
+	}
+	if a[39] {
+		n++
+	}
+	if a[40] {
+		n++
+	}
+	if a[41] {
+		n++
+	}
+	if a[42] {
+		n++
+	}
+	if a[43] {
+		n++
+	}
+	if a[44] {
+		n++
+	}
+	if a[45] {
+		n++
+	}
+	if a[46] {
+		n++
+	}
+	if a[47] {
+		n++
+	}
+	if a[48] {
+		n++
+	}
+	if a[49] {
+		n++
+	}
+	if a[50] {
+		n++
+	}
+	if a[51] {
+		n++
+	}
+	if a[52] {
+		n++
+	}
+	if a[53] {
+		n++
+	}
+	if a[54] {
+		n++
+	}
+	if a[55] {
+		n++
+	}
+	if a[56] {
+		n++
+	}
+	if a[57] {
+		n++
+	}
+	if a[58] {
+		n++
+	}
+	if a[59] {
+		n++
+	}
+	if a[60] {
+		n++
+	}
+	if a[61] {
+		n++
+	}
+	if a[62] {
+		n++
+	}
+	if a[63] {
+		n++
+	}
+	return n
+}
