@@ -30,9 +30,10 @@ func Drive() int {
 		sum += bigSwitch(x%7, x%4)
 		sum += manyIfs([12]bool{x%2 == 0, x%3 == 0, x%5 == 0, x > 5, x < 0, x == 4, true, false, x%2 == 1, x > 10, x == 7, x < -1})
 	}
-	inputs := [][]int{nil, {1}, {1, 2, 3}, {-1, 0, 4}, {5, -5, 0, 9}}
+	inputs := [][]int{nil, {1}, {1, 2, 3}, {-1, 0, 4}, {5, -5, 0, 9}, {-2, 3, -1, 1, 2}}
 	for _, xs := range inputs {
 		sum += rangeSlice(xs)
+		sum += elseIfLoop(xs)
 		sum += rangeInt(len(xs))
 		sum += generic(xs, 0)
 		sum += generic(xs, 4)

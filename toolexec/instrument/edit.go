@@ -44,6 +44,7 @@ const (
 	phaseOpen          // the { that wraps an else if
 	phaseOps           // edge code
 	phaseClose         // the } that closes the wrapper
+	phaseAfter         // code after a list's last statement: after whatever closes it
 	phaseRename        // a name replaced, after all code before it
 )
 
@@ -63,13 +64,22 @@ func (e *editor) rename(id *ast.Ident, name string) {
 // insert puts an edge's code at its site.
 func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	code = "; " + code // the statement before may not have ended
+	// Code after a list's last statement goes after anything that ends
+	// there: the } of the wrapper of an else if that ends the statement,
+	// whose own code runs only when the else runs.
+	phase := func(list []ast.Stmt) int {
+		if site.Index >= len(list) && len(list) > 0 {
+			return phaseAfter
+		}
+		return phaseOps
+	}
 	switch list := site.List.(type) {
 	case *ast.BlockStmt:
-		e.insertAt(listPos(list.List, site.Index, list.Lbrace+1), phaseOps, order, code)
+		e.insertAt(listPos(list.List, site.Index, list.Lbrace+1), phase(list.List), order, code)
 	case *ast.CaseClause:
-		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phaseOps, order, code)
+		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phase(list.Body), order, code)
 	case *ast.CommClause:
-		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phaseOps, order, code)
+		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phase(list.Body), order, code)
 	case *ast.IfStmt:
 		switch els := list.Else.(type) {
 		case nil:

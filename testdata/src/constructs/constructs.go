@@ -367,3 +367,19 @@ func gotoReturn(x int) int {
 L:
 	return x
 }
+
+// A loop whose body ends in an if-else-if chain: the code of the edge that
+// goes round again, after the chain, must run after every branch, the first
+// too, not only inside the else that wraps the else if.
+func elseIfLoop(xs []int) (n int) { // want `elseIfLoop has 8 acyclic paths.*the range loop at line \d+ multiplies them most, by 4`
+	for _, x := range xs {
+		if x > 0 {
+			n += x
+		} else if x < 0 {
+			n--
+		} else {
+			return n
+		}
+	}
+	return n
+}
