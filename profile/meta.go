@@ -68,6 +68,11 @@ type Func struct {
 	Stale bool `json:",omitempty"`
 	// Units are the function's statements as go test -cover counts them.
 	Units []Unit
+	// Recovers says that the function can stop a panic and return
+	// normally (a deferred function of it calls recover), so that a clone
+	// of it could return to its caller in the middle of a path: an
+	// interprocedural build does not follow calls into it.
+	Recovers bool `json:",omitempty"`
 	// Super is set for a supergraph of an interprocedural build: not a
 	// function of the source but a caller with some callees inlined, whose
 	// paths are interprocedural path segments (see Super).

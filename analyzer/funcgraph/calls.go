@@ -3,6 +3,7 @@ package funcgraph
 import (
 	"cmp"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -20,9 +21,11 @@ type StaticCall struct {
 	// Site says that interprocedural profiling can follow the call into
 	// its callee: the callee is not generic, the call names it by an
 	// identifier or a selector (not a method expression), so that a clone
-	// can be called instead, and the call runs before the block's path
-	// can end: it is not in a return statement, nor in a call that never
-	// returns, whose edge's code goes before the statement.
+	// can be called instead; the call runs whenever its block does: it is
+	// not in the right operand of && or ||, which one block holds whole
+	// (one decision); and it runs before the block's path can end: it is
+	// not in a return statement, nor in a call that never returns, whose
+	// edge's code goes before the statement.
 	Site bool
 }
 
@@ -42,6 +45,15 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 	for b, blk := range f.Blocks {
 		for _, n := range blk.Nodes {
 			var deferred *ast.CallExpr
+			// The right operands of && and ||, which may not run.
+			var maybe []ast.Expr
+			ast.Inspect(n, func(n ast.Node) bool {
+				if b, ok := n.(*ast.BinaryExpr); ok && (b.Op == token.LAND || b.Op == token.LOR) {
+					maybe = append(maybe, b.Y)
+				}
+				_, lit := n.(*ast.FuncLit)
+				return !lit
+			})
 			switch s := n.(type) {
 			case *ast.DeferStmt:
 				deferred = s.Call
@@ -58,7 +70,7 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 					}
 					if fn := typeutil.StaticCallee(info, n); fn != nil && fn.Pkg() != nil {
 						c := StaticCall{Call: n, Callee: fn.Origin()}
-						c.Site = clonable(c, info) && !after(n)
+						c.Site = clonable(c, info) && !after(n) && !within(n, maybe)
 						calls[b] = append(calls[b], c)
 					}
 				}
@@ -68,6 +80,16 @@ func (f *Func) StaticCalls(info *types.Info) [][]StaticCall {
 		slices.SortStableFunc(calls[b], func(x, y StaticCall) int { return cmp.Compare(x.Call.Rparen, y.Call.Rparen) })
 	}
 	return calls
+}
+
+// within reports whether n lies inside one of nodes.
+func within(n ast.Node, nodes []ast.Expr) bool {
+	for _, m := range nodes {
+		if m.Pos() <= n.Pos() && n.End() <= m.End() {
+			return true
+		}
+	}
+	return false
 }
 
 // clonable reports whether a call can call a clone of its callee instead:

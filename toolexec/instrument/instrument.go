@@ -196,6 +196,14 @@ func (b *pkgBuilder) number(graphs []*funcgraph.Func) {
 		coverFiles[i] = coverOutput(f)
 	}
 	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
+	decls := make(map[types.Object]*ast.FuncDecl)
+	for _, f := range in.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				decls[in.Info.Defs[fd.Name]] = fd
+			}
+		}
+	}
 	for _, g := range graphs {
 		fn := pathnumber.Number(g)
 		if fn.Err != nil {
@@ -209,7 +217,7 @@ func (b *pkgBuilder) number(graphs []*funcgraph.Func) {
 				b.byObj[u.obj] = u
 			}
 		}
-		mf := describe(positions, in.Info, fn, u.file, coverFiles[u.file])
+		mf := describe(positions, in.Info, decls, fn, u.file, coverFiles[u.file])
 		u.ct = &counting{fn: len(b.meta.Funcs)}
 		b.layout(&mf, u.ct, fn.Placement)
 		b.funcs = append(b.funcs, u)
@@ -313,7 +321,7 @@ func layout(n *numbering.Numbering, offset int, cfg *Config) profile.Counters {
 }
 
 // describe makes a function's metadata.
-func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
+func describe(positions *positioner, info *types.Info, decls map[types.Object]*ast.FuncDecl, fn *pathnumber.Func, file int, coverBuild bool) profile.Func {
 	pos := positions.Position
 	mf := profile.Func{
 		Name:    fn.Name,
@@ -329,6 +337,7 @@ func describe(positions *positioner, info *types.Info, fn *pathnumber.Func, file
 		mf.Preferred = append(mf.Preferred, int32(id))
 	}
 	mf.Units = coverUnits(positions, fn.Func, coverBuild)
+	mf.Recovers = recovers(fn.Body, info, decls)
 	calls := fn.StaticCalls(info)
 	for i, b := range fn.Blocks {
 		mb := profile.Block{Kind: b.Kind.String()}

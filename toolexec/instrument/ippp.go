@@ -66,6 +66,8 @@ import (
 	"go/types"
 	"strconv"
 
+	"golang.org/x/tools/go/types/typeutil"
+
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
 	"github.com/pathcover/pathcover/numbering"
@@ -196,7 +198,7 @@ func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*sup
 						continue
 					}
 					callee, ok := sites.Func(call.Package, call.Func)
-					if !ok || callee.Meta.Super != nil {
+					if !ok || callee.Meta.Super != nil || callee.Meta.Recovers {
 						continue
 					}
 					if len(s.sites) == maxSuperSites {
@@ -490,6 +492,53 @@ func (b *pkgBuilder) resolve(s *super) []bool {
 		}
 	}
 	return valid
+}
+
+// recovers reports whether a function with body can stop a panic and
+// return normally: a deferred function literal in it calls recover, or it
+// defers a call of a function of the package (decls) that does. A deferred
+// call through an interface or a function value, or of another package's
+// function, is not looked into.
+func recovers(body *ast.BlockStmt, info *types.Info, decls map[types.Object]*ast.FuncDecl) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		d, ok := n.(*ast.DeferStmt)
+		if !ok || found {
+			return !found
+		}
+		switch fun := ast.Unparen(d.Call.Fun).(type) {
+		case *ast.FuncLit:
+			found = callsRecover(fun.Body, info)
+		default:
+			if fn := typeutil.StaticCallee(info, d.Call); fn != nil {
+				if fd := decls[fn.Origin()]; fd != nil {
+					found = callsRecover(fd.Body, info)
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// callsRecover reports whether body calls the built-in recover itself (not
+// in a function literal, where it would not stop a panic).
+func callsRecover(body *ast.BlockStmt, info *types.Info) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "recover" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // cloneExists reports whether the package of callee, another package, has

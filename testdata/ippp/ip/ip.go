@@ -6,7 +6,8 @@
 // a callee with a loop (its segments end inside the clone), a callee that
 // is a caller itself, recursion, a closure inside a callee, callees in
 // another package (package ext), and calls that are not sites (in a return
-// statement, through a function value, of a generic function).
+// statement, through a function value, of a generic function, in the right
+// operand of &&, of a function that recovers from panics).
 package ip
 
 import "example.com/ippp/ext"
@@ -65,6 +66,17 @@ func mid(x int) int {
 	return v
 }
 
+// safeDiv recovers from a division by zero: a clone of it could return in
+// the middle of a segment, so calls of it are not sites.
+func safeDiv(a, b int) (q int) {
+	defer func() {
+		if recover() != nil {
+			q = 0
+		}
+	}()
+	return a / b
+}
+
 func fact(n int) int {
 	if n <= 1 {
 		return 1
@@ -85,6 +97,11 @@ func Drive(xs []int) int {
 		}
 		t += leafClosure(x) + leafLoop(xs[:len(xs)%3]...)
 		tally.LeafAdd(ext.LeafClamp(x, -3, 3))
+		// mid may not run when its block does: not a site.
+		if leafSign(x) >= 0 && mid(-x) > 0 {
+			t++
+		}
+		t += safeDiv(t, x)
 	}
 	t += ext.LeafSum(xs...) + ext.Max(t, 0)
 	switch leafSign(t) {

@@ -45,5 +45,8 @@ func Calls(t *T, s Stringer, fv func() int, xs []int) int {
 	if n < 0 {
 		panic(fmt.Sprint(helper(n)))
 	}
+	if helper(3) > 0 && (helper(4) > 0 || t.Value() > 0) {
+		n++
+	}
 	return n + f() + int(int64(3)) + helper(2)
 }
