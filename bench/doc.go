@@ -9,7 +9,8 @@
 //
 // For each workload (a package of the standard library, of a module pinned
 // in workloads.go and fetched from the module proxy, or of this
-// repository's example) it builds the package's test binary in six modes:
+// repository's example) it builds the package's test binary in plain mode
+// and in each mode of -modes (by default the first six):
 //
 //	plain     go test -c
 //	count     go test -c -covermode=count
@@ -17,10 +18,12 @@
 //	bl        go test -c -toolexec='pppexec -pkgs=PKG'           (Ball-Larus)
 //	blatomic  go test -c -toolexec='pppexec -pkgs=PKG -atomic'
 //	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
+//	ippp      go test -c -toolexec='pppexec -pkgs=PKG -ippp=T -interesting=S'
 //
 // where T is the profile of the package's own tests, run from the bl
-// binary. Only PKG is instrumented in every mode, as -cover instruments only
-// the package under test.
+// binary, and S that of its tests run from a build with -ippp=T (PPP with
+// interprocedural segments). Only PKG is instrumented in every mode, as
+// -cover instruments only the package under test.
 //
 // Then, in each of -rounds rounds, it runs the chosen benchmarks of every
 // workload in every mode, the modes in a new random order each time, and
