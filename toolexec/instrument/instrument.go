@@ -128,9 +128,10 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	b := &pkgBuilder{
 		in: in, cfg: cfg,
-		meta:  &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names},
-		out:   &Output{Files: make([][]byte, len(in.Files))},
-		byObj: make(map[*types.Func]*numbered),
+		meta:   &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names},
+		out:    &Output{Files: make([][]byte, len(in.Files))},
+		byObj:  make(map[*types.Func]*numbered),
+		byName: make(map[string]*numbered),
 	}
 	// Number every function, then make the supergraphs, whose metadata
 	// follows the functions', then write the code.
@@ -172,13 +173,14 @@ func setDefaults(cfg *Config) {
 
 // A pkgBuilder instruments one package.
 type pkgBuilder struct {
-	in    *Input
-	cfg   *Config
-	meta  *profile.Meta
-	init  []uint64 // pairs (word, value) that Register stores
-	out   *Output
-	funcs []*numbered
-	byObj map[*types.Func]*numbered
+	in     *Input
+	cfg    *Config
+	meta   *profile.Meta
+	init   []uint64 // pairs (word, value) that Register stores
+	out    *Output
+	funcs  []*numbered
+	byObj  map[*types.Func]*numbered
+	byName map[string]*numbered // declared functions, by funcgraph.ObjectName
 	// foreign are the supergraphs of callers in other packages whose
 	// clones of this package's functions this compile makes.
 	foreign []*super
@@ -215,6 +217,7 @@ func (b *pkgBuilder) number(graphs []*funcgraph.Func) {
 			u.obj, _ = in.Info.Defs[decl.Name].(*types.Func)
 			if u.obj != nil {
 				b.byObj[u.obj] = u
+				b.byName[funcgraph.ObjectName(u.obj)] = u
 			}
 		}
 		mf := describe(positions, in.Info, decls, fn, u.file, coverFiles[u.file])
@@ -250,7 +253,7 @@ func (b *pkgBuilder) addSupergraphs() {
 			}
 			mf := s.meta(b.meta.Funcs, b.in.Names)
 			b.layout(&mf, s.ct, s.p)
-			u.supers = append(u.supers, s)
+			u.super = s
 		}
 		if err != nil {
 			b.out.Skipped = append(b.out.Skipped, Skip{u.fn.Name + profile.SuperSuffix, err})
@@ -282,11 +285,10 @@ func (b *pkgBuilder) rewrite() error {
 		if edits[u.file] == nil {
 			edits[u.file] = newEditor(in.Fset, in.Files[u.file], in.Src[u.file])
 		}
-		instrumentFunc(edits[u.file], u.fn, u.ct, b.cfg)
-		for _, s := range u.supers {
-			if err := s.emitCaller(edits[u.file], b.cfg); err != nil {
-				return err
-			}
+		if err := u.emit(edits[u.file], b.cfg, true); err != nil {
+			return err
+		}
+		if s := u.super; s != nil {
 			if err := addClones(s); err != nil {
 				return err
 			}
@@ -452,15 +454,6 @@ func instrumentFunc(e *editor, fn *pathnumber.Func, ct *counting, cfg *Config) {
 	for i, v := range p.Topo() {
 		topo[v] = i
 	}
-	code := func(ops []numbering.Op) string {
-		s := ""
-		for _, op := range ops {
-			if c := opCode(op, ct, cfg); c != "" {
-				s += c + "; "
-			}
-		}
-		return s
-	}
 	usesRegister := false
 	// add inserts an edge's code at its site, as one insertion: a
 	// synthesized else or default can only be made once.
@@ -469,7 +462,7 @@ func instrumentFunc(e *editor, fn *pathnumber.Func, ct *counting, cfg *Config) {
 			usesRegister = usesRegister || op.Kind != numbering.OpCountConst
 		}
 		if trace != "" || len(ops) > 0 {
-			e.insert(site, topo[src], trace+code(ops))
+			e.insert(site, topo[src], trace+opsCode(ops, ct, cfg))
 		}
 	}
 	add(fn.EntrySite(), p.Root(), "", p.EntryOps())
@@ -494,6 +487,17 @@ func instrumentFunc(e *editor, fn *pathnumber.Func, ct *counting, cfg *Config) {
 	if cfg.Trace {
 		e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, fmt.Sprintf("%s := %s(%d); _ = %s; ", invocation, enterFunc, ct.fn, invocation))
 	}
+}
+
+// opsCode writes ops as Go statements, each ended by a semicolon.
+func opsCode(ops []numbering.Op, ct *counting, cfg *Config) string {
+	s := ""
+	for _, op := range ops {
+		if c := opCode(op, ct, cfg); c != "" {
+			s += c + "; "
+		}
+	}
+	return s
 }
 
 // opCode writes one op as Go.

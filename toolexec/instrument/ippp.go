@@ -87,12 +87,12 @@ const (
 
 // A numbered is a function of the package being instrumented.
 type numbered struct {
-	fn     *pathnumber.Func
-	file   int
-	ct     *counting
-	meta   int // index in the metadata's Funcs
-	obj    *types.Func
-	supers []*super // at most one: the function as a caller
+	fn    *pathnumber.Func
+	file  int
+	ct    *counting
+	meta  int // index in the metadata's Funcs
+	obj   *types.Func
+	super *super // the function's supergraph, as a caller
 }
 
 // A super is a caller's supergraph and how it counts.
@@ -106,7 +106,8 @@ type super struct {
 	ct         *counting
 	sites      []superSite
 	hash       string
-	frame      bool // some site is in another package
+	topo       map[numbering.BlockID]int // topological index of each block
+	frame      bool                      // some site is in another package
 	// keepEdges are the edges kept whole when the supergraph's paths were
 	// cut to fit in 63 bits, for the metadata (nil if nothing was cut).
 	keepEdges []numbering.EdgeID
@@ -116,7 +117,6 @@ type super struct {
 // (parent -1) or of the callee of the site parent, which comes before it.
 type superSite struct {
 	parent     int
-	depth      int               // 1 for the caller's own sites
 	block      numbering.BlockID // in the parent's function
 	index      int               // among the block's static calls
 	calleePkg  string
@@ -205,7 +205,7 @@ func profileSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*sup
 						return s, nil
 					}
 					s.sites = append(s.sites, superSite{
-						parent: fm.parent, depth: d, block: numbering.BlockID(b), index: i,
+						parent: fm.parent, block: numbering.BlockID(b), index: i,
 						calleePkg: call.Package, calleeMeta: callee.Meta, calleeFile: callee.File, calleeIDs: callee.IDs,
 					})
 					next = append(next, frame{len(s.sites) - 1, callee.Meta, callee.IDs})
@@ -316,6 +316,10 @@ func (s *super) number() error {
 		return err
 	}
 	s.sg = sg
+	s.topo = make(map[numbering.BlockID]int)
+	for i, v := range s.p.Topo() {
+		s.topo[v] = i
+	}
 	for i, site := range s.sites {
 		prefix := ExportedClonePrefix
 		if site.calleePkg == s.callerPkg {
@@ -447,12 +451,6 @@ func (b *pkgBuilder) resolve(s *super) []bool {
 		calls[u] = c
 		return c
 	}
-	byName := make(map[string]*numbered)
-	for _, u := range b.funcs {
-		if u.obj != nil {
-			byName[funcgraph.ObjectName(u.obj)] = u
-		}
-	}
 	for i := range s.sites {
 		site := &s.sites[i]
 		parent, parentMeta := s.caller, s.callerMeta
@@ -475,7 +473,7 @@ func (b *pkgBuilder) resolve(s *super) []bool {
 			valid[i] = obj != nil && cloneExists(obj, site.clone)
 			continue
 		}
-		u := byName[site.calleeMeta.Name]
+		u := b.byName[site.calleeMeta.Name]
 		if obj != nil {
 			u = b.byObj[obj]
 		}
@@ -629,30 +627,34 @@ func emit(e *editor, all []*numbered, u *numbered, cfg *Config, shadowed bool) e
 		if v.fn.Numbering == nil || v.fn.Node.Pos() < u.fn.Node.Pos() || v.fn.Node.End() > u.fn.Node.End() {
 			continue
 		}
-		instrumentFunc(e, v.fn, v.ct, cfg)
-		if shadowed && v == u {
-			continue
-		}
-		for _, s := range v.supers {
-			if err := s.emitCaller(e, cfg); err != nil {
-				return err
-			}
+		if err := v.emit(e, cfg, !(shadowed && v == u)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// emit adds to e the code of function v alone: its own paths' code and,
+// withSuper, that of its supergraph in it.
+func (v *numbered) emit(e *editor, cfg *Config, withSuper bool) error {
+	instrumentFunc(e, v.fn, v.ct, cfg)
+	if !withSuper || v.super == nil {
+		return nil
+	}
+	return v.super.emitCaller(e, cfg)
+}
+
 // emitCaller adds a supergraph's code in its caller's body.
 func (s *super) emitCaller(e *editor, cfg *Config) error {
 	fn := s.caller.fn
-	topo := s.topo()
+	topo := s.topo
 	decl := "var " + superReg + " [2]uint64; _ = " + superReg + "; "
 	if s.frame {
 		decl = fmt.Sprintf("var %s %s; %s.Count = %s%d; ", superReg, frameType, superReg, sinkFunc, s.ct.fn)
 	}
 	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, decl)
 	if ops := s.p.EntryOps(); len(ops) > 0 {
-		e.insert(fn.EntrySite(), topo[s.p.Root()], s.code(ops, s.ct, cfg))
+		e.insert(fn.EntrySite(), topo[s.p.Root()], opsCode(ops, s.ct, cfg))
 	}
 	for id, o := range s.sg.Edges {
 		ops := s.p.EdgeOps(numbering.EdgeID(id))
@@ -666,7 +668,7 @@ func (s *super) emitCaller(e *editor, cfg *Config) error {
 			}
 			continue // in the clone
 		}
-		e.insert(fn.Edges[o.Edge].Site, topo[src], s.code(ops, s.ct, cfg))
+		e.insert(fn.Edges[o.Edge].Site, topo[src], opsCode(ops, s.ct, cfg))
 	}
 	s.renameCalls(e, -1, "&"+superReg)
 	return nil
@@ -718,7 +720,7 @@ func (s *super) clone(i int, in *Input, all []*numbered, cfg *Config) ([]byte, e
 		}
 	}
 	s.renameCalls(e, i, superRegPtr)
-	topo := s.topo()
+	topo := s.topo
 	fn := callee.fn
 	for id, o := range s.sg.Edges {
 		if o.Site != i {
@@ -731,11 +733,11 @@ func (s *super) clone(i int, in *Input, all []*numbered, cfg *Config) ([]byte, e
 		}
 		switch o.Edge {
 		case numbering.CallEdge:
-			e.insert(fn.EntrySite(), topo[src], s.code(ops, &ct, cfg))
+			e.insert(fn.EntrySite(), topo[src], opsCode(ops, &ct, cfg))
 		case numbering.ReturnEdge:
 			return nil, fmt.Errorf("supergraph of %s: the return edge of call %d holds code", s.callerMeta.Name, i)
 		default:
-			e.insert(fn.Edges[o.Edge].Site, topo[src], s.code(ops, &ct, cfg))
+			e.insert(fn.Edges[o.Edge].Site, topo[src], opsCode(ops, &ct, cfg))
 		}
 	}
 	e.rename(decl.Name, site.clone)
@@ -747,22 +749,4 @@ func (s *super) clone(i int, in *Input, all []*numbered, cfg *Config) ([]byte, e
 	src := []byte("\n\n")
 	src = append(src, e.applyRange(lo, hi)...)
 	return append(src, '\n'), nil
-}
-
-func (s *super) topo() map[numbering.BlockID]int {
-	topo := make(map[numbering.BlockID]int)
-	for i, v := range s.p.Topo() {
-		topo[v] = i
-	}
-	return topo
-}
-
-func (s *super) code(ops []numbering.Op, ct *counting, cfg *Config) string {
-	code := ""
-	for _, op := range ops {
-		if c := opCode(op, ct, cfg); c != "" {
-			code += c + "; "
-		}
-	}
-	return code
 }
