@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/numbering"
-	"github.com/pathcover/pathcover/profile"
 )
 
 // A Path is one acyclic path of a function, decoded.
@@ -76,30 +75,38 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 	n := f.numbering
 	m := f.meta
 	var steps []Step
-	// in returns the file and, for a supergraph, the function that holds
-	// its block or edge of origin o.
-	in := func(o func(*profile.Super) profile.Origin) (string, string) {
-		if m.Super == nil {
-			return f.File, ""
-		}
-		if site := o(m.Super).Site; site >= 0 {
+	// in returns the file and the function of a supergraph's site (-1:
+	// its caller).
+	in := func(site int) (string, string) {
+		if site >= 0 {
 			return m.Super.Sites[site].File, m.Super.Sites[site].Func
 		}
 		caller := &f.pkgMeta.Funcs[m.Super.Caller]
 		return f.pkgMeta.Files[caller.File], caller.Name
 	}
-	block := func(b numbering.BlockID) func(*profile.Super) profile.Origin {
-		return func(s *profile.Super) profile.Origin { return s.Blocks[b] }
-	}
-	edge := func(e numbering.EdgeID) func(*profile.Super) profile.Origin {
-		return func(s *profile.Super) profile.Origin { return s.Edges[e] }
+	// where returns the file and, for a supergraph, the function that
+	// holds the origin of block b (e < 0) or edge e.
+	where := func(b numbering.BlockID, e numbering.EdgeID) (string, string) {
+		switch {
+		case m.Super == nil:
+			return f.File, ""
+		case e < 0:
+			return in(m.Super.Blocks[b].Site)
+		}
+		o := m.Super.Edges[e]
+		if o.Index == int32(numbering.CallEdge) || o.Index == int32(numbering.ReturnEdge) {
+			// Where the call is: in the caller, or in the callee of
+			// the site's parent.
+			return in(m.Super.Sites[o.Site].Parent)
+		}
+		return in(o.Site)
 	}
 	for i, id := range dag {
 		e := n.Edge(id)
 		switch e.Kind {
 		case numbering.StartEdge:
 			b := m.Blocks[e.Dst]
-			file, fn := in(block(e.Dst))
+			file, fn := where(e.Dst, -1)
 			if i == 0 && e.Dst == n.Graph().Entry {
 				steps = append(steps, Step{file, m.Line, 1, "start", fn})
 			} else {
@@ -107,17 +114,11 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 			}
 		case numbering.EndEdge:
 			me := m.Edges[e.Cut]
-			file, fn := in(edge(e.Cut))
+			file, fn := where(0, e.Cut)
 			steps = append(steps, Step{file, me.Line, me.Col, "round", fn})
 		default:
 			me := m.Edges[id]
-			file, fn := in(edge(id))
-			if m.Super != nil && (me.Kind == "call" || me.Kind == "callreturn") {
-				// Both are where the call is: in the caller, or in
-				// the callee of the site's parent.
-				parent := m.Super.Sites[m.Super.Edges[id].Site].Parent
-				file, fn = in(func(*profile.Super) profile.Origin { return profile.Origin{Site: parent} })
-			}
+			file, fn := where(0, id)
 			steps = append(steps, Step{file, me.Line, me.Col, me.Kind, fn})
 		}
 	}
