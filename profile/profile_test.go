@@ -159,6 +159,8 @@ func TestMetaSuper(t *testing.T) {
 		{"caller", func(s *Super) { s.Caller = 2 }, "caller 2"},
 		{"callee", func(s *Super) { s.Sites[0].Callee = 7 }, "callee 7"},
 		{"call", func(s *Super) { s.Sites[0].Call = 1 }, "no call 1"},
+		{"parent", func(s *Super) { s.Sites[0].Parent = 0 }, "parent site 0"},
+		{"file", func(s *Super) { s.Sites[0].File = "" }, "in file"},
 		{"block", func(s *Super) { s.Blocks[5].Index = 40 }, "block origin"},
 		{"site", func(s *Super) { s.Edges[0].Site = 3 }, "origin"},
 		{"edge", func(s *Super) { s.Edges[len(s.Edges)-1].Index = -4 }, "edge origin"},
