@@ -500,9 +500,12 @@ func (b *pkgBuilder) resolve(s *super) []bool {
 func recovers(body *ast.BlockStmt, info *types.Info, decls map[types.Object]*ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
+		if _, lit := n.(*ast.FuncLit); lit || found {
+			return false // a literal's defers are its own
+		}
 		d, ok := n.(*ast.DeferStmt)
-		if !ok || found {
-			return !found
+		if !ok {
+			return true
 		}
 		switch fun := ast.Unparen(d.Call.Fun).(type) {
 		case *ast.FuncLit:
@@ -514,7 +517,7 @@ func recovers(body *ast.BlockStmt, info *types.Info, decls map[types.Object]*ast
 				}
 			}
 		}
-		return true
+		return false
 	})
 	return found
 }
