@@ -1,6 +1,9 @@
 package numbering
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Counts are execution counts of a graph's edges and blocks.
 type Counts struct {
@@ -12,6 +15,9 @@ type Counts struct {
 	Calls uint64
 	// Paths is the number of paths run.
 	Paths uint64
+	// Saturated says that a count reached math.MaxUint64 and stopped
+	// there (SatAdd) instead of wrapping round.
+	Saturated bool
 }
 
 // CountsFromPaths derives edge and block counts from a path profile: a count
@@ -26,12 +32,13 @@ func (n *Numbering) CountsFromPaths(paths map[uint64]uint64) (*Counts, error) {
 			return nil, err
 		}
 		for _, e := range path {
-			dag[e] += c
+			dag[e] = SatAdd(dag[e], c)
 		}
-		total += c
+		total = SatAdd(total, c)
 	}
 	counts := n.countsFromDAG(dag)
 	counts.Paths = total
+	counts.Saturated = counts.Saturated || total == math.MaxUint64
 	return counts, nil
 }
 
@@ -50,12 +57,15 @@ func (n *Numbering) countsFromDAG(dag []uint64) *Counts {
 	}
 	for id, e := range n.edges {
 		if n.inDAG[id] && e.Kind != EndEdge {
-			c.Blocks[e.Dst] += dag[id]
+			c.Blocks[e.Dst] = SatAdd(c.Blocks[e.Dst], dag[id])
 		}
 	}
 	var restarts uint64
 	for _, id := range n.adj.in[g.Entry] {
-		restarts += c.Edges[id]
+		restarts = SatAdd(restarts, c.Edges[id])
+	}
+	for _, b := range c.Blocks {
+		c.Saturated = c.Saturated || b == math.MaxUint64
 	}
 	// A process killed between a cut edge into the entry and the end of the
 	// next path has counted the one but not the other.

@@ -180,8 +180,9 @@ func countPathsBig(d *dag) *big.Int {
 	return counts[d.root]
 }
 
-// satAdd adds with saturation at math.MaxUint64.
-func satAdd(a, b uint64) uint64 {
+// SatAdd adds with saturation at math.MaxUint64: counts that would wrap
+// round stay at the largest value, which reports show as such.
+func SatAdd(a, b uint64) uint64 {
 	s, carry := bits.Add64(a, b, 0)
 	if carry != 0 {
 		return math.MaxUint64
@@ -249,22 +250,22 @@ func limitPaths(a *adjacency, reachable []bool, d *dag, maxPaths uint64, keep []
 			for _, id := range d.out[v] {
 				w := d.edges[id].Dst
 				if int(w) < len(cut) && cut[w] {
-					sum = satAdd(sum, 1) // the edge becomes an end edge
+					sum = SatAdd(sum, 1) // the edge becomes an end edge
 				} else {
-					sum = satAdd(sum, paths[w])
+					sum = SatAdd(sum, paths[w])
 				}
 			}
 			paths[v] = sum
 			if sum > threshold && cuttable[v] {
 				cut[v] = true
 				if d.start[v] == NoEdge {
-					extra = satAdd(extra, sum)
+					extra = SatAdd(extra, sum)
 				}
 			}
 		}
 		total := extra
 		for _, id := range d.out[d.root] {
-			total = satAdd(total, paths[d.edges[id].Dst])
+			total = SatAdd(total, paths[d.edges[id].Dst])
 		}
 		if total > maxPaths {
 			continue

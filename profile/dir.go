@@ -3,10 +3,15 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/pathcover/pathcover/numbering"
 )
 
 // A Profile is what one or more profile directories or text profiles say:
@@ -23,7 +28,14 @@ type Profile struct {
 	Lost map[string]map[int]uint64
 	// Processes is the number of counter files read.
 	Processes int
+	// MetaTimes are the modification times of the metadata files read
+	// from directories (a text profile has none): when a program of that
+	// build first ran there.
+	MetaTimes map[string]time.Time
 }
+
+// Counts add up with saturation (numbering.SatAdd): a count that would
+// pass math.MaxUint64 stays there, and reports show it as "at least".
 
 // New returns an empty profile.
 func New() *Profile {
@@ -31,9 +43,37 @@ func New() *Profile {
 		Metas:  make(map[string]*Meta),
 		Raw:    make(map[string][]byte),
 		Counts: make(map[string]map[int]map[uint64]uint64),
-		Lost:   make(map[string]map[int]uint64),
+		Lost:      make(map[string]map[int]uint64),
+		MetaTimes: make(map[string]time.Time),
 	}
 }
+
+// ErrNoMeta is wrapped by the problem of a counter segment whose metadata
+// the profile lacks: its package's functions are missing from the
+// profile, not merely some of their counts.
+var ErrNoMeta = errors.New("no metadata")
+
+// IsMetaProblem reports whether a problem of ReadDir or Load leaves
+// functions out of the profile: a metadata file that cannot be read, or
+// counts without their metadata. Other problems (a truncated counter file)
+// only lose counts.
+func IsMetaProblem(err error) bool {
+	var fe *FileError
+	return errors.Is(err, ErrNoMeta) || (errors.As(err, &fe) && strings.HasSuffix(fe.Name, ".meta"))
+}
+
+// problems are a file's problems, said in one line.
+type problems []error
+
+func (ps problems) Error() string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (ps problems) Unwrap() []error { return ps }
 
 // A FileError is a file of a profile that could not be read, or only in
 // part. Its Error is one line naming the file.
@@ -79,12 +119,38 @@ func (p *Profile) ReadDir(dir string) (problems []error, err error) {
 }
 
 func (p *Profile) readMeta(name string) error {
-	content, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
-	return p.AddMeta(strings.TrimSuffix(filepath.Base(name), ".meta"), content)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() || info.Size() > MaxMetaSize {
+		return fmt.Errorf("not a metadata file: %d bytes, mode %v", info.Size(), info.Mode())
+	}
+	content, err := io.ReadAll(io.LimitReader(f, MaxMetaSize+1))
+	if err != nil {
+		return err
+	}
+	if len(content) > MaxMetaSize {
+		return fmt.Errorf("larger than %d MiB", MaxMetaSize>>20)
+	}
+	hash := strings.TrimSuffix(filepath.Base(name), ".meta")
+	if err := p.AddMeta(hash, content); err != nil {
+		return err
+	}
+	if t := p.MetaTimes[hash]; info.ModTime().After(t) {
+		p.MetaTimes[hash] = info.ModTime()
+	}
+	return nil
 }
+
+// MaxMetaSize is the largest metadata file read: that of a package of
+// 10,000 functions is a few MiB.
+const MaxMetaSize = 256 << 20
 
 // AddMeta adds a package's metadata, given as the bytes whose hash names it.
 func (p *Profile) AddMeta(hash string, content []byte) error {
@@ -110,22 +176,22 @@ func (p *Profile) readCounts(name string) error {
 	if f == nil {
 		return err
 	}
-	p.Processes++
-	var problems []string
+	p.Processes = satInc(p.Processes, 1)
+	var problems problems
 	for _, s := range f.Segments {
 		m := p.Metas[s.Hash]
 		if m == nil {
-			problems = append(problems, fmt.Sprintf("no metadata %s.meta for a segment (a profile from another build?)", s.Hash))
+			problems = append(problems, fmt.Errorf("%w %s.meta for a segment (a profile from another build?)", ErrNoMeta, s.Hash))
 			continue
 		}
 		if s.Residual {
 			if err := p.addResidual(s, m); err != nil {
-				problems = append(problems, err.Error())
+				problems = append(problems, err)
 			}
 			continue
 		}
 		if len(s.Words) != m.Words {
-			problems = append(problems, fmt.Sprintf("segment of %s has %d words, its metadata %d", m.Package, len(s.Words), m.Words))
+			problems = append(problems, fmt.Errorf("segment of %s has %d words, its metadata %d", m.Package, len(s.Words), m.Words))
 			continue
 		}
 		for i := range m.Funcs {
@@ -139,10 +205,10 @@ func (p *Profile) readCounts(name string) error {
 		}
 	}
 	if err != nil {
-		problems = append(problems, err.Error())
+		problems = append(problems, err)
 	}
 	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
+		return problems
 	}
 	return nil
 }
@@ -170,8 +236,11 @@ func (p *Profile) addResidual(s Segment, m *Meta) error {
 }
 
 // Add adds count runs of path id of function fn of the package with
-// metadata hash.
+// metadata hash. A count of 0 adds nothing: the path did not run.
 func (p *Profile) Add(hash string, fn int, id, count uint64) {
+	if count == 0 {
+		return
+	}
 	byFunc := p.Counts[hash]
 	if byFunc == nil {
 		byFunc = make(map[int]map[uint64]uint64)
@@ -182,14 +251,22 @@ func (p *Profile) Add(hash string, fn int, id, count uint64) {
 		byID = make(map[uint64]uint64)
 		byFunc[fn] = byID
 	}
-	byID[id] += count
+	byID[id] = numbering.SatAdd(byID[id], count)
 }
 
 func (p *Profile) addLost(hash string, fn int, n uint64) {
 	if p.Lost[hash] == nil {
 		p.Lost[hash] = make(map[int]uint64)
 	}
-	p.Lost[hash][fn] += n
+	p.Lost[hash][fn] = numbering.SatAdd(p.Lost[hash][fn], n)
+}
+
+// satInc adds process counts without wrapping round.
+func satInc(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // Merge adds the metadata and counts of q to p.
@@ -211,7 +288,12 @@ func (p *Profile) Merge(q *Profile) error {
 			p.addLost(hash, fn, n)
 		}
 	}
-	p.Processes += q.Processes
+	p.Processes = satInc(p.Processes, q.Processes)
+	for hash, t := range q.MetaTimes {
+		if t.After(p.MetaTimes[hash]) {
+			p.MetaTimes[hash] = t
+		}
+	}
 	return nil
 }
 

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/pathcover/pathcover/numbering"
 )
@@ -34,6 +36,11 @@ type Meta struct {
 	Mode   string
 	Atomic bool // counters were incremented atomically
 	Files  []string
+	// Sums are, for each of Files, Hash of its content as it was compiled,
+	// so that a report can tell whether the source it shows is still the
+	// one that was profiled. Metadata written before sums were recorded has
+	// none.
+	Sums []string `json:",omitempty"`
 	Words  int // the package's counter words
 	Funcs  []Func
 }
@@ -221,6 +228,12 @@ func (m *Meta) check() error {
 	if m.Words < 0 {
 		return errors.New("negative counter words")
 	}
+	if err := m.checkText(); err != nil {
+		return err
+	}
+	if len(m.Sums) != 0 && len(m.Sums) != len(m.Files) {
+		return fmt.Errorf("%d source sums for %d files", len(m.Sums), len(m.Files))
+	}
 	for i := range m.Funcs {
 		f := &m.Funcs[i]
 		if f.File < 0 || f.File >= len(m.Files) {
@@ -269,8 +282,8 @@ func (m *Meta) check() error {
 				return fmt.Errorf("function %s: interesting paths %v not sorted ids below %d", f.Name, f.Interesting, f.Paths)
 			}
 		}
-		if _, ok := new(big.Int).SetString(f.Total, 10); !ok {
-			return fmt.Errorf("function %s: path count %q", f.Name, f.Total)
+		if err := f.checkTotal(); err != nil {
+			return fmt.Errorf("function %s: %v", f.Name, err)
 		}
 		if f.Super != nil {
 			if err := m.checkSuper(f); err != nil {
@@ -279,6 +292,77 @@ func (m *Meta) check() error {
 		}
 	}
 	return nil
+}
+
+// checkTotal checks the exact path count. A path is a set of edges of the
+// graph made acyclic, which has at most 2E edges for E edges (each cut edge
+// becomes two), so there are at most 2^(2E) paths, of at most
+// 2E·log10(2)+1 digits: that bound is checked before the number is parsed,
+// whose cost grows faster than its length.
+func (f *Func) checkTotal() error {
+	if len(f.Total) > len(f.Edges)*604/1000+2 {
+		return fmt.Errorf("path count of %d digits for %d edges", len(f.Total), len(f.Edges))
+	}
+	total, ok := new(big.Int).SetString(f.Total, 10)
+	if !ok || total.Sign() < 0 {
+		return fmt.Errorf("path count %q", f.Total)
+	}
+	return nil
+}
+
+// checkText refuses metadata whose names could do harm where reports print
+// them: no Go identifier, import path or file that pathcover profiles holds a
+// control character (a newline would forge a line of gate's output that CI
+// reads as a command, an escape sequence would drive the terminal) or a
+// character that reorders text when shown.
+func (m *Meta) checkText() error {
+	var bad string
+	check := func(what, s string) {
+		if bad == "" && strings.IndexFunc(s, unsafeRune) >= 0 {
+			bad = fmt.Sprintf("%s %q holds a control character", what, s)
+		}
+	}
+	check("package", m.Package)
+	for _, f := range m.Files {
+		check("file", f)
+	}
+	for _, s := range m.Sums {
+		if _, err := hex.DecodeString(s); err != nil || len(s) != 32 {
+			return fmt.Errorf("source sum %q", s)
+		}
+	}
+	for i := range m.Funcs {
+		f := &m.Funcs[i]
+		check("function", f.Name)
+		for _, b := range f.Blocks {
+			check("block kind", b.Kind)
+			for _, c := range b.Calls {
+				check("callee package", c.Package)
+				check("callee", c.Func)
+			}
+		}
+		for _, e := range f.Edges {
+			check("edge kind", e.Kind)
+		}
+		if f.Super != nil {
+			for _, site := range f.Super.Sites {
+				check("callee package", site.Package)
+				check("callee", site.Func)
+				check("file", site.File)
+			}
+		}
+	}
+	if bad != "" {
+		return errors.New(bad)
+	}
+	return nil
+}
+
+// unsafeRune reports whether r is a control character (C0, DEL, C1) or a
+// bidirectional formatting character.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) ||
+		r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // checkSuper checks that a supergraph's origins lie in its caller and

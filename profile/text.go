@@ -90,7 +90,7 @@ func (p *Profile) ReadText(r io.Reader) error {
 			if err != nil || n < 0 {
 				return fail("bad process count %q", rest)
 			}
-			p.Processes += n
+			p.Processes = satInc(p.Processes, n)
 		case "meta":
 			hash, raw, ok := strings.Cut(rest, " ")
 			if !ok {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 )
 
 // A CallSite is a static call from one profiled function to another on a
@@ -44,11 +46,11 @@ type CallSite struct {
 // multiply them.
 const maxCallSites = 1 << 20
 
-// CallSites returns the call sites in the packages that match patterns (all,
-// if none) on the interprocedural path segments of up to depth calls that
+// CallSites returns the call sites in the packages pkgs selects (all, if
+// nil) on the interprocedural path segments of up to depth calls that
 // the profile ran, most runs first, each with the sites inside its callee to
 // depth-1 more levels. Callees are found in all of r's packages.
-func (r *Report) CallSites(depth int, patterns []string) ([]*CallSite, error) {
+func (r *Report) CallSites(depth int, pkgs *pkgpattern.Set) ([]*CallSite, error) {
 	if depth < 1 {
 		return nil, fmt.Errorf("call site depth %d: want 1 or more", depth)
 	}
@@ -96,7 +98,7 @@ func (r *Report) CallSites(depth int, patterns []string) ([]*CallSite, error) {
 	}
 	var all []*CallSite
 	for _, pkg := range r.Packages {
-		if !matchAny(patterns, pkg.Path) {
+		if !pkgs.Match(pkg.Path) {
 			continue
 		}
 		for _, f := range pkg.Funcs {

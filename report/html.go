@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // HTMLOptions say what WriteHTML puts in the page.
@@ -22,15 +23,16 @@ type HTMLOptions struct {
 	Paths int
 	// MaxBlocks is the largest graph drawn; 0 means 300 blocks.
 	MaxBlocks int
-	// ReadFile reads source files; nil means os.ReadFile.
-	ReadFile func(string) ([]byte, error)
+	// Sources reads the source files; nil means those under the roots that
+	// the go command reports in the current directory (NewSources).
+	Sources *Sources
 }
 
 //go:embed html.tmpl
 var htmlTemplate string
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"percent": func(c Coverage) string { return fmt.Sprintf("%.1f%%", c.Percent()) },
+	"percent": func(c Coverage) string { return strings.TrimSpace(percentText(c)) },
 	"ratio":   ratio,
 }).Parse(htmlTemplate))
 
@@ -94,8 +96,9 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	if opt.MaxBlocks <= 0 {
 		opt.MaxBlocks = 300
 	}
-	if opt.ReadFile == nil {
-		opt.ReadFile = os.ReadFile
+	if opt.Sources == nil {
+		wd, _ := os.Getwd()
+		opt.Sources = NewSources(wd)
 	}
 	page := &htmlPage{Title: "pathcover", Report: r}
 	residual := map[*Func][]uint64{}
@@ -108,7 +111,6 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			}
 		}
 	}
-	files := map[string][]string{}
 	data := map[int]*jsFunc{}
 	for _, pkg := range r.Packages {
 		hp := &htmlPackage{Package: pkg}
@@ -117,22 +119,24 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			hf := &htmlFunc{ID: len(page.Funcs), Func: f}
 			page.Funcs = append(page.Funcs, hf)
 			hp.Funcs = append(hp.Funcs, hf)
-			lines, ok := files[f.File]
-			if !ok {
-				src, err := opt.ReadFile(f.File)
-				if err == nil {
-					lines = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+			src, err := opt.Sources.ReadFile(f.File)
+			lines := splitLines(src)
+			shown := 0 // the last line of the source shown
+			switch {
+			case err != nil:
+				hf.SourceNote = "The source is not shown: " + err.Error()
+			case f.Line < 1 || f.EndLine > len(lines) || f.Line > f.EndLine:
+				hf.SourceNote = "The source is not shown: " + f.File + " has changed since the build (the function's lines are not in it)."
+			default:
+				if f.sum != "" && f.sum != profile.Hash(src) {
+					hf.SourceNote = f.File + " has changed since the build: the lines shown are today's, and may not be those that ran."
 				}
-				files[f.File] = lines
-			}
-			if f.EndLine > len(lines) || f.Line < 1 {
-				hf.SourceNote = "The source file cannot be read, or has changed since the build: " + f.File
-			} else {
 				for i := f.Line; i <= f.EndLine; i++ {
 					hf.Lines = append(hf.Lines, htmlLine{i, strings.ReplaceAll(lines[i-1], "\t", "    ")})
 				}
+				shown = f.EndLine
 			}
-			js, err := f.htmlPaths(opt.Paths, residual[f])
+			js, err := f.htmlPaths(opt.Paths, residual[f], shown)
 			if err != nil {
 				return err
 			}
@@ -174,8 +178,9 @@ func (r *Report) find(rf *ResidualFunc) *Func {
 
 // htmlPaths decodes the function's paths for the page: those that ran,
 // hottest first; those that never ran, in id order; and the residual ones
-// given.
-func (f *Func) htmlPaths(limit int, residual []uint64) (*jsFunc, error) {
+// given. Each path's lines are listed up to line last, the end of the
+// source shown.
+func (f *Func) htmlPaths(limit int, residual []uint64, last int) (*jsFunc, error) {
 	js := &jsFunc{Paths: map[string][]jsPath{}, More: map[string]uint64{}}
 	ran := make([]uint64, 0, len(f.counts))
 	for id := range f.counts {
@@ -203,7 +208,7 @@ func (f *Func) htmlPaths(limit int, residual []uint64) (*jsFunc, error) {
 	}
 	for kind, ids := range map[string][]uint64{"ran": ran, "untested": untested, "residual": residual} {
 		for _, id := range ids {
-			p, err := f.htmlPath(id)
+			p, err := f.htmlPath(id, last)
 			if err != nil {
 				return nil, err
 			}
@@ -223,7 +228,7 @@ func cmpDesc(a, b uint64) int {
 	return 0
 }
 
-func (f *Func) htmlPath(id uint64) (jsPath, error) {
+func (f *Func) htmlPath(id uint64, last int) (jsPath, error) {
 	n := f.numbering
 	dag, err := n.Decode(id)
 	if err != nil {
@@ -235,8 +240,10 @@ func (f *Func) htmlPath(id uint64) (jsPath, error) {
 		if int(b) >= len(f.meta.Blocks) {
 			continue
 		}
+		// A block's lines lie within the source shown; metadata that says
+		// otherwise must not make the page list a billion lines.
 		mb := f.meta.Blocks[b]
-		for l := mb.Line; l > 0 && l <= mb.EndLine; l++ {
+		for l := max(mb.Line, f.Line, 1); l <= min(mb.EndLine, last); l++ {
 			lines[l] = true
 		}
 	}
@@ -244,7 +251,9 @@ func (f *Func) htmlPath(id uint64) (jsPath, error) {
 		if s.Kind == "flow" || s.Kind == "loop" || s.Line == 0 {
 			continue
 		}
-		lines[s.Line] = true
+		if s.Line <= last {
+			lines[s.Line] = true
+		}
 		p.Steps = append(p.Steps, jsStep{s.Line, describe(s.Kind)})
 	}
 	for l := range lines {
@@ -294,9 +303,9 @@ func (f *Func) svg() (string, error) {
 		if counts.Edges[e.Edge] == 0 {
 			class += " never"
 		}
-		fmt.Fprintf(&b, `<g class="%s" data-edge="%d" data-from="%d" data-to="%d"><path d="%s" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f">%d</text><title>edge %d, %s: ran %d times</title></g>`,
-			class, e.Edge, lay.Nodes[e.Src].Block, lay.Nodes[e.Dst].Block, e.Path, e.LabelX+4, e.LabelY+4, counts.Edges[e.Edge], e.Edge,
-			html.EscapeString(f.meta.Edges[e.Edge].Kind), counts.Edges[e.Edge])
+		fmt.Fprintf(&b, `<g class="%s" data-edge="%d" data-from="%d" data-to="%d"><path d="%s" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f">%s</text><title>edge %d, %s: ran %s times</title></g>`,
+			class, e.Edge, lay.Nodes[e.Src].Block, lay.Nodes[e.Dst].Block, e.Path, e.LabelX+4, e.LabelY+4, atLeast(counts.Edges[e.Edge]), e.Edge,
+			html.EscapeString(f.meta.Edges[e.Edge].Kind), atLeast(counts.Edges[e.Edge]))
 	}
 	g := n.Graph()
 	for _, nd := range lay.Nodes {
@@ -313,9 +322,9 @@ func (f *Func) svg() (string, error) {
 		if counts.Blocks[nd.Block] == 0 {
 			class += " never"
 		}
-		fmt.Fprintf(&b, `<g class="%s" data-block="%d" data-line="%d"><rect x="%.1f" y="%.1f" width="%.0f" height="%.0f" rx="5"/><text x="%.1f" y="%.1f">%s</text><title>block %d (%s), ran %d times</title></g>`,
+		fmt.Fprintf(&b, `<g class="%s" data-block="%d" data-line="%d"><rect x="%.1f" y="%.1f" width="%.0f" height="%.0f" rx="5"/><text x="%.1f" y="%.1f">%s</text><title>block %d (%s), ran %s times</title></g>`,
 			class, nd.Block, mb.Line, nd.X-nodeWidth/2, nd.Y-nodeHeight/2, nodeWidth, nodeHeight, nd.X, nd.Y+4,
-			html.EscapeString(label), nd.Block, html.EscapeString(mb.Kind), counts.Blocks[nd.Block])
+			html.EscapeString(label), nd.Block, html.EscapeString(mb.Kind), atLeast(counts.Blocks[nd.Block]))
 	}
 	b.WriteString("</svg>")
 	return b.String(), nil

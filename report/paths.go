@@ -144,7 +144,7 @@ func WritePaths(w io.Writer, f *Func, paths []Path) {
 		case 1:
 			fmt.Fprintf(w, "\npath %d, ran once\n", p.ID)
 		default:
-			fmt.Fprintf(w, "\npath %d, ran %d times\n", p.ID, p.Count)
+			fmt.Fprintf(w, "\npath %d, ran %s times\n", p.ID, atLeast(p.Count))
 		}
 		writeSteps(w, cwd, p.Steps)
 	}

@@ -7,20 +7,28 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
 
-// A Coverage is a fraction: Covered of Total.
+// A Coverage is a fraction: Covered of Total. Sums saturate at
+// math.MaxUint64 (four functions of 2^62 paths pass it): Saturated says
+// that Total, and maybe Covered, stopped there, so that the true fraction
+// is smaller than Percent, and Covered at least what it says.
 type Coverage struct {
-	Covered uint64
-	Total   uint64
+	Covered   uint64
+	Total     uint64
+	Saturated bool
 }
 
-// Percent returns the coverage in percent, 100 for nothing to cover.
+// Percent returns the coverage in percent, 100 for nothing to cover (which
+// reports show as such, not as a percentage).
 func (c Coverage) Percent() float64 {
 	if c.Total == 0 {
 		return 100
@@ -28,14 +36,24 @@ func (c Coverage) Percent() float64 {
 	return 100 * float64(c.Covered) / float64(c.Total)
 }
 
-func (c *Coverage) add(d Coverage) { c.Covered += d.Covered; c.Total += d.Total }
+func (c *Coverage) add(d Coverage) {
+	covered, total := numbering.SatAdd(c.Covered, d.Covered), numbering.SatAdd(c.Total, d.Total)
+	c.Saturated = c.Saturated || d.Saturated || total == math.MaxUint64 || covered == math.MaxUint64
+	c.Covered, c.Total = covered, total
+}
 
-// MarshalJSON adds the percentage.
+// MarshalJSON adds the percentage, for something to cover.
 func (c Coverage) MarshalJSON() ([]byte, error) {
+	var percent *float64
+	if c.Total > 0 {
+		p := c.Percent()
+		percent = &p
+	}
 	return json.Marshal(struct {
 		Covered, Total uint64
-		Percent        float64
-	}{c.Covered, c.Total, c.Percent()})
+		Percent        *float64 `json:",omitempty"`
+		Saturated      bool     `json:",omitempty"`
+	}{c.Covered, c.Total, percent, c.Saturated})
 }
 
 // A Report is the path coverage of the packages in a profile.
@@ -76,44 +94,53 @@ type Func struct {
 	Acyclic string
 	// Lost counts runs that found the function's hash table full.
 	Lost uint64
+	// OtherBuilds counts the other versions of the function (another
+	// graph: the source changed between runs into one profile) that the
+	// profile holds and the report leaves out, counts and statements.
+	OtherBuilds int `json:",omitempty"`
 
 	counts    map[uint64]uint64
 	meta      *profile.Func // a PPP build's if any, for its interesting paths
 	ppp       bool
 	numbering *numbering.Numbering
 	pkgMeta   *profile.Meta // for a supergraph, its callers' and callees' files
+	sum       string        // profile.Meta.Sums of its file, if recorded
 }
 
-// Build builds the report of the packages of p that match patterns (all,
-// if none). A function that cannot be numbered again from its metadata is
-// left out with an error.
-func Build(p *profile.Profile, patterns []string) (*Report, []error) {
+// Options say what Build reports.
+type Options struct {
+	// Packages are the packages reported; nil means all.
+	Packages *pkgpattern.Set
+	// Sources, if set, reads the source files, to tell which of several
+	// builds of a function in one profile is the source's current one.
+	Sources *Sources
+}
+
+// Build builds the report of the packages of p that opt selects (all, if
+// opt is nil). A function that cannot be numbered again from its metadata
+// is left out with an error.
+//
+// A function is known by its package, file and name. The metadata of
+// several builds (a package and its test variant, a plain and a PPP build)
+// describe it alike and their counts add up; but when the source changed
+// between two runs into one profile, it has several versions, another
+// graph each, whose path ids mean different paths. Then one version is
+// reported, the first of: the one compiled from the source as it is now
+// (by its Sums), the one whose metadata file is newest, the one whose
+// metadata hash sorts last; the others are left out, and an error says so.
+func Build(p *profile.Profile, opt *Options) (*Report, []error) {
+	if opt == nil {
+		opt = &Options{}
+	}
 	r := &Report{Processes: p.Processes}
 	var errs []error
-	type funcKey struct {
-		pkg, file, name string
-		line            int
-		paths           uint64
-		edges           int
-	}
-	funcs := make(map[funcKey]*Func)
-	type unitKey struct {
-		file                   string
-		line, col, eline, ecol int
-	}
-	units := make(map[string]map[unitKey]Coverage) // package → unit → stmts ran/all
-	pkgs := make(map[string]*Package)
+	type funcKey struct{ pkg, file, name string }
+	versions := make(map[funcKey][]*version)
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
 		path := profile.PackagePath(m.Package)
-		if !matchAny(patterns, path) {
+		if !opt.Packages.Match(m.Package) {
 			continue
-		}
-		pkg := pkgs[path]
-		if pkg == nil {
-			pkg = &Package{Path: path}
-			pkgs[path] = pkg
-			units[path] = make(map[unitKey]Coverage)
 		}
 		for i := range m.Funcs {
 			mf := &m.Funcs[i]
@@ -122,46 +149,68 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 				errs = append(errs, fmt.Errorf("%s: %w", m.Package, err))
 				continue
 			}
-			key := funcKey{path, m.Files[mf.File], mf.Name, mf.Line, mf.Paths, len(mf.Edges)}
-			f := funcs[key]
-			if f == nil {
-				f = &Func{
-					Package: path, Name: mf.Name, File: m.Files[mf.File], Line: mf.Line, EndLine: mf.EndLine,
-					Acyclic: mf.Total, counts: make(map[uint64]uint64), meta: mf, numbering: n, pkgMeta: m,
-				}
-				funcs[key] = f
-				if mf.Super != nil {
-					pkg.Supergraphs = append(pkg.Supergraphs, f)
-				} else {
-					pkg.Funcs = append(pkg.Funcs, f)
-				}
+			key := funcKey{path, m.Files[mf.File], mf.Name}
+			shape := mf.Shape()
+			vs := versions[key]
+			j := slices.IndexFunc(vs, func(v *version) bool { return v.shape == shape })
+			if j < 0 {
+				vs = append(vs, &version{shape: shape})
+				versions[key], j = vs, len(vs)-1
 			}
-			if m.Mode == "ppp" && !f.ppp {
-				f.meta, f.ppp, f.pkgMeta = mf, true, m
-			}
-			counts := p.Counts[hash][i]
-			for id, c := range counts {
-				f.counts[id] += c
-			}
-			f.Lost += p.Lost[hash][i]
-			blocks, err := n.CountsFromPaths(counts)
+			vs[j].add(hash, m, i, n, p)
+		}
+	}
+	pkgs := make(map[string]*Package)
+	type unitKey struct {
+		file                   string
+		line, col, eline, ecol int
+	}
+	units := make(map[string]map[unitKey]Coverage) // package → unit → stmts ran/all
+	stale := make(map[string]int)                  // package → functions with versions left out
+	for _, key := range slices.SortedFunc(maps.Keys(versions), func(a, b funcKey) int {
+		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.file, b.file), cmp.Compare(a.name, b.name))
+	}) {
+		vs := versions[key]
+		v := chooseVersion(vs, p, opt.Sources)
+		pkg := pkgs[key.pkg]
+		if pkg == nil {
+			pkg = &Package{Path: key.pkg}
+			pkgs[key.pkg] = pkg
+			units[key.pkg] = make(map[unitKey]Coverage)
+		}
+		f := v.fn
+		f.Package, f.OtherBuilds = key.pkg, len(vs)-1
+		if len(vs) > 1 {
+			stale[key.pkg]++
+		}
+		if f.meta.Super != nil {
+			pkg.Supergraphs = append(pkg.Supergraphs, f)
+		} else {
+			pkg.Funcs = append(pkg.Funcs, f)
+		}
+		for _, b := range v.builds {
+			blocks, err := f.numbering.CountsFromPaths(p.Counts[b.hash][b.index])
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %s: %w", m.Package, mf.Name, err))
+				errs = append(errs, fmt.Errorf("%s: %s: %w", b.meta.Package, f.Name, err))
 				continue
 			}
+			mf := &b.meta.Funcs[b.index]
 			for _, u := range mf.Units {
-				k := unitKey{m.Files[mf.File], u.Line, u.Col, u.EndLine, u.EndCol}
-				c := units[path][k]
+				k := unitKey{b.meta.Files[mf.File], u.Line, u.Col, u.EndLine, u.EndCol}
+				c := units[key.pkg][k]
 				c.Total = uint64(u.Stmts)
 				if blocks.Blocks[u.Block] > 0 {
 					c.Covered = uint64(u.Stmts)
 				}
-				units[path][k] = c
+				units[key.pkg][k] = c
 			}
 		}
 	}
 	for _, path := range sortedKeys(pkgs) {
 		pkg := pkgs[path]
+		if n := stale[path]; n > 0 {
+			errs = append(errs, fmt.Errorf("%s: the profile holds several builds whose source differs: %d functions changed between them; each is reported as in one build, the others left out", path, n))
+		}
 		for _, f := range pkg.Funcs {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
 			pkg.Paths.add(f.Paths)
@@ -181,6 +230,81 @@ func Build(p *profile.Profile, patterns []string) (*Report, []error) {
 		r.Statements.add(pkg.Statements)
 	}
 	return r, errs
+}
+
+// A version is one graph of a function, described alike by the metadata
+// of one or more builds, whose counts add up.
+type version struct {
+	shape  string
+	fn     *Func
+	builds []build
+	newest time.Time // of its metadata files
+	last   string    // its metadata hash that sorts last
+}
+
+// A build is one metadata's description of a version: function index of
+// the metadata with that hash.
+type build struct {
+	hash  string
+	meta  *profile.Meta
+	index int
+}
+
+func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numbering, p *profile.Profile) {
+	mf := &m.Funcs[i]
+	t := p.MetaTimes[hash]
+	newer := v.fn == nil || t.After(v.newest)
+	if v.fn == nil {
+		v.fn = &Func{Name: mf.Name, File: m.Files[mf.File], Acyclic: mf.Total, counts: make(map[uint64]uint64), numbering: n}
+	}
+	f := v.fn
+	var sum string
+	if len(m.Sums) > 0 {
+		sum = m.Sums[mf.File]
+	}
+	if newer {
+		// The newest build places the function in the source: lines may
+		// have moved with the graph unchanged.
+		f.Line, f.EndLine, f.sum = mf.Line, mf.EndLine, sum
+		if !f.ppp {
+			f.meta, f.pkgMeta = mf, m
+		}
+	} else if f.sum == "" {
+		f.sum = sum
+	}
+	if m.Mode == "ppp" && !f.ppp {
+		f.meta, f.ppp, f.pkgMeta = mf, true, m
+	}
+	for id, c := range p.Counts[hash][i] {
+		f.counts[id] = numbering.SatAdd(f.counts[id], c)
+	}
+	f.Lost = numbering.SatAdd(f.Lost, p.Lost[hash][i])
+	v.builds = append(v.builds, build{hash, m, i})
+	if t.After(v.newest) {
+		v.newest = t
+	}
+	v.last = max(v.last, hash)
+}
+
+// chooseVersion picks the version of a function to report (see Build).
+func chooseVersion(vs []*version, p *profile.Profile, src *Sources) *version {
+	if len(vs) == 1 {
+		return vs[0]
+	}
+	if src != nil {
+		var current []*version
+		for _, v := range vs {
+			if data, err := src.ReadFile(v.fn.File); err == nil && v.fn.sum != "" && v.fn.sum == profile.Hash(data) {
+				current = append(current, v)
+			}
+		}
+		if len(current) == 1 {
+			return current[0]
+		}
+	}
+	return slices.MaxFunc(vs, func(a, b *version) int {
+		return cmp.Or(a.newest.Compare(b.newest), cmp.Compare(a.last, b.last))
+	})
 }
 
 func sortWorstFirst(funcs []*Func) {
@@ -208,18 +332,6 @@ func (r *Report) Lookup(name string) []*Func {
 		}
 	}
 	return found
-}
-
-func matchAny(patterns []string, path string) bool {
-	if len(patterns) == 0 {
-		return true
-	}
-	for _, p := range patterns {
-		if pkgpattern.Match(p, path) {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -113,14 +114,14 @@ type StatsBucket struct {
 // buckets few over the range of real functions.
 var statsBuckets = [][2]int{{1, 1}, {2, 4}, {5, 16}, {17, 64}, {65, 256}, {257, 0}}
 
-// Stats measures δ for the functions of the packages of p that match
-// patterns (all, if none). A function's interesting paths are merged over
+// Stats measures δ for the functions of the packages of p that pkgs
+// selects (all, if nil). A function's interesting paths are merged over
 // the metadata of its package's test variants that number it alike (the
 // same profile.Func.Shape); a function with none is left out. A function
 // whose paths are too many to number is listed with its Err; one that
 // cannot be numbered for another reason (metadata from another pathcover
 // version, ids out of range) is left out with an error, as Build does.
-func Stats(p *profile.Profile, patterns []string) (*StatsReport, []error) {
+func Stats(p *profile.Profile, pkgs *pkgpattern.Set) (*StatsReport, []error) {
 	type key struct{ pkg, name, shape string }
 	type entry struct {
 		stats *FuncStats
@@ -132,7 +133,7 @@ func Stats(p *profile.Profile, patterns []string) (*StatsReport, []error) {
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
 		path := profile.PackagePath(m.Package)
-		if !matchAny(patterns, path) {
+		if !pkgs.Match(m.Package) {
 			continue
 		}
 		for i := range m.Funcs {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -326,11 +327,11 @@ func nearDelta(a, b DeltaSummary) bool {
 }
 
 func TestStatsPatterns(t *testing.T) {
-	r, errs := Stats(statsProfile(t), []string{"example.com/q"})
+	r, errs := Stats(statsProfile(t), pkgpattern.ImportPaths("example.com/q"))
 	if len(errs) != 0 || len(r.Funcs) != 2 || r.Funcs[0].Name != "D" || r.Funcs[1].Name != "E" || r.Summary.Funcs != 2 {
 		t.Errorf("Stats of example.com/q: %v, %+v", errs, r.Funcs)
 	}
-	r, errs = Stats(statsProfile(t), []string{"example.com/none"})
+	r, errs = Stats(statsProfile(t), pkgpattern.ImportPaths("example.com/none"))
 	if len(errs) != 0 || len(r.Funcs) != 0 || r.Summary.Funcs != 0 || r.Summary.PPP != (DeltaSummary{}) {
 		t.Errorf("Stats of no package: %v, %+v", errs, r)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	cwd, _ := os.Getwd()
 	fmt.Fprintf(tw, "\tpaths run\t\tstatements\t\n")
 	for _, pkg := range r.Packages {
-		fmt.Fprintf(tw, "%s\t%s\t%5.1f%%\t%5.1f%%\t\n", pkg.Path, ratio(pkg.Paths), pkg.Paths.Percent(), pkg.Statements.Percent())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", pkg.Path, ratio(pkg.Paths), percentText(pkg.Paths), percentText(pkg.Statements))
 		for _, f := range pkg.Funcs {
 			var notes []string
 			if f.Acyclic != fmt.Sprint(f.Paths.Total) {
@@ -30,10 +31,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			if len(notes) > 0 {
 				note = "(" + strings.Join(notes, "; ") + ")"
 			}
-			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%5.1f%%\t\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), f.Paths.Percent(), note)
+			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%s\t\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), percentText(f.Paths), note)
 		}
 	}
-	fmt.Fprintf(tw, "total\t%s\t%5.1f%%\t%5.1f%%\t\n", ratio(r.Paths), r.Paths.Percent(), r.Statements.Percent())
+	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t\n", ratio(r.Paths), percentText(r.Paths), percentText(r.Statements))
 	return tw.Flush()
 }
 
@@ -48,16 +49,16 @@ func (r *Report) WriteSegments(w io.Writer) error {
 		if len(pkg.Supergraphs) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%5.1f%%\t\t\n", pkg.Path, ratio(pkg.Segments), pkg.Segments.Percent())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\t\n", pkg.Path, ratio(pkg.Segments), percentText(pkg.Segments))
 		for _, f := range pkg.Supergraphs {
 			note := ""
 			if f.Acyclic != fmt.Sprint(f.Paths.Total) {
 				note = fmt.Sprintf("(%s acyclic paths, cut to number them)", f.Acyclic)
 			}
-			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%5.1f%%\t%d\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), f.Paths.Percent(), len(f.meta.Super.Sites), note)
+			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%s\t%d\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), percentText(f.Paths), len(f.meta.Super.Sites), note)
 		}
 	}
-	fmt.Fprintf(tw, "total\t%s\t%5.1f%%\t\t\n", ratio(r.Segments), r.Segments.Percent())
+	fmt.Fprintf(tw, "total\t%s\t%s\t\t\n", ratio(r.Segments), percentText(r.Segments))
 	return tw.Flush()
 }
 
@@ -71,7 +72,34 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func ratio(c Coverage) string { return fmt.Sprintf("%d/%d", c.Covered, c.Total) }
+// ratio writes a coverage as covered/total; a sum that saturated is "at
+// least" what it says.
+func ratio(c Coverage) string {
+	if c.Saturated {
+		return fmt.Sprintf("%s/≥%d", atLeast(c.Covered), c.Total)
+	}
+	return fmt.Sprintf("%d/%d", c.Covered, c.Total)
+}
+
+// percentText writes a coverage in percent: "–" for nothing to cover, and an
+// upper bound for a saturated sum, whose true total is larger.
+func percentText(c Coverage) string {
+	switch {
+	case c.Total == 0:
+		return "    –"
+	case c.Saturated:
+		return fmt.Sprintf("≤%.1f%%", c.Percent())
+	}
+	return fmt.Sprintf("%5.1f%%", c.Percent())
+}
+
+// atLeast writes a count, which is at least math.MaxUint64 if it is that.
+func atLeast(n uint64) string {
+	if n == math.MaxUint64 {
+		return fmt.Sprintf("≥%d", n)
+	}
+	return fmt.Sprint(n)
+}
 
 // relative shortens a file name below the current directory.
 func relative(cwd, file string) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 )
@@ -583,7 +584,7 @@ func TestOracleBelowOS(t *testing.T) {
 	}
 	p := loadProfile(t, prof)
 	res := checkOracle(t, prof, p)
-	r, _ := report.Build(p, []string{"unicode/utf8"})
+	r, _ := report.Build(p, &report.Options{Packages: pkgpattern.ImportPaths("unicode/utf8")})
 	if r.Paths.Covered == 0 {
 		t.Fatalf("no path of unicode/utf8 ran:\n%s", out)
 	}
@@ -623,7 +624,7 @@ func main() {
 	p = loadProfile(t, prof)
 	res = checkOracle(t, prof, p)
 	for _, pkg := range []string{"os", "io/fs", "time"} {
-		if r, _ := report.Build(p, []string{pkg}); r.Paths.Covered == 0 {
+		if r, _ := report.Build(p, &report.Options{Packages: pkgpattern.ImportPaths(pkg)}); r.Paths.Covered == 0 {
 			t.Errorf("no path of %s ran", pkg)
 		}
 	}

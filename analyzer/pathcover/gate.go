@@ -52,8 +52,14 @@ func loadGateReport(sources string) (*report.Report, error) {
 	gateMu.Unlock()
 	g.once.Do(func() {
 		p, problems, err := profile.Load(strings.Split(sources, ",")...)
-		if err == nil && len(problems) > 0 {
+		switch {
+		case err != nil:
+		case len(problems) > 0:
 			err = errors.Join(problems...)
+		case len(p.Metas) == 0:
+			err = fmt.Errorf("%s holds no profile: no metadata file", sources)
+		case p.Processes == 0:
+			err = fmt.Errorf("%s holds no counts: no counter file", sources)
 		}
 		if err != nil {
 			g.err = fmt.Errorf("-pathcover.profile: %v", err)

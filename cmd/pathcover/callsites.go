@@ -36,15 +36,20 @@ func callsitesMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "pathcover callsites: -k %d: want 1 or more\n", *depth)
 		return 2
 	}
-	p, ok := loadProfile("pathcover callsites", *dir)
-	if !ok {
-		return 1
+	// Callees are looked for in every package; patterns choose the callers.
+	r, _, code := openReport("pathcover callsites", dir.dirs, nil)
+	if code != 0 {
+		return code
 	}
-	r, errs := report.Build(p, nil)
-	for _, err := range errs {
-		fmt.Fprintf(os.Stderr, "pathcover callsites: %v\n", err)
+	var have []string
+	for _, pkg := range r.Packages {
+		have = append(have, pkg.Path)
 	}
-	sites, err := r.CallSites(*depth, fs.Args())
+	pkgs, code := selectPackages("pathcover callsites", have, fs.Args())
+	if code != 0 {
+		return code
+	}
+	sites, err := r.CallSites(*depth, pkgs)
 	if err == nil && *sizes {
 		var sz []*report.SupergraphSize
 		if sz, err = r.SupergraphSizes(sites); err == nil {

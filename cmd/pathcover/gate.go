@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/internal/gitdiff"
+	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 )
 
@@ -36,20 +37,28 @@ func gateMain(args []string) int {
 	}
 	if *min < 0 || *min > 100 {
 		fmt.Fprintln(os.Stderr, "pathcover gate: -min must be given, from 0 to 100")
-		return 2
+		return exitUsage
 	}
-	p, ok := loadProfile("pathcover gate", *dir)
-	if !ok {
-		return 1
+	r, problems, code := openReport("pathcover gate", dir.dirs, fs.Args())
+	if code != 0 {
+		return code
 	}
-	r := buildReport("pathcover gate", p, fs.Args())
+	// A counter file cut short only loses counts, which cannot make a
+	// function pass; metadata that cannot be read leaves functions out,
+	// which could.
+	for _, pr := range problems {
+		if profile.IsMetaProblem(pr) {
+			fmt.Fprintln(os.Stderr, "pathcover gate: cannot judge a profile whose metadata cannot all be read (see above)")
+			return exitNoData
+		}
+	}
 	var judge func(*report.Func) bool
 	if *since != "" {
 		wd, _ := os.Getwd()
 		changes, err := gitdiff.Since(wd, *since)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "pathcover gate: -since: %v\n", err)
-			return 1
+			return exitFail
 		}
 		judge = func(f *report.Func) bool {
 			file := f.File
@@ -70,7 +79,11 @@ func gateMain(args []string) int {
 	short, err := r.Gate(*min, *show, counting)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover gate: %v\n", err)
-		return 1
+		return exitFail
+	}
+	if judged == 0 && *since == "" {
+		fmt.Fprintln(os.Stderr, "pathcover gate: the packages chosen have no function to judge")
+		return exitNoData
 	}
 	cwd, _ := os.Getwd()
 	if *asJSON {
@@ -82,7 +95,7 @@ func gateMain(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover gate: %v\n", err)
-		return 1
+		return exitFail
 	}
 	if *github {
 		root := cwd
@@ -101,7 +114,11 @@ func gateMain(args []string) int {
 	}
 	if len(short) > 0 {
 		fmt.Fprintf(os.Stderr, "pathcover gate: %d of %d functions judged%s have less than %g%% of their paths run\n", len(short), judged, scope, *min)
-		return 1
+		return exitFail
+	}
+	if judged == 0 {
+		fmt.Fprintf(os.Stderr, "pathcover gate: no function of the profile changed since %s\n", *since)
+		return 0
 	}
 	fmt.Fprintf(os.Stderr, "pathcover gate: all %d functions judged%s have at least %g%% of their paths run\n", judged, scope, *min)
 	return 0

@@ -24,23 +24,19 @@ func htmlMain(args []string) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "pathcover html: give -o FILE (or -o - for standard output)")
-		return 2
+		return exitUsage
 	}
-	p, ok := loadProfile("pathcover html", *dir)
-	if !ok {
-		return 1
+	r, _, code := openReport("pathcover html", dir.dirs, fs.Args())
+	if code != 0 {
+		return code
 	}
-	r := buildReport("pathcover html", p, fs.Args())
-	if len(r.Packages) == 0 {
-		fmt.Fprintln(os.Stderr, "pathcover html: no function in the profile matches")
-		return 1
-	}
+	wd, _ := os.Getwd()
 	var page bytes.Buffer
-	if err := r.WriteHTML(&page, report.HTMLOptions{Paths: *paths}); err != nil {
+	if err := r.WriteHTML(&page, report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd)}); err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover html: %v\n", err)
 		return 1
 	}
@@ -50,7 +46,7 @@ func htmlMain(args []string) int {
 	}
 	// Built in memory first: a profile that fails to render leaves any old
 	// page alone.
-	if err := os.WriteFile(*out, page.Bytes(), 0o644); err != nil {
+	if err := writeFile(*out, page.Bytes()); err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover html: %v\n", err)
 		return 1
 	}

@@ -141,10 +141,10 @@ func TestHTML(t *testing.T) {
 	if out, code := run(t, dir, bin, "html", "-dir", prof); code != 2 || !strings.Contains(out, "give -o FILE") {
 		t.Errorf("html without -o: exit %d\n%s", code, out)
 	}
-	if out, code := run(t, dir, bin, "html", "-dir", filepath.Join(dir, "nowhere"), "-o", page); code != 1 {
+	if out, code := run(t, dir, bin, "html", "-dir", filepath.Join(dir, "nowhere"), "-o", page); code != exitNoData {
 		t.Errorf("html of a missing profile: exit %d\n%s", code, out)
 	}
-	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "example.com/none"); code != 1 || !strings.Contains(out, "no function") {
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "example.com/none"); code != exitNoData || !strings.Contains(out, "example.com/none match no package of the profile") {
 		t.Errorf("html of no package: exit %d\n%s", code, out)
 	}
 }

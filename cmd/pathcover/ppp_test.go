@@ -263,4 +263,8 @@ func checkVetGate(t *testing.T, dir, tested string) {
 	if out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+filepath.Join(dir, "nosuch"), "./..."); code == 0 || !strings.Contains(out, "-pathcover.profile") {
 		t.Errorf("go vet with a missing profile: exit %d\n%s", code, out)
 	}
+	// An empty profile is not a pass.
+	if out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+t.TempDir(), "-pathcover.min=50", "./..."); code == 0 || !strings.Contains(out, "holds no profile") {
+		t.Errorf("go vet with an empty profile: exit %d\n%s", code, out)
+	}
 }

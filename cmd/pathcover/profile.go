@@ -1,47 +1,180 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 )
 
-// profileFlag is the -dir flag of the commands that read profiles: one or
-// more profile directories or text profiles, comma-separated; by default
-// $PATHCOVERDIR.
-func profileFlag(fs *flag.FlagSet) *string {
-	return fs.String("dir", os.Getenv("PATHCOVERDIR"), "comma-separated profile `dirs` or text profiles (default $PATHCOVERDIR)")
+// The exit statuses of the commands that read profiles.
+const (
+	exitFail   = 1 // the command failed; for gate, functions fall short
+	exitUsage  = 2 // bad flags or arguments
+	exitNoData = 3 // nothing to report on: no profile, an empty or unreadable one, or packages it does not hold
+)
+
+// profileDirs is the -dir flag of the commands that read profiles: profile
+// directories or text profiles, by default $PATHCOVERDIR. The flag may be
+// given more than once; a value that names no file is split at commas, as
+// older command lines wrote several, while a directory whose name holds a
+// comma is taken whole (and $PATHCOVERDIR always is).
+type profileDirs struct {
+	dirs []string
+	set  bool
+}
+
+func profileFlag(fs *flag.FlagSet) *profileDirs {
+	d := &profileDirs{}
+	if env := os.Getenv("PATHCOVERDIR"); env != "" {
+		d.dirs = []string{env}
+	}
+	fs.Var(d, "dir", "a profile `dir` or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several")
+	return d
+}
+
+func (d *profileDirs) String() string {
+	if d == nil {
+		return ""
+	}
+	return strings.Join(d.dirs, ",")
+}
+
+func (d *profileDirs) Set(v string) error {
+	if !d.set {
+		d.dirs, d.set = nil, true // the flag replaces the default
+	}
+	if _, err := os.Stat(v); err != nil && strings.Contains(v, ",") {
+		for _, part := range strings.Split(v, ",") {
+			if part != "" {
+				d.dirs = append(d.dirs, part)
+			}
+		}
+		return nil
+	}
+	d.dirs = append(d.dirs, v)
+	return nil
 }
 
 // loadProfile reads the profiles, printing a line for each file it could
-// not read.
-func loadProfile(cmd, dirs string) (*profile.Profile, bool) {
-	if dirs == "" {
+// not read. A profile that holds nothing to report on is an error, with
+// status exitNoData: no source given, one that cannot be read, none with
+// metadata, or none with counts. problems are the files skipped.
+func loadProfile(cmd string, sources []string) (p *profile.Profile, problems []error, code int) {
+	if len(sources) == 0 {
 		fmt.Fprintf(os.Stderr, "%s: no profile: give -dir, or set PATHCOVERDIR\n", cmd)
-		return nil, false
+		return nil, nil, exitNoData
 	}
-	p, problems, err := profile.Load(strings.Split(dirs, ",")...)
+	p, problems, err := profile.Load(sources...)
 	for _, pr := range problems {
-		fmt.Fprintf(os.Stderr, "%s: skipping %v\n", cmd, pr)
+		fmt.Fprintf(os.Stderr, "%s: skipping %s\n", cmd, printable(pr.Error()))
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
-		return nil, false
+	where := strings.Join(sources, ", ")
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd, printable(err.Error()))
+		return nil, problems, exitNoData
+	case len(p.Metas) == 0:
+		fmt.Fprintf(os.Stderr, "%s: %s holds no profile: no metadata file could be read (did the profiled programs run, with PATHCOVERDIR set?)\n", cmd, where)
+		return nil, problems, exitNoData
+	case p.Processes == 0:
+		fmt.Fprintf(os.Stderr, "%s: %s holds no counts: no counter file could be read\n", cmd, where)
+		return nil, problems, exitNoData
 	}
-	return p, true
+	return p, problems, 0
 }
 
-func buildReport(cmd string, p *profile.Profile, patterns []string) *report.Report {
-	r, errs := report.Build(p, patterns)
-	for _, err := range errs {
+// selectPackages resolves package patterns as the go command does, from
+// the current directory, and checks that each matches one of the packages
+// that a profile holds.
+func selectPackages(cmd string, have []string, patterns []string) (*pkgpattern.Set, int) {
+	wd, err := os.Getwd()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+		return nil, exitFail
+	}
+	set, err := pkgpattern.Resolve(wd, patterns)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	if none := set.Unmatched(have); len(none) > 0 {
+		fmt.Fprintf(os.Stderr, "%s: %s match no package of the profile, which holds %s\n", cmd, strings.Join(none, ", "), profilePackages(have))
+		return nil, exitNoData
+	}
+	return set, 0
+}
+
+// metaPackages returns the packages of a profile, as their metadata name
+// them.
+func metaPackages(p *profile.Profile) []string {
+	var paths []string
+	for _, m := range p.Metas {
+		paths = append(paths, m.Package)
+	}
+	return paths
+}
+
+// profilePackages names a profile's packages, or the first few of them.
+func profilePackages(paths []string) string {
+	seen := map[string]bool{}
+	var pkgs []string
+	for _, path := range paths {
+		if path = profile.PackagePath(path); !seen[path] {
+			seen[path] = true
+			pkgs = append(pkgs, path)
+		}
+	}
+	slices.Sort(pkgs)
+	if len(pkgs) > 5 {
+		return strings.Join(pkgs[:5], ", ") + fmt.Sprintf(" and %d more", len(pkgs)-5)
+	}
+	return strings.Join(pkgs, ", ")
+}
+
+// openReport loads the profile and builds the report of the packages that
+// patterns select, for the commands that report on a profile.
+func openReport(cmd string, sources, patterns []string) (*report.Report, []error, int) {
+	p, problems, code := loadProfile(cmd, sources)
+	if code != 0 {
+		return nil, problems, code
+	}
+	set, code := selectPackages(cmd, metaPackages(p), patterns)
+	if code != 0 {
+		return nil, problems, code
+	}
+	wd, _ := os.Getwd()
+	r := buildReport(cmd, p, &report.Options{Packages: set, Sources: report.NewSources(wd)})
+	return r, problems, 0
+}
+
+func buildReport(cmd string, p *profile.Profile, opt *report.Options) *report.Report {
+	r, errs := report.Build(p, opt)
+	for _, err := range errs {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd, printable(err.Error()))
 	}
 	return r
+}
+
+// printable escapes what a terminal would act on in text that files gave:
+// control characters (and so escape sequences and new lines) as in Go
+// source.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 func reportMain(args []string) int {
@@ -63,11 +196,10 @@ func reportMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	p, ok := loadProfile("pathcover report", *dir)
-	if !ok {
-		return 1
+	r, _, code := openReport("pathcover report", dir.dirs, fs.Args())
+	if code != 0 {
+		return code
 	}
-	r := buildReport("pathcover report", p, fs.Args())
 	if *inter && !*asJSON {
 		if r.Segments.Total == 0 {
 			fmt.Fprintf(os.Stderr, "pathcover report: the profile has no supergraphs: build with pppexec -ippp=PROFILE\n")
@@ -114,15 +246,14 @@ func pathsMain(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	p, ok := loadProfile("pathcover paths", *dir)
-	if !ok {
-		return 1
+	r, _, code := openReport("pathcover paths", dir.dirs, nil)
+	if code != 0 {
+		return code
 	}
-	r := buildReport("pathcover paths", p, nil)
 	funcs := r.Lookup(fs.Arg(0))
 	if len(funcs) == 0 {
-		fmt.Fprintf(os.Stderr, "pathcover paths: no function %s in the profile\n", fs.Arg(0))
-		return 1
+		fmt.Fprintf(os.Stderr, "pathcover paths: no function %s in the profile\n", printable(fs.Arg(0)))
+		return exitNoData
 	}
 	for i, f := range funcs {
 		paths, err := f.Decoded(*untested, *limit)
@@ -154,23 +285,55 @@ func mergeMain(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	p, ok := loadProfile("pathcover merge", strings.Join(fs.Args(), ","))
-	if !ok {
-		return 1
+	p, _, code := loadProfile("pathcover merge", fs.Args())
+	if code != 0 {
+		return code
 	}
-	w := os.Stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
+	if *out == "" {
+		if err := p.WriteText(os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "pathcover merge: %v\n", err)
-			return 1
+			return exitFail
 		}
-		defer f.Close()
-		w = f
+		return 0
 	}
-	if err := p.WriteText(w); err != nil {
+	var buf bytes.Buffer
+	if err := p.WriteText(&buf); err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover merge: %v\n", err)
-		return 1
+		return exitFail
+	}
+	if err := writeFile(*out, buf.Bytes()); err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover merge: %v\n", err)
+		return exitFail
 	}
 	return 0
+}
+
+// writeFile writes a file that a command makes (a merged profile, a page)
+// whole or not at all: into a new file beside it, renamed over it once
+// complete, so that a full disk or a kill never leaves half a file where
+// the old one was. The file's mode is 0644 less the umask, as for any
+// file the user makes.
+func writeFile(name string, data []byte) error {
+	var tmp *os.File
+	for i := 0; tmp == nil; i++ {
+		f, err := os.OpenFile(fmt.Sprintf("%s.%d.%d.tmp", name, os.Getpid(), i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		switch {
+		case err == nil:
+			tmp = f
+		case !os.IsExist(err) || i == 100:
+			return err
+		}
+	}
+	_, err := tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", filepath.Base(name), err)
+	}
+	return nil
 }

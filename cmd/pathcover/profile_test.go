@@ -91,7 +91,7 @@ func TestSmall(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "skipping "+bad+": not a pathcover counter file\n") || !strings.Contains(out, "m.go:37 Small") {
 		t.Errorf("report with a corrupt file: exit %d\n%s", code, out)
 	}
-	if out, code := run(t, dir, bin, "report", "-dir", filepath.Join(prof, "nope")); code != 1 || !strings.Contains(out, "no such file") {
+	if out, code := run(t, dir, bin, "report", "-dir", filepath.Join(prof, "nope")); code != exitNoData || !strings.Contains(out, "no such file") {
 		t.Errorf("report of a missing directory: exit %d\n%s", code, out)
 	}
 }

@@ -24,11 +24,10 @@ func residualMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	p, ok := loadProfile("pathcover residual", *dir)
-	if !ok {
-		return 1
+	r, _, code := openReport("pathcover residual", dir.dirs, fs.Args())
+	if code != 0 {
+		return code
 	}
-	r := buildReport("pathcover residual", p, fs.Args())
 	res, err := r.Residual(*show)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover residual: %v\n", err)

@@ -26,11 +26,15 @@ func statsMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	p, ok := loadProfile("pathcover stats", *dir)
-	if !ok {
-		return 1
+	p, _, code := loadProfile("pathcover stats", dir.dirs)
+	if code != 0 {
+		return code
 	}
-	st, errs := report.Stats(p, fs.Args())
+	pkgs, code := selectPackages("pathcover stats", metaPackages(p), fs.Args())
+	if code != 0 {
+		return code
+	}
+	st, errs := report.Stats(p, pkgs)
 	for _, err := range errs {
 		fmt.Fprintf(os.Stderr, "pathcover stats: %v\n", err)
 	}

@@ -121,9 +121,9 @@ func TestStatsCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "functions numbered: 1\n") || !strings.Contains(out, "m.go:3 example.com/m.Tally") {
 		t.Errorf("pathcover stats: exit %d\n%s", code, out)
 	}
-	out, _, code = captureStats(t, "-dir", dir, "example.com/other")
-	if code != 0 || !strings.Contains(out, "functions numbered: 0\n") {
-		t.Errorf("pathcover stats of another package: exit %d\n%s", code, out)
+	_, errOut, code = captureStats(t, "-dir", dir, "example.com/other")
+	if code != exitNoData || !strings.Contains(errOut, "example.com/other match no package of the profile, which holds example.com/m") {
+		t.Errorf("pathcover stats of another package: exit %d\n%s", code, errOut)
 	}
 }
 
@@ -132,10 +132,10 @@ func TestStatsCommandErrors(t *testing.T) {
 		t.Errorf("bad flag: exit %d\n%s", code, errOut)
 	}
 	t.Setenv("PATHCOVERDIR", "")
-	if _, errOut, code := captureStats(t); code != 1 || !strings.Contains(errOut, "pathcover stats: no profile") {
+	if _, errOut, code := captureStats(t); code != exitNoData || !strings.Contains(errOut, "pathcover stats: no profile") {
 		t.Errorf("no profile: exit %d\n%s", code, errOut)
 	}
-	if _, errOut, code := captureStats(t, "-dir", filepath.Join(t.TempDir(), "nope")); code != 1 || !strings.Contains(errOut, "no such file") {
+	if _, errOut, code := captureStats(t, "-dir", filepath.Join(t.TempDir(), "nope")); code != exitNoData || !strings.Contains(errOut, "no such file") {
 		t.Errorf("missing directory: exit %d\n%s", code, errOut)
 	}
 }

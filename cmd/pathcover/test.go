@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,6 +69,13 @@ func testMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
 		return 1
 	}
+	// go test runs each test in its package's directory: a relative
+	// PATHCOVERDIR would put each package's counts below it.
+	profileDir, err := filepath.Abs(profileDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
+		return 1
+	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
@@ -102,11 +110,10 @@ func testMain(args []string) int {
 		}
 		code = exit.ExitCode()
 	}
-	p, ok := loadProfile("pathcover test", profileDir)
-	if !ok {
-		return 1
+	r, _, c := openReport("pathcover test", []string{profileDir}, nil)
+	if c != 0 {
+		return cmp.Or(code, c) // go test's failure first
 	}
-	r := buildReport("pathcover test", p, nil)
 	if c := writeReport(os.Stdout, r, *asJSON); c != 0 {
 		return c
 	}
