@@ -40,9 +40,9 @@ type Profile struct {
 // New returns an empty profile.
 func New() *Profile {
 	return &Profile{
-		Metas:  make(map[string]*Meta),
-		Raw:    make(map[string][]byte),
-		Counts: make(map[string]map[int]map[uint64]uint64),
+		Metas:     make(map[string]*Meta),
+		Raw:       make(map[string][]byte),
+		Counts:    make(map[string]map[int]map[uint64]uint64),
 		Lost:      make(map[string]map[int]uint64),
 		MetaTimes: make(map[string]time.Time),
 	}

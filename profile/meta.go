@@ -40,9 +40,9 @@ type Meta struct {
 	// so that a report can tell whether the source it shows is still the
 	// one that was profiled. Metadata written before sums were recorded has
 	// none.
-	Sums []string `json:",omitempty"`
-	Words  int // the package's counter words
-	Funcs  []Func
+	Sums  []string `json:",omitempty"`
+	Words int      // the package's counter words
+	Funcs []Func
 }
 
 // Func describes one function.
