@@ -1,0 +1,169 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSaturation: counts, lost runs and process counts that would pass the
+// largest value stay there instead of wrapping round to small numbers.
+func TestSaturation(t *testing.T) {
+	_, raw := diamondMeta(t)
+	hash := Hash(raw)
+	var text bytes.Buffer
+	text.WriteString("pathcover-profile 1\nprocesses 9223372036854775807\nmeta " + hash + " " + string(raw) + "\n")
+	text.WriteString("paths " + hash + " 0 1 18446744073709551615\n")
+	text.WriteString("lost " + hash + " 1 18446744073709551615\n")
+	p := New()
+	for range 2 {
+		if err := p.ReadText(bytes.NewReader(text.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Add(hash, 0, 1, 2)
+	if got := p.Counts[hash][0][1]; got != math.MaxUint64 {
+		t.Errorf("count of 2^64-1, twice, plus 2 = %d", got)
+	}
+	if got := p.Lost[hash][1]; got != math.MaxUint64 {
+		t.Errorf("lost runs = %d", got)
+	}
+	if p.Processes != math.MaxInt {
+		t.Errorf("processes = %d", p.Processes)
+	}
+	// What merge writes of it reads back.
+	var out bytes.Buffer
+	if err := p.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	q := New()
+	if err := q.ReadText(&out); err != nil {
+		t.Fatalf("reading back a saturated profile: %v", err)
+	}
+	if q.Processes != math.MaxInt || q.Counts[hash][0][1] != math.MaxUint64 {
+		t.Errorf("read back: %d processes, count %d", q.Processes, q.Counts[hash][0][1])
+	}
+}
+
+// TestZeroCount: a path counted 0 times did not run, whatever file says
+// so.
+func TestZeroCount(t *testing.T) {
+	_, raw := diamondMeta(t)
+	hash := Hash(raw)
+	p := New()
+	err := p.ReadText(strings.NewReader("pathcover-profile 1\nprocesses 1\nmeta " + hash + " " + string(raw) + "\npaths " + hash + " 0 2 0\npaths " + hash + " 0 1 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Counts[hash][0][2]; ok || p.Counts[hash][0][1] != 5 {
+		t.Errorf("counts = %v", p.Counts[hash][0])
+	}
+	if ids, _, _ := p.PathsRun().Lookup("example.com/p", "F", &p.Metas[hash].Funcs[0]); len(ids) != 1 || ids[0] != 1 {
+		t.Errorf("paths run = %v", ids)
+	}
+}
+
+// TestMetaHostileText: names that would drive a terminal or forge a line of
+// CI output are refused where metadata is read, so no report prints them.
+func TestMetaHostileText(t *testing.T) {
+	for _, edit := range []func(m *Meta){
+		func(m *Meta) { m.Funcs[0].Name = "F\n::error file=x.go::forged" },
+		func(m *Meta) { m.Funcs[0].Name = "F\x1b[2J" },
+		func(m *Meta) { m.Package = "example.com/p\r" },
+		func(m *Meta) { m.Files[0] = "/tmp/p\u202e.go" },
+		func(m *Meta) { m.Funcs[0].Edges[0].Kind = "true\x00" },
+		func(m *Meta) { m.Funcs[0].Blocks[0].Kind = "body\x7f" },
+		func(m *Meta) { m.Funcs[0].Blocks[2].Calls[0].Func = "M\n" },
+		func(m *Meta) { m.Sums = []string{"not hex"} },
+		func(m *Meta) { m.Sums = []string{Hash(nil), Hash(nil)} },
+	} {
+		m, _ := diamondMeta(t)
+		edit(m)
+		raw, _ := json.Marshal(m)
+		if _, err := ParseMeta(raw); err == nil {
+			t.Errorf("ParseMeta accepted %s", raw[:min(len(raw), 200)])
+		}
+	}
+	// Ordinary names, and non-ASCII ones, are fine.
+	m, _ := diamondMeta(t)
+	m.Funcs[0].Name = "(*Tëst[T]).Méthode.func1"
+	m.Files[0] = "/home/ünïcode/p.go"
+	m.Sums = []string{Hash([]byte("package p"))}
+	raw, _ := json.Marshal(m)
+	if _, err := ParseMeta(raw); err != nil {
+		t.Errorf("ParseMeta: %v", err)
+	}
+}
+
+// TestMetaAbsurdTotal: a path count longer than the graph allows is
+// refused before it is parsed (a two-million-digit one cost every command
+// seconds).
+func TestMetaAbsurdTotal(t *testing.T) {
+	m, _ := diamondMeta(t)
+	m.Funcs[0].Total = "1" + strings.Repeat("0", 2_000_000)
+	raw, _ := json.Marshal(m)
+	if _, err := ParseMeta(raw); err == nil || !strings.Contains(err.Error(), "digits") {
+		t.Errorf("ParseMeta of a 2,000,001-digit path count: %v", err)
+	}
+	// The largest count the graph allows is accepted: 5 edges, at most
+	// 2^10 paths once cut edges are split, 4 digits.
+	m.Funcs[0].Total = "1024"
+	raw, _ = json.Marshal(m)
+	if _, err := ParseMeta(raw); err != nil {
+		t.Errorf("ParseMeta of a 4-digit path count: %v", err)
+	}
+}
+
+// TestMetaTimes: a profile directory remembers when each metadata file was
+// written, which reports use to tell the newest build.
+func TestMetaTimes(t *testing.T) {
+	dir, hash := profileDir(t)
+	p := New()
+	if _, err := p.ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(dir, hash+".meta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.MetaTimes[hash]; !got.Equal(info.ModTime()) {
+		t.Errorf("MetaTimes = %v, file %v", got, info.ModTime())
+	}
+}
+
+// TestProblemKinds: the problems that leave functions out (unreadable
+// metadata, counts without metadata) are told from those that only lose
+// counts.
+func TestProblemKinds(t *testing.T) {
+	dir, hash := profileDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.9.0.counts"), []byte("garbage"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p := New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(problems) != 1 || IsMetaProblem(problems[0]) {
+		t.Errorf("a bad counter file: %v, %v", problems, err)
+	}
+	if err := os.Remove(filepath.Join(dir, hash+".meta")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000000000000000.meta"), []byte("{}"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	problems, err = New().ReadDir(dir)
+	meta := 0
+	for _, pr := range problems {
+		if IsMetaProblem(pr) {
+			meta++
+		}
+	}
+	// The corrupt metadata file, and the two counter files whose metadata
+	// is gone; not the bad counter file.
+	if err != nil || len(problems) != 4 || meta != 3 {
+		t.Errorf("problems %v: %d leave functions out, want 3 of 4", problems, meta)
+	}
+}
