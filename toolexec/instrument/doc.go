@@ -27,5 +27,7 @@
 // slice and the helpers, goes in one generated file, so user files need no
 // new imports. Synthesized branches become real syntax: an if without else
 // gets `else { ... }`; `else if` is wrapped as `else { ...; if ... }`; a
-// switch without default gets `default: ...`.
+// switch without default gets `default: ...`. Where the ends of several
+// statement lists meet, as at the end of an else-if chain, the code at the
+// end of each goes after what closes the lists inside it (see edit.go).
 package instrument

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -24,14 +25,20 @@ type editor struct {
 	// branch (a function's own and, in an interprocedural build, its
 	// supergraph's).
 	synth map[ast.Node]int
+	// depth holds, for the statement lists and ifs of the declarations
+	// walked so far, the number of statement lists around them (see
+	// level).
+	depth map[ast.Node]int
 }
 
 // An insertion is text to put at a byte offset. Insertions at one offset go
-// in order of phase, then of order (the topological index of the edge's
-// source block: code of earlier edges on a path runs first), then as added.
+// in order of phase, then of place (see level), then of order (the
+// topological index of the edge's source block: code of earlier edges on a
+// path runs first), then as added.
 type insertion struct {
 	offset int
 	phase  int
+	place  int
 	order  int
 	seq    int
 	text   string
@@ -39,19 +46,20 @@ type insertion struct {
 }
 
 const (
-	phaseDecl   = iota // the register's declaration at the top of a body
-	phaseSynth         // a synthesized else or default: before the code after its statement
-	phaseOpen          // the { that wraps an else if
-	phaseOps           // edge code
-	phaseClose         // the } that closes the wrapper
-	phaseAfter         // code after a list's last statement: after whatever closes it
+	phaseDecl   = iota // declarations at the top of a body, arguments and parameters added
+	phaseCode          // edge code, and the braces and branches it needs
 	phaseRename        // a name replaced, after all code before it
 )
 
 func newEditor(fset *token.FileSet, file *ast.File, src []byte) *editor {
-	return &editor{fset: fset, tf: fset.File(file.Pos()), file: file, src: src, opens: make(map[*ast.IfStmt]bool), synth: make(map[ast.Node]int)}
+	return &editor{
+		fset: fset, tf: fset.File(file.Pos()), file: file, src: src,
+		opens: make(map[*ast.IfStmt]bool), synth: make(map[ast.Node]int),
+		depth: make(map[ast.Node]int),
+	}
 }
 
+// insertAt inserts text at pos in a phase other than phaseCode.
 func (e *editor) insertAt(pos token.Pos, phase, order int, text string) {
 	e.ins = append(e.ins, insertion{offset: e.tf.Offset(pos), phase: phase, order: order, seq: len(e.ins), text: text})
 }
@@ -61,77 +69,154 @@ func (e *editor) rename(id *ast.Ident, name string) {
 	e.ins = append(e.ins, insertion{offset: e.tf.Offset(id.Pos()), phase: phaseRename, seq: len(e.ins), text: name, skip: len(id.Name)})
 }
 
+// Code and the syntax it needs go in at the starts and ends of statement
+// lists, and several ends can meet at one offset: an if that ends a list
+// ends where the else the rewriter gives it goes; an else-if chain ends
+// where the braces the rewriter wraps each of its else ifs in close, one
+// inside the other. Code at the end of a list runs when control leaves that
+// list, so it must go after whatever closes the lists inside it and before
+// whatever closes the list itself, whatever the code is (an increment, a
+// counter update, a witness). One rule orders them all: an insertion has a
+// level, 2d for code in a list d lists deep (counting the wrappers of else
+// ifs and the elses and defaults the rewriter adds), 2d-1 for the braces or
+// branch that make such a list; at one offset, insertions at the ends of
+// lists go first, deepest first, then those at starts, shallowest first.
+// (An end and a start meet at one offset only in code with no space
+// between a statement and a brace.) atEnd and atStart give the place
+// insertions are sorted by.
+func atEnd(level int) int   { return -level }
+func atStart(level int) int { return level }
+
+// insertCode inserts text, edge code or the syntax it needs, at place.
+func (e *editor) insertCode(pos token.Pos, place, order int, text string) {
+	e.ins = append(e.ins, insertion{offset: e.tf.Offset(pos), phase: phaseCode, place: place, order: order, seq: len(e.ins), text: text})
+}
+
+// level is the level of code in a statement list, or, for an if, in its
+// else (given or synthesized).
+func (e *editor) level(n ast.Node) int {
+	d, ok := e.depth[n]
+	if !ok {
+		decls := e.file.Decls
+		// The first declaration that ends after n starts holds n.
+		if i, _ := slices.BinarySearchFunc(decls, n.Pos(), func(d ast.Decl, p token.Pos) int { return cmp.Compare(d.End(), p+1) }); i < len(decls) {
+			e.walk(decls[i])
+		}
+		if d, ok = e.depth[n]; !ok {
+			panic(fmt.Sprintf("no depth for the %T at %v", n, e.fset.Position(n.Pos())))
+		}
+	}
+	return 2 * (d + 1)
+}
+
+// walk records the depth of the lists and ifs in decl.
+func (e *editor) walk(decl ast.Decl) {
+	wrapped := make(map[ast.Node]bool) // else ifs, which the rewriter wraps
+	var inside []int                   // lists around the nodes on the path
+	ast.Inspect(decl, func(n ast.Node) bool {
+		if n == nil {
+			inside = inside[:len(inside)-1]
+			return true
+		}
+		d := 0
+		if len(inside) > 0 {
+			d = inside[len(inside)-1]
+		}
+		if wrapped[n] {
+			d++
+		}
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			if els, ok := n.Else.(*ast.IfStmt); ok {
+				wrapped[els] = true
+			}
+			e.depth[n] = d
+		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+			e.depth[n] = d
+			d++
+		}
+		inside = append(inside, d)
+		return true
+	})
+}
+
 // insert puts an edge's code at its site.
 func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	code = "; " + code // the statement before may not have ended
-	// Code after a list's last statement goes after anything that ends
-	// there: the } of the wrapper of an else if that ends the statement,
-	// whose own code runs only when the else runs.
-	phase := func(list []ast.Stmt) int {
-		if site.Index >= len(list) && len(list) > 0 {
-			return phaseAfter
-		}
-		return phaseOps
-	}
 	switch list := site.List.(type) {
 	case *ast.BlockStmt:
-		e.insertAt(listPos(list.List, site.Index, list.Lbrace+1), phase(list.List), order, code)
+		e.insertList(list, list.List, site.Index, list.Lbrace+1, order, code)
 	case *ast.CaseClause:
-		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phase(list.Body), order, code)
+		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
 	case *ast.CommClause:
-		e.insertAt(listPos(list.Body, site.Index, list.Colon+1), phase(list.Body), order, code)
+		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
 	case *ast.IfStmt:
+		l := e.level(list) // the else's
 		switch els := list.Else.(type) {
 		case nil:
-			e.synthesize(list, list.Body.End(), order, " else { ", code, "};")
+			e.synthesize(list, list.Body.End(), atEnd(l-1), order, " else { ", code, "};")
 		case *ast.IfStmt:
 			// The synthesized else block holds the else-if: [0] is before
 			// it, [1] after it.
 			if !e.opens[list] {
 				e.opens[list] = true
-				e.insertAt(els.Pos(), phaseOpen, 0, "{ ")
-				e.insertAt(els.End(), phaseClose, 0, " };")
+				e.insertCode(els.Pos(), atStart(l-1), 0, "{ ")
+				e.insertCode(els.End(), atEnd(l-1), 0, " };")
 			}
 			if site.Index == 0 {
-				e.insertAt(els.Pos(), phaseOps, order, code)
+				e.insertCode(els.Pos(), atStart(l), order, code)
 			} else {
-				e.insertAt(els.End(), phaseOps, order, code)
+				e.insertCode(els.End(), atEnd(l), order, code)
 			}
 		default:
 			panic(fmt.Sprintf("site in the else of an if with a %T else", els))
 		}
 	case *ast.SwitchStmt:
-		e.synthesize(list, list.Body.Rbrace, order, "default: ", code, "")
+		e.synthesizeDefault(list, list.Body, order, code)
 	case *ast.TypeSwitchStmt:
-		e.synthesize(list, list.Body.Rbrace, order, "default: ", code, "")
+		e.synthesizeDefault(list, list.Body, order, code)
 	default:
 		panic(fmt.Sprintf("site in a %T", site.List))
 	}
 }
 
+// insertList puts code before statement i of a list, or after its last
+// one; start is where an empty list starts.
+func (e *editor) insertList(list ast.Node, stmts []ast.Stmt, i int, start token.Pos, order int, code string) {
+	l := e.level(list)
+	switch {
+	case i < len(stmts):
+		e.insertCode(stmts[i].Pos(), atStart(l), order, code)
+	case len(stmts) > 0:
+		e.insertCode(stmts[len(stmts)-1].End(), atEnd(l), order, code)
+	default:
+		e.insertCode(start, atEnd(l), order, code)
+	}
+}
+
+// synthesizeDefault adds code to the default that the rewriter gives a
+// switch with none. The default is a list beside the clauses, whose code is
+// at level(body)+2, and ends the body; its ; ends the last clause's last
+// statement, which may end at the }.
+func (e *editor) synthesizeDefault(stmt ast.Stmt, body *ast.BlockStmt, order int, code string) {
+	open := "default: "
+	if len(body.List) > 0 {
+		open = "; " + open
+	}
+	e.synthesize(stmt, body.Rbrace, atEnd(e.level(body)+1), order, open, code, "")
+}
+
 // synthesize inserts a branch open+code+close at pos for stmt, or adds code
 // to the one it already has.
-func (e *editor) synthesize(stmt ast.Node, pos token.Pos, order int, open, code, close string) {
+func (e *editor) synthesize(stmt ast.Node, pos token.Pos, place, order int, open, code, close string) {
 	i, ok := e.synth[stmt]
 	if !ok {
 		e.synth[stmt] = len(e.ins)
-		e.insertAt(pos, phaseSynth, order, open+code+close)
+		e.insertCode(pos, place, order, open+code+close)
 		return
 	}
 	in := &e.ins[i]
 	in.text = strings.TrimSuffix(in.text, close) + code + close
-}
-
-// listPos is where code goes before statement i of list, or after the last
-// one (or, for an empty list, at start).
-func listPos(list []ast.Stmt, i int, start token.Pos) token.Pos {
-	switch {
-	case i < len(list):
-		return list[i].Pos()
-	case len(list) > 0:
-		return list[len(list)-1].End()
-	}
-	return start
 }
 
 // apply returns the file with the insertions made. It begins with a //line
@@ -151,6 +236,9 @@ func (e *editor) applyRange(lo, hi int) []byte {
 		}
 		if a.phase != b.phase {
 			return a.phase - b.phase
+		}
+		if a.place != b.place {
+			return a.place - b.place
 		}
 		if a.order != b.order {
 			return a.order - b.order

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/oracle/nesting"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -87,11 +88,7 @@ func TestRewrite(t *testing.T) {
 		{Interesting: someInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHash},
 	} {
 		in := load(t, "../../testdata/src/constructs")
-		cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"
-		out, err := Package(in, &cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := checkRewrite(t, in, cfg)
 		if len(out.Skipped) > 0 || out.Funcs < 39 {
 			t.Fatalf("%d functions instrumented, skipped %v", out.Funcs, out.Skipped)
 		}
@@ -117,34 +114,64 @@ func TestRewrite(t *testing.T) {
 				t.Errorf("%+v: no function with %s counters: %v", cfg, k, kinds)
 			}
 		}
-		fset := token.NewFileSet()
-		rtFile, _ := parser.ParseFile(fset, "rt.go", fakeRuntime, 0)
-		rtPkg, err := (&types.Config{}).Check("pathcover.invalid/rt", fset, []*ast.File{rtFile}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var files []*ast.File
-		for i, src := range out.Files {
-			if src == nil {
-				src = in.Src[i]
-			}
-			f, err := parser.ParseFile(fset, in.Names[i]+".rewritten", src, parser.ParseComments)
-			if err != nil {
-				t.Fatalf("%+v: rewritten %s does not parse: %v\n%s", cfg, in.Names[i], err, src)
-			}
-			files = append(files, f)
-			checkPositions(t, in.Names[i], in.Src[i], src)
-		}
-		gen, err := parser.ParseFile(fset, "pathcover_generated.go", out.Generated, 0)
-		if err != nil {
-			t.Fatalf("generated file: %v\n%s", err, out.Generated)
-		}
-		files = append(files, gen)
-		conf := types.Config{Importer: fakeImporter{importer.Default(), rtPkg}}
-		if _, err := conf.Check("constructs", fset, files, nil); err != nil {
-			t.Fatalf("%+v: instrumented package does not type-check: %v", cfg, err)
+	}
+}
+
+// TestRewriteNesting instruments the oracle's program of nested constructs
+// (package internal/oracle/nesting) and checks it as TestRewrite does.
+func TestRewriteNesting(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "generated.go"), nesting.Program(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range []Config{
+		{Trace: true},
+		{Interesting: someInteresting, PPPAlways: true},
+	} {
+		out := checkRewrite(t, load(t, dir), cfg)
+		if want := len(nesting.Funcs()); out.Funcs < want || len(out.Skipped) > 0 {
+			t.Errorf("%d functions instrumented, want at least %d; skipped %v", out.Funcs, want, out.Skipped)
 		}
 	}
+}
+
+// checkRewrite instruments in with cfg and checks that the result
+// type-checks and that every token of the original keeps its position.
+func checkRewrite(t *testing.T, in *Input, cfg Config) *Output {
+	t.Helper()
+	cfg.Package, cfg.RuntimePath = "constructs", "pathcover.invalid/rt"
+	out, err := Package(in, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	rtFile, _ := parser.ParseFile(fset, "rt.go", fakeRuntime, 0)
+	rtPkg, err := (&types.Config{}).Check("pathcover.invalid/rt", fset, []*ast.File{rtFile}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for i, src := range out.Files {
+		if src == nil {
+			src = in.Src[i]
+		}
+		f, err := parser.ParseFile(fset, in.Names[i]+".rewritten", src, parser.ParseComments)
+		if err != nil {
+			t.Fatalf("%+v: rewritten %s does not parse: %v\n%s", cfg, in.Names[i], err, src)
+		}
+		files = append(files, f)
+		checkPositions(t, in.Names[i], in.Src[i], src)
+	}
+	gen, err := parser.ParseFile(fset, "pathcover_generated.go", out.Generated, 0)
+	if err != nil {
+		t.Fatalf("generated file: %v\n%s", err, out.Generated)
+	}
+	files = append(files, gen)
+	conf := types.Config{Importer: fakeImporter{importer.Default(), rtPkg}}
+	if _, err := conf.Check(in.Files[0].Name.Name, fset, files, nil); err != nil {
+		t.Fatalf("%+v: instrumented package does not type-check: %v", cfg, err)
+	}
+	return out
 }
 
 // someInteresting makes every third path of a function interesting, and
