@@ -99,8 +99,13 @@ func (p *Profile) ReadDir(dir string) (problems []error, err error) {
 	var counts []string
 	for _, e := range entries {
 		name := filepath.Join(dir, e.Name())
+		isProfile := strings.HasSuffix(e.Name(), ".meta") || strings.HasSuffix(e.Name(), ".counts")
 		switch {
 		case e.IsDir():
+		case isProfile && !e.Type().IsRegular():
+			// A link could make a report read outside the profile, and a
+			// FIFO would wait for a writer.
+			problems = append(problems, &FileError{name, fmt.Errorf("not a regular file (%v)", e.Type())})
 		case strings.HasSuffix(e.Name(), ".meta"):
 			if err := p.readMeta(name); err != nil {
 				problems = append(problems, &FileError{name, err})

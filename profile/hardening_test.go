@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -165,5 +166,35 @@ func TestProblemKinds(t *testing.T) {
 	// is gone; not the bad counter file.
 	if err != nil || len(problems) != 4 || meta != 3 {
 		t.Errorf("problems %v: %d leave functions out, want 3 of 4", problems, meta)
+	}
+}
+
+// TestReadDirIrregular: a link or a FIFO in a profile directory is not
+// followed or opened.
+func TestReadDirIrregular(t *testing.T) {
+	dir, hash := profileDir(t)
+	outside := t.TempDir()
+	if err := os.Rename(filepath.Join(dir, hash+".meta"), filepath.Join(outside, hash+".meta")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, hash+".meta"), filepath.Join(dir, hash+".meta")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pathcover.7.0.counts"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p := New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(p.Metas) != 0 {
+		t.Fatalf("ReadDir: %d metadata, %v", len(p.Metas), err)
+	}
+	var irregular int
+	for _, pr := range problems {
+		if strings.Contains(pr.Error(), "not a regular file") {
+			irregular++
+		}
+	}
+	if irregular != 2 {
+		t.Errorf("problems: %v", problems)
 	}
 }

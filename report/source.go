@@ -136,16 +136,18 @@ func (s *Sources) read(name string) ([]byte, error) {
 	if !inside {
 		return nil, fmt.Errorf("not read: %s is outside the module, GOROOT and the module cache", name)
 	}
+	// Stat before opening: opening a FIFO would wait for a writer.
+	if info, err := os.Stat(real); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not read: %s is not a regular file", name)
+	}
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("not read: %s is not a regular file", name)
 	}
 	// Read at most one byte past the limit, whatever Stat said: the file

@@ -1,0 +1,212 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// metaOf makes the metadata of package pkg with funcs, in file.
+func metaOf(pkg, file string, funcs ...profile.Func) *profile.Meta {
+	m := &profile.Meta{Format: profile.MetaFormat, Package: pkg, Mode: "bl", Files: []string{file}, Funcs: funcs}
+	for i := range m.Funcs {
+		m.Funcs[i].Counters.Offset = m.Words
+		m.Words += m.Funcs[i].Counters.Size
+	}
+	return m
+}
+
+// TestSaturatedTotals: a package of four functions of 2^62 paths has more
+// than 2^64-1 paths; the report says "at least", instead of a total that
+// wrapped round to a small number.
+func TestSaturatedTotals(t *testing.T) {
+	p := profile.New()
+	var funcs []profile.Func
+	for i, name := range []string{"A", "B", "C", "D"} {
+		f := chainFunc(t, name, 10+200*i, 62)
+		f.Counters = profile.Counters{Kind: "hash", Size: 2*5 + 1}
+		funcs = append(funcs, f)
+	}
+	p.Metas["h"] = metaOf("example.com/big", "big.go", funcs...)
+	p.Add("h", 0, 7, math.MaxUint64)
+	p.Add("h", 0, 7, 2) // saturates
+	p.Processes = 1
+	r, errs := Build(p, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if !r.Paths.Saturated || r.Paths.Total != math.MaxUint64 || r.Paths.Covered != 1 {
+		t.Errorf("total = %+v, want saturated", r.Paths)
+	}
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "1/≥18446744073709551615") || !strings.Contains(text.String(), "≤0.0%") {
+		t.Errorf("report does not say the total saturated:\n%s", text.String())
+	}
+	paths, err := r.Lookup("A")[0].Decoded(false, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	WritePaths(&out, r.Lookup("A")[0], paths)
+	if !strings.Contains(out.String(), "ran ≥18446744073709551615 times") {
+		t.Errorf("paths does not say the count saturated:\n%s", out.String())
+	}
+}
+
+// TestNothingToCover: a package with no functions has no percentage.
+func TestNothingToCover(t *testing.T) {
+	p := profile.New()
+	p.Metas["e"] = metaOf("example.com/empty", "e.go")
+	p.Processes = 1
+	r, _ := Build(p, nil)
+	var text, js bytes.Buffer
+	r.WriteText(&text)
+	r.WriteJSON(&js)
+	if strings.Contains(text.String(), "100.0%") || !strings.Contains(text.String(), "0/0") {
+		t.Errorf("report of nothing to cover:\n%s", text.String())
+	}
+	if strings.Contains(js.String(), "Percent") {
+		t.Errorf("JSON gives a percentage of nothing:\n%s", js.String())
+	}
+}
+
+// TestTwoBuilds: a profile directory that two builds ran into, the source
+// changed in between, counts each function once; the version reported is
+// the one the source on disk was compiled from, or else the newest.
+func TestTwoBuilds(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.go")
+	oldSrc, newSrc := []byte("package p // old\n"), []byte("package p // new\n")
+	build := func(k int, src []byte, ids ...uint64) *profile.Meta {
+		m := metaOf("example.com/p", file, chainFunc(t, "F", 3, k), chainFunc(t, "Same", 40, 1))
+		m.Sums = []string{profile.Hash(src)}
+		return m
+	}
+	p := profile.New()
+	p.Metas["old"], p.Metas["new"] = build(3, oldSrc), build(2, newSrc)
+	p.Add("old", 0, 5, 1)
+	p.Add("old", 0, 6, 1)
+	p.Add("new", 0, 1, 1)
+	p.Add("old", 1, 0, 1)
+	p.Add("new", 1, 1, 1)
+	p.Processes = 2
+	now := time.Now()
+	p.MetaTimes["old"], p.MetaTimes["new"] = now.Add(-time.Hour), now
+
+	check := func(what string, r *Report, errs []error, total, covered uint64) {
+		t.Helper()
+		fs := r.Lookup("F")
+		if len(fs) != 1 || fs[0].Paths.Total != total || fs[0].Paths.Covered != covered || fs[0].OtherBuilds != 1 {
+			t.Fatalf("%s: F = %+v", what, fs)
+		}
+		// Same did not change: both builds' runs count, once.
+		if same := r.Lookup("Same"); len(same) != 1 || same[0].Paths.Covered != 2 || same[0].OtherBuilds != 0 {
+			t.Errorf("%s: Same = %+v", what, same[0])
+		}
+		if r.Paths.Total != total+2 {
+			t.Errorf("%s: total %d paths, want %d", what, r.Paths.Total, total+2)
+		}
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "several builds") {
+			t.Errorf("%s: errors %v", what, errs)
+		}
+	}
+	// No source to go by: the newest build.
+	r, errs := Build(p, nil)
+	check("newest", r, errs, 4, 1)
+	// The source on disk is the old one's.
+	if err := os.WriteFile(file, oldSrc, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r, errs = Build(p, &Options{Sources: SourcesUnder(dir)})
+	check("source", r, errs, 8, 2)
+
+	// The page says that the source changed since the build it shows.
+	if err := os.WriteFile(file, []byte("package p\n\n// F\nfunc F() {\n}\n"+strings.Repeat("\n", 40)), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = Build(p, nil)
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page, HTMLOptions{Sources: SourcesUnder(dir)}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "has changed since the build") {
+		t.Errorf("the page shows changed source without a word")
+	}
+}
+
+// TestSources: the page reads only Go files under its roots, regular and
+// not too large, whatever the metadata names.
+func TestSources(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		if err := os.WriteFile(name, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	ok := write(filepath.Join(root, "ok.go"), "package p\n")
+	secret := write(filepath.Join(outside, "secret.go"), "SECRET\n")
+	link := filepath.Join(root, "link.go")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	notGo := write(filepath.Join(root, "passwd"), "SECRET\n")
+	dirGo := filepath.Join(root, "dir.go")
+	os.Mkdir(dirGo, 0o777)
+	fifo := filepath.Join(root, "fifo.go")
+	if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(root, "huge.go")
+	if err := os.WriteFile(huge, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, MaxSourceSize+1); err != nil {
+		t.Fatal(err)
+	}
+	s := SourcesUnder(root)
+	if data, err := s.ReadFile(ok); err != nil || string(data) != "package p\n" {
+		t.Errorf("ReadFile(%s) = %q, %v", ok, data, err)
+	}
+	for _, name := range []string{secret, link, notGo, dirGo, fifo, huge, "ok.go", root + "/../" + filepath.Base(outside) + "/secret.go", "/etc/passwd"} {
+		if data, err := s.ReadFile(name); err == nil || strings.Contains(string(data), "SECRET") {
+			t.Errorf("ReadFile(%s) = %q, %v; want an error", name, data, err)
+		}
+	}
+
+	// Through the page: a function whose metadata names the secret file, and
+	// whose block claims a billion lines.
+	f := chainFunc(t, "F", 1, 1)
+	f.Blocks[0].EndLine = 1 << 30
+	p := profile.New()
+	p.Metas["x"] = metaOf("example.com/x", secret, f)
+	p.Metas["y"] = metaOf("example.com/y", ok, f)
+	p.Add("x", 0, 0, 1)
+	p.Add("y", 0, 0, 1)
+	p.Processes = 1
+	r, errs := Build(p, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page, HTMLOptions{Sources: s}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), "SECRET") || !strings.Contains(page.String(), "outside the module") {
+		t.Errorf("the page shows a file outside its roots")
+	}
+	if page.Len() > 1<<20 {
+		t.Errorf("the page is %d bytes: a block's claimed lines were listed", page.Len())
+	}
+}
