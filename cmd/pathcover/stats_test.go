@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,5 +139,56 @@ func TestStatsCommandErrors(t *testing.T) {
 	}
 	if _, errOut, code := captureStats(t, "-dir", filepath.Join(t.TempDir(), "nope")); code != exitNoData || !strings.Contains(errOut, "no such file") {
 		t.Errorf("missing directory: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestProfileDirsWithCommas: a profile directory whose name holds a comma
+// is read whole, from -dir and from $PATHCOVERDIR; several profiles are
+// given by repeating -dir, or, as before, with commas between names that
+// are not files themselves.
+func TestProfileDirsWithCommas(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a,b")
+	if err := os.Rename(writeStatsProfile(t), dir); err != nil {
+		t.Fatal(err)
+	}
+	other := writeStatsProfile(t)
+	processes := func(args ...string) int {
+		t.Helper()
+		p, _, code := loadProfile("test", append([]string(nil), args...))
+		if code != 0 {
+			t.Fatalf("loadProfile(%q): exit %d", args, code)
+		}
+		return p.Processes
+	}
+	parse := func(args ...string) []string {
+		t.Helper()
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		d := profileFlag(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return d.dirs
+	}
+	t.Setenv("PATHCOVERDIR", dir)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{dir}},
+		{[]string{"-dir", dir}, []string{dir}},
+		{[]string{"-dir", dir, "-dir", other}, []string{dir, other}},
+		{[]string{"-dir", other + "," + other}, []string{other, other}},
+	} {
+		got := parse(tc.args...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("-dir from %q = %q, want %q", tc.args, got, tc.want)
+			continue
+		}
+		if n := processes(got...); n != len(tc.want) {
+			t.Errorf("%q: %d processes read, want %d", tc.args, n, len(tc.want))
+		}
+	}
+	if out, errOut, code := captureStats(t); code != 0 || !strings.Contains(out, "Tally") {
+		t.Errorf("stats with PATHCOVERDIR=%s: exit %d\n%s%s", dir, code, out, errOut)
 	}
 }
