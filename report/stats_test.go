@@ -20,7 +20,7 @@ import (
 // from there), so a path's id is the k-bit number b1…bk whose bit bi is 1
 // when if i skips its then branch. The then and skip edges come in that
 // order at every if, which the PPP derivations below rely on.
-func chainFunc(t *testing.T, name string, line, k int) profile.Func {
+func chainFunc(t testing.TB, name string, line, k int) profile.Func {
 	t.Helper()
 	var g numbering.Graph
 	conds := make([]numbering.BlockID, k+1)
