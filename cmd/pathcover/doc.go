@@ -27,6 +27,15 @@
 //	pathcover cfg [-dot] [-test] [PKG.]FUNC              a function's graph
 //	pathcover pppexec [flags] tool args...               the -toolexec wrapper
 //
+// The commands that read a profile take it from -dir (repeated, or
+// comma-separated, for several) or $PATHCOVERDIR, and packages as the go
+// command names them from the current directory (./..., ., ./sub, import
+// paths, all, std). They exit with status 3 when there is nothing to
+// report on: no profile, one that is empty, unreadable or without counts,
+// or patterns that match none of its packages; with 2 for usage errors;
+// gate with 1 when functions fall short, and with 3 too when a metadata
+// file cannot be read.
+//
 // cfg prints a function's control-flow graph, Ball-Larus numbering and
 // counter placement: each block with its statements; each edge with its
 // branch outcome, its probe site, its Ball-Larus weight, whether it is a
