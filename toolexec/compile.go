@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -34,6 +35,12 @@ func (x *Exec) compile(args []string) int {
 	}
 	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
 	if err != nil {
+		var be *buildError
+		if errors.As(err, &be) && !x.Config.Strict {
+			// The same for every package: said once for the build.
+			x.sayOnce(t, be.key, fmt.Sprintf("instrumenting nothing: %v", be.err))
+			return run(args, x.Stderr)
+		}
 		if x.Config.Strict {
 			x.warnf("cannot instrument %s: %v", importPath, err)
 			return 1
@@ -75,6 +82,21 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	cfg, err := readImportcfg(cfgFile)
 	if err != nil {
 		return nil, "", err
+	}
+	// The profiles first: reading them is cheap, and what cannot be read
+	// concerns the whole build.
+	var interesting, sites *profile.PathsRun
+	if x.Config.Interesting != "" {
+		if interesting, err = x.Config.interesting(); err != nil {
+			return nil, "", &buildError{key: "interesting", err: err}
+		}
+		x.sayOnce(t, "interesting", x.Config.interestingRun.warnings("interesting")...)
+	}
+	if x.Config.Sites != "" {
+		if sites, err = x.Config.sites(); err != nil {
+			return nil, "", &buildError{key: "ippp", err: err}
+		}
+		x.sayOnce(t, "ippp", x.Config.sitesRun.warnings("ippp")...)
 	}
 	rtb, err := x.runtime(tool, configOf(t, userTrimpath(t), x.stdGcflags(t, cfg)))
 	if err != nil {
@@ -167,22 +189,14 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		PPPAlways:     x.Config.PPPAlways,
 		PPPSmall:      x.Config.PPPSmall,
 	}
-	if x.Config.Interesting != "" {
-		run, err := x.Config.interesting()
-		if err != nil {
-			return nil, "", err
-		}
+	if interesting != nil {
 		icfg.Interesting = func(pkg, name string, f *profile.Func) ([]uint64, bool) {
-			ids, _, stale := run.Lookup(pkg, name, f)
+			ids, _, stale := interesting.Lookup(pkg, name, f)
 			return ids, stale
 		}
 	}
-	if x.Config.Sites != "" {
-		run, err := x.Config.sites()
-		if err != nil {
-			return nil, "", err
-		}
-		icfg.Sites, icfg.Depth = run, x.Config.Depth
+	if sites != nil {
+		icfg.Sites, icfg.Depth = sites, x.Config.Depth
 	}
 	out, err := instrument.Package(in, icfg)
 	if err != nil {

@@ -2,7 +2,8 @@ package toolexec
 
 import (
 	"bufio"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,27 +54,66 @@ type Config struct {
 
 // A pathsSource is the profile a flag names, loaded once.
 type pathsSource struct {
-	once sync.Once
-	run  *profile.PathsRun
-	err  error
+	once     sync.Once
+	run      *profile.PathsRun
+	problems []string // the files it skipped, one line each
+	err      error
 }
 
-// load loads the profile at path, named by flag, once.
-func (s *pathsSource) load(flag, path string) (*profile.PathsRun, error) {
+// load loads the profile at path, named by flag, once. Like the reports,
+// it skips the files it cannot read (a counter file that a test killed at
+// start left empty) and keeps them in problems, unless strict: then they
+// are an error. Only a profile with nothing readable, or one that cannot
+// be read at all, is an error otherwise.
+func (s *pathsSource) load(flag, path string, strict bool) (*profile.PathsRun, error) {
 	s.once.Do(func() {
 		p, problems, err := profile.Load(path)
+		for _, pr := range problems {
+			s.problems = append(s.problems, pr.Error())
+		}
 		switch {
 		case err != nil:
 			s.err = fmt.Errorf("-%s: %v", flag, err)
+		case len(p.Metas) == 0 && len(problems) > 0:
+			s.err = fmt.Errorf("-%s: %s holds no profile that can be read: %s", flag, path, strings.Join(s.problems, "; "))
 		case len(p.Metas) == 0:
 			s.err = fmt.Errorf("-%s: %s holds no profile", flag, path)
-		case len(problems) > 0:
-			s.err = fmt.Errorf("-%s: %v", flag, errors.Join(problems...))
+		case strict && len(problems) > 0:
+			s.err = fmt.Errorf("-%s: %s cannot be read whole (-strict): %s", flag, path, strings.Join(s.problems, "; "))
 		default:
 			s.run = p.PathsRun()
 		}
 	})
 	return s.run, s.err
+}
+
+// fingerprint identifies what the profile says, for the build ID: the
+// paths it ran, and the files it skipped (whose names the build's warning
+// gives), or the error that stops it (which the build's warning says), so
+// that the go command never replays what was said of another profile.
+func (s *pathsSource) fingerprint() string {
+	h := func(text string) string {
+		sum := sha256.Sum256([]byte(text))
+		return hex.EncodeToString(sum[:16])
+	}
+	if s.err != nil {
+		return "error-" + h(s.err.Error())
+	}
+	fp := s.run.Fingerprint()
+	if len(s.problems) > 0 {
+		fp += "-skipped-" + h(strings.Join(s.problems, "\n"))
+	}
+	return fp
+}
+
+// warnings are the lines that name the files skipped, for the build to say
+// once.
+func (s *pathsSource) warnings(flag string) []string {
+	var lines []string
+	for _, pr := range s.problems {
+		lines = append(lines, fmt.Sprintf("-%s: skipping %s", flag, pr))
+	}
+	return lines
 }
 
 // String is the part of the configuration that changes what compile and
@@ -84,30 +124,24 @@ func (c *Config) String() string {
 	if c.Interesting != "" {
 		// The profile's content, not its name: a new test run makes new
 		// objects.
-		fp := "unreadable"
-		if r, err := c.interesting(); err == nil {
-			fp = r.Fingerprint()
-		}
-		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v pppsmall=%d", fp, c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall)
+		c.interesting()
+		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v pppsmall=%d", c.interestingRun.fingerprint(), c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall)
 	}
 	if c.Sites != "" {
-		fp := "unreadable"
-		if r, err := c.sites(); err == nil {
-			fp = r.Fingerprint()
-		}
-		s += fmt.Sprintf(" ippp=%s depth=%d", fp, c.Depth)
+		c.sites()
+		s += fmt.Sprintf(" ippp=%s depth=%d", c.sitesRun.fingerprint(), c.Depth)
 	}
 	return s
 }
 
 // sites loads the profile of -ippp, once.
 func (c *Config) sites() (*profile.PathsRun, error) {
-	return c.sitesRun.load("ippp", c.Sites)
+	return c.sitesRun.load("ippp", c.Sites, c.Strict)
 }
 
 // interesting loads the profile of -interesting, once.
 func (c *Config) interesting() (*profile.PathsRun, error) {
-	return c.interestingRun.load("interesting", c.Interesting)
+	return c.interestingRun.load("interesting", c.Interesting, c.Strict)
 }
 
 // selected reports whether the package that compile builds is to be

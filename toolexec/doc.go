@@ -32,6 +32,19 @@
 // gives new objects (and, since the ID is the tool's, recompiles the
 // standard library once).
 //
+// A file of the profile that cannot be read (a counter file that a test
+// killed at start left empty) is skipped, as the reports skip it, and the
+// build says so once, naming it (-strict: the build fails). The build ID
+// covers the files skipped too, and the error, when nothing can be read:
+// the go command replays what a cached compile printed, and must never
+// replay a warning about another profile.
+//
+// What concerns the whole build rather than one package (a profile that
+// cannot be read at all, no safe directory for the runtime) is said once
+// per go command, by the first compile or link to meet it: it leaves a
+// mark in the go command's work directory ($WORK), which each go command
+// makes for itself and removes.
+//
 // With -ippp=PROFILE the build is interprocedural (see
 // instrument/ippp.go): a caller's static calls of instrumented functions,
 // on paths that PROFILE ran, call clones that also count the caller's
@@ -51,6 +64,13 @@
 // in nested mode ($PATHCOVER_NESTED), where it instruments nothing and so
 // cannot recurse: its compiles then have the build's own cache keys, and a
 // cold build compiles rt's dependencies once, not twice. The result is kept in
-// $PATHCOVERCACHE (default: pathcover in the user cache directory), keyed by
-// everything that changes it.
+// $PATHCOVERCACHE, or else pathcover in the user cache directory, or else
+// (no HOME, as in many CI images) pathcover in $GOCACHE, keyed by
+// everything that changes it; never in the shared temporary directory.
+// Since pppexec links what it finds there into every program, the
+// directory must be the user's alone, as must every runtime in it, whose
+// files must have the SHA-256 sums that pppexec recorded beside them
+// (cachedir.go says what is checked, and why); a runtime that fails the
+// check is built again, and a directory that fails it makes pppexec build
+// without instrumenting, saying once why and naming PATHCOVERCACHE.
 package toolexec

@@ -25,6 +25,10 @@ type Exec struct {
 	Self []string
 
 	versions sync.Map // tool path → its -V=full line
+
+	cacheOnce sync.Once
+	cache     string // the runtime cache directory
+	cacheErr  error  // why there is none
 }
 
 // Main runs args (the tool's path, then its arguments) as the go command
@@ -86,10 +90,14 @@ func (x *Exec) version(tool string, args []string) int {
 			return 1
 		}
 		// A pppexec that cannot keep its runtime falls back to plain
-		// compiles; those must not be cached as if they were instrumented,
-		// lest a working pppexec reuse them later.
-		usable := x.cacheUsable()
-		h := sha256.Sum256([]byte(fmt.Sprintf("%s\n%s\n%s\nusable=%v", line, self, x.Config.String(), usable)))
+		// compiles, with a message saying why; those must not be cached as
+		// if they were instrumented, lest a working pppexec reuse them
+		// later, nor replayed for another reason.
+		unusable := ""
+		if err := x.cacheUsable(); err != nil {
+			unusable = err.Error()
+		}
+		h := sha256.Sum256([]byte(fmt.Sprintf("%s\n%s\n%s\nunusable=%q", line, self, x.Config.String(), unusable)))
 		line += " +pppexec buildID=_/_/_/" + hex.EncodeToString(h[:16])
 	}
 	fmt.Println(line)
@@ -140,7 +148,9 @@ func selfHash() (string, error) {
 
 // goCommand is the go command of the toolchain that runs pppexec: tools
 // live in $GOROOT/pkg/tool/GOOS_GOARCH, and the go command passes GOROOT.
-func (x *Exec) goCommand() string {
+func (x *Exec) goCommand() string { return goCommand() }
+
+func goCommand() string {
 	if root := os.Getenv("GOROOT"); root != "" {
 		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
 			return p
@@ -165,31 +175,45 @@ func (x *Exec) target() (string, string, error) {
 	return f[0], f[1], nil
 }
 
-// cacheUsable reports whether pppexec can keep compiled runtimes.
-func (x *Exec) cacheUsable() bool {
-	f, err := os.CreateTemp(x.cacheDir(), "probe-")
+// cacheUsable reports why pppexec cannot keep compiled runtimes, if it
+// cannot.
+func (x *Exec) cacheUsable() error {
+	dir, err := x.cacheDir()
 	if err != nil {
-		return false
+		return err
+	}
+	f, err := os.CreateTemp(dir, "probe-")
+	if err != nil {
+		return fmt.Errorf("cannot keep the runtime in %s: %v; set %s to a directory that only you can write", dir, err, cacheEnv)
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return true
+	return nil
 }
 
-// cacheDir is where pppexec keeps compiled runtimes: $PATHCOVERCACHE, or
-// pathcover in the user's cache directory.
-func (x *Exec) cacheDir() string {
-	dir := os.Getenv("PATHCOVERCACHE")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
+// cacheDir is where pppexec keeps compiled runtimes (see cachedir.go), or
+// why it has nowhere safe to keep them: a *buildError.
+func (x *Exec) cacheDir() (string, error) {
+	x.cacheOnce.Do(func() {
+		x.cache, x.cacheErr = findCacheDir()
+		if x.cacheErr != nil {
+			x.cacheErr = &buildError{key: "cache", err: x.cacheErr}
 		}
-		dir = filepath.Join(base, "pathcover")
-	}
-	os.MkdirAll(dir, 0o777)
-	return dir
+	})
+	return x.cache, x.cacheErr
 }
+
+// A buildError is a reason why pppexec instruments nothing in the whole
+// build (no safe runtime cache, a profile that cannot be read), as opposed
+// to a reason about one package: it is said once per build, not once per
+// package.
+type buildError struct {
+	key string // names the reason, for sayOnce
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() }
+func (e *buildError) Unwrap() error { return e.err }
 
 func (x *Exec) warnf(format string, args ...any) {
 	fmt.Fprintf(x.Stderr, "pppexec: "+format+"\n", args...)

@@ -1,9 +1,14 @@
 package toolexec
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // link runs a link command with rt and the packages it needs added to the
@@ -36,8 +41,21 @@ func (x *Exec) link(args []string) int {
 	if rtb == nil {
 		var err error
 		if rtb, err = x.runtime(args[0], configOf(t, false, nil)); err != nil {
-			x.warnf("link: %v", err)
-			return run(args, x.Stderr)
+			var be *buildError
+			if !errors.As(err, &be) {
+				x.warnf("link: %v", err)
+				return run(args, x.Stderr)
+			}
+			// The compiles said it, and instrumented nothing, unless
+			// their objects came from a time the runtime was there:
+			// then the link fails for want of it, and this says why.
+			var stderr bytes.Buffer
+			code := run(args, &stderr)
+			io.Copy(x.Stderr, &stderr)
+			if code != 0 && strings.Contains(stderr.String(), RuntimePath) {
+				x.sayOnce(t, be.key, fmt.Sprintf("link: %v", be.err))
+			}
+			return code
 		}
 	}
 	extra := map[string]string{RuntimePath: rtb.Archive}

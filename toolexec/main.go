@@ -21,7 +21,7 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Atomic, "atomic", false, "count atomically (always on with -race)")
 	fs.Uint64Var(&cfg.MaxArrayPaths, "arraylimit", instrument.DefaultMaxArrayPaths, "functions with more than `n` paths count in a hash table")
 	fs.IntVar(&cfg.HashSlots, "hashslots", instrument.DefaultHashSlots, "`n` slots in each hash table")
-	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented")
+	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented, or a file of the -interesting or -ippp profile cannot be read")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
@@ -34,6 +34,9 @@ func Main(name string, args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
 		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nThe runtime linked into programs is compiled once and kept in $PATHCOVERCACHE,\n"+
+			"or else pathcover in the user cache directory, or else (no HOME) in $GOCACHE;\n"+
+			"a directory that is not yours alone is refused, and the build is not instrumented.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,12 +83,32 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 		}
 	}
 	h.Write(sourceHash())
-	dir := filepath.Join(x.cacheDir(), "rt-"+hex.EncodeToString(h.Sum(nil))[:24])
+	fmt.Fprintf(h, "layout %d\n", cacheLayout)
+	cache, err := x.cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cache, "rt-"+hex.EncodeToString(h.Sum(nil))[:24])
 	if b, err := readRuntimeBuild(dir); err == nil {
 		return b, nil
 	}
-	return x.buildRuntime(dir, compile, goos, goarch, c)
+	return x.buildRuntime(cache, dir, compile, goos, goarch, c)
 }
+
+// cacheLayout is the version of what a runtime's directory holds, part of
+// its key, so that pppexecs that write other layouts never share one.
+// Layout 2 added the SHA-256 sums.
+const cacheLayout = 2
+
+// sumsFile, in a runtime's directory, holds the SHA-256 sums of its files,
+// as sha256sum prints them.
+const sumsFile = "SHA256SUMS"
+
+// runtimeFiles are the files of a runtime's directory that sumsFile covers.
+var runtimeFiles = []string{"rt.a", "deps.json"}
+
+// runtimeDir matches the name of a runtime's directory in the cache.
+var runtimeDir = regexp.MustCompile(`^rt-[0-9a-f]{24}$`)
 
 // matches reports whether rt was built against packages with the same
 // fingerprints as the program's, as cfg lists them: then it links with
@@ -122,12 +143,20 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// cachedRuntimes returns the runtimes built so far, newest first.
+// cachedRuntimes returns the runtimes built so far, newest first: those
+// that readRuntimeBuild accepts.
 func (x *Exec) cachedRuntimes() []*runtimeBuild {
-	dirs, _ := filepath.Glob(filepath.Join(x.cacheDir(), "rt-*"))
+	cache, err := x.cacheDir()
+	if err != nil {
+		return nil
+	}
+	entries, _ := os.ReadDir(cache)
 	var builds []*runtimeBuild
-	for _, d := range dirs {
-		if b, err := readRuntimeBuild(d); err == nil {
+	for _, e := range entries {
+		if !runtimeDir.MatchString(e.Name()) {
+			continue
+		}
+		if b, err := readRuntimeBuild(filepath.Join(cache, e.Name())); err == nil {
 			builds = append(builds, b)
 		}
 	}
@@ -184,16 +213,48 @@ func userGcflags(t *toolArgs) []string {
 	return user
 }
 
+// readRuntimeBuild reads the runtime in directory dir of the cache, if it
+// is one that pppexec wrote: the directory and its files must be the
+// user's alone (checkPrivate), and rt.a and deps.json must have the
+// SHA-256 sums that SHA256SUMS records. The standard packages that
+// deps.json names are archives in the go build cache, which every build
+// trusts for all its packages and whose files are named by their own
+// content's hash; they are not hashed again (that would read megabytes for
+// each compile), only required to exist, and the link checks their
+// fingerprints against the program's.
 func readRuntimeBuild(dir string) (*runtimeBuild, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "deps.json"))
+	if err := checkPrivate(dir, true); err != nil {
+		return nil, err
+	}
+	sumsData, err := readPrivate(filepath.Join(dir, sumsFile))
 	if err != nil {
 		return nil, err
 	}
+	sums := make(map[string]string)
+	for _, line := range strings.Split(string(sumsData), "\n") {
+		if sum, name, ok := strings.Cut(line, "  "); ok {
+			sums[name] = sum
+		}
+	}
+	content := make(map[string][]byte)
+	for _, name := range runtimeFiles {
+		data, err := readPrivate(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if sum := sha256.Sum256(data); sums[name] != hex.EncodeToString(sum[:]) {
+			return nil, fmt.Errorf("%s is not what pppexec wrote: its SHA-256 is not the one %s records", filepath.Join(dir, name), sumsFile)
+		}
+		content[name] = data
+	}
 	b := &runtimeBuild{Archive: filepath.Join(dir, "rt.a")}
-	if err := json.Unmarshal(data, &b.Deps); err != nil {
+	if err := json.Unmarshal(content["deps.json"], &b.Deps); err != nil {
 		return nil, err
 	}
-	for _, a := range append(slices.Collect(maps.Values(b.Deps)), b.Archive) {
+	for _, a := range slices.Collect(maps.Values(b.Deps)) {
+		if !filepath.IsAbs(a) {
+			return nil, fmt.Errorf("%s: archive %s is not an absolute path", filepath.Join(dir, "deps.json"), a)
+		}
 		if _, err := os.Stat(a); err != nil {
 			return nil, err // the go cache was trimmed: build again
 		}
@@ -201,10 +262,11 @@ func readRuntimeBuild(dir string) (*runtimeBuild, error) {
 	return b, nil
 }
 
-func (x *Exec) buildRuntime(dir, compile, goos, goarch string, c buildConfig) (*runtimeBuild, error) {
-	tmp, err := os.MkdirTemp(x.cacheDir(), "rt-build-")
+// buildRuntime compiles rt into directory dir of the cache.
+func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildConfig) (*runtimeBuild, error) {
+	tmp, err := os.MkdirTemp(cache, "rt-build-")
 	if err != nil {
-		return nil, err
+		return nil, &buildError{key: "cache", err: fmt.Errorf("cannot keep the runtime in %s: %v; set %s to a directory that only you can write", cache, err, cacheEnv)}
 	}
 	defer os.RemoveAll(tmp)
 
@@ -220,7 +282,7 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, c buildConfig) (*
 		}
 		data, _ := fs.ReadFile(rt.Source, name)
 		path := filepath.Join(tmp, name)
-		if err := os.WriteFile(path, data, 0o666); err != nil {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return nil, err
 		}
 		if ok, err := ctx.MatchFile(tmp, name); err != nil || !ok {
@@ -249,26 +311,70 @@ func (x *Exec) buildRuntime(dir, compile, goos, goarch string, c buildConfig) (*
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("compiling the runtime: %v\n%s", err, out)
 	}
+	// The compiler made rt.a as the umask says; the directory is private
+	// anyway, but readRuntimeBuild wants every file the user's alone.
+	if err := os.Chmod(filepath.Join(tmp, "rt.a"), 0o600); err != nil {
+		return nil, err
+	}
 	depsJSON, _ := json.Marshal(deps)
-	if err := os.WriteFile(filepath.Join(tmp, "deps.json"), depsJSON, 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "deps.json"), depsJSON, 0o600); err != nil {
 		return nil, err
 	}
-	// Publish: another process may have been quicker, which is fine.
+	var sums strings.Builder
+	for _, name := range runtimeFiles {
+		data, err := os.ReadFile(filepath.Join(tmp, name))
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, sumsFile), []byte(sums.String()), 0o600); err != nil {
+		return nil, err
+	}
 	final := filepath.Join(tmp, "final")
-	if err := os.Mkdir(final, 0o777); err != nil {
+	if err := os.Mkdir(final, 0o700); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"rt.a", "deps.json"} {
+	for _, name := range append([]string{sumsFile}, runtimeFiles...) {
 		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(final, name)); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.Rename(final, dir); err != nil && !errors.Is(err, fs.ErrExist) && !os.IsExist(err) {
-		if _, statErr := os.Stat(dir); statErr != nil {
-			return nil, err
+	return publish(final, dir)
+}
+
+// publish moves a runtime's directory, made in final, to dir. Another
+// process may have been quicker, which is fine if what it put there is
+// good; anything else there (a runtime changed since, another user's, one
+// whose standard packages left the go cache) is moved out of the way and
+// removed.
+func publish(final, dir string) (*runtimeBuild, error) {
+	var err error
+	for range 5 {
+		if err = os.Rename(final, dir); err == nil {
+			return readRuntimeBuild(dir)
 		}
+		if b, bad := readRuntimeBuild(dir); bad == nil {
+			return b, nil
+		}
+		if info, err := os.Lstat(dir); err == nil && !info.IsDir() {
+			os.Remove(dir) // a file or a symbolic link: nothing to move aside
+			continue
+		}
+		aside, tmpErr := os.MkdirTemp(filepath.Dir(dir), "stale-")
+		if tmpErr != nil {
+			return nil, tmpErr
+		}
+		// Moved into a new directory of its own, or away by a process as
+		// quick: either way, try again.
+		if err := os.Rename(dir, filepath.Join(aside, "old")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			os.Remove(aside)
+			return nil, fmt.Errorf("replacing %s: %v", dir, err)
+		}
+		os.RemoveAll(aside)
 	}
-	return readRuntimeBuild(dir)
+	return nil, fmt.Errorf("publishing the runtime in %s: %v", dir, err)
 }
 
 // rtImports returns the packages that rt's files import, but unsafe.

@@ -22,8 +22,25 @@
 //	-atomic          count atomically (always on with -race)
 //	-arraylimit n    functions with more paths than n count in a hash table
 //	-hashslots n     the size of those hash tables
-//	-strict          fail the build if a package cannot be instrumented
+//	-strict          fail the build if a package cannot be instrumented,
+//	                 or a file of the -interesting or -ippp profile cannot
+//	                 be read (without it, such a file is skipped with one
+//	                 warning naming it)
 //	-v               report each package instrumented
+//	-interesting p   PPP build: the paths that profile p ran are the tested
+//	                 ones; every other path is recorded as residual
+//	-ippp p          interprocedural build: follow the calls on the paths
+//	                 that profile p ran into their callees
+//
+// pppexec -h lists them all.
+//
+// pppexec compiles the runtime it links into programs once per build
+// configuration, and keeps it in $PATHCOVERCACHE, or else pathcover in the
+// user cache directory, or else, with neither HOME nor XDG_CACHE_HOME set,
+// pathcover in $GOCACHE. That directory must be the user's alone (not a
+// symbolic link, not writable by group or others, nor in a directory that
+// others can write): pppexec refuses any other, and then builds without
+// instrumenting, saying why once (-strict: the build fails).
 package main
 
 import (

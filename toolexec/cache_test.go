@@ -1,0 +1,344 @@
+package toolexec_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/build"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/rt"
+	"github.com/pathcover/pathcover/toolexec"
+)
+
+// These tests play another local user who plants a runtime archive where
+// pppexec keeps its compiled runtime, and an unlucky user whose cached
+// archive changed: pppexec must never link what it did not build itself.
+
+// otherUID is the user the tests make own what "another user" planted.
+const otherUID = 54321
+
+// plantedMsg is what the planted runtime prints when a program starts.
+const plantedMsg = "planted runtime ran"
+
+// cacheModule writes a module whose package p is instrumented, and whose
+// program prints the sign of each number in $SIGNS. It imports syscall
+// alone, which rt imports too, so that a build under a new configuration
+// compiles few standard packages again.
+func cacheModule(t *testing.T) string {
+	t.Helper()
+	return writeModule(t, map[string]string{
+		"p/p.go": strings.Replace(smallPkg, "package m", "package p", 1),
+		"main.go": `package main
+
+import (
+	"syscall"
+
+	"example.com/m/p"
+)
+
+func main() {
+	s, _ := syscall.Getenv("SIGNS")
+	n, neg, in := 0, false, false
+	for i := 0; i <= len(s); i++ {
+		switch {
+		case i < len(s) && s[i] == '-':
+			neg, in = true, true
+		case i < len(s) && s[i] >= '0' && s[i] <= '9':
+			n, in = n*10+int(s[i]-'0'), true
+		case in:
+			if neg {
+				n = -n
+			}
+			println(p.Sign(n))
+			n, neg, in = 0, false, false
+		}
+	}
+}
+`,
+	})
+}
+
+// touchP changes package p's source, so that the next build compiles it
+// again (and so reads the runtime from the cache) instead of reusing it.
+func touchP(t *testing.T, mod string, n int) {
+	t.Helper()
+	src := strings.Replace(smallPkg, "package m", "package p", 1) + fmt.Sprintf("\nconst version = %d\n", n)
+	if err := os.WriteFile(filepath.Join(mod, "p", "p.go"), []byte(src), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goEnv returns go env NAME as this process sees it.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// noHomeEnv is the environment of a CI image without a home: HOME,
+// XDG_CACHE_HOME and PATHCOVERCACHE unset, GOCACHE and GOPATH given (the go
+// command needs them then), TMPDIR as given.
+func noHomeEnv(t *testing.T, tmpdir string) []string {
+	return []string{"HOME=", "XDG_CACHE_HOME=", "PATHCOVERCACHE=", "TMPDIR=" + tmpdir,
+		"GOCACHE=" + goEnv(t, "GOCACHE"), "GOPATH=" + goEnv(t, "GOPATH"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE")}
+}
+
+// buildAndRun builds the module with pppexec in env, runs the program on
+// the numbers -3 0 3 (or signs, if given), and returns the build's output,
+// the program's, and the profile directory it wrote into.
+func buildAndRun(t *testing.T, bin, mod string, env []string, flags string, signs ...string) (buildOut, progOut, prof string) {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "m")
+	buildOut, code := run(t, mod, env, "go", "build", "-toolexec="+bin+" "+flags, "-o", exe, ".")
+	if code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, buildOut)
+	}
+	prof = t.TempDir()
+	if len(signs) == 0 {
+		signs = []string{"-3", "0", "3"}
+	}
+	progOut, code = run(t, mod, append(env, "PATHCOVERDIR="+prof, "SIGNS="+strings.Join(signs, " ")), exe)
+	if code != 0 {
+		t.Fatalf("program: exit %d\n%s", code, progOut)
+	}
+	return buildOut, progOut, prof
+}
+
+// runtimeEntries returns the directories of compiled runtimes in a cache.
+func runtimeEntries(t *testing.T, cache string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(cache, "rt-*"))
+	var entries []string
+	for _, d := range dirs {
+		if fileExists(filepath.Join(d, "rt.a")) {
+			entries = append(entries, d)
+		}
+	}
+	return entries
+}
+
+func fileExists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
+}
+
+// plant replaces the runtime archive of each entry of a cache with one that
+// prints plantedMsg when the program starts, compiled against the same
+// standard packages (from the entry's deps.json), so that it links. With
+// forge, if the entry has a file of SHA-256 sums, it is rewritten to match,
+// as an attacker would.
+func plant(t *testing.T, cache string, forge bool) {
+	t.Helper()
+	entries := runtimeEntries(t, cache)
+	if len(entries) == 0 {
+		t.Fatalf("no compiled runtime in %s to plant over", cache)
+	}
+	src := t.TempDir()
+	var files []string
+	names, _ := fs.ReadDir(rt.Source, ".")
+	for _, e := range names {
+		name := e.Name()
+		if strings.HasSuffix(name, "_test.go") || name == "source.go" {
+			continue
+		}
+		data, _ := fs.ReadFile(rt.Source, name)
+		if err := os.WriteFile(filepath.Join(src, name), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := build.Default.MatchFile(src, name); err == nil && ok {
+			files = append(files, filepath.Join(src, name))
+		}
+	}
+	evil := filepath.Join(src, "zz_planted.go")
+	os.WriteFile(evil, []byte("package rt\n\nfunc init() { println(\""+plantedMsg+"\") }\n"), 0o666)
+	files = append(files, evil)
+	for _, entry := range entries {
+		var deps map[string]string
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(entry, "deps.json"))), &deps); err != nil {
+			t.Fatal(err)
+		}
+		var cfg strings.Builder
+		for p, a := range deps {
+			fmt.Fprintf(&cfg, "packagefile %s=%s\n", p, a)
+		}
+		cfgFile := filepath.Join(src, "importcfg")
+		os.WriteFile(cfgFile, []byte(cfg.String()), 0o666)
+		archive := filepath.Join(src, "planted.a")
+		args := append([]string{"tool", "compile", "-o", archive, "-p", toolexec.RuntimePath, "-importcfg", cfgFile,
+			"-pack", "-complete", "-trimpath", src + "=>" + toolexec.RuntimePath}, files...)
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			t.Fatalf("compiling the planted runtime: %v\n%s", err, out)
+		}
+		data, err := os.ReadFile(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(entry, "rt.a")
+		os.Chmod(target, 0o600)
+		if err := os.WriteFile(target, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if forge {
+			forgeSums(t, entry)
+		}
+	}
+}
+
+// forgeSums rewrites an entry's SHA256SUMS, if it has one, to match its
+// files.
+func forgeSums(t *testing.T, entry string) {
+	t.Helper()
+	sums := filepath.Join(entry, "SHA256SUMS")
+	if !fileExists(sums) {
+		return
+	}
+	var b strings.Builder
+	for _, name := range []string{"rt.a", "deps.json"} {
+		data, err := os.ReadFile(filepath.Join(entry, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(data)
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(h[:]), name)
+	}
+	os.Chmod(sums, 0o600)
+	if err := os.WriteFile(sums, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chownAll makes uid the owner of everything under dir.
+func chownAll(t *testing.T, dir string, uid int) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, uid)
+	})
+	if err != nil {
+		t.Skipf("cannot give files to another user: %v", err)
+	}
+}
+
+// chmodAll sets the mode of dir's directories and files.
+func chmodAll(t *testing.T, dir string, dirMode, fileMode fs.FileMode) {
+	t.Helper()
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.Chmod(path, dirMode)
+		}
+		return os.Chmod(path, fileMode)
+	})
+}
+
+// instrumented reports whether the program wrote a profile.
+func instrumented(t *testing.T, prof string) bool {
+	t.Helper()
+	metas, _ := filepath.Glob(filepath.Join(prof, "*.meta"))
+	return len(metas) > 0
+}
+
+// TestRuntimeCacheShared: with no home (HOME, XDG_CACHE_HOME and
+// PATHCOVERCACHE unset), pppexec used to keep its runtime in
+// $TMPDIR/pathcover, whoever owned it, and linked whatever rt.a another
+// user had planted there. It must not link a planted archive, whether the
+// shared directory is found by default or named by PATHCOVERCACHE, and a
+// directory it cannot trust makes one message naming PATHCOVERCACHE and a
+// plain build (the build never gets worse).
+func TestRuntimeCacheShared(t *testing.T) {
+	bin := pppexec(t)
+	mod := cacheModule(t)
+	tmpdir := t.TempDir()
+	shared := filepath.Join(tmpdir, "pathcover")
+	env := noHomeEnv(t, tmpdir)
+
+	// The attacker's runtime, in the shared directory, under the key
+	// pppexec computes (got by letting pppexec fill it first).
+	if out, _, _ := buildAndRun(t, bin, mod, append(env, "PATHCOVERCACHE="+shared), ""); strings.Contains(out, "PATHCOVERCACHE") {
+		t.Fatalf("a private cache directory was refused:\n%s", out)
+	}
+	plant(t, shared, true)
+	chownAll(t, shared, otherUID)
+	chmodAll(t, shared, 0o777, 0o666)
+
+	t.Run("default", func(t *testing.T) {
+		touchP(t, mod, 1)
+		out, prog, prof := buildAndRun(t, bin, mod, env, "")
+		if strings.Contains(prog, plantedMsg) {
+			t.Fatalf("the program runs the planted runtime:\n%s", prog)
+		}
+		if !instrumented(t, prof) {
+			t.Errorf("the program was not instrumented; build output:\n%s", out)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		env := append(env, "PATHCOVERCACHE="+shared)
+		touchP(t, mod, 2)
+		out, prog, prof := buildAndRun(t, bin, mod, env, "")
+		if strings.Contains(prog, plantedMsg) {
+			t.Fatalf("the program runs the planted runtime:\n%s", prog)
+		}
+		if instrumented(t, prof) {
+			t.Errorf("a build with an untrusted cache directory was instrumented")
+		}
+		if n := strings.Count(out, "set PATHCOVERCACHE"); n != 1 || !strings.Contains(out, fmt.Sprintf("owned by uid %d", otherUID)) {
+			t.Errorf("the build should say once that %s is another user's, naming PATHCOVERCACHE; it said:\n%s", shared, out)
+		}
+		if prog != "-1\n0\n1\n" {
+			t.Errorf("program output %q", prog)
+		}
+		// -strict makes it an error (package p alone, which imports
+		// nothing: the rest would be compiled for nothing).
+		if out, code := run(t, mod, env, "go", "build", "-toolexec="+bin+" -strict", "./p"); code == 0 || !strings.Contains(out, "PATHCOVERCACHE") {
+			t.Errorf("go build -strict: exit %d; want a failure naming PATHCOVERCACHE:\n%s", code, out)
+		}
+	})
+}
+
+// TestRuntimeCacheTampered: in a cache directory of the user's own, a
+// runtime archive that changed since pppexec wrote it is not linked; the
+// runtime is built again. The same for an entry another user made.
+func TestRuntimeCacheTampered(t *testing.T) {
+	bin := pppexec(t)
+	mod := cacheModule(t)
+	cache := filepath.Join(t.TempDir(), "cache")
+	env := []string{"PATHCOVERCACHE=" + cache}
+	buildAndRun(t, bin, mod, env, "")
+	for i, c := range []struct {
+		name  string
+		forge bool // rewrite the sums to match
+		uid   int
+	}{
+		{"changed archive", false, os.Geteuid()},
+		{"other user's entry", true, otherUID},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plant(t, cache, c.forge)
+			for _, e := range runtimeEntries(t, cache) {
+				chownAll(t, e, c.uid)
+			}
+			touchP(t, mod, 10+i)
+			out, prog, prof := buildAndRun(t, bin, mod, env, "")
+			if strings.Contains(prog, plantedMsg) {
+				t.Fatalf("the program runs the planted runtime:\n%s", prog)
+			}
+			if !instrumented(t, prof) {
+				t.Errorf("the runtime was not built again; build output:\n%s", out)
+			}
+		})
+	}
+}
