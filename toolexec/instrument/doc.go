@@ -23,7 +23,9 @@
 // The rewriter only inserts text: every byte of the original stays where it
 // was, and each insertion is followed by a /*line file:line:col*/ comment
 // that gives the next token its original position back, so compiler errors,
-// panics and stack traces point at the user's lines. The rest, the counter
+// panics and stack traces point at the user's lines; in generated code, the
+// position its own line directives give it (their file names as written,
+// and no column where they give none). The rest, the counter
 // slice and the helpers, goes in one generated file, so user files need no
 // new imports. Synthesized branches become real syntax: an if without else
 // gets `else { ... }`; `else if` is wrapped as `else { ...; if ... }`; a

@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
@@ -29,6 +31,8 @@ type editor struct {
 	// walked so far, the number of statement lists around them (see
 	// level).
 	depth map[ast.Node]int
+	// directives are the file's line directives, once read.
+	directives []lineDirective
 }
 
 // An insertion is text to put at a byte offset. Insertions at one offset go
@@ -246,11 +250,11 @@ func (e *editor) applyRange(lo, hi int) []byte {
 		return a.seq - b.seq
 	})
 	var out bytes.Buffer
-	start := e.fset.Position(e.tf.Pos(lo))
 	if lo == 0 {
+		start := e.fset.Position(e.tf.Pos(lo))
 		fmt.Fprintf(&out, "//line %s:%d:%d\n", start.Filename, start.Line, start.Column)
 	} else {
-		fmt.Fprintf(&out, "/*line %s:%d:%d*/", lineName(start.Filename), start.Line, start.Column)
+		out.WriteString(e.lineComment(lo))
 	}
 	last := lo
 	ins := slices.DeleteFunc(slices.Clone(e.ins), func(in insertion) bool { return in.offset < lo || in.offset >= hi })
@@ -262,12 +266,123 @@ func (e *editor) applyRange(lo, hi int) []byte {
 		out.WriteString(in.text)
 		last = max(last, in.offset+in.skip)
 		if i+1 == len(ins) || ins[i+1].offset != in.offset {
-			p := e.fset.Position(e.tf.Pos(last))
-			fmt.Fprintf(&out, "/*line %s:%d:%d*/", lineName(p.Filename), p.Line, p.Column)
+			out.WriteString(e.lineComment(last))
 		}
 	}
 	out.Write(e.src[last:hi])
 	return out.Bytes()
+}
+
+// lineComment returns the /*line*/ comment that gives the character at
+// offset off of the original its position: the file, line and column that
+// the compiler gives it there. Where a //line directive of the original
+// (generated code has them) is in force, that is its file name as written,
+// which the compiler keeps, though go/token makes a relative one absolute,
+// and no column where the directive gives none: the column is unknown there,
+// and a column of 0 does not compile.
+func (e *editor) lineComment(off int) string {
+	p := e.fset.Position(e.tf.Pos(off))
+	if name, ok := e.directiveName(off); ok {
+		p.Filename = name
+	}
+	if p.Column == 0 {
+		return fmt.Sprintf("/*line %s:%d*/", lineName(p.Filename), p.Line)
+	}
+	return fmt.Sprintf("/*line %s:%d:%d*/", lineName(p.Filename), p.Line, p.Column)
+}
+
+// A lineDirective is a line directive of the original: the offset from
+// which it is in force, and the file name it gives, as written.
+type lineDirective struct {
+	offset int
+	name   string
+}
+
+// directiveName returns the file name, as written, of the line directive
+// in force at offset off, if one is.
+func (e *editor) directiveName(off int) (string, bool) {
+	if e.directives == nil {
+		e.directives = lineDirectives(e.src)
+	}
+	// The last directive in force at or before off.
+	i, found := slices.BinarySearchFunc(e.directives, off, func(d lineDirective, off int) int { return cmp.Compare(d.offset, off) })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return "", false
+	}
+	return e.directives[i].name, true
+}
+
+// lineDirectives returns the line directives of src, read as the compiler
+// reads them (cmd/compile/internal/syntax: parser.updateBase): //line at
+// the start of a line, in force from the next line, or /*line*/ anywhere,
+// in force right after it; the text after "line " is the file name, a line
+// and maybe a column, each number taken from the end, after the last colon;
+// a directive with a column and no file name keeps the file name of the one
+// before. The result is never nil.
+func lineDirectives(src []byte) []lineDirective {
+	dirs := []lineDirective{}
+	if !bytes.Contains(src, []byte("//line ")) && !bytes.Contains(src, []byte("/*line ")) {
+		return dirs
+	}
+	fset := token.NewFileSet()
+	tf := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(tf, src, nil, scanner.ScanComments)
+	name, named := "", false // the file name in force, if a directive gave one
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return dirs
+		}
+		if tok != token.COMMENT {
+			continue
+		}
+		off := tf.Offset(pos)
+		var text string
+		var next int // where it is in force
+		switch {
+		case strings.HasPrefix(lit, "//line ") && (off == 0 || src[off-1] == '\n'):
+			text = strings.TrimSuffix(lit[len("//line "):], "\r")
+			next = off + len(lit)
+			if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+				next = off + i + 1
+			}
+		case strings.HasPrefix(lit, "/*line "):
+			text = lit[len("/*line ") : len(lit)-len("*/")]
+			next = off + len(lit)
+		default:
+			continue
+		}
+		i := strings.LastIndexByte(text, ':')
+		if i < 0 {
+			continue // not a directive
+		}
+		if !isNumber(text[i+1:]) {
+			continue // an error the compiler reports
+		}
+		file := text[:i]
+		hasCol := false
+		if j := strings.LastIndexByte(file, ':'); j >= 0 && isNumber(file[j+1:]) {
+			file, hasCol = file[:j], true
+		}
+		if file == "" && hasCol {
+			if !named {
+				continue // the file's own name, as without a directive
+			}
+			file = name
+		}
+		name, named = file, true
+		dirs = append(dirs, lineDirective{next, file})
+	}
+}
+
+// isNumber reports whether s is a number as line directives have them.
+func isNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 0)
+	return err == nil
 }
 
 // lineName makes a file name safe inside a /*line*/ comment, which ends at

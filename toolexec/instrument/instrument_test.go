@@ -124,13 +124,21 @@ func TestRewriteNesting(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "generated.go"), nesting.Program(), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	for _, cfg := range []Config{
-		{Trace: true},
-		{Interesting: someInteresting, PPPAlways: true},
-	} {
-		out := checkRewrite(t, load(t, dir), cfg)
-		if want := len(nesting.Funcs()); out.Funcs < want || len(out.Skipped) > 0 {
-			t.Errorf("%d functions instrumented, want at least %d; skipped %v", out.Funcs, want, out.Skipped)
+	out := checkRewrite(t, load(t, dir), Config{Trace: true})
+	if want := len(nesting.Funcs()); out.Funcs < want || len(out.Skipped) > 0 {
+		t.Errorf("%d functions instrumented, want at least %d; skipped %v", out.Funcs, want, out.Skipped)
+	}
+}
+
+// TestRewriteLineDirectives instruments a generated file with line
+// directives in every form (see testdata/linedirectives) and checks it as
+// TestRewrite does: the rewritten file must compile, and every token keep
+// its line, its column or the lack of one, and its file name as written.
+func TestRewriteLineDirectives(t *testing.T) {
+	for _, cfg := range []Config{{}, {Trace: true}} {
+		out := checkRewrite(t, load(t, "../../testdata/linedirectives/lines"), cfg)
+		if out.Funcs < 8 || len(out.Skipped) > 0 {
+			t.Errorf("%d functions instrumented; skipped %v", out.Funcs, out.Skipped)
 		}
 	}
 }
@@ -189,18 +197,23 @@ func someInteresting(pkg, name string, f *profile.Func) ([]uint64, bool) {
 
 // checkPositions scans the original and the rewritten file and checks that
 // each token of the original appears in the rewritten one, in order, at the
-// same file, line and column once line directives are applied.
+// same file, line and column once line directives are applied, and with the
+// same file name as written in the directive in force (go/token makes
+// relative names absolute; the compiler keeps them as they are).
 func checkPositions(t *testing.T, name string, orig, rewritten []byte) {
 	t.Helper()
 	type tok struct {
 		pos  token.Position
 		text string
+		raw  string // the file name as written
 	}
 	scan := func(src []byte) []tok {
 		fset := token.NewFileSet()
 		file := fset.AddFile(name, -1, len(src))
 		var s scanner.Scanner
 		s.Init(file, src, nil, 0)
+		dirs := lineDirectives(src)
+		raw := name
 		var toks []tok
 		for {
 			pos, kind, lit := s.Scan()
@@ -215,8 +228,11 @@ func checkPositions(t *testing.T, name string, orig, rewritten []byte) {
 				text = kind.String()
 			}
 			p := fset.Position(pos)
+			for len(dirs) > 0 && dirs[0].offset <= p.Offset {
+				raw, dirs = dirs[0].name, dirs[1:]
+			}
 			p.Offset = 0 // bytes move; lines and columns must not
-			toks = append(toks, tok{p, text})
+			toks = append(toks, tok{p, text, raw})
 		}
 	}
 	want, got := scan(orig), scan(rewritten)
@@ -227,6 +243,9 @@ func checkPositions(t *testing.T, name string, orig, rewritten []byte) {
 		}
 		if i == len(got) {
 			t.Fatalf("%s: token %q at %v lost its position", filepath.Base(name), w.text, w.pos)
+		}
+		if got[i].raw != w.raw {
+			t.Fatalf("%s: token %q at %v is in file %q as written, want %q", filepath.Base(name), w.text, w.pos, got[i].raw, w.raw)
 		}
 		i++
 	}
