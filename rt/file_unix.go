@@ -3,6 +3,7 @@
 package rt
 
 import (
+	"errors"
 	"syscall"
 	"unsafe"
 )
@@ -11,9 +12,8 @@ import (
 // time, unicode/utf8 and more into rt's dependencies, and pppexec cannot
 // instrument a package that rt depends on.
 
-// The counter file of this process, created at the first Register; -1
-// before.
-var counts = -1
+// The counter file of this process, created at the first Register.
+var counts = ownFile{fd: -1}
 
 // segment adds a segment for hash to this process's counter file and
 // returns its words, mapped shared from the file. The layout is defined in
@@ -22,29 +22,18 @@ var counts = -1
 // words before the magic marks the segment complete. The caller holds mu.
 func segment(dir string, magic [8]byte, hash string, words int, fill func(header, words []uint64)) ([]uint64, error) {
 	page := int64(syscall.Getpagesize())
-	if counts < 0 {
-		fd, err := createCounts(dir)
-		if err != nil {
+	if !counts.made() {
+		if err := createCounts(dir, page); err != nil {
 			return nil, err
 		}
-		hdr, err := mapWords(fd, 0, int(page))
-		if err != nil {
-			syscall.Close(fd)
-			return nil, err
-		}
-		hdr[1] = uint64(page)
-		hdr[2] = uint64(syscall.Getpid())
-		hdr[3] = byteOrderMark
-		*(*[8]byte)(unsafe.Pointer(&hdr[0])) = fileMagic
-		counts = fd
 	}
-	var st syscall.Stat_t
-	if err := retry(func() error { return syscall.Fstat(counts, &st) }); err != nil {
+	fd, fileSize, err := counts.descriptor()
+	if err != nil {
 		return nil, err
 	}
-	off := (st.Size + page - 1) / page * page
+	off := (fileSize + page - 1) / page * page
 	size := (segmentHeader + 8*int64(words) + page - 1) / page * page
-	m, err := mapWords(counts, off, int(size))
+	m, err := mapWords(&counts, fd, off, int(size))
 	if err != nil {
 		return nil, err
 	}
@@ -58,27 +47,180 @@ func segment(dir string, magic [8]byte, hash string, words int, fill func(header
 	return w, nil
 }
 
-// createCounts creates a counter file that no other process uses:
-// pathcover.<pid>.<n>.counts, with n counting up until the name is new.
-func createCounts(dir string) (int, error) {
-	base := dir + "/pathcover." + itoa(uint64(syscall.Getpid())) + "."
-	for n := uint64(0); ; n++ {
-		fd, err := createNew(base+itoa(n)+".counts", syscall.O_RDWR, 0o666)
-		if err != syscall.EEXIST || n > 1000 {
-			return fd, err
+// createCounts creates this process's counter file in dir and writes its
+// header page.
+func createCounts(dir string, page int64) error {
+	if err := counts.create(dir, ".counts", syscall.O_RDWR); err != nil {
+		return err
+	}
+	hdr, err := mapWords(&counts, counts.fd, 0, int(page))
+	if err != nil {
+		counts.drop()
+		return err
+	}
+	hdr[1] = uint64(page)
+	hdr[2] = uint64(syscall.Getpid())
+	hdr[3] = byteOrderMark
+	*(*[8]byte)(unsafe.Pointer(&hdr[0])) = fileMagic
+	return nil
+}
+
+// An ownFile is a file of the profile that rt keeps open while the program
+// runs: the counter file, to add segments to, or the trace file.
+//
+// The program may close descriptors it did not open (daemons close every
+// one they inherited, with a loop or close_range), and its next open then
+// gets the same number: a write through the kept number would go into the
+// program's file, and the counts with it would be lost. So the descriptor
+// is moved above the numbers open hands out first, where close loops with
+// a fixed bound (256, 1024) do not reach, and before each use it is
+// checked to still be the file rt made, by device and inode. If it is not,
+// the number belongs to the program and rt never touches it again: it opens
+// its file anew by its path, and if that fails or finds another file,
+// the caller counts in memory.
+type ownFile struct {
+	fd       int    // -1 for none
+	path     string // empty until the file is made
+	mode     int    // syscall.O_RDWR, or syscall.O_WRONLY|syscall.O_APPEND
+	dev, ino uint64 // which file it is
+}
+
+// made reports whether the file was created (it may have been lost since).
+func (f *ownFile) made() bool { return f.path != "" }
+
+// create makes a new file of this process in dir, named
+// pathcover.<pid>.<n><suffix>, opened for mode, and keeps it.
+func (f *ownFile) create(dir, suffix string, mode int) error {
+	fd, path, err := createUnique(dir+"/pathcover."+itoa(uint64(syscall.Getpid()))+".", suffix, mode, filePerm)
+	if err != nil {
+		return err
+	}
+	var st syscall.Stat_t
+	if err := retry(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+		syscall.Close(fd)
+		syscall.Unlink(path)
+		return err
+	}
+	*f = ownFile{fd: moveHigh(fd), path: path, mode: mode, dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	return nil
+}
+
+// drop removes f, which was just created and could not be set up, so that
+// no reader finds it half made, closes its descriptor unless the program
+// took the number meanwhile, and forgets it.
+func (f *ownFile) drop() {
+	syscall.Unlink(f.path)
+	var st syscall.Stat_t
+	if f.is(f.fd, &st) {
+		syscall.Close(f.fd)
+	}
+	*f = ownFile{fd: -1}
+}
+
+// descriptor returns a descriptor of f and f's size, after checking that
+// the descriptor still is f; if it is not, it opens f again by its path.
+func (f *ownFile) descriptor() (int, int64, error) {
+	var st syscall.Stat_t
+	if f.fd >= 0 && f.is(f.fd, &st) {
+		return f.fd, st.Size, nil
+	}
+	// The program closed the descriptor, and may have one of its own files
+	// under the number now: forget it, never close it.
+	f.fd = -1
+	if !f.made() {
+		return -1, 0, errNoFile
+	}
+	var fd int
+	err := retry(func() (err error) {
+		fd, err = syscall.Open(f.path, f.mode|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+		return err
+	})
+	if err != nil {
+		return -1, 0, errors.New("the program closed the descriptor of " + f.base() + ", which cannot be opened again: " + err.Error())
+	}
+	if !f.is(fd, &st) {
+		syscall.Close(fd)
+		return -1, 0, errors.New("the program closed the descriptor of " + f.base() + ", which is another file now")
+	}
+	f.fd = moveHigh(fd)
+	return f.fd, st.Size, nil
+}
+
+// is reports whether descriptor fd is the file f, with its status in st.
+func (f *ownFile) is(fd int, st *syscall.Stat_t) bool {
+	err := retry(func() error { return syscall.Fstat(fd, st) })
+	return err == nil && uint64(st.Dev) == f.dev && uint64(st.Ino) == f.ino
+}
+
+// check fails unless descriptor fd still is the file f: the program's
+// other goroutines run while rt works.
+func (f *ownFile) check(fd int) error {
+	var st syscall.Stat_t
+	if !f.is(fd, &st) {
+		return errors.New("the program closed the descriptor of " + f.base())
+	}
+	return nil
+}
+
+// base is f's name in its directory, which the warnings name already.
+func (f *ownFile) base() string { return f.path[lastSlash(f.path)+1:] }
+
+var errNoFile = errors.New("no file")
+
+// filePerm is the mode counter, trace and metadata files are created with,
+// before the umask. Nobody but the owner may write: another user who could
+// would rewrite the counts, or truncate a live counter file, which kills
+// the program (see the package doc). Others may read, as the umask allows:
+// the profile is for people and tools, often under another account than
+// the profiled service's; a umask of 077 keeps it private. dirPerm is the
+// same for the directories rt makes.
+const (
+	filePerm = 0o644
+	dirPerm  = 0o755
+)
+
+// createUnique creates a file named prefix, a number, suffix, that did not
+// exist, opened for mode. The number starts at the time in microseconds
+// and goes up past names that exist, so that it is new at the first try
+// for a process whose PID an earlier process of the directory had: PID 1
+// in a container restarted into a kept directory. (Counting up from 0 would
+// cost each start as many tries as earlier starts left files.) The bound on
+// tries only guards against a file system that says every name exists:
+// each try is a new name.
+func createUnique(prefix, suffix string, mode int, perm uint32) (int, string, error) {
+	n := microseconds()
+	for try := 0; ; try++ {
+		name := prefix + itoa(n) + suffix
+		fd, err := createNew(name, mode, perm)
+		if err != syscall.EEXIST || try == 1<<16 {
+			return fd, name, err
 		}
+		n = max(microseconds(), n+1)
 	}
 }
 
-// mapWords extends the file fd with size zero bytes at off and maps them,
-// shared, as words. The zeros are written, not left as a hole by
-// truncation, so that the disk blocks exist: a store into a hole of a full
-// disk would kill the program with SIGBUS, while a full disk here is an
-// error Register survives. The mapping is never unmapped: the counters live
-// as long as the process.
-func mapWords(fd int, off int64, size int) ([]uint64, error) {
+// microseconds returns the time in microseconds since 1970.
+func microseconds() uint64 {
+	var tv syscall.Timeval
+	if syscall.Gettimeofday(&tv) != nil {
+		return 0
+	}
+	return uint64(tv.Nano() / 1000)
+}
+
+// mapWords extends f, whose descriptor is fd, with size zero bytes at off
+// and maps them, shared, as words. The zeros are written, not left as a
+// hole by truncation, so that the disk blocks exist: a store into a hole of
+// a full disk would kill the program with SIGBUS, while a full disk here is
+// an error Register survives. The mapping is never unmapped: the counters
+// live as long as the process. Each write and the mapping check that fd
+// still is f.
+func mapWords(f *ownFile, fd int, off int64, size int) ([]uint64, error) {
 	zeros := make([]byte, size)
 	for done := 0; done < size; {
+		if err := f.check(fd); err != nil {
+			return nil, err
+		}
 		var n int
 		err := retry(func() (err error) {
 			n, err = syscall.Pwrite(fd, zeros[done:], off+int64(done))
@@ -91,6 +233,9 @@ func mapWords(fd int, off int64, size int) ([]uint64, error) {
 			return nil, syscall.EIO
 		}
 		done += n
+	}
+	if err := f.check(fd); err != nil {
+		return nil, err
 	}
 	b, err := syscall.Mmap(fd, off, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
@@ -111,22 +256,13 @@ func writeMeta(dir, hash, meta string) error {
 	if retry(func() error { return syscall.Stat(name, &st) }) == nil {
 		return nil
 	}
-	base := name + ".tmp" + itoa(uint64(syscall.Getpid())) + "."
-	var tmp string
-	fd := -1
-	for n := uint64(0); fd < 0; n++ {
-		tmp = base + itoa(n)
-		var err error
-		fd, err = createNew(tmp, syscall.O_WRONLY, 0o644)
-		if err != nil && (err != syscall.EEXIST || n > 1000) {
-			return err
-		}
+	fd, tmp, err := createUnique(name+".tmp"+itoa(uint64(syscall.Getpid()))+".", "", syscall.O_WRONLY, filePerm)
+	if err != nil {
+		return err
 	}
-	// The umask may have taken bits away; the profile is for others to read.
-	err := retry(func() error { return syscall.Fchmod(fd, 0o644) })
-	if err == nil {
-		err = writeAll(fd, []byte(meta))
-	}
+	// No Fchmod: the mode follows the umask, which may keep the profile
+	// private.
+	err = writeAll(fd, []byte(meta))
 	if cerr := syscall.Close(fd); err == nil {
 		err = cerr
 	}
@@ -153,7 +289,7 @@ func mkdirAll(dir string) error {
 			return err
 		}
 	}
-	err := retry(func() error { return syscall.Mkdir(dir, 0o777) })
+	err := retry(func() error { return syscall.Mkdir(dir, dirPerm) })
 	if err == syscall.EEXIST {
 		return nil // made by another process meanwhile
 	}
@@ -218,4 +354,23 @@ func retry(call func() error) error {
 			return err
 		}
 	}
+}
+
+// isAbs reports whether dir, not empty, is an absolute path.
+func isAbs(dir string) bool { return dir[0] == '/' }
+
+// absolute returns dir, relative to the working directory, as an absolute
+// path; dir as it is if the working directory cannot be known.
+func absolute(dir string) string {
+	wd, err := syscall.Getwd()
+	if err != nil || wd == "" || !isAbs(wd) {
+		return dir
+	}
+	for len(dir) > 2 && dir[:2] == "./" {
+		dir = dir[2:]
+	}
+	if dir == "." || dir == "./" {
+		return wd
+	}
+	return trimSlashes(wd) + "/" + dir
 }

@@ -20,10 +20,7 @@ import (
 func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir string) ([]uint64, *Residuals) {
 	mu.Lock()
 	defer mu.Unlock()
-	dir, _ := syscall.Getenv("PATHCOVERDIR")
-	if dir == "" {
-		dir = defaultDir
-	}
+	dir := profileDir(defaultDir)
 	r := &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
 	if dir == "" || disabled {
 		r.dir = ""
@@ -53,6 +50,40 @@ func setWords(w []uint64, init []uint64) {
 		w[init[i]] = init[i+1]
 	}
 }
+
+// profileDir returns the directory the profile goes to: $PATHCOVERDIR,
+// else defaultDir; empty for none. A relative one is made absolute against
+// the working directory of the first call that sees it, so that a program
+// that changes directory keeps writing into one place, and the process
+// says once on its standard error where that is: go test runs each test
+// binary in its package's directory, so PATHCOVERDIR=prof go test ./...
+// writes a profile into each package's prof, and rt cannot know the go
+// command's directory to do better.
+func profileDir(defaultDir string) string {
+	dir, _ := syscall.Getenv("PATHCOVERDIR")
+	if dir == "" {
+		dir = defaultDir
+	}
+	if dir == "" || isAbs(dir) {
+		return dir
+	}
+	dirMu.Lock()
+	defer dirMu.Unlock()
+	if dir != relDir {
+		relDir, absDir = dir, absolute(dir)
+		if !relWarned {
+			writeStderr("pathcover: the profile directory " + dir + " is relative: this process writes its profile to " + absDir + "\n")
+			relWarned = true
+		}
+	}
+	return absDir
+}
+
+var (
+	dirMu          sync.Mutex
+	relDir, absDir string // the last relative directory resolved, and where it is
+	relWarned      bool
+)
 
 var (
 	mu       sync.Mutex

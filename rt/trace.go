@@ -13,7 +13,8 @@ import (
 
 var (
 	traceMu     sync.Mutex
-	traceFile   = -1 // the trace file's descriptor
+	traceFile   = ownFile{fd: -1} // made at the first record
+	traceDir    string
 	traceFailed bool
 	invocations atomic.Uint64
 )
@@ -31,29 +32,37 @@ func TraceEdge(inv uint64, e int) {
 	traceWrite("edge " + itoa(inv) + " " + itoa(uint64(e)) + "\n")
 }
 
+// traceWrite appends a record to the trace file, made in $PATHCOVERDIR at
+// the first record. The file stays open across the program's code, so each
+// write first checks that the descriptor still is the trace file (see
+// ownFile); if the file is lost, tracing stops with a warning.
 func traceWrite(rec string) {
 	traceMu.Lock()
 	defer traceMu.Unlock()
-	if traceFile < 0 && !traceFailed {
-		dir, _ := syscall.Getenv("PATHCOVERDIR")
-		if dir == "" {
+	if traceFailed {
+		return
+	}
+	if !traceFile.made() {
+		if traceDir = profileDir(""); traceDir == "" {
 			traceFailed = true
 			return
 		}
-		base := dir + "/pathcover." + itoa(uint64(syscall.Getpid())) + "."
-		for n := uint64(0); n < 1000; n++ {
-			fd, err := createNew(base+itoa(n)+".trace", syscall.O_WRONLY|syscall.O_APPEND, 0o644)
-			if err == nil {
-				traceFile = fd
-				break
-			}
-			if err != syscall.EEXIST {
-				break
-			}
+		if err := traceFile.create(traceDir, ".trace", syscall.O_WRONLY|syscall.O_APPEND); err != nil {
+			traceFail(err)
+			return
 		}
-		traceFailed = traceFile < 0
 	}
-	if traceFile >= 0 {
-		writeAll(traceFile, []byte(rec))
+	fd, _, err := traceFile.descriptor()
+	if err == nil {
+		err = writeAll(fd, []byte(rec))
 	}
+	if err != nil {
+		traceFail(err)
+	}
+}
+
+// traceFail reports that the trace cannot be written, and stops tracing.
+func traceFail(err error) {
+	writeStderr("pathcover: cannot write trace to " + traceDir + ": " + err.Error() + "\n")
+	traceFailed = true
 }
