@@ -19,16 +19,18 @@ import (
 //   - $PATHCOVERCACHE (an absolute path);
 //   - pathcover in the user's cache directory (os.UserCacheDir:
 //     $XDG_CACHE_HOME or ~/.cache on Linux);
-//   - with neither HOME nor XDG_CACHE_HOME (as in many CI images), pathcover
-//     in the go command's own build cache, $GOCACHE: the go command then
-//     needs GOCACHE set, so a build always has it, and the directory is as
-//     private as the build cache that every build already trusts. go clean
-//     -cache removes only the cache's own subdirectories (00 to ff) and
-//     log.txt, and trimming reads only those, so the go command leaves
-//     pathcover alone; a runtime whose standard packages it removed is
-//     built again.
+//   - with neither HOME nor XDG_CACHE_HOME (as in many CI images), or a
+//     home where it cannot be made (HOME=/ in a container run as another
+//     user), pathcover in the go command's own build cache, $GOCACHE: the
+//     go command then needs GOCACHE set, so a build always has it, and
+//     the directory is as private as the build cache that every build
+//     already trusts. go clean -cache removes only the cache's own
+//     subdirectories (00 to ff) and log.txt, and trimming reads only
+//     those, so the go command leaves pathcover alone; a runtime whose
+//     standard packages it removed is built again.
 //
-// There is no fallback to the shared temporary directory. The directory
+// There is no fallback to the shared temporary directory, nor past a
+// directory that exists but fails the checks: that is said. The directory
 // and every directory pppexec creates on the way to it are made with mode
 // 0700, and must be directories (not symbolic links, Lstat), owned by the
 // user and writable by nobody else; the directories above them must be
@@ -45,30 +47,42 @@ const cacheEnv = "PATHCOVERCACHE"
 
 // findCacheDir returns the runtime cache directory, created if need be,
 // with symbolic links above it resolved, or why there is none that is safe.
+// A directory that cannot be made (HOME=/ in a container run as another
+// user) gives way to the next in the order; one that exists but is not
+// safe does not: that is said, not hidden.
 func findCacheDir() (string, error) {
-	dir, err := cacheDirCandidate()
-	if err == nil {
-		var safe string
-		if safe, err = privateDir(dir); err == nil {
-			return safe, nil
+	candidates, err := cacheDirCandidates()
+	var tried []string
+	for i, c := range candidates {
+		dir, err := privateDir(c)
+		if err == nil {
+			return dir, nil
 		}
-		err = fmt.Errorf("cannot keep the runtime in %s: %v", dir, err)
+		tried = append(tried, fmt.Sprintf("in %s: %v", c, err))
+		var nm *notMadeError
+		if !errors.As(err, &nm) || i == len(candidates)-1 {
+			break
+		}
+	}
+	if len(tried) > 0 {
+		err = fmt.Errorf("cannot keep the runtime %s", strings.Join(tried, ", nor "))
 	}
 	return "", fmt.Errorf("%v; set %s to a directory that only you can write", err, cacheEnv)
 }
 
-// cacheDirCandidate returns the runtime cache directory that the
-// environment chooses, not yet checked.
-func cacheDirCandidate() (string, error) {
+// cacheDirCandidates returns the runtime cache directories that the
+// environment gives, in order, not yet checked, or why it gives none.
+func cacheDirCandidates() ([]string, error) {
 	if dir := os.Getenv(cacheEnv); dir != "" {
 		if !filepath.IsAbs(dir) {
-			return "", fmt.Errorf("%s=%s is not an absolute path", cacheEnv, dir)
+			return nil, fmt.Errorf("%s=%s is not an absolute path", cacheEnv, dir)
 		}
-		return filepath.Clean(dir), nil
+		return []string{filepath.Clean(dir)}, nil
 	}
-	base, err := os.UserCacheDir()
-	if err == nil {
-		return filepath.Join(base, "pathcover"), nil
+	var dirs []string
+	base, userErr := os.UserCacheDir()
+	if userErr == nil {
+		dirs = append(dirs, filepath.Join(base, "pathcover"))
 	}
 	// The go command passes GOCACHE to the tools it runs; ask it otherwise.
 	gocache := os.Getenv("GOCACHE")
@@ -80,10 +94,20 @@ func cacheDirCandidate() (string, error) {
 		}
 	}
 	if filepath.IsAbs(gocache) {
-		return filepath.Join(gocache, "pathcover"), nil
+		dirs = append(dirs, filepath.Join(gocache, "pathcover"))
 	}
-	return "", fmt.Errorf("no directory for the runtime cache: %v, and GOCACHE is %q", err, gocache)
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no directory for the runtime cache: %v, and GOCACHE is %q", userErr, gocache)
+	}
+	return dirs, nil
 }
+
+// A notMadeError is a directory that does not exist and cannot be made, or
+// cannot be reached.
+type notMadeError struct{ err error }
+
+func (e *notMadeError) Error() string { return e.err.Error() }
+func (e *notMadeError) Unwrap() error { return e.err }
 
 // privateDir makes sure that dir is a directory that only the user can
 // change, creating it and its missing parents with mode 0700, and returns
@@ -100,7 +124,7 @@ func privateDir(dir string) (string, error) {
 	}
 	d := filepath.Join(p, filepath.Base(dir))
 	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
+		return "", &notMadeError{err}
 	}
 	return d, checkPrivate(d, true)
 }
@@ -112,7 +136,7 @@ func safeParent(dir string) (string, error) {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return privateDir(dir)
 	} else if err != nil {
-		return "", err
+		return "", &notMadeError{err} // under a file, or a directory not to be searched
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package toolexec
 
 import (
@@ -59,6 +61,19 @@ func TestCacheDirChoice(t *testing.T) {
 		t.Errorf("with GOCACHE only: %q, %v", dir, err)
 	}
 
+	// A home where nothing can be made: GOCACHE next.
+	os.WriteFile(filepath.Join(root, "file"), nil, 0o600)
+	t.Setenv("HOME", filepath.Join(root, "file", "home"))
+	if dir, err := findCacheDir(); err != nil || dir != filepath.Join(root, "gocache", "pathcover") {
+		t.Errorf("with a home where nothing can be made: %q, %v", dir, err)
+	}
+	// But a cache directory that is not safe is not passed over.
+	os.Chmod(filepath.Join(root, "home", ".cache", "pathcover"), 0o777)
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	if _, err := findCacheDir(); err == nil || !strings.Contains(err.Error(), "writable by its group or others") {
+		t.Errorf("with an unsafe user cache directory and GOCACHE: %v; want it refused", err)
+	}
+
 	noHome(t)
 	t.Setenv("GOCACHE", "off")
 	t.Setenv("GOROOT", filepath.Join(root, "nogo")) // not asked: GOCACHE is set
@@ -66,7 +81,7 @@ func TestCacheDirChoice(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "set PATHCOVERCACHE") {
 		t.Errorf("with no home and GOCACHE=off: %v; want an error naming PATHCOVERCACHE", err)
 	}
-	if entries, _ := os.ReadDir(root); len(entries) != 3 { // explicit, home, gocache
+	if entries, _ := os.ReadDir(root); len(entries) != 4 { // explicit, home, gocache, file
 		t.Errorf("files made in TMPDIR: %v", entries)
 	}
 }
