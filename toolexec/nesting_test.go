@@ -23,6 +23,11 @@ func nestingModule(t *testing.T) string {
 	return dir
 }
 
+// oraclePkgs are the packages that TestOracleNesting and TestLineDirectives
+// instrument: one flag for both, so that the build cache holds the standard
+// packages compiled under that configuration once for the two.
+const oraclePkgs = "-pkgs=example.com/nesting/nesting,example.com/lines/lines"
+
 // TestOracleNesting builds the nested-constructs program (every construct
 // that can end a block, at the end of every block of every other; see
 // package internal/oracle/nesting) in each counter mode: Ball-Larus arrays;
@@ -34,7 +39,6 @@ func nestingModule(t *testing.T) string {
 func TestOracleNesting(t *testing.T) {
 	bin := pppexec(t)
 	mod := nestingModule(t)
-	const pkgs = "-pkgs=example.com/nesting/nesting"
 	tested := t.TempDir()
 	output := ""
 	for _, mode := range []struct {
@@ -51,7 +55,7 @@ func TestOracleNesting(t *testing.T) {
 				t.Skip("no tested run: the array build failed")
 			}
 			exe := filepath.Join(t.TempDir(), "nesting")
-			toolexec := fmt.Sprintf("%s -strict -trace %s %s", bin, pkgs, mode.flags)
+			toolexec := fmt.Sprintf("%s -strict -trace %s %s", bin, oraclePkgs, mode.flags)
 			if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
 				t.Fatalf("go build: exit %d\n%s", code, out)
 			}
