@@ -36,7 +36,7 @@ type editor struct {
 }
 
 // An insertion is text to put at a byte offset. Insertions at one offset go
-// in order of phase, then of place (see level), then of order (the
+// in order of phase, then of place (see atEnd), then of order (the
 // topological index of the edge's source block: code of earlier edges on a
 // path runs first), then as added.
 type insertion struct {
