@@ -16,10 +16,30 @@
 // with -o; with neither, nothing is written and the program runs as an
 // unprofiled one would, counting into memory nobody reads.
 //
-// Each process writes one counter file of its own, so the processes of
-// `go test ./...` never overwrite each other, and writes each package's
-// metadata once, as <hash>.meta, shared by all processes built from the same
-// instrumented source. The formats are defined in package profile.
+// A relative directory is taken from the process's working directory when
+// it first registers, once (a later chdir does not move the profile), and
+// the process says on its standard error, once, which absolute directory
+// that is. Mind that go test runs each test binary in its package's
+// directory: PATHCOVERDIR=prof go test ./... writes a prof directory into
+// every package, and rt cannot know the directory go test ran in (go test
+// shows a passing package's standard error only with -v). Give an absolute
+// directory, as PATHCOVERDIR=$PWD/prof does.
+//
+// Each process writes one counter file of its own,
+// pathcover.<pid>.<n>.counts, so the processes of `go test ./...` never
+// overwrite each other, and writes each package's metadata once, as
+// <hash>.meta, shared by all processes built from the same instrumented
+// source. n is the time the file was made, in microseconds (or the next
+// number not taken), so that a process whose PID an earlier process of the
+// directory had, as PID 1 in a container restarted into a kept directory
+// has after every restart, finds a new name at once however many earlier
+// files there are. The formats are defined in package profile.
+//
+// Files are made with mode 0644 and directories with 0755, less the
+// umask's bits: the profile is for people and tools to read, possibly under
+// another account than the profiled service's (a umask of 077 keeps it
+// private), but nobody else may write to it, since whoever can write to a
+// live counter file can also truncate it (see below).
 //
 // In a PPP build, the paths that are not among a function's interesting
 // ones go to its residual tables (residual.go), segments of the same
@@ -32,4 +52,33 @@
 // process however it ends (return from main, os.Exit, log.Fatal, a panic,
 // SIGKILL). There is nothing to flush. On other systems the counters live in
 // memory and are not written (see file_other.go).
+//
+// # The program's own files
+//
+// rt keeps the counter file open to add residual tables to it, and the
+// trace file to append to. A program may close every descriptor it did not
+// open, as daemons do, and get the same numbers for its own files. rt's
+// descriptors are therefore moved high (above 1024 where the limit on open
+// files allows, closed on exec), and before each write, extension or
+// mapping rt checks by device and inode that a descriptor still is its
+// file. If it is not, rt never uses that number again: it opens its file
+// anew by its path, or, failing that, warns once and counts in memory from
+// then on (tracing stops). A program's file is never written through a
+// number rt kept. (A descriptor closed and reused by another thread in the
+// instant between rt's check and its write could still be written; a
+// program that closes descriptors it did not open while other threads run
+// races with every library.)
+//
+// # Truncating a live counter file
+//
+// A counter file must not be truncated, emptied or overwritten with a
+// shorter file while its process runs: the next count stored into a page
+// past the file's new end kills the program with SIGBUS. rt cannot survive
+// that fault: the Go runtime turns a fault in Go code into a panic only
+// for goroutines that called runtime/debug.SetPanicOnFault, which rt would
+// have to import and every goroutine would have to call, and a counter
+// store in any goroutine may fault. Only the file's owner (and root) can
+// truncate it, since nobody else may write to it. Copy or read a live
+// counter file, never truncate it; delete it, if you must, which leaves the
+// process's mapping intact (its later counts are then lost, not fatal).
 package rt
