@@ -35,6 +35,7 @@ package profile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -42,6 +43,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 )
 
 const (
@@ -57,8 +59,13 @@ const (
 // A Segment is one package's counters in one process, or one residual
 // table of one of its functions.
 type Segment struct {
-	Hash  string // of the package's metadata
-	Words []uint64
+	Hash string // of the package's metadata
+	// Len is the number of counter words; Words are those of them that are
+	// not zero, in index order. Most counters of a run are zero, and a
+	// reader's memory then grows with what a file holds, not with what its
+	// headers claim.
+	Len   uint64
+	Words []Word
 	// Residual marks a residual table of function Func (an index in the
 	// metadata's Funcs): Words are pairs (id+1, count), and Lost counts the
 	// runs that found no room.
@@ -66,6 +73,52 @@ type Segment struct {
 	Func     int
 	Lost     uint64
 }
+
+// A Word is a counter word that is not zero: its index in its segment, and
+// its value.
+type Word struct{ Index, Value uint64 }
+
+// NewSegment returns the segment of package hash whose counter words are
+// dense, for tests and for tools that synthesise profiles.
+func NewSegment(hash string, dense []uint64) Segment {
+	s := Segment{Hash: hash, Len: uint64(len(dense))}
+	for i, v := range dense {
+		if v != 0 {
+			s.Words = append(s.Words, Word{uint64(i), v})
+		}
+	}
+	return s
+}
+
+// Range returns the words of s with indexes in [lo, hi).
+func (s Segment) Range(lo, hi uint64) []Word { return wordRange(s.Words, lo, hi) }
+
+func wordRange(words []Word, lo, hi uint64) []Word {
+	i, _ := slices.BinarySearchFunc(words, lo, func(w Word, i uint64) int { return cmp.Compare(w.Index, i) })
+	j, _ := slices.BinarySearchFunc(words, hi, func(w Word, i uint64) int { return cmp.Compare(w.Index, i) })
+	return words[i:max(i, j)]
+}
+
+// pairs calls yield for each pair of words (2k, 2k+1) of words, which
+// start at index base, whose first word is not zero: the key and count of
+// a table's slot.
+func pairs(words []Word, base uint64, yield func(key, count uint64)) {
+	for i, w := range words {
+		rel := w.Index - base
+		if rel%2 != 0 {
+			continue
+		}
+		var count uint64
+		if i+1 < len(words) && words[i+1].Index == w.Index+1 {
+			count = words[i+1].Value
+		}
+		yield(w.Value, count)
+	}
+}
+
+// Pairs calls yield for each slot of a residual table whose key is not
+// zero: Ball-Larus id + 1, and its count.
+func (s Segment) Pairs(yield func(key, count uint64)) { pairs(s.Words, 0, yield) }
 
 // A CountFile is a counter file.
 type CountFile struct {
@@ -77,66 +130,130 @@ type CountFile struct {
 // segment: the segments before it are still returned.
 var ErrTruncated = errors.New("truncated counter file")
 
+// MaxCountsSize is the largest counter file read. A process's residual
+// tables stop at 1 GiB (package rt), and its counters take a few MiB even
+// for the largest programs; a larger file is not one that rt wrote.
+const MaxCountsSize = 4 << 30
+
 // ReadCounts reads a counter file. For a file that ends early it returns the
 // whole segments before the break and an error wrapping ErrTruncated; for any
-// other fault it returns nil and an error.
+// other fault it returns nil and an error. The file is read in pieces, and
+// only the words that are not zero are kept.
 func ReadCounts(name string) (*CountFile, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return ParseCounts(data)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", info.Mode().Type())
+	}
+	if info.Size() > MaxCountsSize {
+		return nil, fmt.Errorf("%d bytes, larger than any counter file pathcover writes (%d GiB)", info.Size(), MaxCountsSize>>30)
+	}
+	return readCounts(f, info.Size())
 }
 
 // ParseCounts parses the content of a counter file (see ReadCounts).
 func ParseCounts(data []byte) (*CountFile, error) {
-	if len(data) < 32 || string(data[:8]) != fileMagic {
+	return readCounts(bytes.NewReader(data), int64(len(data)))
+}
+
+// readChunk is how much of a counter file is read at once.
+const readChunk = 1 << 20
+
+var zeros = make([]byte, readChunk)
+
+func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
+	head := make([]byte, segmentHeader)
+	n, err := r.ReadAt(head[:32], 0)
+	if n < 32 || string(head[:8]) != fileMagic {
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
 		return nil, errors.New("not a pathcover counter file")
 	}
 	var order binary.ByteOrder
 	switch {
-	case binary.LittleEndian.Uint64(data[24:]) == byteOrderMark:
+	case binary.LittleEndian.Uint64(head[24:]) == byteOrderMark:
 		order = binary.LittleEndian
-	case binary.BigEndian.Uint64(data[24:]) == byteOrderMark:
+	case binary.BigEndian.Uint64(head[24:]) == byteOrderMark:
 		order = binary.BigEndian
 	default:
 		return nil, errors.New("counter file has no valid byte-order mark")
 	}
-	page := order.Uint64(data[8:])
+	page := order.Uint64(head[8:])
 	if page < minPage || page > maxPage || page&(page-1) != 0 {
 		return nil, fmt.Errorf("counter file has a bad page size %d", page)
 	}
-	f := &CountFile{PID: order.Uint64(data[16:])}
-	for off := page; off < uint64(len(data)); {
-		rest := data[off:]
-		magic := string(rest[:min(8, len(rest))])
-		if len(rest) >= 8 && magic != segmentMagic && magic != residualMagic && !bytes.Equal(rest[:8], make([]byte, 8)) {
+	f := &CountFile{PID: order.Uint64(head[16:])}
+	end := uint64(size)
+	buf := make([]byte, readChunk)
+	for off := page; off < end; {
+		clear(head)
+		n, err := r.ReadAt(head, int64(off))
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		magic := string(head[:8])
+		if n >= 8 && magic != segmentMagic && magic != residualMagic && magic != "\x00\x00\x00\x00\x00\x00\x00\x00" {
 			return nil, fmt.Errorf("bad segment header at offset %d", off)
 		}
-		if len(rest) < segmentHeader || (magic != segmentMagic && magic != residualMagic) {
+		if n < segmentHeader || (magic != segmentMagic && magic != residualMagic) {
 			// A zero or cut header: a segment being added, or a file being
 			// copied, when it stopped.
 			return f, fmt.Errorf("%w: segment at offset %d is incomplete", ErrTruncated, off)
 		}
-		n := order.Uint64(rest[24:])
-		if n > uint64(len(rest)-segmentHeader)/8 {
-			return f, fmt.Errorf("%w: segment at offset %d claims %d words, file has room for %d", ErrTruncated, off, n, (len(rest)-segmentHeader)/8)
+		words := order.Uint64(head[24:])
+		if room := (end - off - segmentHeader) / 8; words > room {
+			return f, fmt.Errorf("%w: segment at offset %d claims %d words, file has room for %d", ErrTruncated, off, words, room)
 		}
-		words := make([]uint64, n)
-		for i := range words {
-			words[i] = order.Uint64(rest[segmentHeader+8*i:])
-		}
-		seg := Segment{Hash: hex.EncodeToString(rest[8:24]), Words: words}
+		seg := Segment{Hash: hex.EncodeToString(head[8:24]), Len: words}
 		if magic == residualMagic {
-			fn := order.Uint64(rest[32:])
-			if fn > math.MaxInt32 || n%2 != 0 {
+			fn := order.Uint64(head[32:])
+			if fn > math.MaxInt32 || words%2 != 0 {
 				return nil, fmt.Errorf("bad residual table header at offset %d", off)
 			}
-			seg.Residual, seg.Func, seg.Lost = true, int(fn), order.Uint64(rest[40:])
+			seg.Residual, seg.Func, seg.Lost = true, int(fn), order.Uint64(head[40:])
+		}
+		// The words, a chunk at a time, skipping holes where the file can
+		// tell where they are.
+		file, holes := r.(*os.File)
+		for i := uint64(0); i < words; {
+			if holes {
+				pos := int64(off + segmentHeader + 8*i)
+				data, end, ok := nextData(file, pos)
+				switch {
+				case !ok:
+					holes = false
+				case end:
+					i = words
+					continue
+				case data >= pos+8:
+					i = min(words, i+uint64(data-pos)/8)
+					continue
+				}
+			}
+			k := min(words-i, readChunk/8)
+			chunk := buf[:8*k]
+			if _, err := r.ReadAt(chunk, int64(off+segmentHeader+8*i)); err != nil && err != io.EOF {
+				return nil, err
+			}
+			if !bytes.Equal(chunk, zeros[:len(chunk)]) { // most are zero
+				for j := range k {
+					if v := order.Uint64(chunk[8*j:]); v != 0 {
+						seg.Words = append(seg.Words, Word{i + j, v})
+					}
+				}
+			}
+			i += k
 		}
 		f.Segments = append(f.Segments, seg)
-		size := (segmentHeader + 8*n + page - 1) / page * page
-		off += size
+		off += (segmentHeader + 8*words + page - 1) / page * page
 	}
 	return f, nil
 }
@@ -155,17 +272,23 @@ func WriteCounts(w io.Writer, f *CountFile) error {
 		if err != nil || len(h) != 16 {
 			return fmt.Errorf("segment hash %q is not 32 hex digits", s.Hash)
 		}
-		seg := make([]byte, (segmentHeader+8*len(s.Words)+page-1)/page*page)
+		if s.Len > MaxCountsSize/8 {
+			return fmt.Errorf("segment of %d words", s.Len)
+		}
+		seg := make([]byte, (segmentHeader+8*s.Len+page-1)/page*page)
 		copy(seg, segmentMagic)
 		copy(seg[8:], h)
-		binary.LittleEndian.PutUint64(seg[24:], uint64(len(s.Words)))
+		binary.LittleEndian.PutUint64(seg[24:], s.Len)
 		if s.Residual {
 			copy(seg, residualMagic)
 			binary.LittleEndian.PutUint64(seg[32:], uint64(s.Func))
 			binary.LittleEndian.PutUint64(seg[40:], s.Lost)
 		}
-		for i, w := range s.Words {
-			binary.LittleEndian.PutUint64(seg[segmentHeader+8*i:], w)
+		for _, w := range s.Words {
+			if w.Index >= s.Len {
+				return fmt.Errorf("word %d of a segment of %d", w.Index, s.Len)
+			}
+			binary.LittleEndian.PutUint64(seg[segmentHeader+8*w.Index:], w.Value)
 		}
 		buf = append(buf, seg...)
 	}

@@ -195,8 +195,8 @@ func (p *Profile) readCounts(name string) error {
 			}
 			continue
 		}
-		if len(s.Words) != m.Words {
-			problems = append(problems, fmt.Errorf("segment of %s has %d words, its metadata %d", m.Package, len(s.Words), m.Words))
+		if s.Len != uint64(m.Words) {
+			problems = append(problems, fmt.Errorf("segment of %s has %d words, its metadata %d", m.Package, s.Len, m.Words))
 			continue
 		}
 		for i := range m.Funcs {
@@ -224,16 +224,16 @@ func (p *Profile) addResidual(s Segment, m *Meta) error {
 		return fmt.Errorf("residual table of function %d of %s, which has %d", s.Func, m.Package, len(m.Funcs))
 	}
 	f := &m.Funcs[s.Func]
-	for i := 0; i+1 < len(s.Words); i += 2 {
-		key, n := s.Words[i], s.Words[i+1]
-		if key == 0 || n == 0 {
-			continue
+	var err error
+	s.Pairs(func(key, n uint64) {
+		if err == nil && key-1 >= f.Paths {
+			err = fmt.Errorf("residual table of %s holds path %d of %d", f.Name, key-1, f.Paths)
 		}
-		if key-1 >= f.Paths {
-			return fmt.Errorf("residual table of %s holds path %d of %d", f.Name, key-1, f.Paths)
-		}
-		p.Add(s.Hash, s.Func, key-1, n)
+	})
+	if err != nil {
+		return err
 	}
+	s.Pairs(func(key, n uint64) { p.Add(s.Hash, s.Func, key-1, n) })
 	if s.Lost > 0 {
 		p.addLost(s.Hash, s.Func, s.Lost)
 	}

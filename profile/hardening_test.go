@@ -2,10 +2,13 @@ package profile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,5 +199,53 @@ func TestReadDirIrregular(t *testing.T) {
 	}
 	if irregular != 2 {
 		t.Errorf("problems: %v", problems)
+	}
+}
+
+// TestSparseCounts: a counter file of gigabytes, mostly holes, is read in
+// pieces, keeping only the words that are not zero: it costs neither the
+// memory its size claims nor the time to read its holes. One larger than
+// any file rt writes is refused.
+func TestSparseCounts(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(name string, size int64) (string, []Word) {
+		t.Helper()
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		words := uint64(size-4096-segmentHeader) / 8
+		head := smallCounts()[:32]
+		binary.LittleEndian.PutUint64(head[8:], 4096)
+		seg := make([]byte, segmentHeader)
+		copy(seg, segmentMagic)
+		binary.LittleEndian.PutUint64(seg[24:], words)
+		last := make([]byte, 8)
+		binary.LittleEndian.PutUint64(last, 7)
+		for _, w := range []struct {
+			b   []byte
+			off int64
+		}{{head, 0}, {seg, 4096}, {last, 4096 + segmentHeader + 8*1000}, {last, size - 8}} {
+			if _, err := f.WriteAt(w.b, w.off); err != nil {
+				t.Skipf("cannot write a sparse file here: %v", err)
+			}
+		}
+		return f.Name(), []Word{{1000, 7}, {words - 1, 7}}
+	}
+	name, want := sparse("pathcover.1.0.counts", 3<<30)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cf, err := ReadCounts(name)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(cf.Segments) != 1 || !slices.Equal(cf.Segments[0].Words, want) {
+		t.Fatalf("ReadCounts of a 3 GiB sparse file: %v, %+v", err, cf)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("reading it allocated %d MiB", alloc>>20)
+	}
+	huge, _ := sparse("pathcover.2.0.counts", MaxCountsSize+4096)
+	if _, err := ReadCounts(huge); err == nil || !strings.Contains(err.Error(), "larger than any counter file") {
+		t.Errorf("ReadCounts of a file past the limit: %v", err)
 	}
 }

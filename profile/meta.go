@@ -470,30 +470,33 @@ func (f *Func) Numbering() (*numbering.Numbering, error) {
 	return n, nil
 }
 
-// PathCounts reads a function's path counts out of its package's words: a
-// count per Ball-Larus id, and the paths lost to a full hash table.
-func (f *Func) PathCounts(words []uint64) (counts map[uint64]uint64, lost uint64) {
+// PathCounts reads a function's path counts out of its package's segment
+// (Segment.Words, the words that are not zero): a count per Ball-Larus id,
+// and the paths lost to a full hash table.
+func (f *Func) PathCounts(words []Word) (counts map[uint64]uint64, lost uint64) {
 	c := f.Counters
-	w := words[c.Offset : c.Offset+c.Size]
+	lo := uint64(c.Offset)
+	w := wordRange(words, lo, lo+uint64(c.Size))
 	counts = make(map[uint64]uint64)
 	switch c.Kind {
 	case "array":
-		for id, n := range w {
-			if n != 0 {
-				counts[uint64(id)] = n
-			}
+		for _, x := range w {
+			counts[x.Index-lo] = x.Value
 		}
 	case "hash", "ppphash", "ppp":
-		pairs := len(w)
+		slots := w
 		if c.Kind == "hash" {
-			pairs--
-			lost = w[len(w)-1]
-		}
-		for i := 0; i+1 < pairs; i += 2 {
-			if w[i] != 0 && w[i+1] != 0 && w[i]-1 < f.Paths {
-				counts[w[i]-1] += w[i+1]
+			// The last word counts the paths that found the table full.
+			last := lo + uint64(c.Size) - 1
+			if n := len(w); n > 0 && w[n-1].Index == last {
+				lost, slots = w[n-1].Value, w[:n-1]
 			}
 		}
+		pairs(slots, lo, func(key, n uint64) {
+			if n != 0 && key-1 < f.Paths {
+				counts[key-1] = numbering.SatAdd(counts[key-1], n)
+			}
+		})
 	}
 	return counts, lost
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,14 +176,23 @@ func TestMetaSuper(t *testing.T) {
 	}
 }
 
+// residual is a residual table of function fn with lost runs lost and
+// words dense.
+func residual(hash string, fn int, lost uint64, dense ...uint64) Segment {
+	s := NewSegment(hash, dense)
+	s.Residual, s.Func, s.Lost = true, fn, lost
+	return s
+}
+
 func TestCountsRoundTrip(t *testing.T) {
+	big := make([]uint64, 700) // more than a page
+	big[699] = 9
 	f := &CountFile{PID: 42, Segments: []Segment{
-		{Hash: strings.Repeat("ab", 16), Words: []uint64{1, 2, 3}},
-		{Hash: strings.Repeat("cd", 16), Words: make([]uint64, 700)}, // more than a page
+		NewSegment(strings.Repeat("ab", 16), []uint64{1, 2, 3}),
+		NewSegment(strings.Repeat("cd", 16), big),
 		{Hash: strings.Repeat("ef", 16)},
-		{Hash: strings.Repeat("ab", 16), Words: []uint64{3, 4, 0, 0}, Residual: true, Func: 1, Lost: 2},
+		residual(strings.Repeat("ab", 16), 1, 2, 3, 4, 0, 0),
 	}}
-	f.Segments[1].Words[699] = 9
 	var buf bytes.Buffer
 	if err := WriteCounts(&buf, f); err != nil {
 		t.Fatal(err)
@@ -191,10 +201,10 @@ func TestCountsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.PID != 42 || len(got.Segments) != 4 || got.Segments[1].Words[699] != 9 || got.Segments[0].Hash != f.Segments[0].Hash {
+	if got.PID != 42 || len(got.Segments) != 4 || !slices.Equal(got.Segments[1].Words, []Word{{699, 9}}) || got.Segments[1].Len != 700 || got.Segments[0].Hash != f.Segments[0].Hash {
 		t.Fatalf("round trip: %+v", got)
 	}
-	if r := got.Segments[3]; !r.Residual || r.Func != 1 || r.Lost != 2 || r.Words[0] != 3 || got.Segments[0].Residual {
+	if r := got.Segments[3]; !r.Residual || r.Func != 1 || r.Lost != 2 || r.Len != 4 || !slices.Equal(r.Words, []Word{{0, 3}, {1, 4}}) || got.Segments[0].Residual {
 		t.Fatalf("residual table after a round trip: %+v", r)
 	}
 	// Cut anywhere, the file gives its whole segments and an error.
@@ -231,7 +241,7 @@ func profileDir(t *testing.T) (string, string) {
 	words[13] = 3             // G: three lost
 	for i, pid := range []uint64{100, 101} {
 		var buf bytes.Buffer
-		if err := WriteCounts(&buf, &CountFile{PID: pid, Segments: []Segment{{Hash: hash, Words: words}}}); err != nil {
+		if err := WriteCounts(&buf, &CountFile{PID: pid, Segments: []Segment{NewSegment(hash, words)}}); err != nil {
 			t.Fatal(err)
 		}
 		name := filepath.Join(dir, "pathcover."+[]string{"100", "101"}[i]+".0.counts")
@@ -269,7 +279,7 @@ func TestReadDirBadFiles(t *testing.T) {
 	write("pathcover.201.0.counts", []byte("hello, world, not counts at all!")) // foreign
 	write(strings.Repeat("0", 32)+".meta", []byte(`{"Format":"pathcover-meta-1"}`))
 	var other bytes.Buffer
-	WriteCounts(&other, &CountFile{Segments: []Segment{{Hash: strings.Repeat("9", 32), Words: []uint64{1}}}})
+	WriteCounts(&other, &CountFile{Segments: []Segment{NewSegment(strings.Repeat("9", 32), []uint64{1})}})
 	write("pathcover.202.0.counts", other.Bytes()) // from another build
 	write("notes.txt", []byte("ignored"))
 	p := New()
@@ -381,10 +391,10 @@ func TestReadPPP(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	err := WriteCounts(&buf, &CountFile{PID: 1, Segments: []Segment{
-		{Hash: hash, Words: []uint64{3, 5, 1, 4}},                                   // path 2 five times, path 0 four
-		{Hash: hash, Residual: true, Func: 0, Words: []uint64{2, 6, 0, 0}},          // path 1 six times
-		{Hash: hash, Residual: true, Func: 1, Words: []uint64{1, 1, 3, 2}, Lost: 1}, // G: paths 0 and 2
-		{Hash: hash, Residual: true, Func: 0, Words: []uint64{2, 1}},                // path 1 again, in a second table
+		NewSegment(hash, []uint64{3, 5, 1, 4}), // path 2 five times, path 0 four
+		residual(hash, 0, 0, 2, 6, 0, 0),       // path 1 six times
+		residual(hash, 1, 1, 1, 1, 3, 2),       // G: paths 0 and 2, one run lost
+		residual(hash, 0, 0, 2, 1),             // path 1 again, in a second table
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -405,7 +415,7 @@ func TestReadPPP(t *testing.T) {
 	}
 	// A residual table of a function the metadata does not have.
 	buf.Reset()
-	WriteCounts(&buf, &CountFile{Segments: []Segment{{Hash: hash, Residual: true, Func: 5, Words: []uint64{1, 1}}}})
+	WriteCounts(&buf, &CountFile{Segments: []Segment{residual(hash, 5, 0, 1, 1)}})
 	os.WriteFile(filepath.Join(dir, "pathcover.1.0.counts"), buf.Bytes(), 0o666)
 	if problems, _ := New().ReadDir(dir); len(problems) != 1 || !strings.Contains(problems[0].Error(), "function 5") {
 		t.Errorf("bad residual table: %v", problems)
@@ -472,9 +482,8 @@ func FuzzParseMeta(f *testing.F) {
 		}
 		// A valid meta's counters can be read from words of its size, and
 		// its functions number or give an error, never a panic.
-		words := make([]uint64, m.Words)
 		for i := range m.Funcs {
-			m.Funcs[i].PathCounts(words)
+			m.Funcs[i].PathCounts(nil)
 			if n, err := m.Funcs[i].Numbering(); err == nil {
 				n.Place(nil)
 			}

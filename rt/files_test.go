@@ -115,8 +115,8 @@ func checkRun(t *testing.T, files map[string][]string) {
 	}
 	var runs uint64
 	for _, s := range f.Segments {
-		if s.Hash == hash && !s.Residual {
-			runs += s.Words[0]
+		if w := s.Range(0, 1); s.Hash == hash && !s.Residual && len(w) == 1 {
+			runs += w[0].Value
 		}
 	}
 	if runs != 3 {

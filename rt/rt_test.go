@@ -262,11 +262,7 @@ func TestResidualExact(t *testing.T) {
 			if s.Lost != 0 {
 				t.Errorf("%d runs lost", s.Lost)
 			}
-			for i := 0; i < len(s.Words); i += 2 {
-				if s.Words[i] != 0 {
-					counts[[2]uint64{uint64(s.Func), s.Words[i] - 1}] += s.Words[i+1]
-				}
-			}
+			s.Pairs(func(key, n uint64) { counts[[2]uint64{uint64(s.Func), key - 1}] += n })
 		}
 	}
 	if tables < 3 {

@@ -738,11 +738,11 @@ func TestOraclePPP(t *testing.T) {
 						t.Fatalf("a %s build's segment", m.Mode)
 					}
 					if s.Residual {
-						for i := 0; i < len(s.Words); i += 2 {
-							if s.Words[i] != 0 && s.Words[i+1] != 0 {
-								mark(inResidual, fmt.Sprint(s.Hash, s.Func), s.Words[i]-1)
+						s.Pairs(func(key, n uint64) {
+							if n != 0 {
+								mark(inResidual, fmt.Sprint(s.Hash, s.Func), key-1)
 							}
-						}
+						})
 						continue
 					}
 					for fn := range m.Funcs {

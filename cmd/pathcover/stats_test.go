@@ -54,7 +54,7 @@ func writeStatsProfile(t *testing.T) string {
 	words := make([]uint64, f.Paths)
 	words[0], words[7] = 2, 1
 	var buf bytes.Buffer
-	if err := profile.WriteCounts(&buf, &profile.CountFile{PID: 1, Segments: []profile.Segment{{Hash: hash, Words: words}}}); err != nil {
+	if err := profile.WriteCounts(&buf, &profile.CountFile{PID: 1, Segments: []profile.Segment{profile.NewSegment(hash, words)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pathcover.1.0.counts"), buf.Bytes(), 0o666); err != nil {
