@@ -51,55 +51,66 @@ const cacheEnv = "PATHCOVERCACHE"
 // user) gives way to the next in the order; one that exists but is not
 // safe does not: that is said, not hidden.
 func findCacheDir() (string, error) {
-	candidates, err := cacheDirCandidates()
 	var tried []string
-	for i, c := range candidates {
-		dir, err := privateDir(c)
-		if err == nil {
-			return dir, nil
+	attempt := func(dir string) (string, error) {
+		safe, err := privateDir(dir)
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("in %s: %v", dir, err))
 		}
-		tried = append(tried, fmt.Sprintf("in %s: %v", c, err))
-		var nm *notMadeError
-		if !errors.As(err, &nm) || i == len(candidates)-1 {
-			break
+		return safe, err
+	}
+	fail := func(err error) (string, error) {
+		if len(tried) > 0 {
+			err = fmt.Errorf("cannot keep the runtime %s", strings.Join(tried, ", nor "))
 		}
+		return "", fmt.Errorf("%v; set %s to a directory that only you can write", err, cacheEnv)
 	}
-	if len(tried) > 0 {
-		err = fmt.Errorf("cannot keep the runtime %s", strings.Join(tried, ", nor "))
-	}
-	return "", fmt.Errorf("%v; set %s to a directory that only you can write", err, cacheEnv)
-}
 
-// cacheDirCandidates returns the runtime cache directories that the
-// environment gives, in order, not yet checked, or why it gives none.
-func cacheDirCandidates() ([]string, error) {
 	if dir := os.Getenv(cacheEnv); dir != "" {
 		if !filepath.IsAbs(dir) {
-			return nil, fmt.Errorf("%s=%s is not an absolute path", cacheEnv, dir)
+			return fail(fmt.Errorf("%s=%s is not an absolute path", cacheEnv, dir))
 		}
-		return []string{filepath.Clean(dir)}, nil
+		if safe, err := attempt(filepath.Clean(dir)); err == nil {
+			return safe, nil
+		}
+		return fail(nil)
 	}
-	var dirs []string
 	base, userErr := os.UserCacheDir()
 	if userErr == nil {
-		dirs = append(dirs, filepath.Join(base, "pathcover"))
-	}
-	// The go command passes GOCACHE to the tools it runs; ask it otherwise.
-	gocache := os.Getenv("GOCACHE")
-	if gocache == "" {
-		cmd := exec.Command(goCommand(), "env", "GOCACHE")
-		cmd.Env = withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH")
-		if out, err := cmd.Output(); err == nil {
-			gocache = strings.TrimSpace(string(out))
+		safe, err := attempt(filepath.Join(base, "pathcover"))
+		if err == nil {
+			return safe, nil
+		}
+		if nm := (*notMadeError)(nil); !errors.As(err, &nm) {
+			return fail(nil)
 		}
 	}
-	if filepath.IsAbs(gocache) {
-		dirs = append(dirs, filepath.Join(gocache, "pathcover"))
+	gocache := goCache()
+	if !filepath.IsAbs(gocache) {
+		if userErr != nil {
+			return fail(fmt.Errorf("no directory for the runtime cache: %v, and GOCACHE is %q", userErr, gocache))
+		}
+		return fail(nil)
 	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no directory for the runtime cache: %v, and GOCACHE is %q", userErr, gocache)
+	if safe, err := attempt(filepath.Join(gocache, "pathcover")); err == nil {
+		return safe, nil
 	}
-	return dirs, nil
+	return fail(nil)
+}
+
+// goCache returns the go command's build cache directory: the go command
+// passes GOCACHE to the tools it runs; it is asked otherwise.
+func goCache() string {
+	if dir := os.Getenv("GOCACHE"); dir != "" {
+		return dir
+	}
+	cmd := exec.Command(goCommand(), "env", "GOCACHE")
+	cmd.Env = withoutEnv(os.Environ(), "TOOLEXEC_IMPORTPATH")
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // A notMadeError is a directory that does not exist and cannot be made, or

@@ -51,6 +51,7 @@ func TestCacheDirChoice(t *testing.T) {
 	}
 
 	t.Setenv(cacheEnv, "")
+	t.Setenv("GOCACHE", filepath.Join(root, "gocache"))
 	if dir, err := findCacheDir(); err != nil || dir != filepath.Join(root, "home", ".cache", "pathcover") {
 		t.Errorf("with HOME: %q, %v", dir, err)
 	}
