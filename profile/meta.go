@@ -234,6 +234,14 @@ func (m *Meta) check() error {
 	if len(m.Sums) != 0 && len(m.Sums) != len(m.Files) {
 		return fmt.Errorf("%d source sums for %d files", len(m.Sums), len(m.Files))
 	}
+	// pppexec lays the functions' counters out one after another.
+	var words uint64
+	for _, f := range m.Funcs {
+		words = numbering.SatAdd(words, uint64(max(f.Counters.Size, 0)))
+	}
+	if words != uint64(m.Words) {
+		return fmt.Errorf("%d counter words, but the functions' counters take %d", m.Words, words)
+	}
 	for i := range m.Funcs {
 		f := &m.Funcs[i]
 		if f.File < 0 || f.File >= len(m.Files) {
