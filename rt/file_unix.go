@@ -153,10 +153,14 @@ func (f *ownFile) is(fd int, st *syscall.Stat_t) bool {
 }
 
 // check fails unless descriptor fd still is the file f: the program's
-// other goroutines run while rt works.
+// other goroutines run while rt works. A number that is not f's any more
+// is forgotten, so that nothing uses it again.
 func (f *ownFile) check(fd int) error {
 	var st syscall.Stat_t
 	if !f.is(fd, &st) {
+		if fd == f.fd {
+			f.fd = -1
+		}
 		return errors.New("the program closed the descriptor of " + f.base())
 	}
 	return nil
