@@ -122,7 +122,10 @@ func (s Segment) Pairs(yield func(key, count uint64)) { pairs(s.Words, 0, yield)
 
 // A CountFile is a counter file.
 type CountFile struct {
-	PID      uint64
+	PID uint64
+	// Page is the writer's page size, which segments are aligned to; 0
+	// means 4096 to WriteCounts.
+	Page     uint64
 	Segments []Segment
 }
 
@@ -190,7 +193,7 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 	if page < minPage || page > maxPage || page&(page-1) != 0 {
 		return nil, fmt.Errorf("counter file has a bad page size %d", page)
 	}
-	f := &CountFile{PID: order.Uint64(head[16:])}
+	f := &CountFile{PID: order.Uint64(head[16:]), Page: page}
 	end := uint64(size)
 	buf := make([]byte, readChunk)
 	for off := page; off < end; {
@@ -258,10 +261,13 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 	return f, nil
 }
 
-// WriteCounts writes a counter file as rt would, little-endian with 4096-byte
-// pages: for tests and for tools that synthesise profiles.
+// WriteCounts writes a counter file as rt would, little-endian with pages of
+// f.Page bytes: for tests and for tools that synthesise profiles.
 func WriteCounts(w io.Writer, f *CountFile) error {
-	const page = 4096
+	page := cmp.Or(f.Page, 4096)
+	if page < minPage || page > maxPage || page&(page-1) != 0 {
+		return fmt.Errorf("page size %d", page)
+	}
 	buf := make([]byte, page)
 	copy(buf, fileMagic)
 	binary.LittleEndian.PutUint64(buf[8:], page)

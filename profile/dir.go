@@ -181,6 +181,13 @@ func (p *Profile) readCounts(name string) error {
 	if f == nil {
 		return err
 	}
+	return p.AddCounts(f, err)
+}
+
+// AddCounts adds the counts of one process, as ReadCounts read them with
+// err (a truncation, or nil), decoded with the metadata already in p. A
+// segment that cannot be decoded is left out, and the error says why.
+func (p *Profile) AddCounts(f *CountFile, err error) error {
 	p.Processes = satInc(p.Processes, 1)
 	var problems problems
 	for _, s := range f.Segments {

@@ -81,3 +81,87 @@ func FuzzHTML(f *testing.F) {
 		}
 	})
 }
+
+// reportMetas are the metadata that FuzzReport's counter files are read
+// with: a Ball-Larus build with array and hash counters, and a PPP build
+// with a PPP array and residual tables.
+func reportMetas(t testing.TB) (bl, ppp *profile.Meta) {
+	f, g := chainFunc(t, "F", 3, 3), chainFunc(t, "G", 20, 2)
+	g.Counters = profile.Counters{Kind: "hash", Size: 2*3 + 1}
+	bl = metaOf("example.com/p", "p.go", f, g)
+	h := chainFunc(t, "H", 3, 2)
+	h.Interesting, h.PPPSize = []uint64{0, 2}, 2
+	h.Counters = profile.Counters{Kind: "ppp", Size: 4}
+	ppp = metaOf("example.com/q", "q.go", h)
+	ppp.Mode = "ppp"
+	return bl, ppp
+}
+
+// FuzzReport reads any counter file with fixed metadata and writes every
+// report of it: nothing fails or panics, and no function ran more paths
+// than it has.
+func FuzzReport(f *testing.F) {
+	bl, ppp := reportMetas(f)
+	rawBL, _ := json.Marshal(bl)
+	rawPPP, _ := json.Marshal(ppp)
+	hBL, hPPP := profile.Hash(rawBL), profile.Hash(rawPPP)
+	seed := func(segs ...profile.Segment) {
+		var b bytes.Buffer
+		if err := profile.WriteCounts(&b, &profile.CountFile{PID: 1, Page: 512, Segments: segs}); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
+	table := func(hash string, fn int, dense ...uint64) profile.Segment {
+		s := profile.NewSegment(hash, dense)
+		s.Residual, s.Func = true, fn
+		return s
+	}
+	seed(profile.NewSegment(hBL, []uint64{1, 0, 3, 0, 0, 0, 0, 2, 2, 5, 0, 0, 0, 0, 1}))
+	seed(profile.NewSegment(hPPP, []uint64{1, 4, 3, 1}), table(hPPP, 0, 2, 7, 0, 0))
+	seed(table(hPPP, 0, 99, 1), table(hPPP, 3, 1, 1), profile.NewSegment(hBL, []uint64{1}))
+	// In memory, so that the minimizer's many runs cost little.
+	noSources := SourcesUnder()
+	f.Fuzz(func(t *testing.T, counts []byte) {
+		p := profile.New()
+		for hash, raw := range map[string][]byte{hBL: rawBL, hPPP: rawPPP} {
+			if err := p.AddMeta(hash, raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if cf, err := profile.ParseCounts(counts); cf != nil {
+			p.AddCounts(cf, err)
+		}
+		r, errs := Build(p, nil)
+		if len(errs) > 0 {
+			t.Fatalf("Build: %v", errs)
+		}
+		for _, pkg := range r.Packages {
+			for _, fn := range pkg.Funcs {
+				if fn.Paths.Covered > fn.Paths.Total {
+					t.Fatalf("%s ran %d of its %d paths", fn.Name, fn.Paths.Covered, fn.Paths.Total)
+				}
+				if _, err := fn.Decoded(false, 100); err != nil {
+					t.Fatalf("paths of %s: %v", fn.Name, err)
+				}
+			}
+		}
+		var out bytes.Buffer
+		for _, write := range []func() error{
+			func() error { return r.WriteText(&out) },
+			func() error { return r.WriteJSON(&out) },
+			func() error { return r.WriteHTML(&out, HTMLOptions{Sources: noSources}) },
+			func() error {
+				res, err := r.Residual(10)
+				if err == nil {
+					err = res.WriteText(&out)
+				}
+				return err
+			},
+		} {
+			if err := write(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -17,11 +18,16 @@ import (
 // changed.
 type Changes map[string]*File
 
-// A File is one file's changes.
+// A File is one file's changes: all its lines, or the ranges of lines
+// that hunks changed. Ranges, not lines: a hunk header's count sizes
+// nothing.
 type File struct {
-	All   bool
-	Lines map[int]bool
+	All    bool
+	Ranges []Range
 }
+
+// A Range is the lines from First to Last.
+type Range struct{ First, Last int }
 
 // Overlaps reports whether any line from first to last of file changed.
 func (c Changes) Overlaps(file string, first, last int) bool {
@@ -32,8 +38,8 @@ func (c Changes) Overlaps(file string, first, last int) bool {
 	if f.All {
 		return true
 	}
-	for l := first; l <= last; l++ {
-		if f.Lines[l] {
+	for _, r := range f.Ranges {
+		if r.First <= last && first <= r.Last {
 			return true
 		}
 	}
@@ -103,7 +109,7 @@ func Parse(root string, diff []byte) (Changes, error) {
 				continue
 			}
 			name = strings.TrimPrefix(unquote(name), "b/")
-			cur = &File{Lines: make(map[int]bool)}
+			cur = &File{}
 			c[filepath.Join(root, filepath.FromSlash(name))] = cur
 		case strings.HasPrefix(line, "@@ ") && cur != nil:
 			start, count, err := newRange(line)
@@ -111,11 +117,9 @@ func Parse(root string, diff []byte) (Changes, error) {
 				return nil, err
 			}
 			if count == 0 {
-				cur.Lines[start] = true
-				cur.Lines[start+1] = true
-			}
-			for l := start; l < start+count; l++ {
-				cur.Lines[l] = true
+				cur.Ranges = append(cur.Ranges, Range{start, start + 1})
+			} else {
+				cur.Ranges = append(cur.Ranges, Range{start, start + count - 1})
 			}
 		}
 	}
@@ -137,6 +141,9 @@ func newRange(header string) (start, count int, err error) {
 		if count, err = strconv.Atoi(n); err != nil {
 			return 0, 0, fmt.Errorf("bad hunk header %q", header)
 		}
+	}
+	if start < 0 || count < 0 || start > math.MaxInt32 || count > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("bad hunk header %q", header)
 	}
 	return start, count, nil
 }

@@ -1,6 +1,7 @@
 package gitdiff
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +91,28 @@ func TestSince(t *testing.T) {
 	if _, err := Since(dir, "nosuchrev"); err == nil || !strings.Contains(err.Error(), "not a revision") {
 		t.Errorf("bad revision: %v", err)
 	}
+}
+
+// FuzzParse parses any diff: no panic, and a hunk's header sizes nothing
+// (a count of a billion lines costs what its line costs).
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("+++ b/a.go\n@@ -3 +3 @@ func F() {\n@@ -10,2 +10,0 @@\n@@ -20,0 +19,3 @@\n+++ /dev/null\n"))
+	f.Add([]byte("+++ \"b/sp ace.go\"\n@@ -1 +1,999999999 @@\n"))
+	f.Fuzz(func(t *testing.T, diff []byte) {
+		c, err := Parse("/r", diff)
+		if err != nil {
+			return
+		}
+		hunks := bytes.Count(diff, []byte("\n@@ ")) + 1
+		for name, file := range c {
+			if len(file.Ranges) > hunks {
+				t.Fatalf("%d ranges from %d hunks", len(file.Ranges), hunks)
+			}
+			for _, r := range file.Ranges {
+				if r.First > r.Last || !c.Overlaps(name, r.First, r.First) {
+					t.Fatalf("range %+v", r)
+				}
+			}
+		}
+	})
 }
