@@ -5,7 +5,12 @@
 //
 // A profile directory holds, for each instrumented package in the programs
 // that ran, one <hash>.meta file (see meta.go), and one counter file per
-// process, pathcover.<pid>.<n>.counts (see counts.go). ReadDir reads a
+// process, pathcover.<pid>.<n>.counts (see counts.go), where n starts at
+// the process's start time in microseconds and counts up past names taken
+// (a container restarting as PID 1 into a kept directory meets its own
+// PID's files). Readers go by the suffix alone. ReadDir reads a
 // directory; a file it cannot read is reported in one line that names it,
-// and the rest is still read.
+// and the rest is still read. Files are read as input like any other: a
+// link or a FIFO in the directory is not followed, a counter file is read in
+// pieces (see ReadCounts), and metadata is checked before it is used.
 package profile
