@@ -3,6 +3,7 @@
 package toolexec
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -168,7 +169,7 @@ func TestReadRuntimeBuild(t *testing.T) {
 	goodRuntime := func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "rt-0123456789abcdef01234567")
 		os.Mkdir(dir, 0o700)
-		files := map[string][]byte{"rt.a": []byte("!<arch>\nrt"), "deps.json": fmt.Appendf(nil, `{"errors": %q}`, dep)}
+		files := map[string][]byte{"rt.a": []byte("!<arch>\nrt"), "deps.json": fmt.Appendf(nil, `{"errors": %q}`, dep), sourceFile: []byte(hex.EncodeToString(sourceHash()))}
 		var sums strings.Builder
 		for _, name := range runtimeFiles {
 			os.WriteFile(filepath.Join(dir, name), files[name], 0o600)
@@ -189,6 +190,14 @@ func TestReadRuntimeBuild(t *testing.T) {
 		{"archive changed", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, "rt.a"), []byte("!<arch>\nxx"), 0o600) }, "not what pppexec wrote"},
 		{"deps changed", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, "deps.json"), []byte(`{}`), 0o600) }, "not what pppexec wrote"},
 		{"no sums", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, sumsFile)) }, "no such file"},
+		{"another rt's source", func(t *testing.T, dir string) {
+			// Another pathcover's runtime, as that pathcover wrote it.
+			other := []byte(strings.Repeat("0", 64))
+			os.WriteFile(filepath.Join(dir, sourceFile), other, 0o600)
+			sums, _ := os.ReadFile(filepath.Join(dir, sumsFile))
+			sum, old := sha256.Sum256(other), sha256.Sum256([]byte(hex.EncodeToString(sourceHash())))
+			os.WriteFile(filepath.Join(dir, sumsFile), bytes.ReplaceAll(sums, []byte(hex.EncodeToString(old[:])), []byte(hex.EncodeToString(sum[:]))), 0o600)
+		}, "another pathcover's runtime"},
 		{"archive writable by others", func(t *testing.T, dir string) { os.Chmod(filepath.Join(dir, "rt.a"), 0o666) }, "writable by its group or others"},
 		{"directory writable by group", func(t *testing.T, dir string) { os.Chmod(dir, 0o770) }, "writable by its group or others"},
 		{"archive a link", func(t *testing.T, dir string) {

@@ -36,6 +36,13 @@ type runtimeBuild struct {
 	Deps    map[string]string // import path → archive, all of rt's dependencies
 }
 
+// sourceFile, in a runtime's directory, holds the hash of the rt source it
+// was compiled from (sourceHash): a link takes any cached runtime whose
+// standard packages match the program's, and one compiled by another
+// pppexec, from another rt, would not link with code that this one
+// instrumented (fingerprint mismatch for pathcover.invalid/rt).
+const sourceFile = "source"
+
 // buildFlags are the flags of compile and link that change what every
 // package compiles to, so rt and its dependencies must be built with them
 // too, or the linker rejects the mix (fingerprint mismatch).
@@ -97,15 +104,15 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 
 // cacheLayout is the version of what a runtime's directory holds, part of
 // its key, so that pppexecs that write other layouts never share one.
-// Layout 2 added the SHA-256 sums.
-const cacheLayout = 2
+// Layout 2 added the SHA-256 sums, layout 3 the source's hash.
+const cacheLayout = 3
 
 // sumsFile, in a runtime's directory, holds the SHA-256 sums of its files,
 // as sha256sum prints them.
 const sumsFile = "SHA256SUMS"
 
 // runtimeFiles are the files of a runtime's directory that sumsFile covers.
-var runtimeFiles = []string{"rt.a", "deps.json"}
+var runtimeFiles = []string{"rt.a", "deps.json", sourceFile}
 
 // runtimeDir matches the name of a runtime's directory in the cache.
 var runtimeDir = regexp.MustCompile(`^rt-[0-9a-f]{24}$`)
@@ -247,6 +254,9 @@ func readRuntimeBuild(dir string) (*runtimeBuild, error) {
 		}
 		content[name] = data
 	}
+	if string(content[sourceFile]) != hex.EncodeToString(sourceHash()) {
+		return nil, fmt.Errorf("%s was compiled from another pathcover's runtime", dir)
+	}
 	b := &runtimeBuild{Archive: filepath.Join(dir, "rt.a")}
 	if err := json.Unmarshal(content["deps.json"], &b.Deps); err != nil {
 		return nil, err
@@ -318,6 +328,9 @@ func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildCon
 	}
 	depsJSON, _ := json.Marshal(deps)
 	if err := os.WriteFile(filepath.Join(tmp, "deps.json"), depsJSON, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, sourceFile), []byte(hex.EncodeToString(sourceHash())), 0o600); err != nil {
 		return nil, err
 	}
 	var sums strings.Builder
