@@ -36,10 +36,10 @@ type Meta struct {
 	Mode   string
 	Atomic bool // counters were incremented atomically
 	Files  []string
-	// Sums are, for each of Files, Hash of its content as it was compiled,
-	// so that a report can tell whether the source it shows is still the
-	// one that was profiled. Metadata written before sums were recorded has
-	// none.
+	// Sums are, for each of Files, Hash of its content when it was
+	// compiled ("" if pppexec could not tell), so that a report can tell
+	// whether the source it shows is still the one that was profiled.
+	// Metadata written before sums were recorded has none.
 	Sums  []string `json:",omitempty"`
 	Words int      // the package's counter words
 	Funcs []Func
@@ -335,7 +335,7 @@ func (m *Meta) checkText() error {
 		check("file", f)
 	}
 	for _, s := range m.Sums {
-		if _, err := hex.DecodeString(s); err != nil || len(s) != 32 {
+		if _, err := hex.DecodeString(s); err != nil || (len(s) != 32 && s != "") {
 			return fmt.Errorf("source sum %q", s)
 		}
 	}

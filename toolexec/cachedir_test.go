@@ -226,3 +226,45 @@ func TestReadRuntimeBuild(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadRuntimeBuild reads a runtime's directory whose deps.json and
+// sums are anything, the sums right or not: it is accepted only whole,
+// with every dependency an absolute path that exists.
+func FuzzReadRuntimeBuild(f *testing.F) {
+	f.Add([]byte(`{"errors": "/dev/null"}`), "", true)
+	f.Add([]byte(`{"errors": "rel.a"}`), "", true)
+	f.Add([]byte(`[]`), "0000  rt.a\n", false)
+	f.Fuzz(func(t *testing.T, deps []byte, extraSums string, rightSums bool) {
+		dir := filepath.Join(t.TempDir(), "rt-0123456789abcdef01234567")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{"rt.a": []byte("!<arch>\n"), "deps.json": deps, sourceFile: []byte(hex.EncodeToString(sourceHash()))}
+		var sums strings.Builder
+		for _, name := range runtimeFiles {
+			if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if rightSums {
+				sum := sha256.Sum256(files[name])
+				fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+			}
+		}
+		sums.WriteString(extraSums)
+		if err := os.WriteFile(filepath.Join(dir, sumsFile), []byte(sums.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b, err := readRuntimeBuild(dir)
+		if err != nil {
+			return
+		}
+		if !rightSums && !strings.Contains(extraSums, "  deps.json") {
+			t.Fatalf("accepted without the sums")
+		}
+		for p, a := range b.Deps {
+			if _, err := os.Stat(a); err != nil || !filepath.IsAbs(a) {
+				t.Fatalf("accepted dependency %s at %q", p, a)
+			}
+		}
+	})
+}

@@ -171,6 +171,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		in.Files = append(in.Files, f)
 		in.Names = append(in.Names, name)
 		in.Src = append(in.Src, srcs[i])
+		in.Sums = append(in.Sums, sourceSum(name, t.args[fileArgs[i]], srcs[i]))
 		which = append(which, i)
 	}
 	if len(in.Files) == 0 {
@@ -293,4 +294,23 @@ func (x *Exec) stdGcflags(t *toolArgs, cfg *importcfg) []string {
 		}
 	}
 	return gcflags
+}
+
+// sourceSum is the hash of the content of the file that positions name
+// (profile.Meta.Sums), which reports compare with the file they show: the
+// file compiled, src at path, or, for a rewrite that cgo or cover made in
+// the scratch directory, the original it points back to, if it can be read;
+// "" if not.
+func sourceSum(name, path string, src []byte) string {
+	if name == path {
+		return profile.Hash(src)
+	}
+	if info, err := os.Stat(name); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	orig, err := os.ReadFile(name)
+	if err != nil {
+		return ""
+	}
+	return profile.Hash(orig)
 }

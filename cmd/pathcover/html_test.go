@@ -137,6 +137,21 @@ func TestHTML(t *testing.T) {
 		}
 	}
 
+	// The source is the one profiled, and the page says nothing of it;
+	// once it changes, the page says so.
+	if bytes.Contains(data, []byte("changed since the build")) {
+		t.Errorf("the page says the source changed, which it did not")
+	}
+	src := filepath.Join(dir, trickyFile)
+	if err := os.WriteFile(src, []byte(trickySource+"\n// edited\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page); code != 0 {
+		t.Fatalf("pathcover html: exit %d\n%s", code, out)
+	} else if data, _ := os.ReadFile(page); !strings.Contains(html.UnescapeString(string(data)), trickyFile+" has changed since the build") {
+		t.Errorf("the page does not say that %s changed", trickyFile)
+	}
+
 	// Usage errors.
 	if out, code := run(t, dir, bin, "html", "-dir", prof); code != 2 || !strings.Contains(out, "give -o FILE") {
 		t.Errorf("html without -o: exit %d\n%s", code, out)

@@ -26,9 +26,14 @@ func TestPackagePatterns(t *testing.T) {
 		// A package without tests: go test profiles nothing of it.
 		"untested/u.go": "package untested\n\nfunc U() int { return 1 }\n",
 	})
-	prof := filepath.Join(t.TempDir(), "prof")
-	if out, code := run(t, dir, bin, "test", "-dir", prof, "./..."); code != 0 {
+	// A relative -dir is the module root's, not each test's package
+	// directory's (go test runs each test there).
+	if out, code := run(t, dir, bin, "test", "-dir", "prof", "./..."); code != 0 {
 		t.Fatalf("pathcover test: exit %d\n%s", code, out)
+	}
+	prof := filepath.Join(dir, "prof")
+	if _, err := os.Stat(filepath.Join(dir, "sub", "prof")); err == nil {
+		t.Errorf("pathcover test -dir prof wrote into sub/prof")
 	}
 	sub := filepath.Join(dir, "sub")
 	top, subFn := "m.go:3 Top", "s.go:3 Sub"

@@ -70,6 +70,11 @@ type Input struct {
 	// Names are the files' absolute names, which positions must show.
 	Names []string
 	Src   [][]byte
+	// Sums are, for each of Names, the hash of that file's content
+	// (profile.Meta.Sums), or "" if it is not known; nil for none. The
+	// caller says, since a file compiled from a rewrite (cgo's, cover's)
+	// has its original's name but not its content.
+	Sums []string
 	Info  *types.Info
 	// NoReturn reports functions that never return, as the analyzer's
 	// ctrlflow facts do; it may be nil.
@@ -128,7 +133,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	b := &pkgBuilder{
 		in: in, cfg: cfg,
-		meta:   &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names},
+		meta:   &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names, Sums: in.Sums},
 		out:    &Output{Files: make([][]byte, len(in.Files))},
 		byObj:  make(map[*types.Func]*numbered),
 		byName: make(map[string]*numbered),
