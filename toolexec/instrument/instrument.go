@@ -75,7 +75,7 @@ type Input struct {
 	// caller says, since a file compiled from a rewrite (cgo's, cover's)
 	// has its original's name but not its content.
 	Sums []string
-	Info  *types.Info
+	Info *types.Info
 	// NoReturn reports functions that never return, as the analyzer's
 	// ctrlflow facts do; it may be nil.
 	NoReturn func(*types.Func) bool
