@@ -35,6 +35,45 @@ func TestPackagePatterns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "sub", "prof")); err == nil {
 		t.Errorf("pathcover test -dir prof wrote into sub/prof")
 	}
+	checkPatterns(t, dir, prof)
+
+	// The gate judges what ./... names (Top ran one of its two paths) and
+	// fails; html draws it.
+	if out, code := run(t, dir, bin, "gate", "-dir", prof, "-min", "100", "./..."); code != 1 || !strings.Contains(out, "Top: 1 of 2 paths untested") || strings.Contains(out, "Sub:") {
+		t.Errorf("gate -min 100 ./...: exit %d\n%s", code, out)
+	}
+	page := filepath.Join(t.TempDir(), "page.html")
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "./..."); code != 0 {
+		t.Errorf("html ./...: exit %d\n%s", code, out)
+	} else if data, _ := os.ReadFile(page); !strings.Contains(string(data), ">Top<") || !strings.Contains(string(data), ">Sub<") {
+		t.Errorf("html ./... lacks Top or Sub")
+	}
+
+	// Patterns that name no profiled package are errors, for every command.
+	for _, args := range [][]string{
+		{"report", "./untested"},
+		{"report", "example.com/other/..."},
+		{"gate", "-min", "0", "./untested"},
+		{"html", "-o", page, "./untested"},
+		{"residual", "./untested"},
+		{"stats", "./untested"},
+		{"callsites", "./untested"},
+	} {
+		out, code := run(t, dir, bin, append([]string{args[0], "-dir", prof}, args[1:]...)...)
+		if code != exitNoData || !strings.Contains(out, "match no package of the profile") {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
+	}
+	if out, code := run(t, dir, bin, "report", "-dir", prof, "./no/such/dir"); code != 2 || !strings.Contains(out, "./no/such/dir") {
+		t.Errorf("report of a missing directory's pattern: exit %d\n%s", code, out)
+	}
+
+	checkBrokenProfiles(t, dir, prof)
+}
+
+// checkPatterns reads the profile of TestPackagePatterns with patterns
+// from the module's root and from a package's directory.
+func checkPatterns(t *testing.T, dir, prof string) {
 	sub := filepath.Join(dir, "sub")
 	top, subFn := "m.go:3 Top", "s.go:3 Sub"
 	for _, tc := range []struct {
@@ -70,37 +109,11 @@ func TestPackagePatterns(t *testing.T) {
 		}
 	}
 
-	// The gate judges what ./... names (Top ran one of its two paths) and
-	// fails; html draws it.
-	if out, code := run(t, dir, bin, "gate", "-dir", prof, "-min", "100", "./..."); code != 1 || !strings.Contains(out, "Top: 1 of 2 paths untested") || strings.Contains(out, "Sub:") {
-		t.Errorf("gate -min 100 ./...: exit %d\n%s", code, out)
-	}
-	page := filepath.Join(t.TempDir(), "page.html")
-	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "./..."); code != 0 {
-		t.Errorf("html ./...: exit %d\n%s", code, out)
-	} else if data, _ := os.ReadFile(page); !strings.Contains(string(data), ">Top<") || !strings.Contains(string(data), ">Sub<") {
-		t.Errorf("html ./... lacks Top or Sub")
-	}
+}
 
-	// Patterns that name no profiled package are errors, for every command.
-	for _, args := range [][]string{
-		{"report", "./untested"},
-		{"report", "example.com/other/..."},
-		{"gate", "-min", "0", "./untested"},
-		{"html", "-o", page, "./untested"},
-		{"residual", "./untested"},
-		{"stats", "./untested"},
-		{"callsites", "./untested"},
-	} {
-		out, code := run(t, dir, bin, append([]string{args[0], "-dir", prof}, args[1:]...)...)
-		if code != exitNoData || !strings.Contains(out, "match no package of the profile") {
-			t.Errorf("%q: exit %d\n%s", args, code, out)
-		}
-	}
-	if out, code := run(t, dir, bin, "report", "-dir", prof, "./no/such/dir"); code != 2 || !strings.Contains(out, "./no/such/dir") {
-		t.Errorf("report of a missing directory's pattern: exit %d\n%s", code, out)
-	}
-
+// checkBrokenProfiles damages copies of a profile: the report goes on
+// without what cannot be read, the gate refuses to judge.
+func checkBrokenProfiles(t *testing.T, dir, prof string) {
 	// One metadata file that cannot be read leaves its functions out: the
 	// report goes on without them, the gate refuses to judge.
 	metas, _ := filepath.Glob(filepath.Join(prof, "*.meta"))
