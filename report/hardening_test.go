@@ -210,3 +210,20 @@ func TestSources(t *testing.T) {
 		t.Errorf("the page is %d bytes: a block's claimed lines were listed", page.Len())
 	}
 }
+
+// TestBlankFuncs: functions named _, which a file may declare more than
+// once, are not taken for versions of one function.
+func TestBlankFuncs(t *testing.T) {
+	p := profile.New()
+	p.Metas["m"] = metaOf("example.com/p", "p.go", chainFunc(t, "_", 3, 1), chainFunc(t, "_", 9, 2))
+	p.Add("m", 0, 0, 1)
+	p.Add("m", 1, 3, 1)
+	p.Processes = 1
+	r, errs := Build(p, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if fs := r.Lookup("_"); len(fs) != 2 || r.Paths.Total != 6 || r.Paths.Covered != 2 {
+		t.Errorf("%d functions _, %d/%d paths", len(fs), r.Paths.Covered, r.Paths.Total)
+	}
+}

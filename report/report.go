@@ -120,7 +120,9 @@ type Options struct {
 // opt is nil). A function that cannot be numbered again from its metadata
 // is left out with an error.
 //
-// A function is known by its package, file and name. The metadata of
+// A function is known by its package, file and name (and, for func _,
+// which may be declared more than once, its place among them). The
+// metadata of
 // several builds (a package and its test variant, a plain and a PPP build)
 // describe it alike and their counts add up; but when the source changed
 // between two runs into one profile, it has several versions, another
@@ -134,7 +136,12 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 	}
 	r := &Report{Processes: p.Processes}
 	var errs []error
-	type funcKey struct{ pkg, file, name string }
+	// nth tells apart functions of one name in one file: func _() may be
+	// declared more than once.
+	type funcKey struct {
+		pkg, file, name string
+		nth             int
+	}
 	versions := make(map[funcKey][]*version)
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
@@ -142,14 +149,17 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		if !opt.Packages.Match(m.Package) {
 			continue
 		}
+		seen := make(map[funcKey]int)
 		for i := range m.Funcs {
 			mf := &m.Funcs[i]
+			key := funcKey{pkg: path, file: m.Files[mf.File], name: mf.Name}
+			key.nth = seen[key]
+			seen[funcKey{pkg: path, file: key.file, name: key.name}]++
 			n, err := mf.Numbering()
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", m.Package, err))
 				continue
 			}
-			key := funcKey{path, m.Files[mf.File], mf.Name}
 			shape := mf.Shape()
 			vs := versions[key]
 			j := slices.IndexFunc(vs, func(v *version) bool { return v.shape == shape })
@@ -168,7 +178,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 	units := make(map[string]map[unitKey]Coverage) // package → unit → stmts ran/all
 	stale := make(map[string]int)                  // package → functions with versions left out
 	for _, key := range slices.SortedFunc(maps.Keys(versions), func(a, b funcKey) int {
-		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.file, b.file), cmp.Compare(a.name, b.name))
+		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.file, b.file), cmp.Compare(a.name, b.name), cmp.Compare(a.nth, b.nth))
 	}) {
 		vs := versions[key]
 		v := chooseVersion(vs, p, opt.Sources)
