@@ -30,10 +30,8 @@ const MetaFormat = "pathcover-meta-1"
 type Meta struct {
 	Format  string
 	Package string // the import path, as TOOLEXEC_IMPORTPATH gives it
-	// Mode is "bl" for Ball-Larus counters, or "ppp" for a PPP build,
-	// whose functions count their interesting paths and record every other
-	// path in a residual table (see counts.go).
-	Mode   string
+	// Mode is how the build counts (see Mode).
+	Mode   Mode
 	Atomic bool // counters were incremented atomically
 	Files  []string
 	// Sums are, for each of Files, Hash of its content when it was
@@ -44,6 +42,53 @@ type Meta struct {
 	Words int      // the package's counter words
 	Funcs []Func
 }
+
+// A Mode is how a build counts paths; the metadata spells it as the
+// constant's value.
+type Mode string
+
+const (
+	// ModeBallLarus counts each function's paths by Ball-Larus id.
+	ModeBallLarus Mode = "bl"
+	// ModePPP is a PPP build: functions count their interesting paths and
+	// record every other path in a residual table (see counts.go).
+	ModePPP Mode = "ppp"
+)
+
+// A CounterKind is how a function's counters are laid out in its
+// package's words (see Counters); the metadata spells it as the
+// constant's value.
+type CounterKind string
+
+const (
+	// CounterArray: Size = Paths words, word i counting path i (in a PPP
+	// build too, for a function whose Ball-Larus array is no larger than a
+	// PPP array would be: its residual paths are counted in it).
+	CounterArray CounterKind = "array"
+	// CounterHash: Size = 2C+1 words, C slots of (id+1, count), then the
+	// number of paths that found the table full (Ball-Larus builds).
+	CounterHash CounterKind = "hash"
+	// CounterPPP: Size = 2S words, S slots of (Ball-Larus id + 1, count),
+	// slot i for the interesting path with PPP id i, or (0, 0) for an id no
+	// interesting path has. S is PPPSize, or less if pppexec truncated the
+	// array: interesting paths with ids past it are recorded as residual.
+	CounterPPP CounterKind = "ppp"
+	// CounterPPPHash: Size = 2C words, C slots of (id+1, count) whose keys
+	// are the interesting paths, for numberings too sparse for an array.
+	CounterPPPHash CounterKind = "ppphash"
+	// CounterNone: Size 0, for a function with no interesting paths.
+	CounterNone CounterKind = "none"
+)
+
+// An EdgeKind is what taking an edge means: the branch outcome of a
+// function's edge, as package funcgraph spells its kinds (true, false,
+// case, return, ...), or, in a supergraph, the call or return of a site.
+type EdgeKind string
+
+const (
+	EdgeCall       EdgeKind = "call"       // into a site's callee
+	EdgeCallReturn EdgeKind = "callreturn" // back from it
+)
 
 // Func describes one function.
 type Func struct {
@@ -173,7 +218,7 @@ type StaticCall struct {
 type Edge struct {
 	Src, Dst int32
 	Probe    bool
-	Kind     string // the branch outcome: true, false, case, return, ...
+	Kind     EdgeKind
 	Line     int    // of the statement or clause that takes it
 	Col      int
 }
@@ -181,23 +226,8 @@ type Edge struct {
 // Counters says where a function's counters lie in its package's words.
 type Counters struct {
 	Offset int
-	// Kind is one of
-	//   - "array", with Size = Paths words, word i counting path i (in a
-	//     PPP build too, for a function whose Ball-Larus array is no larger
-	//     than a PPP array would be: its residual paths are counted in it);
-	//   - "hash", with Size = 2C+1 words: C slots of (id+1, count), then the
-	//     number of paths that found the table full (Ball-Larus builds);
-	//   - "ppp", with Size = 2S words: S slots of (Ball-Larus id + 1,
-	//     count), slot i for the interesting path with PPP id i, or (0, 0)
-	//     for an id no interesting path has. S is PPPSize, or less if
-	//     pppexec truncated the array: interesting paths with ids past it
-	//     are recorded as residual;
-	//   - "ppphash", with Size = 2C words: C slots of (id+1, count) whose
-	//     keys are the interesting paths, for numberings too sparse for an
-	//     array;
-	//   - "none", with Size 0, for a function with no interesting paths.
-	Kind string
-	Size int
+	Kind   CounterKind
+	Size   int
 }
 
 // Hash returns the hash that names metadata with this content.
@@ -222,7 +252,7 @@ func ParseMeta(content []byte) (*Meta, error) {
 }
 
 func (m *Meta) check() error {
-	if m.Mode != "bl" && m.Mode != "ppp" {
+	if m.Mode != ModeBallLarus && m.Mode != ModePPP {
 		return fmt.Errorf("unknown counter mode %q", m.Mode)
 	}
 	if m.Words < 0 {
@@ -249,19 +279,19 @@ func (m *Meta) check() error {
 		}
 		c := f.Counters
 		switch c.Kind {
-		case "array":
+		case CounterArray:
 			if uint64(c.Size) != f.Paths {
 				return fmt.Errorf("function %s: %d counters for %d paths", f.Name, c.Size, f.Paths)
 			}
-		case "hash":
+		case CounterHash:
 			if c.Size < 3 || c.Size%2 == 0 {
 				return fmt.Errorf("function %s: hash table of %d words", f.Name, c.Size)
 			}
-		case "ppp", "ppphash", "none":
-			if m.Mode != "ppp" {
+		case CounterPPP, CounterPPPHash, CounterNone:
+			if m.Mode != ModePPP {
 				return fmt.Errorf("function %s: %s counters in a %s build", f.Name, c.Kind, m.Mode)
 			}
-			if c.Size%2 != 0 || (c.Kind == "none") != (c.Size == 0) || (c.Kind == "ppp" && uint64(c.Size/2) > f.PPPSize) {
+			if c.Size%2 != 0 || (c.Kind == CounterNone) != (c.Size == 0) || (c.Kind == CounterPPP && uint64(c.Size/2) > f.PPPSize) {
 				return fmt.Errorf("function %s: %s counters of %d words", f.Name, c.Kind, c.Size)
 			}
 		default:
@@ -350,7 +380,7 @@ func (m *Meta) checkText() error {
 			}
 		}
 		for _, e := range f.Edges {
-			check("edge kind", e.Kind)
+			check("edge kind", string(e.Kind))
 		}
 		if f.Super != nil {
 			for _, site := range f.Super.Sites {
@@ -487,13 +517,13 @@ func (f *Func) PathCounts(words []Word) (counts map[uint64]uint64, lost uint64) 
 	w := wordRange(words, lo, lo+uint64(c.Size))
 	counts = make(map[uint64]uint64)
 	switch c.Kind {
-	case "array":
+	case CounterArray:
 		for _, x := range w {
 			counts[x.Index-lo] = x.Value
 		}
-	case "hash", "ppphash", "ppp":
+	case CounterHash, CounterPPPHash, CounterPPP:
 		slots := w
-		if c.Kind == "hash" {
+		if c.Kind == CounterHash {
 			// The last word counts the paths that found the table full.
 			last := lo + uint64(c.Size) - 1
 			if n := len(w); n > 0 && w[n-1].Index == last {
@@ -517,6 +547,6 @@ func (f *Func) IsInteresting(id uint64) bool {
 }
 
 // HashHome is the slot where the probes for path id start in a hash table
-// of n slots ("hash" and "ppphash" counters, residual tables): package rt
+// of n slots (CounterHash and CounterPPPHash, residual tables): package rt
 // uses the same function.
 func HashHome(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> 32 % n }

@@ -30,7 +30,7 @@ func diamondMeta(t testing.TB) (*Meta, []byte) {
 	g.AddEdge(b, exit, true)
 	g.AddEdge(a, exit, true)
 	m := &Meta{Format: MetaFormat, Package: "example.com/p", Mode: "bl", Files: []string{"p.go"}}
-	for i, kind := range []string{"array", "hash"} {
+	for i, kind := range []CounterKind{CounterArray, CounterHash} {
 		f := Func{Name: []string{"F", "G"}[i], Line: 3, EndLine: 9, Entry: 0, Exit: 1}
 		for range g.NumBlocks {
 			f.Blocks = append(f.Blocks, Block{Kind: "body", Line: 4, Col: 2, EndLine: 4, EndCol: 9})
@@ -45,7 +45,7 @@ func diamondMeta(t testing.TB) (*Meta, []byte) {
 		}
 		f.Paths, f.Total = n.NumPaths(), n.Total().String()
 		size := int(n.NumPaths())
-		if kind == "hash" {
+		if kind == CounterHash {
 			size = 2*5 + 1
 		}
 		f.Counters = Counters{Offset: m.Words, Kind: kind, Size: size}

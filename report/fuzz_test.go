@@ -91,9 +91,9 @@ func reportMetas(t testing.TB) (bl, ppp *profile.Meta) {
 	bl = metaOf("example.com/p", "p.go", f, g)
 	h := chainFunc(t, "H", 3, 2)
 	h.Interesting, h.PPPSize = []uint64{0, 2}, 2
-	h.Counters = profile.Counters{Kind: "ppp", Size: 4}
+	h.Counters = profile.Counters{Kind: profile.CounterPPP, Size: 4}
 	ppp = metaOf("example.com/q", "q.go", h)
-	ppp.Mode = "ppp"
+	ppp.Mode = profile.ModePPP
 	return bl, ppp
 }
 

@@ -305,7 +305,7 @@ func (f *Func) svg() (string, error) {
 		}
 		fmt.Fprintf(&b, `<g class="%s" data-edge="%d" data-from="%d" data-to="%d"><path d="%s" marker-end="url(#arrow)"/><text x="%.1f" y="%.1f">%s</text><title>edge %d, %s: ran %s times</title></g>`,
 			class, e.Edge, lay.Nodes[e.Src].Block, lay.Nodes[e.Dst].Block, e.Path, e.LabelX+4, e.LabelY+4, atLeast(counts.Edges[e.Edge]), e.Edge,
-			html.EscapeString(f.meta.Edges[e.Edge].Kind), atLeast(counts.Edges[e.Edge]))
+			html.EscapeString(string(f.meta.Edges[e.Edge].Kind)), atLeast(counts.Edges[e.Edge]))
 	}
 	g := n.Graph()
 	for _, nd := range lay.Nodes {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // A Path is one acyclic path of a function, decoded.
@@ -27,8 +28,9 @@ type Step struct {
 	// return, blocks forever, flow, loop), or "start" for the function's
 	// start, "again" for a path that starts where a loop goes round again,
 	// and "round" for one that ends there. A supergraph's path also has
-	// "call" where it enters a callee and "callreturn" where it returns.
-	Kind string
+	// profile.EdgeCall where it enters a callee and profile.EdgeCallReturn
+	// where it returns.
+	Kind profile.EdgeKind
 	// Func is, on a supergraph's path, the function the step is in.
 	Func string `json:",omitempty"`
 }
@@ -167,7 +169,7 @@ func writeSteps(w io.Writer, cwd string, steps []Step) {
 	}
 }
 
-func describe(kind string) string {
+func describe(kind profile.EdgeKind) string {
 	switch kind {
 	case "start":
 		return "function starts"
@@ -176,7 +178,7 @@ func describe(kind string) string {
 	case "round":
 		return "loop goes round (path ends)"
 	case "true", "false":
-		return "condition " + kind
+		return "condition " + string(kind)
 	case "next":
 		return "range: next element"
 	case "done":
@@ -191,10 +193,10 @@ func describe(kind string) string {
 		return "select case chosen"
 	case "no return":
 		return "call that never returns"
-	case "call":
+	case profile.EdgeCall:
 		return "call (the segment enters the callee)"
-	case "callreturn":
+	case profile.EdgeCallReturn:
 		return "callee returns (the segment goes on in the caller)"
 	}
-	return kind
+	return string(kind)
 }

@@ -282,7 +282,7 @@ func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numberin
 	} else if f.sum == "" {
 		f.sum = sum
 	}
-	if m.Mode == "ppp" && !f.ppp {
+	if m.Mode == profile.ModePPP && !f.ppp {
 		f.meta, f.ppp, f.pkgMeta = mf, true, m
 	}
 	for id, c := range p.Counts[hash][i] {

@@ -200,8 +200,8 @@ func Stats(p *profile.Profile, pkgs *pkgpattern.Set) (*StatsReport, []error) {
 // them; for a stale function they belong to another version, so there are
 // none. A Ball-Larus build has only what ran, which is what a PPP build
 // made from its profile would count.
-func interestingIDs(mode string, f *profile.Func, counts map[uint64]uint64) []uint64 {
-	if mode == "ppp" {
+func interestingIDs(mode profile.Mode, f *profile.Func, counts map[uint64]uint64) []uint64 {
+	if mode == profile.ModePPP {
 		if f.Stale {
 			return nil
 		}

@@ -30,7 +30,7 @@ func chainFunc(t testing.TB, name string, line, k int) profile.Func {
 	exit := g.AddBlock()
 	conds[k] = exit
 	g.Entry, g.Exit = conds[0], exit
-	kinds := []string{}
+	kinds := []profile.EdgeKind{}
 	for i := range k {
 		then := g.AddBlock()
 		g.AddEdge(conds[i], then, true)
@@ -137,7 +137,7 @@ func statsProfile(t *testing.T) *profile.Profile {
 			p.Add(hash, fn, id, id+1)
 		}
 	}
-	meta := func(pkg, mode, file string, funcs ...profile.Func) *profile.Meta {
+	meta := func(pkg string, mode profile.Mode, file string, funcs ...profile.Func) *profile.Meta {
 		m := &profile.Meta{Format: profile.MetaFormat, Package: pkg, Mode: mode, Files: []string{file}, Funcs: funcs}
 		for i := range m.Funcs {
 			m.Funcs[i].Counters.Offset = m.Words
@@ -164,7 +164,7 @@ func statsProfile(t *testing.T) *profile.Profile {
 	d.Interesting = idsD
 	s.Interesting, s.Stale = idsA3, true // another version's paths
 	e.Interesting = idsE
-	q := meta("example.com/q", "ppp", "q.go", d, s, e, res)
+	q := meta("example.com/q", profile.ModePPP, "q.go", d, s, e, res)
 	p.Metas["q"] = q
 	// What ran in the field is no interesting path of a PPP build.
 	p.Add("q", 0, 1, 5)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
 // Config is pppexec's configuration, from its flags.
@@ -40,7 +41,7 @@ type Config struct {
 	// PPPSlots and PPPLarge: see instrument.Config.
 	Interesting string
 	PPPSlots    uint64
-	PPPLarge    string
+	PPPLarge    instrument.LargePPP
 	PPPAlways   bool
 	PPPSmall    uint64
 	// Sites, if set, makes an interprocedural build: it names the profile

@@ -252,7 +252,7 @@ func TestBuildCache(t *testing.T) {
 		var kinds []string
 		for _, m := range p.Metas {
 			for _, f := range m.Funcs {
-				kinds = append(kinds, f.Name+":"+f.Counters.Kind)
+				kinds = append(kinds, f.Name+":"+string(f.Counters.Kind))
 			}
 		}
 		return kinds
@@ -734,7 +734,7 @@ func TestOraclePPP(t *testing.T) {
 				}
 				for _, s := range cf.Segments {
 					m := p.Metas[s.Hash]
-					if m.Mode != "ppp" {
+					if m.Mode != profile.ModePPP {
 						t.Fatalf("a %s build's segment", m.Mode)
 					}
 					if s.Residual {
@@ -753,7 +753,7 @@ func TestOraclePPP(t *testing.T) {
 					}
 				}
 			}
-			kinds := map[string]int{}
+			kinds := map[profile.CounterKind]int{}
 			residual, interesting, truncated := 0, 0, 0
 			for hash, m := range p.Metas {
 				for fn := range m.Funcs {
@@ -777,7 +777,7 @@ func TestOraclePPP(t *testing.T) {
 						}
 						if f.IsInteresting(id) {
 							truncated++
-							if f.Counters.Kind != "ppp" || uint64(f.Counters.Size/2) >= f.PPPSize {
+							if f.Counters.Kind != profile.CounterPPP || uint64(f.Counters.Size/2) >= f.PPPSize {
 								t.Errorf("%s: interesting path %d recorded as residual, with %s counters of %d of %d slots", f.Name, id, f.Counters.Kind, f.Counters.Size/2, f.PPPSize)
 							}
 						}
@@ -790,7 +790,7 @@ func TestOraclePPP(t *testing.T) {
 			if mode.name == "truncate" && truncated == 0 {
 				t.Errorf("no interesting path was cut from its array")
 			}
-			if mode.name == "hash" && kinds["ppphash"] == 0 {
+			if mode.name == "hash" && kinds[profile.CounterPPPHash] == 0 {
 				t.Errorf("no function has a PPP hash table: %v", kinds)
 			}
 			t.Logf("%d calls agree; %d paths counted in arrays, %d as residual (%d of them tested); counters %v", res.Calls, interesting, residual, truncated, kinds)

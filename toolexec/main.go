@@ -28,7 +28,8 @@ func Main(name string, args []string) int {
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
 	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
 	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function with tested and untested paths a PPP array, even where -pppsmall would give it a Ball-Larus array")
-	fs.StringVar(&cfg.PPPLarge, "ppplarge", instrument.PPPTruncate, "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
+	cfg.PPPLarge = instrument.PPPTruncate
+	fs.Var(&cfg.PPPLarge, "ppplarge", "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.StringVar(&cfg.Sites, "ippp", "", "interprocedural build: also count the paths of each caller with the callees of its call sites inlined (interprocedural path segments), at the sites on paths that the profile in `dir|file` ran; the packages of callers and callees must be instrumented")
 	fs.IntVar(&cfg.Depth, "ipppdepth", 1, "interprocedural build: segments go `n` calls deep (the callees' sites on their paths that ran are inlined too)")
 	fs.Usage = func() {
@@ -58,10 +59,6 @@ func Main(name string, args []string) int {
 	}
 	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 || cfg.PPPSlots < 1 {
 		fmt.Fprintf(os.Stderr, "%s: -arraylimit, -hashslots and -pppslots must be positive\n", name)
-		return 2
-	}
-	if cfg.PPPLarge != instrument.PPPTruncate && cfg.PPPLarge != instrument.PPPHash {
-		fmt.Fprintf(os.Stderr, "%s: -ppplarge must be %s or %s, not %q\n", name, instrument.PPPTruncate, instrument.PPPHash, cfg.PPPLarge)
 		return 2
 	}
 	for _, f := range []struct {

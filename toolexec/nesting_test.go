@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/oracle/nesting"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // nestingModule writes the nested-constructs program: module
@@ -44,11 +45,11 @@ func TestOracleNesting(t *testing.T) {
 	for _, mode := range []struct {
 		name  string
 		flags string
-		kinds []string // counter kinds some function must have
+		kinds []profile.CounterKind // some function must have each
 	}{
-		{"array", "", []string{"array"}},
-		{"atomic-hash", "-atomic -arraylimit=8 -hashslots=64", []string{"array", "hash"}},
-		{"ppp", "-pppalways -pppslots=8 -ppplarge=hash -interesting=" + tested, []string{"array", "none", "ppp", "ppphash"}},
+		{"array", "", []profile.CounterKind{profile.CounterArray}},
+		{"atomic-hash", "-atomic -arraylimit=8 -hashslots=64", []profile.CounterKind{profile.CounterArray, profile.CounterHash}},
+		{"ppp", "-pppalways -pppslots=8 -ppplarge=hash -interesting=" + tested, []profile.CounterKind{profile.CounterArray, profile.CounterNone, profile.CounterPPP, profile.CounterPPPHash}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			if mode.name == "ppp" && output == "" {
@@ -81,7 +82,7 @@ func TestOracleNesting(t *testing.T) {
 				t.Errorf("%d calls did not finish", res.Incomplete)
 			}
 			funcs, paths := 0, 0
-			kinds := map[string]int{}
+			kinds := map[profile.CounterKind]int{}
 			var idle []string
 			for hash, m := range p.Metas {
 				for fn, f := range m.Funcs {

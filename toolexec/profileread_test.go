@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/profile"
 )
 
 // versionLine is pppexec's answer to the go command's -V=full for compile
@@ -72,7 +74,7 @@ func TestUnreadableProfileFile(t *testing.T) {
 		if m.Package != "example.com/m/p" {
 			continue
 		}
-		if m.Mode != "ppp" {
+		if m.Mode != profile.ModePPP {
 			t.Fatalf("package p was built in mode %q, not as a PPP build", m.Mode)
 		}
 		for fn, f := range m.Funcs {

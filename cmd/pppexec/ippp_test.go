@@ -151,7 +151,7 @@ func TestOracleIPPP(t *testing.T) {
 						callees[f.Name] = append(callees[f.Name], name)
 					}
 					slices.Sort(callees[f.Name])
-					kinds[f.Name] = f.Counters.Kind
+					kinds[f.Name] = string(f.Counters.Kind)
 					// Wide's 2^64 segments are cut to fit, sparing the
 					// edges that ran.
 					if cut := f.Name == "Wide@ippp"; cut != (len(f.Keep) > 0) {

@@ -40,9 +40,9 @@ type Config struct {
 	Interesting func(pkg, name string, f *profile.Func) (ids []uint64, stale bool)
 	// PPPSlots is the largest PPP array of a function (0 for
 	// DefaultPPPSlots); PPPLarge says what a function whose PPP numbering
-	// needs more gets: PPPTruncate or PPPHash.
+	// needs more gets.
 	PPPSlots uint64
-	PPPLarge string
+	PPPLarge LargePPP
 	// PPPAlways gives a PPP array to every function with interesting and
 	// other paths, even where a Ball-Larus array would be no larger.
 	PPPAlways bool
@@ -127,9 +127,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := "bl"
+	mode := profile.ModeBallLarus
 	if cfg.Interesting != nil {
-		mode = "ppp"
+		mode = profile.ModePPP
 	}
 	b := &pkgBuilder{
 		in: in, cfg: cfg,
@@ -322,9 +322,9 @@ func (b *pkgBuilder) rewrite() error {
 // hash table when it has too many paths.
 func layout(n *numbering.Numbering, offset int, cfg *Config) profile.Counters {
 	if n.NumPaths() <= cfg.MaxArrayPaths {
-		return profile.Counters{Offset: offset, Kind: "array", Size: int(n.NumPaths())}
+		return profile.Counters{Offset: offset, Kind: profile.CounterArray, Size: int(n.NumPaths())}
 	}
-	return profile.Counters{Offset: offset, Kind: "hash", Size: 2*cfg.HashSlots + 1}
+	return profile.Counters{Offset: offset, Kind: profile.CounterHash, Size: 2*cfg.HashSlots + 1}
 }
 
 // describe makes a function's metadata.
@@ -367,7 +367,7 @@ func describe(positions *positioner, info *types.Info, decls map[types.Object]*a
 		p := pos(e.Node.Pos())
 		mf.Edges = append(mf.Edges, profile.Edge{
 			Src: int32(ge.Src), Dst: int32(ge.Dst), Probe: ge.Probe,
-			Kind: e.Kind.String(), Line: p.Line, Col: p.Column,
+			Kind: profile.EdgeKind(e.Kind.String()), Line: p.Line, Col: p.Column,
 		})
 	}
 	return mf
@@ -443,9 +443,9 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 	for i, f := range meta.Funcs {
 		c := f.Counters
 		switch c.Kind {
-		case "array":
+		case profile.CounterArray:
 			src = fmt.Appendf(src, "\nvar %s%d = (*[%d]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", arrayView, i, c.Size, counters, c.Offset, c.Offset+c.Size)
-		case "ppp":
+		case profile.CounterPPP:
 			src = fmt.Appendf(src, "\nvar %s%d = (*[%d][2]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", slotView, i, c.Size/2, counters, c.Offset, c.Offset+c.Size)
 		}
 	}
@@ -533,7 +533,7 @@ func opCode(op numbering.Op, ct *counting, cfg *Config) string {
 		}
 		return fmt.Sprintf("%s(%s, %s)", ct.sink, id, pid)
 	}
-	if c.Kind == "ppp" {
+	if c.Kind == profile.CounterPPP {
 		return pppCount(op, ct, cfg)
 	}
 	return countCode(ct, cfg, id, "")
@@ -544,14 +544,14 @@ func opCode(op numbering.Op, ct *counting, cfg *Config) string {
 func countCode(ct *counting, cfg *Config, id, ppp string) string {
 	c := ct.c
 	switch c.Kind {
-	case "ppp":
+	case profile.CounterPPP:
 		return slotCount(ct, cfg, id, ppp)
-	case "ppphash":
+	case profile.CounterPPPHash:
 		return fmt.Sprintf("%s(%s[%d:%d], %d, %s)", knownFunc, counters, c.Offset, c.Offset+c.Size, ct.fn, id)
-	case "none":
+	case profile.CounterNone:
 		return fmt.Sprintf("%s(%d, %s)", residFunc, ct.fn, id)
 	}
-	if c.Kind == "hash" {
+	if c.Kind == profile.CounterHash {
 		return fmt.Sprintf("%s(%s[%d:%d], %s)", hashFunc, counters, c.Offset, c.Offset+c.Size, id)
 	}
 	return increment(fmt.Sprintf("%s%d[%s]", arrayView, ct.fn, id), cfg)

@@ -85,7 +85,7 @@ func TestRewrite(t *testing.T) {
 		{Interesting: someInteresting},
 		{Interesting: someInteresting, PPPAlways: true},
 		{Interesting: someInteresting, PPPAlways: true, Atomic: true, PPPSlots: 2},
-		{Interesting: someInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHash},
+		{Interesting: someInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable},
 	} {
 		in := load(t, "../../testdata/src/constructs")
 		out := checkRewrite(t, in, cfg)
@@ -96,18 +96,18 @@ func TestRewrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kinds := map[string]int{}
+		kinds := map[profile.CounterKind]int{}
 		for _, f := range meta.Funcs {
 			kinds[f.Counters.Kind]++
 		}
-		want := []string{"array"}
+		want := []profile.CounterKind{profile.CounterArray}
 		switch {
-		case cfg.Interesting != nil && cfg.PPPLarge == PPPHash:
-			want = []string{"array", "none", "ppp", "ppphash"}
+		case cfg.Interesting != nil && cfg.PPPLarge == PPPHashTable:
+			want = []profile.CounterKind{profile.CounterArray, profile.CounterNone, profile.CounterPPP, profile.CounterPPPHash}
 		case cfg.Interesting != nil && cfg.PPPAlways:
-			want = []string{"array", "none", "ppp"}
+			want = []profile.CounterKind{profile.CounterArray, profile.CounterNone, profile.CounterPPP}
 		case cfg.Interesting != nil:
-			want = []string{"array", "none"}
+			want = []profile.CounterKind{profile.CounterArray, profile.CounterNone}
 		}
 		for _, k := range want {
 			if kinds[k] == 0 {

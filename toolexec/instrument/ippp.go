@@ -376,9 +376,9 @@ func (s *super) meta(funcs []profile.Func, files []string) profile.Func {
 		case numbering.CallEdge, numbering.ReturnEdge:
 			site := s.sites[o.Site]
 			call := origin(site.parent).Blocks[site.block].Calls[site.index]
-			e = profile.Edge{Kind: "call", Line: call.Line, Col: call.Col}
+			e = profile.Edge{Kind: profile.EdgeCall, Line: call.Line, Col: call.Col}
 			if o.Edge == numbering.ReturnEdge {
-				e.Kind = "callreturn"
+				e.Kind = profile.EdgeCallReturn
 			}
 		default:
 			e = origin(o.Site).Edges[o.Edge]
@@ -700,7 +700,7 @@ func (s *super) renameCalls(e *editor, parent int, arg string) {
 // end inside the clones of other packages.
 func (s *super) sink(cfg *Config) []byte {
 	ct := *s.ct
-	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countCode(&ct, cfg, "bl", "ppp"))
+	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countCode(&ct, cfg, "bl", "ppp")) // the parameters' names
 }
 
 // clone returns the source of the clone of site i's callee.

@@ -32,7 +32,7 @@ package instrument
 //     more than Config.PPPSlots slots, the policy PPPLarge decides (thesis
 //     §3.6, hash table usage policy): PPPTruncate keeps the first PPPSlots
 //     slots and lets the interesting paths past them be recorded as
-//     residual (reports, which know I, count them as tested again); PPPHash
+//     residual (reports, which know I, count them as tested again); PPPHashTable
 //     counts I in a hash table keyed by Ball-Larus id, filled in at
 //     registration, so only the Ball-Larus register runs and a miss is
 //     residual.
@@ -45,11 +45,27 @@ import (
 	"github.com/pathcover/pathcover/profile"
 )
 
-// The policies for PPP numberings larger than Config.PPPSlots.
+// A LargePPP is what a function whose PPP numbering needs more than
+// Config.PPPSlots slots gets; pppexec's -ppplarge flag spells it as the
+// constant's value.
+type LargePPP string
+
 const (
-	PPPTruncate = "truncate"
-	PPPHash     = "hash"
+	PPPTruncate  LargePPP = "truncate" // the first slots; interesting paths past them are residual
+	PPPHashTable LargePPP = "hash"     // a hash table of the interesting paths
 )
+
+// String and Set make a LargePPP a flag.Value.
+func (l *LargePPP) String() string { return string(*l) }
+
+func (l *LargePPP) Set(s string) error {
+	switch v := LargePPP(s); v {
+	case PPPTruncate, PPPHashTable:
+		*l = v
+		return nil
+	}
+	return fmt.Errorf("want %s or %s", PPPTruncate, PPPHashTable)
+}
 
 // Defaults of Config.PPPSlots and Config.PPPSmall.
 const (
@@ -61,7 +77,7 @@ const (
 type counting struct {
 	fn  int // the function's index in the package's metadata
 	c   profile.Counters
-	ppp *numbering.PPP // for "ppp" counters
+	ppp *numbering.PPP // for CounterPPP
 	// reg and preg are the Ball-Larus and PPP registers: a function's own
 	// locals when empty, or a supergraph's (see ippp.go).
 	reg, preg string
@@ -87,12 +103,12 @@ func layoutPPP(ct *counting, pkg string, mf *profile.Func, p *numbering.Placemen
 		ids = nil
 	}
 	mf.Interesting = ids
-	ct.c = profile.Counters{Offset: offset, Kind: "none"}
+	ct.c = profile.Counters{Offset: offset, Kind: profile.CounterNone}
 	switch {
 	case len(ids) == 0:
 		return init
 	case uint64(len(ids)) == p.NumPaths():
-		ct.c.Kind, ct.c.Size = "array", len(ids)
+		ct.c.Kind, ct.c.Size = profile.CounterArray, len(ids)
 		return init
 	}
 	// From here on the function has residual paths.
@@ -100,14 +116,14 @@ func layoutPPP(ct *counting, pkg string, mf *profile.Func, p *numbering.Placemen
 	if err == nil {
 		mf.PPPSize = q.Size()
 		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && (n <= cfg.PPPSmall || n <= 2*min(q.Size(), cfg.PPPSlots)) {
-			ct.c.Kind, ct.c.Size = "array", int(n)
+			ct.c.Kind, ct.c.Size = profile.CounterArray, int(n)
 			return init
 		}
 	}
 	if err == nil && (q.Size() <= cfg.PPPSlots || cfg.PPPLarge == PPPTruncate) {
 		ct.ppp = q
 		slots := min(q.Size(), cfg.PPPSlots)
-		ct.c.Kind, ct.c.Size = "ppp", int(2*slots)
+		ct.c.Kind, ct.c.Size = profile.CounterPPP, int(2*slots)
 		for pid := range slots {
 			if bl, ok := q.BL(pid); ok {
 				init = append(init, uint64(offset)+2*pid, bl+1)
@@ -128,7 +144,7 @@ func layoutPPP(ct *counting, pkg string, mf *profile.Func, p *numbering.Placemen
 		table[i] = id + 1
 		init = append(init, uint64(offset)+2*i, id+1)
 	}
-	ct.c.Kind, ct.c.Size = "ppphash", int(2*n)
+	ct.c.Kind, ct.c.Size = profile.CounterPPPHash, int(2*n)
 	return init
 }
 
