@@ -86,6 +86,7 @@ type dag struct {
 	inDAG    []bool     // per edge id: part of the DAG
 	out, in  [][]EdgeID // per node, including root
 	topo     []BlockID  // topological order, root first
+	topoAt   []int      // per node: its index in topo, -1 if unreachable
 	start    []EdgeID   // per block: its start edge, or NoEdge
 	end      []EdgeID   // per graph edge: the end edge of a cut edge, or NoEdge
 	cutKinds []CutKind  // per graph edge
@@ -190,6 +191,13 @@ func buildDAG(a *adjacency, reachable []bool, cutKinds []CutKind) (*dag, error) 
 	}
 	if len(d.topo) != nreach {
 		return nil, fmt.Errorf("internal error: cuts left a cycle (%d of %d nodes ordered)", len(d.topo), nreach)
+	}
+	d.topoAt = make([]int, nb+1)
+	for i := range d.topoAt {
+		d.topoAt[i] = -1
+	}
+	for i, v := range d.topo {
+		d.topoAt[v] = i
 	}
 	return d, nil
 }

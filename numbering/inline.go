@@ -145,3 +145,73 @@ func Inline(caller *Graph, callerPreferred []EdgeID, sites []CallSite) (*Supergr
 	}
 	return sg, nil
 }
+
+// A NestedSite is a call site of a tree of inlined calls: a call made in
+// block Block of the caller (Parent -1) or of the callee of site Parent,
+// which comes before it in the list.
+type NestedSite struct {
+	Parent    int
+	Block     BlockID
+	Callee    *Graph
+	Preferred []EdgeID
+}
+
+// InlineNested builds the supergraph of caller with the callees of sites
+// inlined, each with the callees of its own sites inlined in turn: the
+// segments deeper than one call. The supergraph's origins name sites by
+// their index in sites. Sites of one parent that share a block are inlined
+// in the order given, which must be the order the block makes its calls.
+func InlineNested(caller *Graph, callerPreferred []EdgeID, sites []NestedSite) (*Supergraph, error) {
+	for i, s := range sites {
+		if s.Parent < -1 || s.Parent >= i {
+			return nil, fmt.Errorf("%w: site %d has parent %d, not an earlier site", ErrInvalidGraph, i, s.Parent)
+		}
+	}
+	return inlineNested(-1, caller, callerPreferred, sites)
+}
+
+// inlineNested builds the supergraph of the function of site node (-1: the
+// caller), whose graph is g, with its child sites inlined, their own sites
+// inlined in turn.
+func inlineNested(node int, g *Graph, pref []EdgeID, sites []NestedSite) (*Supergraph, error) {
+	var kids []int
+	for i, s := range sites {
+		if s.Parent == node {
+			kids = append(kids, i)
+		}
+	}
+	subs := make([]*Supergraph, len(kids))
+	calls := make([]CallSite, len(kids))
+	for k, c := range kids {
+		sub, err := inlineNested(c, sites[c].Callee, sites[c].Preferred, sites)
+		if err != nil {
+			return nil, err
+		}
+		subs[k] = sub
+		calls[k] = CallSite{Block: sites[c].Block, Callee: &sub.Graph, Preferred: sub.Preferred}
+	}
+	sg, err := Inline(g, pref, calls)
+	if err != nil {
+		return nil, err
+	}
+	// Origins in a child's supergraph name the child's own sites by their
+	// index in sites already; those of this level name kids.
+	for i, o := range sg.Blocks {
+		if o.Site < 0 {
+			sg.Blocks[i].Site = node
+		} else {
+			sg.Blocks[i] = subs[o.Site].Blocks[o.Block]
+		}
+	}
+	for i, o := range sg.Edges {
+		switch {
+		case o.Site < 0:
+			sg.Edges[i].Site = node
+		case o.Edge == CallEdge || o.Edge == ReturnEdge:
+			sg.Edges[i].Site = kids[o.Site]
+		default:
+			sg.Edges[i] = subs[o.Site].Edges[o.Edge]
+		}
+	}
+	return sg, nil
+}

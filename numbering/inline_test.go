@@ -217,3 +217,80 @@ func checkOrigins(t *testing.T, caller *Graph, sites []CallSite, sg *Supergraph)
 		}
 	}
 }
+
+// TestInlineNested inlines random trees of call sites: the supergraph has
+// as many paths as the caller's paths weighted, at each block with sites,
+// by the paths of those sites' callees with their own sites inlined; and
+// every edge joins blocks of the function its origin names, as that
+// function's edge does.
+func TestInlineNested(t *testing.T) {
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		caller := randomDAG(rng, 2+rng.IntN(8))
+		var sites []NestedSite
+		for range rng.IntN(6) {
+			parent, g := -1, caller
+			if len(sites) > 0 && rng.IntN(2) == 0 {
+				parent = rng.IntN(len(sites))
+				g = sites[parent].Callee
+			}
+			if g.NumBlocks < 2 {
+				continue
+			}
+			b := BlockID(rng.IntN(g.NumBlocks))
+			if b == g.Exit {
+				continue
+			}
+			sites = append(sites, NestedSite{Parent: parent, Block: b, Callee: randomDAG(rng, 2+rng.IntN(6))})
+		}
+		sg, err := InlineNested(caller, nil, sites)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		// paths(node) is the number of paths of node's function with its
+		// sites inlined.
+		var paths func(node int) *big.Int
+		paths = func(node int) *big.Int {
+			g := caller
+			if node >= 0 {
+				g = sites[node].Callee
+			}
+			mult := map[BlockID]*big.Int{}
+			for i, s := range sites {
+				if s.Parent != node {
+					continue
+				}
+				if mult[s.Block] == nil {
+					mult[s.Block] = big.NewInt(1)
+				}
+				mult[s.Block].Mul(mult[s.Block], paths(i))
+			}
+			return pathsFrom(g, mult)
+		}
+		n, err := Number(&sg.Graph, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if want := paths(-1); n.Total().Cmp(want) != 0 {
+			t.Errorf("seed %d: nested supergraph has %v paths, want %v", seed, n.Total(), want)
+		}
+		for id, e := range sg.Graph.Edges {
+			o := sg.Edges[id]
+			if o.Edge == CallEdge || o.Edge == ReturnEdge {
+				continue
+			}
+			g := caller
+			if o.Site >= 0 {
+				g = sites[o.Site].Callee
+			}
+			src, dst := sg.Blocks[e.Src], sg.Blocks[e.Dst]
+			ge := g.Edges[o.Edge]
+			if src.Site != o.Site || dst.Site != o.Site || src.Block != ge.Src || dst.Block != ge.Dst {
+				t.Fatalf("seed %d: edge %d from %+v to %+v, its origin %+v joins b%d and b%d", seed, id, src, dst, o, ge.Src, ge.Dst)
+			}
+		}
+	}
+	if _, err := InlineNested(&Graph{NumBlocks: 2, Exit: 1}, nil, []NestedSite{{Parent: 0}}); err == nil {
+		t.Error("a site that is its own parent inlined")
+	}
+}

@@ -352,3 +352,12 @@ func (n *Numbering) Weight(id EdgeID) uint64 { return n.weight[id] }
 // Topo returns the DAG's nodes in topological order, root first. The caller
 // must not modify the slice.
 func (n *Numbering) Topo() []BlockID { return n.topo }
+
+// TopoIndex returns v's index in Topo, or -1 for a block that is not
+// reachable.
+func (n *Numbering) TopoIndex(v BlockID) int {
+	if v < 0 || int(v) >= len(n.topoAt) {
+		return -1
+	}
+	return n.topoAt[v]
+}

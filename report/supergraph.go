@@ -62,31 +62,28 @@ func (r *Report) SupergraphSizes(sites []*CallSite) ([]*SupergraphSize, error) {
 	return sizes, nil
 }
 
-// supergraph inlines into f the callees of its sites, each callee first
-// made the supergraph of its own inner sites. It returns how many sites it
-// inlined at every depth.
+// supergraph inlines into f the callees of its sites, each callee with
+// its own inner sites inlined in turn (numbering.InlineNested, as pppexec
+// makes supergraphs). It returns how many sites it inlined at every depth.
 func supergraph(f *Func, sites []*CallSite) (*numbering.Supergraph, int, error) {
-	ordered := slices.Clone(sites)
-	// Sites that share a block are inlined in the order the block makes its
-	// calls.
-	slices.SortFunc(ordered, func(a, b *CallSite) int { return cmp.Or(cmp.Compare(a.Block, b.Block), cmp.Compare(a.Index, b.Index)) })
-	var calls []numbering.CallSite
-	inlined := 0
-	for _, s := range ordered {
-		callee, preferred := s.callee.meta.Graph(), s.callee.meta.PreferredCuts()
-		if len(s.Inner) > 0 {
-			inner, n, err := supergraph(s.callee, s.Inner)
-			if err != nil {
-				return nil, 0, err
-			}
-			callee, preferred = &inner.Graph, inner.Preferred
-			inlined += n
+	var nested []numbering.NestedSite
+	var add func(parent int, sites []*CallSite)
+	add = func(parent int, sites []*CallSite) {
+		ordered := slices.Clone(sites)
+		// Sites that share a block are inlined in the order the block makes
+		// its calls.
+		slices.SortFunc(ordered, func(a, b *CallSite) int { return cmp.Or(cmp.Compare(a.Block, b.Block), cmp.Compare(a.Index, b.Index)) })
+		for _, s := range ordered {
+			nested = append(nested, numbering.NestedSite{
+				Parent: parent, Block: numbering.BlockID(s.Block),
+				Callee: s.callee.meta.Graph(), Preferred: s.callee.meta.PreferredCuts(),
+			})
+			add(len(nested)-1, s.Inner)
 		}
-		calls = append(calls, numbering.CallSite{Block: numbering.BlockID(s.Block), Callee: callee, Preferred: preferred})
-		inlined++
 	}
-	sg, err := numbering.Inline(f.meta.Graph(), f.meta.PreferredCuts(), calls)
-	return sg, inlined, err
+	add(-1, sites)
+	sg, err := numbering.InlineNested(f.meta.Graph(), f.meta.PreferredCuts(), nested)
+	return sg, len(nested), err
 }
 
 // WriteSupergraphSizesJSON writes sizes as a JSON array.

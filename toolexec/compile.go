@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/toolexec/instrument"
 )
@@ -150,7 +150,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if err != nil {
 		return nil, "", fmt.Errorf("type-checking: %v", err)
 	}
-	noReturn, err := pathnumber.NoReturnInPackage(fset, files, pkg, info)
+	noReturn, err := funcgraph.NoReturnInPackage(fset, files, pkg, info, conf.Sizes)
 	if err != nil {
 		return nil, "", err
 	}

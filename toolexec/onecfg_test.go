@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/toolexec/instrument"
@@ -40,7 +41,7 @@ func TestOneCFG(t *testing.T) {
 			in.Names = append(in.Names, name)
 			in.Src = append(in.Src, src)
 		}
-		noReturn, err := pathnumber.NoReturnInPackage(sp.Fset, sp.Syntax, sp.Types, sp.TypesInfo)
+		noReturn, err := funcgraph.NoReturnInPackage(sp.Fset, sp.Syntax, sp.Types, sp.TypesInfo, sp.TypesSizes)
 		if err != nil {
 			t.Fatal(err)
 		}

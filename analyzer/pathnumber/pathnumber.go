@@ -38,19 +38,14 @@ func (r *Result) Lookup(name string) *Func {
 	return nil
 }
 
-// A Func is a function's graph with its numbering and placement. Numbering
-// and Placement are nil if Err says why the function cannot be numbered or
-// instrumented.
+// A Func is a function's graph with its numbering and placement, and its
+// interprocedural sites.
 type Func struct {
-	*funcgraph.Func
-	Numbering *numbering.Numbering
-	Placement *numbering.Placement
-	Err       error
+	*funcgraph.Numbered
 	// Sites are the function's calls that interprocedural profiling can
 	// follow (funcgraph.StaticCall.Site) into a callee whose graph is
 	// known, from this package or from another's facts, in the order the
-	// blocks make them: the sites of its depth-1 supergraph. Set by the
-	// analyzer only.
+	// blocks make them: the sites of its depth-1 supergraph.
 	Sites []Site
 }
 
@@ -199,23 +194,9 @@ func findSites(pass *analysis.Pass, funcs []*Func) {
 	}
 }
 
-// Number numbers a function's graph and places its counters with the static
-// weights. It is what both the analyzer and the toolexec rewriter call.
-func Number(g *funcgraph.Func) *Func {
-	f := &Func{Func: g}
-	n, err := numbering.Number(&g.Graph, &numbering.Options{Preferred: g.Preferred})
-	if err != nil {
-		f.Err = err
-		return f
-	}
-	p, err := n.Place(nil)
-	if err != nil {
-		f.Err = err
-		return f
-	}
-	f.Numbering, f.Placement = n, p
-	return f
-}
+// Number numbers a function's graph and places its counters, as pppexec
+// does (funcgraph.Number).
+func Number(g *funcgraph.Func) *Func { return &Func{Numbered: funcgraph.Number(g)} }
 
 // Fact summarises f.
 func (f *Func) Fact() FuncFact {

@@ -1,4 +1,4 @@
-package pathnumber
+package funcgraph
 
 import (
 	"go/ast"
@@ -13,18 +13,19 @@ import (
 
 // NoReturnInPackage runs the ctrlflow analyzer on one package outside the
 // analysis driver, with no facts from other packages, and returns its
-// verdict on which functions never return. It is what pppexec has when it
-// compiles a package: the calls into the package's own functions that never
-// return, and the intrinsic ones; the analyzer also has other packages'
-// facts.
-func NoReturnInPackage(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) (func(*types.Func) bool, error) {
+// verdict on which functions never return, for Config.NoReturn. It is what
+// pppexec has when it compiles a package: the calls into the package's own
+// functions that never return, and the intrinsic ones; the analyzers also
+// have other packages' facts. sizes are the target's, as the package was
+// type-checked with.
+func NoReturnInPackage(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info, sizes types.Sizes) (func(*types.Func) bool, error) {
 	pass := &analysis.Pass{
 		Analyzer:          ctrlflow.Analyzer,
 		Fset:              fset,
 		Files:             files,
 		Pkg:               pkg,
 		TypesInfo:         info,
-		TypesSizes:        types.SizesFor("gc", "amd64"),
+		TypesSizes:        sizes,
 		ResultOf:          map[*analysis.Analyzer]any{inspect.Analyzer: inspector.New(files)},
 		Report:            func(analysis.Diagnostic) {},
 		ImportObjectFact:  func(types.Object, analysis.Fact) bool { return false },
