@@ -73,7 +73,9 @@ func (x *Exec) compile(args []string) int {
 
 // instrumentCompile rewrites the compile's package into its scratch
 // directory and returns the compile command to run instead, or nil if the
-// package has no function to instrument.
+// package has no function to instrument. Its stages: the profiles of a PPP
+// or interprocedural build, the runtime, the package type-checked, the
+// package instrumented, and the files written.
 func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([]string, string, error) {
 	cfgFile, ok := t.flag("importcfg")
 	if !ok {
@@ -85,18 +87,9 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	}
 	// The profiles first: reading them is cheap, and what cannot be read
 	// concerns the whole build.
-	var interesting, sites *profile.PathsRun
-	if x.Config.Interesting != "" {
-		if interesting, err = x.Config.interesting(); err != nil {
-			return nil, "", &buildError{key: "interesting", err: err}
-		}
-		x.sayOnce(t, "interesting", x.Config.interestingRun.warnings("interesting")...)
-	}
-	if x.Config.Sites != "" {
-		if sites, err = x.Config.sites(); err != nil {
-			return nil, "", &buildError{key: "ippp", err: err}
-		}
-		x.sayOnce(t, "ippp", x.Config.sitesRun.warnings("ippp")...)
+	interesting, sites, err := x.profiles(t)
+	if err != nil {
+		return nil, "", err
 	}
 	rtb, err := x.runtime(tool, configOf(t, userTrimpath(t), x.stdGcflags(t, cfg)))
 	if err != nil {
@@ -106,27 +99,80 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if _, dep := rtb.Deps[strings.TrimSuffix(path, "_test")]; dep {
 		return nil, "", nil // rt needs it: instrumenting it would be a cycle
 	}
-	objdir := t.objdir()
-	fileArgs := t.goFiles()
-	fset := token.NewFileSet()
-	var files []*ast.File
-	var srcs [][]byte
-	for _, i := range fileArgs {
-		src, err := os.ReadFile(t.args[i])
-		if err != nil {
-			return nil, "", err
-		}
-		f, err := parser.ParseFile(fset, t.args[i], src, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return nil, "", err
-		}
-		files = append(files, f)
-		srcs = append(srcs, src)
+	pkg, err := typeCheck(t, cfg)
+	if err != nil {
+		return nil, "", err
 	}
-	if len(files) == 0 {
+	in, which := pkg.input(t)
+	if len(in.Files) == 0 {
 		return nil, "", nil
 	}
-	info := &types.Info{
+	out, err := instrument.Package(in, x.instrumentConfig(importPath, t, interesting, sites))
+	if err != nil {
+		return nil, "", err
+	}
+	if out.Funcs == 0 {
+		return nil, "", nil
+	}
+	newArgs, err := writeInstrumented(tool, t, out, which, cfg, rtb)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, s := range out.Skipped {
+		x.warnf("%s: %s left uninstrumented: %v", importPath, s.Func, s.Reason)
+	}
+	return newArgs, fmt.Sprintf("%d functions instrumented", out.Funcs), nil
+}
+
+// profiles loads the profiles of -interesting and -ippp, if given, and has
+// the build say once which of their files it skipped.
+func (x *Exec) profiles(t *toolArgs) (interesting, sites *profile.PathsRun, err error) {
+	if x.Config.Interesting != "" {
+		if interesting, err = x.Config.interesting(); err != nil {
+			return nil, nil, &buildError{key: "interesting", err: err}
+		}
+		x.sayOnce(t, "interesting", x.Config.interestingRun.warnings("interesting")...)
+	}
+	if x.Config.Sites != "" {
+		if sites, err = x.Config.sites(); err != nil {
+			return nil, nil, &buildError{key: "ippp", err: err}
+		}
+		x.sayOnce(t, "ippp", x.Config.sitesRun.warnings("ippp")...)
+	}
+	return interesting, sites, nil
+}
+
+// A checkedPackage is the package a compile builds, parsed and
+// type-checked as the compiler will, for the target's sizes.
+type checkedPackage struct {
+	fset     *token.FileSet
+	files    []*ast.File
+	srcs     [][]byte
+	fileArgs []int // the index of each file in the compile's arguments
+	info     *types.Info
+	noReturn func(*types.Func) bool
+}
+
+// typeCheck parses the compile's Go files and type-checks them against the
+// export data of its importcfg.
+func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
+	c := &checkedPackage{fset: token.NewFileSet(), fileArgs: t.goFiles()}
+	for _, i := range c.fileArgs {
+		src, err := os.ReadFile(t.args[i])
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(c.fset, t.args[i], src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		c.files = append(c.files, f)
+		c.srcs = append(c.srcs, src)
+	}
+	if len(c.files) == 0 {
+		return c, nil
+	}
+	c.info = &types.Info{
 		Types:      make(map[ast.Expr]types.TypeAndValue),
 		Defs:       make(map[*ast.Ident]types.Object),
 		Uses:       make(map[*ast.Ident]types.Object),
@@ -136,7 +182,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	lang, _ := t.flag("lang")
 	conf := types.Config{
 		GoVersion: lang,
-		Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		Importer: importer.ForCompiler(c.fset, "gc", func(path string) (io.ReadCloser, error) {
 			file, ok := cfg.archive(path)
 			if !ok {
 				return nil, fmt.Errorf("no archive for %s in the importcfg", path)
@@ -146,71 +192,71 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		Sizes: types.SizesFor("gc", goarch()),
 	}
 	pkgPath, _ := t.flag("p")
-	pkg, err := conf.Check(pkgPath, fset, files, info)
+	pkg, err := conf.Check(pkgPath, c.fset, c.files, c.info)
 	if err != nil {
-		return nil, "", fmt.Errorf("type-checking: %v", err)
+		return nil, fmt.Errorf("type-checking: %v", err)
 	}
-	noReturn, err := funcgraph.NoReturnInPackage(fset, files, pkg, info, conf.Sizes)
-	if err != nil {
-		return nil, "", err
+	if c.noReturn, err = funcgraph.NoReturnInPackage(c.fset, c.files, pkg, c.info, conf.Sizes); err != nil {
+		return nil, err
 	}
+	return c, nil
+}
 
-	// Instrument the user's files: those whose positions are in a source
-	// file of the package, not a file the go command generated in the
-	// scratch directory. (cgo and cover rewrite sources there, with line
-	// directives back to the originals, which count as the originals.)
-	in := &instrument.Input{Fset: fset, Info: info, NoReturn: noReturn}
-	var which []int // indexes in fileArgs
-	for i, f := range files {
-		name := fset.Position(f.Pos()).Filename
+// input is what instrument gets of the package: the user's files, those
+// whose positions are in a source file of the package, not a file the go
+// command generated in the scratch directory (cgo and cover rewrite
+// sources there, with line directives back to the originals, which count
+// as the originals), and not tests (which go test -cover leaves alone too).
+// which gives each file's index in c.files.
+func (c *checkedPackage) input(t *toolArgs) (in *instrument.Input, which []int) {
+	objdir := t.objdir()
+	in = &instrument.Input{Fset: c.fset, Info: c.info, NoReturn: c.noReturn}
+	for i, f := range c.files {
+		name := c.fset.Position(f.Pos()).Filename
 		base := filepath.Base(name)
 		if !filepath.IsAbs(name) || strings.HasPrefix(name, objdir+string(filepath.Separator)) ||
 			strings.HasPrefix(base, "_cgo_") || base == "_testmain.go" || strings.HasSuffix(base, "_test.go") {
-			continue // generated, or tests (which go test -cover leaves alone too)
+			continue
 		}
 		in.Files = append(in.Files, f)
 		in.Names = append(in.Names, name)
-		in.Src = append(in.Src, srcs[i])
-		in.Sums = append(in.Sums, sourceSum(name, t.args[fileArgs[i]], srcs[i]))
+		in.Src = append(in.Src, c.srcs[i])
+		in.Sums = append(in.Sums, sourceSum(name, t.args[c.fileArgs[i]], c.srcs[i]))
 		which = append(which, i)
 	}
-	if len(in.Files) == 0 {
-		return nil, "", nil
-	}
+	return in, which
+}
+
+// instrumentConfig is how to instrument package importPath in this compile:
+// the options of pppexec's flags, atomic under -race, and the profiles.
+func (x *Exec) instrumentConfig(importPath string, t *toolArgs, interesting, sites *profile.PathsRun) *instrument.Config {
 	icfg := &instrument.Config{
-		Package:       importPath,
-		RuntimePath:   RuntimePath,
-		Atomic:        x.Config.Atomic || t.has("race"),
-		MaxArrayPaths: x.Config.MaxArrayPaths,
-		HashSlots:     x.Config.HashSlots,
-		DefaultDir:    x.Config.Dir,
-		Trace:         x.Config.Trace,
-		PPPSlots:      x.Config.PPPSlots,
-		PPPLarge:      x.Config.PPPLarge,
-		PPPAlways:     x.Config.PPPAlways,
-		PPPSmall:      x.Config.PPPSmall,
+		Options:     x.Config.Options,
+		Package:     importPath,
+		RuntimePath: RuntimePath,
+		DefaultDir:  x.Config.Dir,
+		Sites:       sites,
 	}
+	icfg.Atomic = icfg.Atomic || t.has("race")
 	if interesting != nil {
 		icfg.Interesting = func(pkg, name string, f *profile.Func) ([]uint64, bool) {
 			ids, _, stale := interesting.Lookup(pkg, name, f)
 			return ids, stale
 		}
 	}
-	if sites != nil {
-		icfg.Sites, icfg.Depth = sites, x.Config.Depth
-	}
-	out, err := instrument.Package(in, icfg)
-	if err != nil {
-		return nil, "", err
-	}
-	if out.Funcs == 0 {
-		return nil, "", nil
-	}
+	return icfg
+}
 
-	dir := filepath.Join(objdir, "pathcover")
+// writeInstrumented writes the instrumented files (which gives their
+// indexes among the compile's files), the generated file and an importcfg
+// with rt into the compile's scratch directory, and returns the compile
+// command that builds them.
+func writeInstrumented(tool string, t *toolArgs, out *instrument.Output, which []int, cfg *importcfg, rtb *runtimeBuild) ([]string, error) {
+	dir := filepath.Join(t.objdir(), "pathcover")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, "", err
+		return nil, err
 	}
+	fileArgs := t.goFiles()
 	newArgs := append([]string{tool}, t.args...)
 	for k, i := range which {
 		if out.Files[k] == nil {
@@ -218,26 +264,22 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 		}
 		name := filepath.Join(dir, fmt.Sprintf("%d_%s", k, filepath.Base(t.args[fileArgs[i]])))
 		if err := os.WriteFile(name, out.Files[k], 0o666); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		newArgs[1+fileArgs[i]] = name
 	}
 	gen := filepath.Join(dir, "pathcover_counters.go")
 	if err := os.WriteFile(gen, out.Generated, 0o666); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	newArgs = append(newArgs, gen)
 	newCfg := filepath.Join(dir, "importcfg")
 	if err := cfg.write(newCfg, map[string]string{RuntimePath: rtb.Archive}); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	nt := &toolArgs{args: newArgs[1:]}
 	nt.setFlag("importcfg", newCfg)
-	summary := fmt.Sprintf("%d functions instrumented", out.Funcs)
-	for _, s := range out.Skipped {
-		x.warnf("%s: %s left uninstrumented: %v", importPath, s.Func, s.Reason)
-	}
-	return newArgs, summary, nil
+	return newArgs, nil
 }
 
 func goarch() string {

@@ -15,8 +15,12 @@ import (
 	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
-// Config is pppexec's configuration, from its flags.
+// Config is pppexec's configuration, from its flags. All of it but
+// Verbose changes what a compile or link produces, and String puts it in the
+// build ID (a test checks that every field does).
 type Config struct {
+	// Options are how to instrument; Atomic is forced on under -race.
+	instrument.Options
 	// Pkgs are the patterns of the packages to instrument: import paths
 	// with ... wildcards, "main" for the main module's packages (the
 	// workspace's modules with go.work), "std" for the standard library.
@@ -24,31 +28,18 @@ type Config struct {
 	Pkgs []string
 	// Dir is where counts go when $PATHCOVERDIR is not set (absolute).
 	Dir string
-	// Atomic makes counter updates atomic even without -race.
-	Atomic bool
-	// MaxArrayPaths and HashSlots: see instrument.Config.
-	MaxArrayPaths uint64
-	HashSlots     int
 	// Strict makes a package that cannot be instrumented fail the build,
 	// instead of compiling it unchanged with a warning.
 	Strict bool
 	// Verbose reports each package instrumented.
 	Verbose bool
-	// Trace also writes the witnesses of the path oracle (a test build).
-	Trace bool
 	// Interesting, if set, makes a PPP build: it names the profile (a
 	// directory or a text profile) whose paths are the interesting ones.
-	// PPPSlots and PPPLarge: see instrument.Config.
 	Interesting string
-	PPPSlots    uint64
-	PPPLarge    instrument.LargePPP
-	PPPAlways   bool
-	PPPSmall    uint64
 	// Sites, if set, makes an interprocedural build: it names the profile
 	// whose paths choose the call sites to follow into their callees (see
-	// instrument/ippp.go), Depth calls deep.
+	// instrument/supergraph.go), Options.Depth calls deep.
 	Sites string
-	Depth int
 
 	interestingRun, sitesRun pathsSource
 }
@@ -117,22 +108,29 @@ func (s *pathsSource) warnings(flag string) []string {
 	return lines
 }
 
-// String is the part of the configuration that changes what compile and
-// link produce (with -strict, a failure instead of an uninstrumented
-// object), for the build ID of -V=full.
+// String is the configuration as it changes what compile and link
+// produce (with -strict, a failure instead of an uninstrumented object),
+// for the build ID of -V=full: every field but Verbose, the options by
+// name, and the profiles by their content, not their names (a new test
+// run makes new objects). The options that a build does not use (PPP's
+// without -interesting, the depth without -ippp) are left out, so that
+// setting them recompiles nothing.
 func (c *Config) String() string {
-	s := fmt.Sprintf("pkgs=%q dir=%q atomic=%v maxarray=%d hashslots=%d trace=%v strict=%v", c.Pkgs, c.Dir, c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace, c.Strict)
+	o := c.Options
+	var interesting, sites string
 	if c.Interesting != "" {
-		// The profile's content, not its name: a new test run makes new
-		// objects.
 		c.interesting()
-		s += fmt.Sprintf(" interesting=%s pppslots=%d ppplarge=%s pppalways=%v pppsmall=%d", c.interestingRun.fingerprint(), c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall)
+		interesting = c.interestingRun.fingerprint()
+	} else {
+		o.PPPSlots, o.PPPLarge, o.PPPAlways, o.PPPSmall = 0, "", false, 0
 	}
 	if c.Sites != "" {
 		c.sites()
-		s += fmt.Sprintf(" ippp=%s depth=%d", c.sitesRun.fingerprint(), c.Depth)
+		sites = c.sitesRun.fingerprint()
+	} else {
+		o.Depth = 0
 	}
-	return s
+	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s", o, c.Pkgs, c.Dir, c.Strict, interesting, sites)
 }
 
 // sites loads the profile of -ippp, once.

@@ -44,14 +44,14 @@ func TestGolden(t *testing.T) {
 		cfg  Config
 	}{
 		{"plain", Config{}},
-		{"atomic", Config{Atomic: true}},
-		{"hash", Config{MaxArrayPaths: 4, HashSlots: 8}},
-		{"trace", Config{Trace: true}},
+		{"atomic", Config{Options: Options{Atomic: true}}},
+		{"hash", Config{Options: Options{MaxArrayPaths: 4, HashSlots: 8}}},
+		{"trace", Config{Options: Options{Trace: true}}},
 		// Every counter kind of a PPP build: Ball-Larus arrays (Sign's
 		// paths are all interesting), PPP arrays, a hash table of the
 		// interesting paths (Many's PPP numbering passes 2 slots), and none
 		// (Never ran no path).
-		{"ppp", Config{Interesting: goldenInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable}},
+		{"ppp", Config{Interesting: goldenInteresting, Options: Options{PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable}}},
 		// Supergraphs: Classify's call of Sign (a clone in p), and q's calls
 		// of p's functions (exported clones in p, called from q).
 		{"ippp", Config{Sites: sites}},

@@ -79,13 +79,13 @@ func (f fakeImporter) Import(path string) (*types.Package, error) {
 func TestRewrite(t *testing.T) {
 	for _, cfg := range []Config{
 		{},
-		{Atomic: true},
-		{MaxArrayPaths: 2, HashSlots: 8},
-		{Trace: true},
+		{Options: Options{Atomic: true}},
+		{Options: Options{MaxArrayPaths: 2, HashSlots: 8}},
+		{Options: Options{Trace: true}},
 		{Interesting: someInteresting},
-		{Interesting: someInteresting, PPPAlways: true},
-		{Interesting: someInteresting, PPPAlways: true, Atomic: true, PPPSlots: 2},
-		{Interesting: someInteresting, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable},
+		{Interesting: someInteresting, Options: Options{PPPAlways: true}},
+		{Interesting: someInteresting, Options: Options{PPPAlways: true, Atomic: true, PPPSlots: 2}},
+		{Interesting: someInteresting, Options: Options{PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable}},
 	} {
 		in := load(t, "../../testdata/src/constructs")
 		out := checkRewrite(t, in, cfg)
@@ -124,7 +124,7 @@ func TestRewriteNesting(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "generated.go"), nesting.Program(), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	out := checkRewrite(t, load(t, dir), Config{Trace: true})
+	out := checkRewrite(t, load(t, dir), Config{Options: Options{Trace: true}})
 	if want := len(nesting.Funcs()); out.Funcs < want || len(out.Skipped) > 0 {
 		t.Errorf("%d functions instrumented, want at least %d; skipped %v", out.Funcs, want, out.Skipped)
 	}
@@ -135,7 +135,7 @@ func TestRewriteNesting(t *testing.T) {
 // TestRewrite does: the rewritten file must compile, and every token keep
 // its line, its column or the lack of one, and its file name as written.
 func TestRewriteLineDirectives(t *testing.T) {
-	for _, cfg := range []Config{{}, {Trace: true}} {
+	for _, cfg := range []Config{{}, {Options: Options{Trace: true}}} {
 		out := checkRewrite(t, load(t, "../../testdata/linedirectives/lines"), cfg)
 		if out.Funcs < 8 || len(out.Skipped) > 0 {
 			t.Errorf("%d functions instrumented; skipped %v", out.Funcs, out.Skipped)

@@ -1,0 +1,418 @@
+package instrument
+
+// Code generation: the statements written into the package's functions,
+// one small function per form, each with the Go it emits. A counter kind
+// (profile.CounterKind) is counted by the statement that countStmt's one
+// switch chooses; adding a kind means a case there, a statement function
+// here, its layout in layout.go, and its reading in package profile.
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// The names that instrumented code uses. They begin with _pathcover, which
+// no user code has, or, for clones called from other packages, with
+// ExportedClonePrefix.
+const (
+	counters    = "_pathcoverC"  // the package's counter words
+	arrayView   = "_pathcoverA"  // + function index: *[N]uint64 of an array
+	slotView    = "_pathcoverS"  // + function index: *[S][2]uint64 of a PPP array
+	residuals   = "_pathcoverP"  // the package's residual tables
+	register    = "_pathcoverR"  // a function's Ball-Larus register
+	pppReg      = "_pathcoverQ"  // its PPP register
+	pppID       = "_pathcoverq"  // a PPP id being checked
+	invocation  = "_pathcoverI"  // a traced call's invocation id
+	superReg    = "_pathcoverX"  // a caller's supergraph registers or frame
+	superRegPtr = "_pathcoverXP" // a clone's pointer to them
+	residFunc   = "_pathcoverResidual"
+	knownFunc   = "_pathcoverKnown"
+	addFunc     = "_pathcoverAdd"
+	hashFunc    = "_pathcoverHashed"
+	enterFunc   = "_pathcoverEnter"
+	traceFunc   = "_pathcoverTrace"
+	sinkFunc    = "_pathcoverSink"
+	clonePrefix = "_pathcoverIPPP"
+	// ExportedClonePrefix begins the names of clones called from other
+	// packages.
+	ExportedClonePrefix = "PathcoverIPPP_"
+	frameType           = "struct{ R [2]uint64; Count func(uint64, uint64) }"
+)
+
+// emit adds to e the code of function u: its own paths' code and, with
+// withSuper, that of its supergraph in it.
+func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
+	entry := u.EntrySite()
+	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
+		return u.Edges[id].Site, true, nil
+	}, u.witness(opt), u.ct, opt)
+	if err != nil {
+		return err
+	}
+	if usesRegister {
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, registerDecls(u.ct.ppp != nil))
+	}
+	if opt.Trace {
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn))
+	}
+	if !withSuper || u.super == nil {
+		return nil
+	}
+	return u.super.emitCaller(e, opt)
+}
+
+// witness returns the witness of each edge of u with a probe site, when
+// tracing.
+func (u *function) witness(opt *Options) func(numbering.EdgeID) string {
+	if !opt.Trace {
+		return nil
+	}
+	return func(id numbering.EdgeID) string {
+		if u.Edges[id].Site.Kind == funcgraph.NoSite {
+			return ""
+		}
+		return witnessStmt(id)
+	}
+}
+
+// emitCaller adds a supergraph's code to its caller: the registers, the
+// ops on the caller's own edges, and the calls of the sites' clones.
+func (s *super) emitCaller(e *editor, opt *Options) error {
+	fn := s.caller
+	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, superDecl(s.frame, s.ct.fn))
+	where := func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
+		o := s.sg.Edges[id]
+		switch {
+		case o.Site < 0:
+			return fn.Edges[o.Edge].Site, true, nil
+		case o.Edge == numbering.ReturnEdge:
+			return funcgraph.Site{}, false, fmt.Errorf("supergraph of %s: the return edge of call %d holds code", fn.Name, o.Site)
+		}
+		return funcgraph.Site{}, false, nil // in the clone
+	}
+	entry := fn.EntrySite()
+	if _, err := emitEdges(e, s.p, &entry, where, nil, s.ct, opt); err != nil {
+		return err
+	}
+	s.renameCalls(e, -1, "&"+superReg)
+	return nil
+}
+
+// emitEdges inserts into e the code of placement p, counting as ct says:
+// the ops on entry at site entry (if not nil), and each reachable edge's
+// ops, after its witness (witness may be nil), at the site that where
+// gives; where reports false for an edge whose code goes elsewhere. Each
+// edge's code is one insertion, since a synthesized else or default can be
+// made only once, ordered by the topological index of its source. It
+// reports whether the code reads the register.
+func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where func(numbering.EdgeID) (funcgraph.Site, bool, error), witness func(numbering.EdgeID) string, ct *counting, opt *Options) (usesRegister bool, err error) {
+	n := p.Numbering
+	add := func(site funcgraph.Site, src numbering.BlockID, trace string, ops []numbering.Op) {
+		for _, op := range ops {
+			usesRegister = usesRegister || op.Kind != numbering.OpCountConst
+		}
+		if trace != "" || len(ops) > 0 {
+			e.insert(site, n.TopoIndex(src), trace+opsCode(ops, ct, opt))
+		}
+	}
+	if entry != nil {
+		add(*entry, n.Root(), "", p.EntryOps())
+	}
+	for id, ge := range n.Graph().Edges {
+		eid := numbering.EdgeID(id)
+		if !p.Reachable(ge.Src) {
+			continue
+		}
+		ops, trace := p.EdgeOps(eid), ""
+		if witness != nil {
+			trace = witness(eid)
+		}
+		if trace == "" && len(ops) == 0 {
+			continue
+		}
+		site, ok, err := where(eid)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			add(site, ge.Src, trace, ops)
+		}
+	}
+	return usesRegister, nil
+}
+
+// opsCode writes ops as Go statements, each ended by a semicolon.
+func opsCode(ops []numbering.Op, ct *counting, opt *Options) string {
+	s := ""
+	for _, op := range ops {
+		if c := opStmt(op, ct, opt); c != "" {
+			s += c + "; "
+		}
+	}
+	return s
+}
+
+// opStmt is the statement of one op: an increment of the registers, their
+// initialisation, or the count of a path.
+func opStmt(op numbering.Op, ct *counting, opt *Options) string {
+	reg, preg := ct.registers()
+	var pinc uint64 // the PPP register's part of the op
+	if ct.ppp != nil {
+		pinc = ct.ppp.Inc(op.Edge)
+	}
+	switch op.Kind {
+	case numbering.OpAdd:
+		s := addStmt(reg, op.Inc)
+		if ct.ppp != nil {
+			s = join(s, addStmt(preg, pinc))
+		}
+		return s
+	case numbering.OpSet:
+		s := setStmt(reg, op.Inc)
+		if ct.ppp != nil {
+			s = join(s, setStmt(preg, pinc))
+		}
+		return s
+	}
+	id := pathIDs{bl: pathID(reg, op), ppp: "0", constant: op.Kind == numbering.OpCountConst, blConst: op.Inc}
+	if ct.ppp != nil {
+		id.ppp, id.pppConst = pathID(preg, numbering.Op{Kind: op.Kind, Inc: pinc}), pinc
+	}
+	return countStmt(ct, opt, id)
+}
+
+// pathIDs are the ids of the path that a count counts: Go expressions
+// without side effects, over the registers or constant. If constant, both
+// ids are known now, as blConst and pppConst.
+type pathIDs struct {
+	bl, ppp           string
+	constant          bool
+	blConst, pppConst uint64
+}
+
+// countStmt is the statement that counts path id as ct says: the one
+// switch over counter kinds.
+func countStmt(ct *counting, opt *Options, id pathIDs) string {
+	if ct.sink != "" {
+		return sinkStmt(ct.sink, id)
+	}
+	switch ct.c.Kind {
+	case profile.CounterArray:
+		return incStmt(fmt.Sprintf("%s%d[%s]", arrayView, ct.fn, id.bl), opt.Atomic)
+	case profile.CounterHash:
+		return hashedStmt(ct.c, id.bl)
+	case profile.CounterPPP:
+		if id.constant {
+			return slotConstStmt(ct, opt, id)
+		}
+		return slotStmt(ct, opt, id)
+	case profile.CounterPPPHash:
+		return knownStmt(ct, id.bl)
+	case profile.CounterNone:
+		return residualStmt(ct.fn, id.bl)
+	}
+	panic(fmt.Sprintf("counter kind %q", ct.c.Kind))
+}
+
+// pathID is the path id that count op counts, in register reg: an
+// expression, or a constant for OpCountConst:
+//
+//	_pathcoverR
+//	(_pathcoverR+2)
+//	(_pathcoverR-3)
+//	7
+func pathID(reg string, op numbering.Op) string {
+	if op.Kind == numbering.OpCountConst {
+		return strconv.FormatUint(op.Inc, 10)
+	}
+	if op.Inc == 0 {
+		return reg
+	}
+	if int64(op.Inc) < 0 {
+		return "(" + reg + "-" + strconv.FormatUint(-op.Inc, 10) + ")"
+	}
+	return "(" + reg + "+" + strconv.FormatUint(op.Inc, 10) + ")"
+}
+
+// addStmt adds inc, a signed number, to register reg; empty for 0:
+//
+//	_pathcoverR += 3
+//	_pathcoverR -= 2
+func addStmt(reg string, inc uint64) string {
+	switch {
+	case inc == 0:
+		return ""
+	case int64(inc) < 0:
+		return reg + " -= " + strconv.FormatUint(-inc, 10)
+	}
+	return reg + " += " + strconv.FormatUint(inc, 10)
+}
+
+// setStmt initialises register reg, merged with the first increment:
+//
+//	_pathcoverR = 5
+func setStmt(reg string, v uint64) string { return reg + " = " + strconv.FormatUint(v, 10) }
+
+// join joins two statements, either of which may be empty.
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
+}
+
+// incStmt adds one to counter, an addressable uint64; atomically, as -race
+// builds need:
+//
+//	_pathcoverA3[(_pathcoverR+2)]++
+//	_pathcoverAdd(&_pathcoverA3[(_pathcoverR+2)])
+func incStmt(counter string, atomic bool) string {
+	if atomic {
+		return fmt.Sprintf("%s(&%s)", addFunc, counter)
+	}
+	return counter + "++"
+}
+
+// hashedStmt counts path bl in a function's hash table (rt.CountHashed):
+//
+//	_pathcoverHashed(_pathcoverC[10:31], (_pathcoverR+2))
+func hashedStmt(c profile.Counters, bl string) string {
+	return fmt.Sprintf("%s(%s[%d:%d], %s)", hashFunc, counters, c.Offset, c.Offset+c.Size, bl)
+}
+
+// knownStmt counts path bl in a PPP build's hash table of a function's
+// interesting paths, or as residual if it is not one (rt.CountKnown):
+//
+//	_pathcoverKnown(_pathcoverC[10:26], 3, (_pathcoverR+2))
+func knownStmt(ct *counting, bl string) string {
+	return fmt.Sprintf("%s(%s[%d:%d], %d, %s)", knownFunc, counters, ct.c.Offset, ct.c.Offset+ct.c.Size, ct.fn, bl)
+}
+
+// residualStmt records path bl of function fn as residual
+// (rt.Residuals.Count):
+//
+//	_pathcoverResidual(3, (_pathcoverR+2))
+func residualStmt(fn int, bl string) string { return fmt.Sprintf("%s(%d, %s)", residFunc, fn, bl) }
+
+// slotStmt counts a path in a PPP array if its PPP id has a slot and the
+// slot's Ball-Larus id is the path's, and records it as residual
+// otherwise; once the PPP id is below the slot count the compiler checks no
+// bounds:
+//
+//	if _pathcoverq := (_pathcoverQ+1); _pathcoverq < 4 && _pathcoverS3[_pathcoverq][0] == (_pathcoverR+2)+1 { _pathcoverS3[_pathcoverq][1]++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
+func slotStmt(ct *counting, opt *Options, id pathIDs) string {
+	slots := uint64(ct.c.Size / 2)
+	view := slotView + strconv.Itoa(ct.fn)
+	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
+		pppID, id.ppp, pppID, slots, view, pppID, id.bl,
+		incStmt(fmt.Sprintf("%s[%s][1]", view, pppID), opt.Atomic),
+		residualStmt(ct.fn, id.bl))
+}
+
+// slotConstStmt is slotStmt for a path whose ids are both known now: the
+// check is made now.
+//
+//	_pathcoverS3[1][1]++
+//	_pathcoverResidual(3, 6)
+func slotConstStmt(ct *counting, opt *Options, id pathIDs) string {
+	if bl, ok := ct.ppp.BL(id.pppConst); ok && bl == id.blConst && id.pppConst < uint64(ct.c.Size/2) {
+		return incStmt(fmt.Sprintf("%s%d[%d][1]", slotView, ct.fn, id.pppConst), opt.Atomic)
+	}
+	return residualStmt(ct.fn, id.bl)
+}
+
+// sinkStmt counts a path that ends in a clone for another package through
+// the caller's frame:
+//
+//	_pathcoverXP.Count((_pathcoverXP.R[0]+2), (_pathcoverXP.R[1]+1))
+func sinkStmt(sink string, id pathIDs) string { return fmt.Sprintf("%s(%s, %s)", sink, id.bl, id.ppp) }
+
+// witnessStmt is the witness of edge id, for tracing (rt.TraceEdge):
+//
+//	_pathcoverTrace(_pathcoverI, 12);
+func witnessStmt(id numbering.EdgeID) string {
+	return fmt.Sprintf("%s(%s, %d); ", traceFunc, invocation, id)
+}
+
+// registerDecls declares a function's registers at the top of its body,
+// the PPP one too with ppp:
+//
+//	var _pathcoverR uint64; _ = _pathcoverR; var _pathcoverQ uint64; _ = _pathcoverQ;
+func registerDecls(ppp bool) string {
+	decl := "var " + register + " uint64; _ = " + register + "; "
+	if ppp {
+		decl += "var " + pppReg + " uint64; _ = " + pppReg + "; "
+	}
+	return decl
+}
+
+// enterDecl records a call of function fn when tracing (rt.TraceEnter):
+//
+//	_pathcoverI := _pathcoverEnter(3); _ = _pathcoverI;
+func enterDecl(fn int) string {
+	return fmt.Sprintf("%s := %s(%d); _ = %s; ", invocation, enterFunc, fn, invocation)
+}
+
+// superDecl declares a caller's supergraph registers, or, when some of its
+// sites' clones are in other packages, its frame, whose Count is the sink
+// of supergraph fn:
+//
+//	var _pathcoverX [2]uint64; _ = _pathcoverX;
+//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64) }; _pathcoverX.Count = _pathcoverSink4;
+func superDecl(frame bool, fn int) string {
+	if frame {
+		return fmt.Sprintf("var %s %s; %s.Count = %s%d; ", superReg, frameType, superReg, sinkFunc, fn)
+	}
+	return "var " + superReg + " [2]uint64; _ = " + superReg + "; "
+}
+
+// cloneRegisters are the registers of a clone, through its pointer to the
+// caller's.
+func cloneRegisters(frame bool) (bl, ppp string) {
+	if frame {
+		return superRegPtr + ".R[0]", superRegPtr + ".R[1]"
+	}
+	return superRegPtr + "[0]", superRegPtr + "[1]"
+}
+
+// cloneParam is the parameter a clone takes first, followed by a comma if
+// the callee has parameters:
+//
+//	_pathcoverXP *[2]uint64,
+//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64) },
+func cloneParam(frame, more bool) string {
+	p := superRegPtr + " *[2]uint64"
+	if frame {
+		p = superRegPtr + " *" + frameType
+	}
+	if more {
+		p += ", "
+	}
+	return p
+}
+
+// cloneArg is the argument a site's call passes its clone first (the
+// caller's registers, or a clone's pointer passed on), followed by a comma
+// if the call has arguments:
+//
+//	&_pathcoverX,
+//	_pathcoverXP,
+func cloneArg(arg string, more bool) string {
+	if more {
+		return arg + ", "
+	}
+	return arg
+}
+
+// sinkDecl is the function of the caller's package that counts, as
+// supergraph ct counts, the paths that end inside the clones of other
+// packages, for the generated file:
+//
+//	func _pathcoverSink4(bl, ppp uint64) { _pathcoverA4[bl]++ }
+func sinkDecl(ct *counting, opt *Options) []byte {
+	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countStmt(&counting{fn: ct.fn, c: ct.c, ppp: ct.ppp}, opt, pathIDs{bl: "bl", ppp: "ppp"}))
+}

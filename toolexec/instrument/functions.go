@@ -1,0 +1,164 @@
+package instrument
+
+// The first stage: number the package's functions and describe each in the
+// metadata, with its counters laid out.
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A function is a function of the package being instrumented, numbered.
+type function struct {
+	*funcgraph.Numbered
+	file int         // index in Input.Files
+	meta int         // index in the metadata's Funcs
+	obj  *types.Func // nil for a function literal
+	ct   *counting
+	// super is the function's supergraph, as a caller, in an
+	// interprocedural build; nil if it has none.
+	super *super
+}
+
+// number numbers the functions of graphs, describes them in the metadata and
+// lays out their counters. A function that cannot be numbered is skipped.
+func (b *builder) number(graphs []*funcgraph.Func) {
+	in := b.in
+	fileIndex := make(map[*token.File]int)
+	coverFiles := make([]bool, len(in.Files))
+	for i, f := range in.Files {
+		fileIndex[in.Fset.File(f.Pos())] = i
+		coverFiles[i] = coverOutput(f)
+	}
+	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
+	decls := make(map[types.Object]*ast.FuncDecl)
+	for _, f := range in.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				decls[in.Info.Defs[fd.Name]] = fd
+			}
+		}
+	}
+	for _, g := range graphs {
+		n := funcgraph.Number(g)
+		if n.Err != nil {
+			b.out.Skipped = append(b.out.Skipped, Skip{g.Name, n.Err})
+			continue
+		}
+		u := &function{Numbered: n, file: fileIndex[in.Fset.File(g.Node.Pos())], meta: len(b.meta.Funcs)}
+		if decl, ok := g.Node.(*ast.FuncDecl); ok {
+			u.obj, _ = in.Info.Defs[decl.Name].(*types.Func)
+			if u.obj != nil {
+				b.byObj[u.obj] = u
+				b.byName[funcgraph.ObjectName(u.obj)] = u
+			}
+		}
+		mf := describe(positions, in.Info, decls, n, u.file, coverFiles[u.file])
+		u.ct = b.layout(&mf, n.Placement, "", "")
+		b.funcs = append(b.funcs, u)
+		b.out.Funcs++
+	}
+}
+
+// describe makes a function's metadata, without its counters.
+func describe(positions *positioner, info *types.Info, decls map[types.Object]*ast.FuncDecl, fn *funcgraph.Numbered, file int, coverBuild bool) profile.Func {
+	pos := positions.Position
+	mf := profile.Func{
+		Name:    fn.Name,
+		File:    file,
+		Line:    pos(fn.Node.Pos()).Line,
+		EndLine: pos(fn.Node.End()).Line,
+		Entry:   int32(fn.Graph.Entry),
+		Exit:    int32(fn.Graph.Exit),
+		Paths:   fn.Numbering.NumPaths(),
+		Total:   fn.Numbering.Total().String(),
+	}
+	for _, id := range fn.Preferred {
+		mf.Preferred = append(mf.Preferred, int32(id))
+	}
+	mf.Units = coverUnits(positions, fn.Func, coverBuild)
+	mf.Recovers = recovers(fn.Body, info, decls)
+	calls := fn.StaticCalls(info)
+	for i, b := range fn.Blocks {
+		mb := profile.Block{Kind: b.Kind.String()}
+		if len(b.Nodes) > 0 {
+			start, end := pos(b.Nodes[0].Pos()), pos(b.Nodes[len(b.Nodes)-1].End())
+			mb.Line, mb.Col, mb.EndLine, mb.EndCol = start.Line, start.Column, end.Line, end.Column
+		}
+		for _, c := range calls[i] {
+			p := pos(c.Call.Pos())
+			mb.Calls = append(mb.Calls, profile.StaticCall{
+				Line: p.Line, Col: p.Column,
+				Package: profile.PackagePath(c.Callee.Pkg().Path()), Func: funcgraph.ObjectName(c.Callee),
+				Site: c.Site,
+			})
+		}
+		mf.Blocks = append(mf.Blocks, mb)
+	}
+	for i, e := range fn.Edges {
+		ge := fn.Graph.Edges[i]
+		p := pos(e.Node.Pos())
+		mf.Edges = append(mf.Edges, profile.Edge{
+			Src: int32(ge.Src), Dst: int32(ge.Dst), Probe: ge.Probe,
+			Kind: profile.EdgeKind(e.Kind.String()), Line: p.Line, Col: p.Column,
+		})
+	}
+	return mf
+}
+
+// recovers reports whether a function with body can stop a panic and
+// return normally: a deferred function literal in it calls recover, or it
+// defers a call of a function of the package (decls) that does. A deferred
+// call through an interface or a function value, or of another package's
+// function, is not looked into. An interprocedural build does not clone such
+// a function: the clone could return to its caller in the middle of a path.
+func recovers(body *ast.BlockStmt, info *types.Info, decls map[types.Object]*ast.FuncDecl) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, lit := n.(*ast.FuncLit); lit || found {
+			return false // a literal's defers are its own
+		}
+		d, ok := n.(*ast.DeferStmt)
+		if !ok {
+			return true
+		}
+		switch fun := ast.Unparen(d.Call.Fun).(type) {
+		case *ast.FuncLit:
+			found = callsRecover(fun.Body, info)
+		default:
+			if fn := typeutil.StaticCallee(info, d.Call); fn != nil {
+				if fd := decls[fn.Origin()]; fd != nil {
+					found = callsRecover(fd.Body, info)
+				}
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// callsRecover reports whether body calls the built-in recover itself (not
+// in a function literal, where it would not stop a panic).
+func callsRecover(body *ast.BlockStmt, info *types.Info) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "recover" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
