@@ -48,15 +48,11 @@ func increments(workload string, p *profile.Profile, pkg string) (*Increments, e
 			if len(paths) == 0 {
 				continue
 			}
-			n, err := mf.Numbering()
+			pl, err := mf.Placement()
 			if err != nil {
 				return nil, err
 			}
-			pl, err := n.Place(nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", mf.Name, err)
-			}
-			c, err := n.CountsFromPaths(paths)
+			c, err := pl.CountsFromPaths(paths)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", mf.Name, err)
 			}

@@ -508,6 +508,21 @@ func (f *Func) Numbering() (*numbering.Numbering, error) {
 	return n, nil
 }
 
+// Placement numbers the function again and places its counters as pppexec
+// placed them: on the chords of the spanning tree under the static weights
+// (numbering.Numbering.Place with none given).
+func (f *Func) Placement() (*numbering.Placement, error) {
+	n, err := f.Numbering()
+	if err != nil {
+		return nil, err
+	}
+	p, err := n.Place(nil)
+	if err != nil {
+		return nil, fmt.Errorf("function %s: %w", f.Name, err)
+	}
+	return p, nil
+}
+
 // PathCounts reads a function's path counts out of its package's segment
 // (Segment.Words, the words that are not zero): a count per Ball-Larus id,
 // and the paths lost to a full hash table.

@@ -272,7 +272,7 @@ func (f *Func) htmlPath(id uint64, last int) (jsPath, error) {
 // marked, and the edges where loops go round drawn up the right side.
 func (f *Func) svg() (string, error) {
 	n := f.numbering
-	pl, err := n.Place(nil)
+	pl, err := f.meta.Placement()
 	if err != nil {
 		return "", err
 	}

@@ -220,13 +220,9 @@ func interestingIDs(mode profile.Mode, f *profile.Func, counts map[uint64]uint64
 // preferentially, as pppexec would. PPP ids depend on the weights alone,
 // not on where the increments go, so any placement gives them.
 func numberPPP(f *profile.Func, ids []uint64) (*numbering.PPP, error) {
-	n, err := f.Numbering()
+	pl, err := f.Placement()
 	if err != nil {
 		return nil, err
-	}
-	pl, err := n.Place(nil)
-	if err != nil {
-		return nil, fmt.Errorf("function %s: %w", f.Name, err)
 	}
 	q, err := pl.PPP(ids)
 	if err != nil {
