@@ -472,6 +472,21 @@ func (m *Meta) checkSuper(f *Func) error {
 	return nil
 }
 
+// GraphFunc returns the description of a function whose graph is g with
+// preferred cuts preferred: its graph alone, the part of the metadata that
+// another package needs to inline the function (the analyzers' facts), and
+// that Graph and PreferredCuts read back. pppexec fills in the rest.
+func GraphFunc(g *numbering.Graph, preferred []numbering.EdgeID) Func {
+	f := Func{Blocks: make([]Block, g.NumBlocks), Entry: int32(g.Entry), Exit: int32(g.Exit)}
+	for _, e := range g.Edges {
+		f.Edges = append(f.Edges, Edge{Src: int32(e.Src), Dst: int32(e.Dst), Probe: e.Probe})
+	}
+	for _, id := range preferred {
+		f.Preferred = append(f.Preferred, int32(id))
+	}
+	return f
+}
+
 // Graph returns the function's graph for the numbering package.
 func (f *Func) Graph() *numbering.Graph {
 	g := &numbering.Graph{NumBlocks: len(f.Blocks), Entry: numbering.BlockID(f.Entry), Exit: numbering.BlockID(f.Exit)}

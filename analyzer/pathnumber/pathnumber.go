@@ -11,6 +11,7 @@ import (
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 var Analyzer = &analysis.Analyzer{
@@ -67,37 +68,10 @@ type FuncFact struct {
 	LimitCuts int    // cuts made to fit the ids in 63 bits
 	Err       string // why the function cannot be numbered, if it cannot
 	// Graph is the function's graph, so that another package can inline
-	// it into its callers' supergraphs (interprocedural path counts); nil
-	// for a function that cannot be numbered.
-	Graph *GraphFact `json:",omitempty"`
-}
-
-// A GraphFact is a function's graph, as numbering.Graph has it, with its
-// preferred cuts.
-type GraphFact struct {
-	Blocks      int
-	Entry, Exit int32
-	Edges       []EdgeFact
-	Preferred   []int32
-}
-
-// An EdgeFact is an edge of a GraphFact.
-type EdgeFact struct {
-	Src, Dst int32
-	Probe    bool
-}
-
-// Numbering returns the graph and its preferred cuts for package numbering.
-func (g *GraphFact) Numbering() (*numbering.Graph, []numbering.EdgeID) {
-	ng := &numbering.Graph{NumBlocks: g.Blocks, Entry: numbering.BlockID(g.Entry), Exit: numbering.BlockID(g.Exit)}
-	for _, e := range g.Edges {
-		ng.AddEdge(numbering.BlockID(e.Src), numbering.BlockID(e.Dst), e.Probe)
-	}
-	pref := make([]numbering.EdgeID, len(g.Preferred))
-	for i, id := range g.Preferred {
-		pref[i] = numbering.EdgeID(id)
-	}
-	return ng, pref
+	// it into its callers' supergraphs (interprocedural path counts), as
+	// the metadata of a profile describes it (profile.GraphFunc); nil for
+	// a function that cannot be numbered.
+	Graph *profile.Func `json:",omitempty"`
 }
 
 func (*FuncFact) AFact() {}
@@ -186,7 +160,7 @@ func findSites(pass *analysis.Pass, funcs []*Func) {
 					if !pass.ImportObjectFact(c.Callee, &fact) || fact.Graph == nil {
 						continue
 					}
-					site.Graph, site.Preferred = fact.Graph.Numbering()
+					site.Graph, site.Preferred = fact.Graph.Graph(), fact.Graph.PreferredCuts()
 				}
 				f.Sites = append(f.Sites, site)
 			}
@@ -207,14 +181,8 @@ func (f *Func) Fact() FuncFact {
 	}
 	fact.Paths = f.Numbering.Total().String()
 	fact.Numbered = f.Numbering.NumPaths()
-	g := &GraphFact{Blocks: f.Graph.NumBlocks, Entry: int32(f.Graph.Entry), Exit: int32(f.Graph.Exit)}
-	for _, e := range f.Graph.Edges {
-		g.Edges = append(g.Edges, EdgeFact{int32(e.Src), int32(e.Dst), e.Probe})
-	}
-	for _, id := range f.Preferred {
-		g.Preferred = append(g.Preferred, int32(id))
-	}
-	fact.Graph = g
+	g := profile.GraphFunc(&f.Graph, f.Preferred)
+	fact.Graph = &g
 	fact.Chords = len(f.Placement.Chords())
 	for _, c := range f.Numbering.Cuts() {
 		if c.Kind == numbering.CutLimit {

@@ -69,24 +69,16 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 // describe makes a function's metadata, without its counters.
 func describe(positions *positioner, info *types.Info, decls map[types.Object]*ast.FuncDecl, fn *funcgraph.Numbered, file int, coverBuild bool) profile.Func {
 	pos := positions.Position
-	mf := profile.Func{
-		Name:    fn.Name,
-		File:    file,
-		Line:    pos(fn.Node.Pos()).Line,
-		EndLine: pos(fn.Node.End()).Line,
-		Entry:   int32(fn.Graph.Entry),
-		Exit:    int32(fn.Graph.Exit),
-		Paths:   fn.Numbering.NumPaths(),
-		Total:   fn.Numbering.Total().String(),
-	}
-	for _, id := range fn.Preferred {
-		mf.Preferred = append(mf.Preferred, int32(id))
-	}
+	mf := profile.GraphFunc(&fn.Graph, fn.Preferred)
+	mf.Name, mf.File = fn.Name, file
+	mf.Line, mf.EndLine = pos(fn.Node.Pos()).Line, pos(fn.Node.End()).Line
+	mf.Paths, mf.Total = fn.Numbering.NumPaths(), fn.Numbering.Total().String()
 	mf.Units = coverUnits(positions, fn.Func, coverBuild)
 	mf.Recovers = recovers(fn.Body, info, decls)
 	calls := fn.StaticCalls(info)
 	for i, b := range fn.Blocks {
-		mb := profile.Block{Kind: b.Kind.String()}
+		mb := &mf.Blocks[i]
+		mb.Kind = b.Kind.String()
 		if len(b.Nodes) > 0 {
 			start, end := pos(b.Nodes[0].Pos()), pos(b.Nodes[len(b.Nodes)-1].End())
 			mb.Line, mb.Col, mb.EndLine, mb.EndCol = start.Line, start.Column, end.Line, end.Column
@@ -99,15 +91,11 @@ func describe(positions *positioner, info *types.Info, decls map[types.Object]*a
 				Site: c.Site,
 			})
 		}
-		mf.Blocks = append(mf.Blocks, mb)
 	}
 	for i, e := range fn.Edges {
-		ge := fn.Graph.Edges[i]
 		p := pos(e.Node.Pos())
-		mf.Edges = append(mf.Edges, profile.Edge{
-			Src: int32(ge.Src), Dst: int32(ge.Dst), Probe: ge.Probe,
-			Kind: profile.EdgeKind(e.Kind.String()), Line: p.Line, Col: p.Column,
-		})
+		me := &mf.Edges[i]
+		me.Kind, me.Line, me.Col = profile.EdgeKind(e.Kind.String()), p.Line, p.Column
 	}
 	return mf
 }
