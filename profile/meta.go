@@ -219,7 +219,7 @@ type Edge struct {
 	Src, Dst int32
 	Probe    bool
 	Kind     EdgeKind
-	Line     int    // of the statement or clause that takes it
+	Line     int // of the statement or clause that takes it
 	Col      int
 }
 
