@@ -23,7 +23,7 @@
 //     the program's (the link's flags do not show -trimpath).
 //
 // With -interesting=PROFILE the build is a PPP build (see
-// instrument/ppp.go): each function's paths that PROFILE ran are its
+// instrument/layout.go): each function's paths that PROFILE ran are its
 // interesting paths, counted in an array by PPP id, and every other path is
 // recorded as residual. A function matches the profile by package (test
 // variants merged), name, and the shape of its graph: one whose graph
@@ -46,7 +46,7 @@
 // makes for itself and removes.
 //
 // With -ippp=PROFILE the build is interprocedural (see
-// instrument/ippp.go): a caller's static calls of instrumented functions,
+// instrument/supergraph.go): a caller's static calls of instrumented functions,
 // on paths that PROFILE ran, call clones that also count the caller's
 // supergraph paths, to -ipppdepth calls deep. The build ID covers a
 // fingerprint of PROFILE and the depth too.

@@ -18,7 +18,7 @@ import (
 //     its segments, ending wherever the supergraph's paths end, take the
 //     caller's edges exactly as its own paths do; but only at most, for a
 //     caller that deeper segments of another supergraph go through (see
-//     package instrument's ippp.go);
+//     package instrument's supergraph.go);
 //   - onto the callees, summed over all sites of all supergraphs, they can
 //     be at most the callee's own edge counts, and must equal them for the
 //     functions that exact names: those the program calls only at the

@@ -16,9 +16,19 @@
 //	CountHashed(C[off:end], r+c)  the same for one counted in a hash table
 //
 // where C is the package's counter slice. In atomic mode (chosen for -race
-// builds) updates go through rt.Add instead of ++. A PPP build's code, with
-// a second register, is described in ppp.go; an interprocedural build's
-// clones and supergraph registers in ippp.go.
+// builds) updates go through rt.Add instead of ++. A PPP build's counters,
+// with a second register, are described in layout.go; an interprocedural
+// build's supergraph registers and clones in supergraph.go. codegen.go
+// holds every statement form, with the Go it emits; the golden files of
+// testdata/golden show whole packages instrumented in each mode.
+//
+// The files follow the stages of Package: functions.go numbers a package's
+// functions and describes them in the metadata, layout.go lays out their
+// counters, supergraph.go makes the supergraphs of an interprocedural
+// build, codegen.go and clone.go write the code through an editor of each
+// file (edit.go), and generated.go writes the generated file. positions.go
+// and units.go give the metadata the user's positions and go test
+// -cover's statements.
 //
 // The rewriter only inserts text: every byte of the original stays where it
 // was, and each insertion is followed by a /*line file:line:col*/ comment
