@@ -83,16 +83,16 @@ func (p *Placement) Check(q *PPP, limit int) error {
 		if wsum != c.PPP {
 			return fmt.Errorf("the PPP increments of path %d sum to %d, its PPP weights to %d", id, c.PPP, wsum)
 		}
-		if want, ok := q.ID(id); ok {
+		if want, ok := q.id(id); ok {
 			interesting++
-			if c.PPP != want || c.PPP >= q.Size() || !q.Accepts(c.PPP, c.BL) {
+			if c.PPP != want || c.PPP >= q.Size() || !q.accepts(c.PPP, c.BL) {
 				return fmt.Errorf("interesting path %d ran with PPP id %d (want %d, size %d) and was not accepted", id, c.PPP, want, q.Size())
 			}
 			if other, dup := pppSeen[c.PPP]; dup {
 				return fmt.Errorf("interesting paths %d and %d share PPP id %d", other, id, c.PPP)
 			}
 			pppSeen[c.PPP] = id
-		} else if q.Accepts(c.PPP, c.BL) {
+		} else if q.accepts(c.PPP, c.BL) {
 			return fmt.Errorf("uninteresting path %d (PPP id %d) passes the alias check", id, c.PPP)
 		}
 	}

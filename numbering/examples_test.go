@@ -103,7 +103,7 @@ func TestThesisFig34PPP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for bl, want := range map[uint64]uint64{0: 0, 1: 1, 5: 2} {
-		if got, ok := q.ID(bl); !ok || got != want {
+		if got, ok := q.id(bl); !ok || got != want {
 			t.Errorf("PPP id of BL %d = %d, %v; want %d", bl, got, ok, want)
 		}
 	}
@@ -134,13 +134,14 @@ func TestThesisFig34PPP(t *testing.T) {
 		if ppp != wantPPP {
 			t.Errorf("PPP id of %s = %d; want %d", path, ppp, wantPPP)
 		}
-		if q.Accepts(ppp, bl) {
+		if q.accepts(ppp, bl) {
 			t.Errorf("alias check accepts uninteresting %s (PPP %d, BL %d)", path, ppp, bl)
 		}
 	}
-	slots, err := q.Slots(10)
-	if err != nil || len(slots) != 3 || slots[0] != 0 || slots[1] != 1 || slots[2] != 5 {
-		t.Errorf("slots = %v, %v; want [0 1 5]", slots, err)
+	for ppp, want := range []uint64{0, 1, 5} {
+		if bl, ok := q.BL(uint64(ppp)); !ok || bl != want {
+			t.Errorf("slot %d holds %d, %v; want %d", ppp, bl, ok, want)
+		}
 	}
 	if q.BLDelta() != 2 {
 		t.Errorf("Ball-Larus δ = %v; want (5-0+1)/3 = 2", q.BLDelta())

@@ -145,8 +145,8 @@ func (q *PPP) Inc(id EdgeID) uint64 { return q.inc[id] }
 // the edge is on no interesting path (⊥; it counts as 0).
 func (q *PPP) Weight(id EdgeID) (int64, bool) { return q.weight[id], q.set[id] }
 
-// ID returns the PPP id of the interesting path with Ball-Larus id bl.
-func (q *PPP) ID(bl uint64) (uint64, bool) {
+// id returns the PPP id of the interesting path with Ball-Larus id bl.
+func (q *PPP) id(bl uint64) (uint64, bool) {
 	id, ok := q.toPPP[bl]
 	return id, ok
 }
@@ -157,26 +157,9 @@ func (q *PPP) BL(ppp uint64) (uint64, bool) {
 	return bl, ok
 }
 
-// Slots returns the alias-check array: for each PPP id below Size, the
-// Ball-Larus id of its interesting path, or NoPath for a hole. It refuses to
-// build more than limit slots.
-func (q *PPP) Slots(limit uint64) ([]uint64, error) {
-	if q.size > limit {
-		return nil, fmt.Errorf("%w: %d PPP slots, more than the limit of %d", ErrTooManyPaths, q.size, limit)
-	}
-	s := make([]uint64, q.size)
-	for i := range s {
-		s[i] = NoPath
-	}
-	for ppp, bl := range q.toBL {
-		s[ppp] = bl
-	}
-	return s, nil
-}
-
-// Accepts reports whether the runtime's alias check counts a path whose PPP
+// accepts reports whether the runtime's alias check counts a path whose PPP
 // register ends at ppp and Ball-Larus register at bl as interesting.
-func (q *PPP) Accepts(ppp, bl uint64) bool {
+func (q *PPP) accepts(ppp, bl uint64) bool {
 	want, ok := q.toBL[ppp]
 	return ok && want == bl
 }
