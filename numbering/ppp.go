@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-// NoPath marks a slot of the PPP array that no interesting path has. No
-// Ball-Larus id equals it, since ids are below 2^63.
-const NoPath = math.MaxUint64
-
 // maxPPP bounds PPP ids, so that the arithmetic of the algorithm stays far
 // from int64 overflow.
 const maxPPP = 1 << 62
