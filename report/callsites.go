@@ -50,7 +50,7 @@ const maxCallSites = 1 << 20
 // nil) on the interprocedural path segments of up to depth calls that
 // the profile ran, most runs first, each with the sites inside its callee to
 // depth-1 more levels. Callees are found in all of r's packages.
-func (r *Report) CallSites(depth int, pkgs *pkgpattern.Set) ([]*CallSite, error) {
+func (r *Report) CallSites(depth int, pkgs *pkgpattern.Set) (CallSites, error) {
 	if depth < 1 {
 		return nil, fmt.Errorf("call site depth %d: want 1 or more", depth)
 	}
@@ -167,9 +167,12 @@ func sortSites(sites []*CallSite) {
 	})
 }
 
-// WriteCallSites writes sites as text, one a line, inner sites indented
-// under the site whose callee holds them.
-func WriteCallSites(w io.Writer, sites []*CallSite) error {
+// CallSites are call sites, as Report.CallSites finds them, to print.
+type CallSites []*CallSite
+
+// WriteText writes the sites, one a line, inner sites indented under the
+// site whose callee holds them.
+func (sites CallSites) WriteText(w io.Writer) error {
 	cwd, _ := os.Getwd()
 	var write func(sites []*CallSite, indent string) error
 	write = func(sites []*CallSite, indent string) error {
@@ -192,10 +195,10 @@ func WriteCallSites(w io.Writer, sites []*CallSite) error {
 	return write(sites, "")
 }
 
-// WriteCallSitesJSON writes sites as a JSON array.
-func WriteCallSitesJSON(w io.Writer, sites []*CallSite) error {
+// WriteJSON writes the sites as a JSON array.
+func (sites CallSites) WriteJSON(w io.Writer) error {
 	if sites == nil {
-		sites = []*CallSite{}
+		sites = CallSites{}
 	}
 	return writeJSON(w, sites)
 }

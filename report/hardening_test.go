@@ -57,7 +57,9 @@ func TestSaturatedTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	WritePaths(&out, r.Lookup("A")[0], paths)
+	if err := (Paths{r.Lookup("A")[0], paths}).WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(out.String(), "ran ≥18446744073709551615 times") {
 		t.Errorf("paths does not say the count saturated:\n%s", out.String())
 	}

@@ -134,22 +134,40 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 	return steps
 }
 
-// WritePaths writes paths as text: each with its id and count, then its
-// steps, one a line, leaving out those that just fall through.
-func WritePaths(w io.Writer, f *Func, paths []Path) {
+// Paths are paths of one function, decoded (Func.Decoded), to print.
+type Paths struct {
+	Func  *Func
+	Paths []Path
+}
+
+// WriteText writes the function, then its paths: each with its id and
+// count, then its steps, one a line, leaving out those that just fall
+// through.
+func (ps Paths) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
 	cwd, _ := os.Getwd()
-	fmt.Fprintf(w, "%s.%s (%s:%d): %d of %d paths ran\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.Paths.Covered, f.Paths.Total)
-	for _, p := range paths {
+	f := ps.Func
+	fmt.Fprintf(ew, "%s.%s (%s:%d): %d of %d paths ran\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.Paths.Covered, f.Paths.Total)
+	for _, p := range ps.Paths {
 		switch p.Count {
 		case 0:
-			fmt.Fprintf(w, "\npath %d, never ran\n", p.ID)
+			fmt.Fprintf(ew, "\npath %d, never ran\n", p.ID)
 		case 1:
-			fmt.Fprintf(w, "\npath %d, ran once\n", p.ID)
+			fmt.Fprintf(ew, "\npath %d, ran once\n", p.ID)
 		default:
-			fmt.Fprintf(w, "\npath %d, ran %s times\n", p.ID, atLeast(p.Count))
+			fmt.Fprintf(ew, "\npath %d, ran %s times\n", p.ID, atLeast(p.Count))
 		}
-		writeSteps(w, cwd, p.Steps)
+		writeSteps(ew, cwd, p.Steps)
 	}
+	return ew.err
+}
+
+// WriteJSON writes the function and its paths as JSON.
+func (ps Paths) WriteJSON(w io.Writer) error {
+	if ps.Paths == nil {
+		ps.Paths = []Path{}
+	}
+	return writeJSON(w, ps)
 }
 
 // writeSteps writes a path's branches, one a line, leaving out the edges

@@ -30,7 +30,7 @@ type SupergraphSize struct {
 
 // SupergraphSizes builds the supergraph of each caller of sites (as
 // CallSites returns them) and numbers it, biggest supergraph first.
-func (r *Report) SupergraphSizes(sites []*CallSite) ([]*SupergraphSize, error) {
+func (r *Report) SupergraphSizes(sites []*CallSite) (SupergraphSizes, error) {
 	byCaller := make(map[*Func][]*CallSite)
 	var callers []*Func
 	for _, s := range sites {
@@ -86,16 +86,20 @@ func supergraph(f *Func, sites []*CallSite) (*numbering.Supergraph, int, error) 
 	return sg, len(nested), err
 }
 
-// WriteSupergraphSizesJSON writes sizes as a JSON array.
-func WriteSupergraphSizesJSON(w io.Writer, sizes []*SupergraphSize) error {
+// SupergraphSizes are the sizes of supergraphs, as Report.SupergraphSizes
+// gives them, to print.
+type SupergraphSizes []*SupergraphSize
+
+// WriteJSON writes the sizes as a JSON array.
+func (sizes SupergraphSizes) WriteJSON(w io.Writer) error {
 	if sizes == nil {
-		sizes = []*SupergraphSize{}
+		sizes = SupergraphSizes{}
 	}
 	return writeJSON(w, sizes)
 }
 
-// WriteSupergraphSizes writes sizes as text, one caller a line.
-func WriteSupergraphSizes(w io.Writer, sizes []*SupergraphSize) error {
+// WriteText writes the sizes, one caller a line.
+func (sizes SupergraphSizes) WriteText(w io.Writer) error {
 	cwd, _ := os.Getwd()
 	for _, s := range sizes {
 		super := s.SuperPaths

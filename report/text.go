@@ -11,6 +11,26 @@ import (
 	"text/tabwriter"
 )
 
+// An Output is a result that pathcover prints. Each writes itself as text,
+// the table or list that the command prints, or as indented JSON (its
+// -json): a Report, its SegmentReport, a function's Paths, CallSites,
+// SupergraphSizes, a Residual and a StatsReport. A report's HTML page is
+// not one: it is written to a file, with options (WriteHTML).
+type Output interface {
+	WriteText(w io.Writer) error
+	WriteJSON(w io.Writer) error
+}
+
+var (
+	_ Output = (*Report)(nil)
+	_ Output = SegmentReport{}
+	_ Output = Paths{}
+	_ Output = CallSites(nil)
+	_ Output = SupergraphSizes(nil)
+	_ Output = (*Residual)(nil)
+	_ Output = (*StatsReport)(nil)
+)
+
 // WriteText writes the report as a table: per package its totals, then its
 // functions, worst covered first; then the totals over everything.
 func (r *Report) WriteText(w io.Writer) error {
@@ -38,10 +58,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// WriteSegments writes the interprocedural part of the report as a table:
-// per package the segments that ran, then its supergraphs, worst covered
+// A SegmentReport is the interprocedural part of a report: per package,
+// the supergraphs of an interprocedural build (pppexec -ippp) and the path
+// segments that ran. As JSON it is the whole report, which holds them.
+type SegmentReport struct{ Report *Report }
+
+// WriteText writes the interprocedural part of the report as a table: per
+// package the segments that ran, then its supergraphs, worst covered
 // first, each with its call sites; then the totals.
-func (r *Report) WriteSegments(w io.Writer) error {
+func (s SegmentReport) WriteText(w io.Writer) error {
+	r := s.Report
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	cwd, _ := os.Getwd()
 	fmt.Fprintf(tw, "\tsegments run\t\tcall sites\t\n")
@@ -62,6 +88,10 @@ func (r *Report) WriteSegments(w io.Writer) error {
 	return tw.Flush()
 }
 
+// WriteJSON writes the whole report as JSON: its packages' Supergraphs and
+// Segments are the interprocedural part.
+func (s SegmentReport) WriteJSON(w io.Writer) error { return s.Report.WriteJSON(w) }
+
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
@@ -70,6 +100,22 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "\t")
 	return enc.Encode(v)
+}
+
+// errWriter remembers the first error of its writes, for a writer of many
+// lines that checks once at the end; the writes after it do nothing.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // ratio writes a coverage as covered/total; a sum that saturated is "at

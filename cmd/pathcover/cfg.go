@@ -9,38 +9,43 @@ import (
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
 )
 
-func cfgMain(args []string) int {
-	fs := flag.NewFlagSet("pathcover cfg", flag.ContinueOnError)
-	dot := fs.Bool("dot", false, "write Graphviz DOT instead of text")
-	tests := fs.Bool("test", false, "also load the package's tests")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover cfg [-dot] [-test] [PKG.]FUNC\n\n"+
-			"Prints a function's control-flow graph, numbering and counter placement.\n"+
-			"FUNC is spelled as in stack traces: F, T.M, (*T).M, F.func1; without PKG,\n"+
-			"it is looked up in the package in the current directory.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	pkg, f, err := findFunc(fs.Arg(0), *tests)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover cfg: %v\n", err)
-		return 1
-	}
-	if f.Err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover cfg: %s cannot be numbered: %v\n", fs.Arg(0), f.Err)
-	}
-	if *dot {
-		f.FormatDOT(os.Stdout, pkg.Fset, f.Placement)
-	} else {
-		f.Format(os.Stdout, pkg.Fset, f.Placement)
-	}
-	return 0
+var cmdCfg = &Command{
+	UsageLine: "pathcover cfg [-dot] [-test] [PKG.]FUNC",
+	Short:     "print a function's control-flow graph and its numbering",
+	Long: `
+Prints a function's control-flow graph, Ball-Larus numbering and counter
+placement: each block with its statements; each edge with its branch
+outcome, its probe site, its Ball-Larus weight, whether it is a chord and
+its increment, and its profiling code; the cut edges; and, for a function
+with few paths, every path. With -dot it writes Graphviz DOT instead.
+FUNC is spelled as in stack traces: F, T.M, (*T).M, F.func1; without PKG,
+it is looked up in the package in the current directory. With -test the
+package's tests are loaded too, for functions in _test.go files.
+`,
+	Flags: func(fs *flag.FlagSet) Run {
+		dot := fs.Bool("dot", false, "write Graphviz DOT instead of text")
+		tests := fs.Bool("test", false, "also load the package's tests")
+		return func(cmd *Command, args []string) int {
+			if len(args) != 1 {
+				fs.Usage()
+				return exitUsage
+			}
+			pkg, f, err := findFunc(args[0], *tests)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitFail
+			}
+			if f.Err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s cannot be numbered: %v\n", cmd.LongName(), args[0], f.Err)
+			}
+			if *dot {
+				f.FormatDOT(os.Stdout, pkg.Fset, f.Placement)
+			} else {
+				f.Format(os.Stdout, pkg.Fset, f.Placement)
+			}
+			return 0
+		}
+	},
 }
 
 // findFunc loads the package of a PKG.FUNC name and returns the function. A

@@ -14,32 +14,46 @@ import (
 	"github.com/pathcover/pathcover/report"
 )
 
-func gateMain(args []string) int {
-	fs := flag.NewFlagSet("pathcover gate", flag.ContinueOnError)
-	dir := profileFlag(fs)
-	min := fs.Float64("min", -1, "the least `percent` of each function's paths that must have run (required)")
-	since := fs.String("since", "", "judge only the functions changed since git `revision` (committed, uncommitted or untracked)")
-	show := fs.Int("show", 3, "decode the first `n` untested paths of each function that falls short")
-	asJSON := fs.Bool("json", false, "write the findings as JSON, in go vet -json's shape")
-	github := fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "also print GitHub Actions annotations (default true in GitHub Actions)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover gate -min percent [-since revision] [-dir D] [-json] [-github] [packages]\n\n"+
-			"Fails (exit 1) when a function of the profile has less than -min percent of\n"+
-			"its acyclic paths run, and names each such function with its first\n"+
-			"untested paths decoded. With -since, only functions whose lines changed\n"+
-			"since the revision are judged, so a CI job can hold new code to a bar that\n"+
-			"old code does not meet yet. go vet -vettool=$(which pathcover)\n"+
-			"-pathcover.profile=D -pathcover.min=N reports the same through vet.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *min < 0 || *min > 100 {
-		fmt.Fprintln(os.Stderr, "pathcover gate: -min must be given, from 0 to 100")
+var cmdGate = &Command{
+	UsageLine: "pathcover gate -min percent [-since revision] [-show n] [-dir D] [-json] [-github] [packages]",
+	Short:     "fail when functions have too few of their paths run, for CI",
+	Long: `
+Fails (exit 1) when a function of the profile has less than -min percent of
+its acyclic paths run, and names each such function with its first
+untested paths decoded. With -since, only functions whose lines changed
+since the revision are judged, so a CI job can hold new code to a bar that
+old code does not meet yet. go vet -vettool=$(which pathcover)
+-pathcover.profile=D -pathcover.min=N reports the same through vet, and
+-json writes the findings in go vet -json's shape.
+`,
+	Flags: func(fs *flag.FlagSet) Run {
+		g := &gateFlags{
+			dir:    profileFlag(fs),
+			min:    fs.Float64("min", -1, "the least `percent` of each function's paths that must have run (required)"),
+			since:  fs.String("since", "", "judge only the functions changed since git `revision` (committed, uncommitted or untracked)"),
+			show:   fs.Int("show", 3, "decode the first `n` untested paths of each function that falls short"),
+			asJSON: jsonFlag(fs),
+			github: fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "also print GitHub Actions annotations (default true in GitHub Actions)"),
+		}
+		return g.run
+	},
+}
+
+type gateFlags struct {
+	dir            *profileDirs
+	min            *float64
+	since          *string
+	show           *int
+	asJSON, github *bool
+}
+
+func (g *gateFlags) run(cmd *Command, patterns []string) int {
+	name := cmd.LongName()
+	if *g.min < 0 || *g.min > 100 {
+		fmt.Fprintf(os.Stderr, "%s: -min must be given, from 0 to 100\n", name)
 		return exitUsage
 	}
-	r, problems, code := openReport("pathcover gate", dir.dirs, fs.Args())
+	r, problems, code := openReport(name, g.dir.dirs, patterns)
 	if code != 0 {
 		return code
 	}
@@ -48,16 +62,16 @@ func gateMain(args []string) int {
 	// which could.
 	for _, pr := range problems {
 		if profile.IsMetaProblem(pr) {
-			fmt.Fprintln(os.Stderr, "pathcover gate: cannot judge a profile whose metadata cannot all be read (see above)")
+			fmt.Fprintf(os.Stderr, "%s: cannot judge a profile whose metadata cannot all be read (see above)\n", name)
 			return exitNoData
 		}
 	}
 	var judge func(*report.Func) bool
-	if *since != "" {
+	if *g.since != "" {
 		wd, _ := os.Getwd()
-		changes, err := gitdiff.Since(wd, *since)
+		changes, err := gitdiff.Since(wd, *g.since)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "pathcover gate: -since: %v\n", err)
+			fmt.Fprintf(os.Stderr, "%s: -since: %v\n", name, err)
 			return exitFail
 		}
 		judge = func(f *report.Func) bool {
@@ -76,28 +90,20 @@ func gateMain(args []string) int {
 		}
 		return false
 	}
-	short, err := r.Gate(*min, *show, counting)
+	short, err := r.Gate(*g.min, *g.show, counting)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover gate: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
 	}
-	if judged == 0 && *since == "" {
-		fmt.Fprintln(os.Stderr, "pathcover gate: the packages chosen have no function to judge")
+	if judged == 0 && *g.since == "" {
+		fmt.Fprintf(os.Stderr, "%s: the packages chosen have no function to judge\n", name)
 		return exitNoData
 	}
 	cwd, _ := os.Getwd()
-	if *asJSON {
-		err = writeGateJSON(os.Stdout, short, cwd)
-	} else {
-		for _, s := range short {
-			fmt.Printf("%s:%d:1: %s\n", relPath(cwd, s.Func.File), s.Func.Line, s.Message())
-		}
+	if code := write(cmd, findings{short, cwd}, *g.asJSON); code != 0 {
+		return code
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover gate: %v\n", err)
-		return exitFail
-	}
-	if *github {
+	if *g.github {
 		root := cwd
 		if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" {
 			root = ws
@@ -109,37 +115,54 @@ func gateMain(args []string) int {
 		}
 	}
 	scope := ""
-	if *since != "" {
-		scope = " (changed since " + *since + ")"
+	if *g.since != "" {
+		scope = " (changed since " + *g.since + ")"
 	}
 	if len(short) > 0 {
-		fmt.Fprintf(os.Stderr, "pathcover gate: %d of %d functions judged%s have less than %g%% of their paths run\n", len(short), judged, scope, *min)
+		fmt.Fprintf(os.Stderr, "%s: %d of %d functions judged%s have less than %g%% of their paths run\n", name, len(short), judged, scope, *g.min)
 		return exitFail
 	}
 	if judged == 0 {
-		fmt.Fprintf(os.Stderr, "pathcover gate: no function of the profile changed since %s\n", *since)
+		fmt.Fprintf(os.Stderr, "%s: no function of the profile changed since %s\n", name, *g.since)
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "pathcover gate: all %d functions judged%s have at least %g%% of their paths run\n", judged, scope, *min)
+	fmt.Fprintf(os.Stderr, "%s: all %d functions judged%s have at least %g%% of their paths run\n", name, judged, scope, *g.min)
 	return 0
 }
 
-// writeGateJSON writes the findings as go vet -json does: by package, then
-// by analyzer, a list of positions and messages.
-func writeGateJSON(w io.Writer, short []report.Shortfall, cwd string) error {
+// findings are the functions that fall short, as gate prints them: as vet
+// prints diagnostics, their files relative to cwd.
+type findings struct {
+	short []report.Shortfall
+	cwd   string
+}
+
+// WriteText writes a line per function: its position, then the message.
+func (fs findings) WriteText(w io.Writer) error {
+	for _, s := range fs.short {
+		if _, err := fmt.Fprintf(w, "%s:%d:1: %s\n", relPath(fs.cwd, s.Func.File), s.Func.Line, s.Message()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the findings as go vet -json does: by package, then by
+// analyzer, a list of positions and messages.
+func (fs findings) WriteJSON(w io.Writer) error {
 	type diagnostic struct {
 		Posn    string `json:"posn"`
 		Message string `json:"message"`
 	}
 	out := make(map[string]map[string][]diagnostic)
-	for _, s := range short {
+	for _, s := range fs.short {
 		pkg := out[s.Func.Package]
 		if pkg == nil {
 			pkg = make(map[string][]diagnostic)
 			out[s.Func.Package] = pkg
 		}
 		pkg["pathcover"] = append(pkg["pathcover"], diagnostic{
-			Posn:    fmt.Sprintf("%s:%d:1", relPath(cwd, s.Func.File), s.Func.Line),
+			Posn:    fmt.Sprintf("%s:%d:1", relPath(fs.cwd, s.Func.File), s.Func.Line),
 			Message: s.Message(),
 		})
 	}

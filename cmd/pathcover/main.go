@@ -1,7 +1,8 @@
 package main
 
+//go:generate go test -run=^TestDocsUpToDate$ -fixdocs
+
 import (
-	"fmt"
 	"os"
 
 	"golang.org/x/tools/go/analysis/multichecker"
@@ -9,54 +10,99 @@ import (
 	"github.com/pathcover/pathcover/analyzer/pathcover"
 )
 
-// subcommands run instead of the analyzers when named first. vet's own
-// calls (-V=full, -flags, a .cfg file) never start with one of them.
-var subcommands = map[string]func(args []string) int{
-	"cfg":       cfgMain,
-	"test":      testMain,
-	"report":    reportMain,
-	"paths":     pathsMain,
-	"merge":     mergeMain,
-	"residual":  residualMain,
-	"stats":     statsMain,
-	"callsites": callsitesMain,
-	"gate":      gateMain,
-	"html":      htmlMain,
-	"pppexec":   pppexecMain,
+// commands are pathcover's subcommands, in the order that 'pathcover help'
+// and doc.go list them. Each is declared in its own file.
+var commands = []*Command{
+	cmdTest,
+	cmdReport,
+	cmdPaths,
+	cmdMerge,
+	cmdHTML,
+	cmdResidual,
+	cmdStats,
+	cmdCallSites,
+	cmdGate,
+	cmdCfg,
+	cmdPPPExec,
 }
 
+// analyzerUsage are the ways to run pathcover as an analyzer, which 'pathcover
+// help' lists after the commands'.
+var analyzerUsage = []string{
+	"pathcover [-pathcover.maxpaths=N] [-json] [packages]",
+	"go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]",
+	"go vet -vettool=$(which pathcover) -pathcover.profile=D [-pathcover.min=N] [packages]",
+}
+
+// docOverview begins doc.go, before the command list; docTopics follow it.
+const docOverview = `
+Command pathcover measures and reports the acyclic paths of Go functions.
+
+It is a vet tool and a standalone analyzer:
+
+	go vet -vettool=$(which pathcover) ./...   # report functions with too many paths
+	pathcover ./...                            # the same, without vet
+	pathcover -pathcover.maxpaths=200 ./...    # a lower limit
+
+With a profile, the vet tool is a gate on untested paths:
+
+	go vet -vettool=$(which pathcover) -pathcover.profile=DIR -pathcover.min=80 ./...
+
+reports each function whose tests ran less than 80% of its paths, with
+its first untested paths decoded.
+
+It has commands, which take precedence over package patterns (write
+./cfg for a package named cfg); each prints its usage and flags with -h.
+`
+
+var docTopics = []string{`
+# Profiles and packages
+
+The commands that read a profile take it from -dir (repeated, or
+comma-separated, for several) or $PATHCOVERDIR, and packages as the go
+command names them from the current directory (./..., ., ./sub, import
+paths, all, std). They exit with status 3 when there is nothing to
+report on: no profile, one that is empty, unreadable or without counts,
+or patterns that match none of its packages; with 2 for usage errors;
+gate with 1 when functions fall short, and with 3 too when a metadata
+file cannot be read.
+`, `
+# Interprocedural path segments
+
+Interprocedural path segments (PPP thesis 3.4) are counted by a build
+that pppexec -ippp=SITES makes, SITES being the profile of an earlier
+run: pathcover test -ippp SITES does that for tests. Each caller with
+static calls of instrumented functions on paths that ran in SITES
+gets a supergraph, named CALLER@ippp: its graph with those callees
+inlined, whose paths are the segments caller path, callee path, rest of
+the caller path. report -interprocedural lists the supergraphs with the
+segments that ran out of all; paths CALLER@ippp decodes them, naming the
+function each run of branches is in; residual lists, for a PPP build made
+with -ippp=SITES -interesting=SEGMENTS, the segments that SEGMENTS never
+ran; stats gives the δ of their numberings.
+`}
+
+// main runs the command named first, or prints help; anything else goes to
+// the analyzer, as vet's own calls (-V=full, -flags, a .cfg file) do.
 func main() {
 	if len(os.Args) > 1 {
-		if cmd, ok := subcommands[os.Args[1]]; ok {
-			os.Exit(cmd(os.Args[2:]))
+		if cmd := lookup(os.Args[1]); cmd != nil {
+			os.Exit(cmd.Main(os.Args[2:]))
 		}
-		if os.Args[1] == "help" && len(os.Args) == 2 {
-			usage()
-			os.Exit(0)
+		if os.Args[1] == "help" {
+			switch args := os.Args[2:]; {
+			case len(args) == 0:
+				usage(os.Stderr)
+				os.Exit(0)
+			case len(args) == 1 && lookup(args[0]) != nil:
+				// 'pathcover help pathcover' and other names are the
+				// analyzers'.
+				cmd := lookup(args[0])
+				fs, _ := cmd.flagSet()
+				cmd.help(os.Stdout, fs)
+				os.Exit(0)
+			}
 		}
 	}
 	multichecker.Main(pathcover.Analyzer)
-}
-
-func usage() {
-	fmt.Fprint(os.Stderr, `pathcover measures the acyclic paths of Go functions.
-
-Usage:
-	pathcover test [-dir D] [-json] [go test flags] [packages]
-	pathcover report [-dir D] [-json] [-interprocedural] [packages]
-	pathcover paths [-dir D] [-untested] [PKG.]FUNC
-	pathcover merge [-o file] profiles...
-	pathcover html [-dir D] -o FILE [-paths n] [packages]
-	pathcover residual [-dir D] [-json] [packages]
-	pathcover stats [-dir D] [-json] [packages]
-	pathcover callsites [-dir D] [-k n] [-supergraph] [-json] [packages]
-	pathcover gate -min N [-since REV] [-dir D] [-json] [-github] [packages]
-	pathcover cfg [-dot] [-test] [PKG.]FUNC
-	go vet -vettool=$(which pathcover) [-pathcover.maxpaths=N] [packages]
-	go vet -vettool=$(which pathcover) -pathcover.profile=D [-pathcover.min=N] [packages]
-	pathcover [-pathcover.maxpaths=N] [-json] [packages]
-
-Run 'pathcover help pathcover' for the analyzer's flags,
-and 'pathcover CMD -h' for a subcommand's.
-`)
 }

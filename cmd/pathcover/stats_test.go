@@ -87,7 +87,7 @@ func captureStats(t *testing.T, args ...string) (stdout, stderr string, code int
 		}
 	}
 	endOut, endErr := read(&os.Stdout), read(&os.Stderr)
-	code = statsMain(args)
+	code = cmdStats.Main(args)
 	return endOut(), endErr(), code
 }
 

@@ -11,38 +11,55 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/report"
 )
 
-func pppexecMain(args []string) int { return toolexec.Main("pathcover pppexec", args) }
+var cmdTest = &Command{
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [go test flags] [packages]",
+	Short:     "run go test with path profiling, then report path coverage",
+	Long: `
+Runs go test with every package of the main module instrumented to count its
+paths (pathcover acts as the -toolexec program), then prints the report. The
+flags after pathcover's own go to go test; -count=1 is added unless given, so
+that cached results do not skip the runs. Exits as go test does.
 
-// testMain runs go test with path profiling and prints the report.
-func testMain(args []string) int {
-	fs := flag.NewFlagSet("pathcover test", flag.ContinueOnError)
-	dir := fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)")
-	asJSON := fs.Bool("json", false, "write the report as JSON")
-	pkgs := fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)")
-	sites := fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report")
-	depth := fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [go test flags] [packages]\n\n"+
-			"Runs go test with every package of the main module instrumented to count its\n"+
-			"paths (pathcover acts as the -toolexec program), then prints the report. The\n"+
-			"flags after pathcover's own go to go test; -count=1 is added unless given, so\n"+
-			"that cached results do not skip the runs. Exits as go test does.\n\n"+
-			"With -ippp D, where D holds the profile of an earlier pathcover test, each\n"+
-			"caller is also profiled with the callees of its call sites on paths that ran\n"+
-			"in D inlined (depth-1 interprocedural path segments); the report of the\n"+
-			"segments follows the paths'.\n\n")
-		fs.PrintDefaults()
-	}
+With -ippp D, where D holds the profile of an earlier pathcover test, each
+caller is also profiled with the callees of its call sites on paths that ran
+in D inlined (depth-1 interprocedural path segments); the report of the
+segments follows the paths'.
+`,
+	Flags: func(fs *flag.FlagSet) Run {
+		t := &testFlags{
+			fs:     fs,
+			dir:    fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)"),
+			asJSON: jsonFlag(fs),
+			pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
+			sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
+			depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
+		}
+		return t.run
+	},
+	CustomFlags: true,
+}
+
+type testFlags struct {
+	fs               *flag.FlagSet
+	dir, pkgs, sites *string
+	asJSON           *bool
+	depth            *int
+}
+
+// run runs go test with path profiling and prints the report.
+func (t *testFlags) run(cmd *Command, args []string) int {
+	name := cmd.LongName()
+	fs := t.fs
 	// pathcover's flags come first; the rest, flags included, is go test's.
 	var ours []string
 	rest := args
 	for len(rest) > 0 {
-		name, _, _ := strings.Cut(strings.TrimLeft(rest[0], "-"), "=")
-		if !strings.HasPrefix(rest[0], "-") || fs.Lookup(name) == nil {
-			if name == "h" || name == "help" {
+		flagName, _, _ := strings.Cut(strings.TrimLeft(rest[0], "-"), "=")
+		if !strings.HasPrefix(rest[0], "-") || fs.Lookup(flagName) == nil {
+			if flagName == "h" || flagName == "help" {
 				fs.Usage()
 				return 0
 			}
@@ -50,78 +67,77 @@ func testMain(args []string) int {
 		}
 		ours = append(ours, rest[0])
 		rest = rest[1:]
-		if !strings.Contains(ours[len(ours)-1], "=") && name != "json" && len(rest) > 0 {
+		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && len(rest) > 0 {
 			ours = append(ours, rest[0])
 			rest = rest[1:]
 		}
 	}
 	if err := fs.Parse(ours); err != nil {
-		return 2
+		return exitUsage
 	}
-	profileDir := *dir
+	profileDir := *t.dir
 	if profileDir == "" {
 		var err error
 		if profileDir, err = os.MkdirTemp("", "pathcover-profile-"); err != nil {
-			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-			return 1
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return exitFail
 		}
 	} else if err := os.MkdirAll(profileDir, 0o777); err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-		return 1
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitFail
 	}
 	// go test runs each test in its package's directory: a relative
 	// PATHCOVERDIR would put each package's counts below it.
 	profileDir, err := filepath.Abs(profileDir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-		return 1
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitFail
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-		return 1
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitFail
 	}
 	toolexecArg := strconv.Quote(self) + " pppexec"
-	if *pkgs != "" {
-		toolexecArg += " -pkgs=" + *pkgs
+	if *t.pkgs != "" {
+		toolexecArg += " -pkgs=" + *t.pkgs
 	}
-	if *sites != "" {
-		abs, err := filepath.Abs(*sites)
+	if *t.sites != "" {
+		abs, err := filepath.Abs(*t.sites)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-			return 1
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return exitFail
 		}
-		toolexecArg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*depth)
+		toolexecArg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
 	}
 	goArgs := []string{"test", "-toolexec=" + toolexecArg}
 	if !hasFlag(rest, "count") {
 		goArgs = append(goArgs, "-count=1")
 	}
 	goArgs = append(goArgs, rest...)
-	cmd := exec.Command("go", goArgs...)
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = os.Stderr, os.Stderr, os.Stdin
-	cmd.Env = append(os.Environ(), "PATHCOVERDIR="+profileDir)
+	goTest := exec.Command("go", goArgs...)
+	goTest.Stdout, goTest.Stderr, goTest.Stdin = os.Stderr, os.Stderr, os.Stdin
+	goTest.Env = append(os.Environ(), "PATHCOVERDIR="+profileDir)
 	code := 0
-	if err := cmd.Run(); err != nil {
+	if err := goTest.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-			return 1
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return exitFail
 		}
 		code = exit.ExitCode()
 	}
-	r, _, c := openReport("pathcover test", []string{profileDir}, nil)
+	r, _, c := openReport(name, []string{profileDir}, nil)
 	if c != 0 {
 		return cmp.Or(code, c) // go test's failure first
 	}
-	if c := writeReport(os.Stdout, r, *asJSON); c != 0 {
+	if c := write(cmd, r, *t.asJSON); c != 0 {
 		return c
 	}
-	if r.Segments.Total > 0 && !*asJSON {
+	if r.Segments.Total > 0 && !*t.asJSON {
 		fmt.Println()
-		if err := r.WriteSegments(os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "pathcover test: %v\n", err)
-			return 1
+		if c := write(cmd, report.SegmentReport{Report: r}, false); c != 0 {
+			return c
 		}
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
