@@ -34,9 +34,9 @@ type Command struct {
 	// profileFlag (-dir) and jsonFlag (-json).
 	Flags func(fs *flag.FlagSet) Run
 
-	// CustomFlags says that Run parses its arguments itself: test, whose
-	// arguments after its own flags are go test's, and pppexec, whose are
-	// those of toolexec.Main.
+	// CustomFlags says that the command's Run parses its arguments itself:
+	// test's, after its own flags, are go test's; pppexec's are those of
+	// toolexec.Main.
 	CustomFlags bool
 }
 
@@ -53,12 +53,12 @@ func (c *Command) Name() string {
 func (c *Command) LongName() string { return "pathcover " + c.Name() }
 
 // flagSet declares the command's flags on a new flag set, whose Usage
-// prints the command's help to standard error, and returns it with the
+// prints the command's help (to standard error), and returns it with the
 // command's Run.
 func (c *Command) flagSet() (*flag.FlagSet, Run) {
 	fs := flag.NewFlagSet(c.LongName(), flag.ContinueOnError)
 	run := c.Flags(fs)
-	fs.Usage = func() { c.help(fs.Output(), fs) }
+	fs.Usage = func() { c.help(fs.Output()) }
 	return fs, run
 }
 
@@ -78,14 +78,12 @@ func (c *Command) Main(args []string) int {
 
 // help writes what 'pathcover help CMD' and -h print: the usage line, the
 // long description and the flags.
-func (c *Command) help(w io.Writer, fs *flag.FlagSet) {
+func (c *Command) help(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
-	if hasFlags(fs) {
+	if fs, _ := c.flagSet(); hasFlags(fs) {
 		fmt.Fprintln(w)
-		out := fs.Output()
 		fs.SetOutput(w)
 		fs.PrintDefaults()
-		fs.SetOutput(out)
 	}
 }
 
@@ -105,7 +103,7 @@ func lookup(name string) *Command {
 	return nil
 }
 
-// jsonFlag declares -json, which every command that prints a report has.
+// jsonFlag declares -json, which the commands that print a report share.
 func jsonFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("json", false, "write JSON")
 }

@@ -77,7 +77,7 @@ func TestCommandTable(t *testing.T) {
 		if c.Short == "" || strings.HasSuffix(c.Short, ".") || c.Long == "" {
 			t.Errorf("%s: short %q, long %q", name, c.Short, c.Long)
 		}
-		if c.CustomFlags && name == "pppexec" {
+		if name == "pppexec" {
 			continue // toolexec.Main's flags
 		}
 		fs, _ := c.flagSet()
@@ -92,7 +92,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s declares flags %q; its usage line %q names %q", name, declared, c.UsageLine, inUsage)
 		}
 		var help bytes.Buffer
-		c.help(&help, fs)
+		c.help(&help)
 		if !strings.HasPrefix(help.String(), "usage: "+c.UsageLine+"\n\n") {
 			t.Errorf("%s: help begins %q", name, help.String())
 		}

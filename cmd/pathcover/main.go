@@ -55,6 +55,7 @@ It has commands, which take precedence over package patterns (write
 ./cfg for a package named cfg); each prints its usage and flags with -h.
 `
 
+// docTopics follow the command list in doc.go: what several commands share.
 var docTopics = []string{`
 # Profiles and packages
 
@@ -97,9 +98,7 @@ func main() {
 			case len(args) == 1 && lookup(args[0]) != nil:
 				// 'pathcover help pathcover' and other names are the
 				// analyzers'.
-				cmd := lookup(args[0])
-				fs, _ := cmd.flagSet()
-				cmd.help(os.Stdout, fs)
+				lookup(args[0]).help(os.Stdout)
 				os.Exit(0)
 			}
 		}

@@ -63,7 +63,7 @@ func writeStatsProfile(t *testing.T) string {
 	return dir
 }
 
-// captureStats runs statsMain with args and returns what it wrote to
+// captureStats runs the stats command with args and returns what it wrote to
 // standard output and standard error.
 func captureStats(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
