@@ -68,10 +68,10 @@ func TestStatistics(t *testing.T) {
 // TestSummarize checks the summaries and targets on made-up figures whose
 // results follow by hand.
 func TestSummarize(t *testing.T) {
-	r := &Results{Modes: modes[1:]}
+	r := &results{Modes: modes[1:]}
 	// Two benchmarks, two rounds. bl is 1.1× and 1.3× plain in benchmark
 	// a's rounds (median 1.2), and 1.0× in b's; count 1.5× in both.
-	r.Benchmarks = []*Benchmark{
+	r.Benchmarks = []*benchResult{
 		{Workload: "w", Name: "a", NsPerOp: map[string][]float64{
 			"plain": {100, 200}, "bl": {110, 260}, "count": {150, 300}, "ppp": {105, 210},
 			"atomic": {300, 600}, "blatomic": {200, 400},
@@ -81,9 +81,9 @@ func TestSummarize(t *testing.T) {
 			"atomic": {30, 30}, "blatomic": {20, 20},
 		}},
 	}
-	r.Sizes = []*Sizes{{Workload: "w", Bytes: map[string]int64{"plain": 100, "bl": 120, "blatomic": 120, "ppp": 140, "count": 110, "atomic": 110}}}
-	r.Builds = []*Builds{{Workload: "w", Seconds: map[string][]float64{"plain": {10, 20}, "bl": {12, 26}, "ppp": {12, 24}, "count": {10, 20}}}}
-	r.Increments = []*Increments{{Workload: "w", Naive: 30, Optimized: 10}, {Workload: "v", Naive: 20, Optimized: 10}}
+	r.Sizes = []*binarySizes{{Workload: "w", Bytes: map[string]int64{"plain": 100, "bl": 120, "blatomic": 120, "ppp": 140, "count": 110, "atomic": 110}}}
+	r.Builds = []*coldBuilds{{Workload: "w", Seconds: map[string][]float64{"plain": {10, 20}, "bl": {12, 26}, "ppp": {12, 24}, "count": {10, 20}}}}
+	r.Increments = []*incrementCounts{{Workload: "w", Naive: 30, Optimized: 10}, {Workload: "v", Naive: 20, Optimized: 10}}
 	r.summarize()
 	bl, _ := r.mode("bl")
 	if math.Abs(bl.MedianOverhead-0.1) > 1e-9 { // median of 1.2 and 1.0
@@ -160,7 +160,7 @@ func TestHarness(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	var r Results
+	var r results
 	data, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatal(err)
@@ -234,9 +234,9 @@ func TestHarness(t *testing.T) {
 // that chose its workloads in the heading, and refuses what is not a run.
 func TestRender(t *testing.T) {
 	dir := t.TempDir()
-	r := &Results{Date: "2026-01-02", Machine: "m", Rounds: 1, Benchtime: "1x", Modes: modes[1:],
+	r := &results{Date: "2026-01-02", Machine: "m", Rounds: 1, Benchtime: "1x", Modes: modes[1:],
 		Selection: []string{`-run="strconv"`},
-		Benchmarks: []*Benchmark{{Workload: "w", Name: "BenchmarkA", NsPerOp: map[string][]float64{
+		Benchmarks: []*benchResult{{Workload: "w", Name: "BenchmarkA", NsPerOp: map[string][]float64{
 			"plain": {100}, "bl": {150}, "count": {120}, "ppp": {105}, "atomic": {300}, "blatomic": {200},
 		}}}}
 	data, err := r.JSON()

@@ -13,7 +13,7 @@ import (
 // countIncrements runs the benchmarks once more from the bl binary, writing
 // counts, and sums over the package's functions the register operations
 // that its placement and a naive one execute on those runs.
-func (h *harness) countIncrements(t *target, benchtime string) (*Increments, error) {
+func (h *harness) countIncrements(t *target, benchtime string) (*incrementCounts, error) {
 	dir := filepath.Join(h.work, "increments", strings.ReplaceAll(t.name, "/", "_"))
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
@@ -36,8 +36,8 @@ func (h *harness) countIncrements(t *target, benchtime string) (*Increments, err
 // dynamic cost of the placement (numbered again from the metadata, as
 // pppexec placed it: static weights) and of naive Ball-Larus
 // instrumentation, with the edge frequencies the path counts give.
-func increments(workload string, p *profile.Profile, pkg string) (*Increments, error) {
-	in := &Increments{Workload: workload}
+func increments(workload string, p *profile.Profile, pkg string) (*incrementCounts, error) {
+	in := &incrementCounts{Workload: workload}
 	for hash, m := range p.Metas {
 		if profile.PackagePath(m.Package) != pkg {
 			continue

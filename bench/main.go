@@ -122,7 +122,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	r := &Results{
+	r := &results{
 		Date:      time.Now().Format("2006-01-02"),
 		Machine:   machine(),
 		GoVersion: runtime.Version(),
@@ -152,7 +152,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 // measure builds and runs everything, recording into r. A workload that
 // cannot be built or run is left out with a warning; only a failure that
 // leaves nothing to measure is an error.
-func (h *harness) measure(r *Results, selected []workload, benchtime string, rounds, cold, coldRounds int) error {
+func (h *harness) measure(r *results, selected []workload, benchtime string, rounds, cold, coldRounds int) error {
 	h.log("work directory %s", h.work)
 	if err := h.buildPPPExec(); err != nil {
 		return err
@@ -173,7 +173,7 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 		return fmt.Errorf("no workload could be built")
 	}
 
-	byKey := map[string]*Benchmark{}
+	byKey := map[string]*benchResult{}
 	for round := range rounds {
 		h.log("round %d of %d", round+1, rounds)
 		for _, t := range targets {
@@ -187,7 +187,7 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 				for name, ns := range res {
 					b := byKey[t.name+" "+name]
 					if b == nil {
-						b = &Benchmark{Workload: t.name, Name: name, NsPerOp: map[string][]float64{}}
+						b = &benchResult{Workload: t.name, Name: name, NsPerOp: map[string][]float64{}}
 						byKey[t.name+" "+name] = b
 						r.Benchmarks = append(r.Benchmarks, b)
 					}
@@ -212,7 +212,7 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 	}
 
 	for _, t := range targets[:min(cold, len(targets))] {
-		b := &Builds{Workload: t.name, Seconds: map[string][]float64{}}
+		b := &coldBuilds{Workload: t.name, Seconds: map[string][]float64{}}
 		for round := range coldRounds {
 			for _, mode := range shuffled(h.buildModes()) {
 				h.log("cold build %s %s, round %d", t.name, mode, round+1)
@@ -234,12 +234,12 @@ func (h *harness) measure(r *Results, selected []workload, benchtime string, rou
 
 // setUp prepares a workload and builds its binaries in every mode, and the
 // tests' profile that the PPP build needs.
-func (h *harness) setUp(w workload, r *Results) (*target, error) {
+func (h *harness) setUp(w workload, r *results) (*target, error) {
 	t, err := h.prepare(w)
 	if err != nil {
 		return nil, err
 	}
-	sizes := &Sizes{Workload: t.name, Bytes: map[string]int64{}}
+	sizes := &binarySizes{Workload: t.name, Bytes: map[string]int64{}}
 	build := slices.Clone(h.modes)
 	if i := slices.Index(build, "ippp"); i >= 0 {
 		build = slices.Insert(build, i, "ipppsites")
@@ -347,7 +347,7 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, secti
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	var r Results
+	var r results
 	if err := json.Unmarshal(data, &r); err != nil {
 		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
 		return 1
@@ -366,7 +366,7 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, secti
 	return 0
 }
 
-func writeOutputs(r *Results, md, jsonOut, mdOut, readme, section string) error {
+func writeOutputs(r *results, md, jsonOut, mdOut, readme, section string) error {
 	if jsonOut != "" {
 		data, err := r.JSON()
 		if err != nil {

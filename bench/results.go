@@ -9,8 +9,10 @@ import (
 	"strings"
 )
 
-// Results is everything a run measured; -json writes it.
-type Results struct {
+// results is everything a run measured; -json writes it. (The types of
+// this command are unexported: package main has no importers. Their fields
+// are exported for encoding/json, and named as the JSON files have them.)
+type results struct {
 	Date      string // YYYY-MM-DD
 	Machine   string // CPU model and count, OS and architecture
 	GoVersion string
@@ -20,17 +22,17 @@ type Results struct {
 	Selection []string // -run and -pppflags, as given
 	Modes     []string // the modes compared with plain, in table order
 
-	Benchmarks []*Benchmark
-	Summary    []ModeSummary
-	Sizes      []*Sizes
-	Builds     []*Builds
-	Increments []*Increments
-	Targets    []Target
+	Benchmarks []*benchResult
+	Summary    []modeSummary
+	Sizes      []*binarySizes
+	Builds     []*coldBuilds
+	Increments []*incrementCounts
+	Targets    []targetResult
 	Warnings   []string // workloads or modes that could not be measured, and why
 }
 
-// A Benchmark is one benchmark's times and ratios to plain per mode.
-type Benchmark struct {
+// A benchResult is one benchmark's times and ratios to plain per mode.
+type benchResult struct {
 	Workload string
 	Name     string
 	// NsPerOp holds each round's ns/op, per mode (plain included).
@@ -40,8 +42,8 @@ type Benchmark struct {
 	Ratio map[string]float64
 }
 
-// A ModeSummary sums up one mode over all benchmarks.
-type ModeSummary struct {
+// A modeSummary sums up one mode over all benchmarks.
+type modeSummary struct {
 	Mode string
 	// MedianOverhead and GeomeanOverhead are the median and geometric mean
 	// of the benchmarks' ratios, minus one.
@@ -55,22 +57,22 @@ type ModeSummary struct {
 	BuildRatio float64
 }
 
-// Sizes are one workload's test binary sizes in bytes, per mode.
-type Sizes struct {
+// binarySizes are one workload's test binary sizes in bytes, per mode.
+type binarySizes struct {
 	Workload string
 	Bytes    map[string]int64
 }
 
-// Builds are one workload's cold build times in seconds, per mode, one per
+// coldBuilds are one workload's cold build times in seconds, per mode, one per
 // round.
-type Builds struct {
+type coldBuilds struct {
 	Workload string
 	Seconds  map[string][]float64
 }
 
-// Increments are one workload's register increments executed by its
+// incrementCounts are one workload's register increments executed by its
 // benchmarks, under the placement pppexec uses and under a naive one.
-type Increments struct {
+type incrementCounts struct {
 	Workload string
 	// Naive and Optimized count register increments (r += c and r = c with
 	// c ≠ 0); NaiveOps and OptimizedOps count every register and counter
@@ -81,10 +83,10 @@ type Increments struct {
 }
 
 // Ratio is how many times fewer increments the placement executes.
-func (in *Increments) Ratio() float64 { return in.Naive / in.Optimized }
+func (in *incrementCounts) Ratio() float64 { return in.Naive / in.Optimized }
 
-// A Target is one of the goals of issue 6 and whether this run met it.
-type Target struct {
+// A targetResult is one of the goals of issue 6 and whether this run met it.
+type targetResult struct {
 	Name     string
 	Measured string
 	Goal     string
@@ -92,7 +94,7 @@ type Target struct {
 }
 
 // check reports what keeps r, read back from JSON, from being summarized.
-func (r *Results) check() error {
+func (r *results) check() error {
 	if len(r.Benchmarks) == 0 {
 		return fmt.Errorf("no benchmarks")
 	}
@@ -162,7 +164,7 @@ func pairedRatio(a, b []float64) float64 {
 }
 
 // summarize fills in the ratios, the mode summaries and the targets.
-func (r *Results) summarize() {
+func (r *results) summarize() {
 	for _, b := range r.Benchmarks {
 		b.Ratio = make(map[string]float64)
 		for _, m := range r.Modes {
@@ -173,7 +175,7 @@ func (r *Results) summarize() {
 	}
 	r.Summary = nil
 	for _, m := range r.Modes {
-		s := ModeSummary{Mode: m}
+		s := modeSummary{Mode: m}
 		var ratios, sizes, builds []float64
 		for _, b := range r.Benchmarks {
 			if x, ok := b.Ratio[m]; ok {
@@ -204,18 +206,18 @@ func (r *Results) summarize() {
 	r.Targets = r.targets()
 }
 
-func (r *Results) mode(name string) (ModeSummary, bool) {
+func (r *results) mode(name string) (modeSummary, bool) {
 	for _, s := range r.Summary {
 		if s.Mode == name {
 			return s, !math.IsNaN(s.MedianOverhead)
 		}
 	}
-	return ModeSummary{}, false
+	return modeSummary{}, false
 }
 
 // targets checks the goals of issue 6 against the figures.
-func (r *Results) targets() []Target {
-	var ts []Target
+func (r *results) targets() []targetResult {
+	var ts []targetResult
 	chosen := func(modes ...string) bool {
 		for _, m := range modes {
 			if slices.Contains(r.Modes, m) {
@@ -228,7 +230,7 @@ func (r *Results) targets() []Target {
 		if !have {
 			measured, met = "not measured", false
 		}
-		ts = append(ts, Target{Name: name, Goal: goal, Measured: measured, Met: met})
+		ts = append(ts, targetResult{Name: name, Goal: goal, Measured: measured, Met: met})
 	}
 	bl, okBL := r.mode("bl")
 	count, okCount := r.mode("count")
@@ -281,7 +283,7 @@ func pct(x float64) string {
 }
 
 // Markdown renders the results as tables.
-func (r *Results) Markdown() string {
+func (r *results) Markdown() string {
 	var b strings.Builder
 	cmd := "go run ./bench"
 	if r.Quick {
@@ -367,7 +369,7 @@ var modeTitle = map[string]string{
 }
 
 // JSON is the results, indented.
-func (r *Results) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "\t") }
+func (r *results) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "\t") }
 
 // spliceReadme replaces the lines between the begin and end markers of
 // section in readme ("<!-- bench:begin -->" for section bench) with table;
@@ -382,8 +384,8 @@ func spliceReadme(readme, section, table string) (string, error) {
 	return readme[:i+len(begin)] + table + readme[j:], nil
 }
 
-func sortBenchmarks(bs []*Benchmark, order map[string]int) {
-	slices.SortStableFunc(bs, func(a, b *Benchmark) int {
+func sortBenchmarks(bs []*benchResult, order map[string]int) {
+	slices.SortStableFunc(bs, func(a, b *benchResult) int {
 		return cmp.Or(cmp.Compare(order[a.Workload], order[b.Workload]), strings.Compare(a.Name, b.Name))
 	})
 }
