@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Check verifies the numbering properties (DESIGN invariant 3) on this
+// Check verifies the numbering properties (invariant 3 of docs/design.md) on this
 // function, for tests and for self-checks on real code: ids are unique and
 // dense in [0, N); decoding an id gives its path back; the chord increments
 // along a path sum to its id; and running a path's ops, as the instrumented

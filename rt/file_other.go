@@ -6,7 +6,7 @@ import "errors"
 
 // Without shared file mappings nothing is written: counting into memory
 // that is written at exit would lose counts on os.Exit and on kills, which
-// DESIGN rules out. The counters still count, in memory.
+// invariant 5 of docs/design.md rules out. The counters still count, in memory.
 
 var errNoFiles = errors.New("counter files need a Unix system")
 

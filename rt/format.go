@@ -1,7 +1,9 @@
 package rt
 
 // The constants of the counter file format, which package profile defines
-// and reads; a test in profile checks that the two agree.
+// and reads. rt's tests (TestCountsSurvive, TestResidualExact) write files
+// with rt and read them with package profile, which checks that the two
+// agree.
 var (
 	fileMagic     = [8]byte{'p', 'c', 'o', 'v', 'c', 'n', 't', '1'}
 	segmentMagic  = [8]byte{'p', 'c', 'o', 'v', 's', 'e', 'g', '1'}

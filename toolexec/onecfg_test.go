@@ -12,8 +12,8 @@ import (
 	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
-// TestOneCFG checks DESIGN's invariant 1, the graph that is numbered is the
-// graph that is instrumented: for every function of the testdata and of a
+// TestOneCFG checks invariant 1 of docs/design.md, the graph that is
+// numbered is the graph that is instrumented: for every function of the testdata and of a
 // sample of the standard library, the analyzer (in the analysis driver,
 // with ctrlflow's facts) and pppexec's instrumenter (in a compile, with no
 // facts from other packages) build the same graph and number it the same.

@@ -2,7 +2,7 @@
 // typed syntax, with a probe site on every edge that can hold one.
 //
 // The analyzers and the toolexec rewriter both call [Build], so the graph
-// that is numbered is the graph that is instrumented (DESIGN invariant 1).
+// that is numbered is the graph that is instrumented (invariant 1 of docs/design.md).
 //
 // # Why not golang.org/x/tools/go/cfg
 //
@@ -19,7 +19,7 @@
 //     `if a && b` has two outcomes, not three.
 //   - One clause's expression list (`case a, b:`) is one decision; the edge
 //     from a clause's test to the next clause's test has no probe site, so
-//     the numbering keeps it in its spanning tree (DESIGN invariant 2).
+//     the numbering keeps it in its spanning tree (invariant 2 of docs/design.md).
 //   - Calls that never return end their block with an edge to the exit:
 //     panic, os.Exit, log.Fatal*, runtime.Goexit, the testing FailNow, Fatal
 //     and Skip families (also through testing.TB), and every function the
