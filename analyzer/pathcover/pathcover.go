@@ -1,6 +1,7 @@
 package pathcover
 
 import (
+	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -9,12 +10,18 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/internal/analysisdoc"
 	"github.com/pathcover/pathcover/numbering"
 )
 
+//go:embed doc.go
+var doc string
+
+// Analyzer is the pathcover analyzer; its Doc is doc.go's "Analyzer
+// pathcover" section.
 var Analyzer = &analysis.Analyzer{
 	Name:     "pathcover",
-	Doc:      "report functions with too many acyclic paths",
+	Doc:      analysisdoc.MustExtract(doc, "pathcover"),
 	URL:      "https://pkg.go.dev/github.com/pathcover/pathcover/analyzer/pathcover",
 	Requires: []*analysis.Analyzer{pathnumber.Analyzer},
 	Run:      run,

@@ -1,6 +1,7 @@
 package pathnumber
 
 import (
+	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/types"
@@ -10,13 +11,19 @@ import (
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/internal/analysisdoc"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
 
+//go:embed doc.go
+var doc string
+
+// Analyzer is the pathnumber analyzer; its Doc is doc.go's "Analyzer
+// pathnumber" section.
 var Analyzer = &analysis.Analyzer{
 	Name:       "pathnumber",
-	Doc:        "number the acyclic paths of every function and place their counters",
+	Doc:        analysisdoc.MustExtract(doc, "pathnumber"),
 	URL:        "https://pkg.go.dev/github.com/pathcover/pathcover/analyzer/pathnumber",
 	Requires:   []*analysis.Analyzer{ctrlflow.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
