@@ -73,6 +73,7 @@ func checkOracle(t *testing.T, dir string, p *profile.Profile) *oracle.Result {
 // ends with log.Fatalf, so its counts must survive os.Exit), and requires
 // the path counts to equal the paths regenerated from its trace.
 func TestOracle(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := oracleModule(t)
 	for _, mode := range []struct {
@@ -132,6 +133,7 @@ var coverage = regexp.MustCompile(`coverage: ([0-9.]+)% of statements`)
 // from the path counts of the same run, and the counts must equal the
 // oracle's, with cover's own rewriting in the build too.
 func TestStatementCoverage(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	root, _ := filepath.Abs("..")
 	oracleDir := oracleModule(t)
@@ -283,6 +285,7 @@ func TestBuildCache(t *testing.T) {
 // TestGoCommands: go run, go test with external test packages and TestMain,
 // and GOFLAGS=-toolexec all profile the module's code.
 func TestGoCommands(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := writeModule(t, map[string]string{
 		"p/p.go":  strings.Replace(smallPkg, "package m", "package p", 1),
@@ -352,6 +355,7 @@ func TestSign(t *testing.T) {
 // TestRace: under -race the counters are atomic: goroutines calling the
 // same function lose no count, and the race detector stays quiet.
 func TestRace(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := writeModule(t, map[string]string{
 		"m.go": smallPkg,
@@ -398,6 +402,7 @@ func TestConcurrent(t *testing.T) {
 // TestPositions: panics and stack traces in instrumented code point at the
 // user's lines, with and without -trimpath.
 func TestPositions(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := writeModule(t, map[string]string{"main.go": `package main
 
@@ -556,6 +561,7 @@ func main() {
 // tests fail under -trace only, whose writer allocates; without -trace
 // they pass.)
 func TestOracleStdlib(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	prof := t.TempDir()
 	out, code := run(t, t.TempDir(), []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1",
@@ -575,6 +581,7 @@ func TestOracleStdlib(t *testing.T) {
 // that uses them. rt does not import os, so pppexec can instrument them;
 // the counts are checked against the oracle.
 func TestOracleBelowOS(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	prof := t.TempDir()
 	out, code := run(t, t.TempDir(), []string{"PATHCOVERDIR=" + prof}, "go", "test", "-count=1",
@@ -635,6 +642,7 @@ func main() {
 // instrumented, and checks the counters against the oracle. It skips when
 // the proxy cannot be reached.
 func TestOracleModule(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	const mod = "github.com/google/uuid@v1.6.0"
 	out, code := run(t, t.TempDir(), nil, "go", "mod", "download", "-json", mod)
@@ -652,7 +660,9 @@ func TestOracleModule(t *testing.T) {
 	}
 	exec.Command("chmod", "-R", "u+w", dir).Run()
 	prof := t.TempDir()
-	out, code = run(t, dir, []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-mod=mod"}, "go", "test", "-count=1", "-toolexec="+bin+" -trace -atomic", ".")
+	// TestVersion6 fails now and then with or without pppexec: version 6
+	// times are not monotonic (google/uuid issue 199).
+	out, code = run(t, dir, []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-mod=mod"}, "go", "test", "-count=1", "-skip=^TestVersion6$", "-toolexec="+bin+" -trace -atomic", ".")
 	if code != 0 {
 		t.Fatalf("go test %s: exit %d\n%s", mod, code, out)
 	}
@@ -666,6 +676,7 @@ func TestOracleModule(t *testing.T) {
 // them) or for the main module only still link and count: rt is built
 // against standard packages compiled the way the program's are.
 func TestGcflags(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := writeModule(t, map[string]string{"p/p.go": strings.Replace(smallPkg, "package m", "package p", 1), "main.go": smallMain})
 	for _, gcflags := range []string{"all=-N -l", "-N -l"} {
@@ -687,6 +698,7 @@ func TestGcflags(t *testing.T) {
 // array is interesting; every path in a residual table is not (unless the
 // truncate policy cut it from its array); and both kinds ran.
 func TestOraclePPP(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := oracleModule(t)
 	const pkgs = "-pkgs=example.com/oracle/constructs"

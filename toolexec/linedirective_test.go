@@ -17,6 +17,7 @@ import (
 // plain build prints; and each of those lines must start a block of its
 // function in the metadata.
 func TestLineDirectives(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := t.TempDir()
 	writeFiles(t, mod, map[string]string{

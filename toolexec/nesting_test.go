@@ -38,6 +38,7 @@ const oraclePkgs = "-pkgs=example.com/nesting/nesting,example.com/lines/lines"
 // regenerated from its trace, every function must have run, and every mode
 // must compute what the others do.
 func TestOracleNesting(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := nestingModule(t)
 	tested := t.TempDir()

@@ -50,6 +50,7 @@ func copyProfile(t *testing.T, dir string) string {
 // records the untested paths; with -strict the build fails. The same for
 // an interprocedural build's -ippp profile.
 func TestUnreadableProfileFile(t *testing.T) {
+	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
 	mod := cacheModule(t)
 	// The tests ran Sign(3) only.
