@@ -1,0 +1,120 @@
+package profile
+
+// A whole-program-path file, pathcover.<pid>.<n>.wpp, is what a program
+// built with pppexec -wpp writes besides its counters: for each goroutine,
+// the sequence of its events (calls of instrumented functions, the
+// Ball-Larus paths each call completed, returns, goroutines started).
+// Package rt writes it (rt/wpp.go); this is its definition.
+//
+// The file is a sequence of 512-byte units, written through a shared
+// mapping, so what a program has written survives os.Exit, panics and
+// SIGKILL. Unit 0 is the header; every other unit either begins a chunk or
+// belongs to the chunk before it, or is zero (allocated, never written:
+// the reader skips it). All integers are in the writer's byte order, which
+// the byte order mark gives.
+//
+//	header (unit 0)
+//	 0  [8]byte  "pcovwpp1"
+//	 8  uint64   byte order mark 0x0102030405060708
+//	16  uint64   limit: the file size past which the program stops recording
+//	24  uint32   flags: WPPLimitReached, WPPShared
+//	28  uint32   0
+//	32  int64    when the process started, Unix nanoseconds
+//	40  uint64   process id
+//	48  ...      0 up to 512
+//
+//	chunk, at a unit boundary
+//	 0  [4]byte  "wppc"
+//	 4  uint8    kind: 1 events of one goroutine, 2 a package
+//	 5  [3]byte  0
+//	 8  uint32   size: bytes of the chunk, header included, a multiple of
+//	             512, at most WPPMaxChunk
+//	12  uint32   used: bytes of payload written, after the 32-byte header
+//	16  uint64   goroutine id (kind 1) or package number (kind 2)
+//	24  uint64   0
+//	32  payload
+//
+// A package chunk's payload is the 16 bytes of the metadata hash of the
+// package that the number stands for (numbers count from 1, in the order
+// packages register in the process).
+//
+// An events chunk's payload is a sequence of events, each a uvarint x
+// (encoding/binary), sometimes followed by more uvarints:
+//
+//	x&3 == 0            path: the current call completed Ball-Larus path x>>2
+//	x&3 == 3            path: the id is the next uvarint (ids of 2^61 and more)
+//	x&3 == 1            enter: a call of function f (next uvarint, the index in
+//	                    the metadata) of package x>>2; it becomes the current call
+//	x&3 == 2, x>>2 == 0 return: the current call returned, normally or by a panic
+//	x&3 == 2, x>>2 == 1 spawn s: the current call started a goroutine at a go
+//	                    statement; s (next uvarint) is unique in the process
+//	x&3 == 2, x>>2 == 2 start p s: the goroutine's first event: it was
+//	                    created by goroutine p, at spawn s (0: by code that
+//	                    is not instrumented)
+//	x&3 == 2, x>>2 == 3 stop: recording stopped here (the size limit)
+//	x&3 == 2, x>>2 == 4 up k, path: a path completed by the call k levels
+//	                    below the current one (the body of a range-over-func
+//	                    loop runs inside the iterator's call); k and the id
+//	                    follow as uvarints
+//
+// A goroutine's stream is the payload of its chunks in the order of their
+// offsets: a goroutine takes its next chunk only when the last is full, and
+// chunks are taken at increasing offsets. Goroutine ids are the runtime's,
+// unique in a process and never reused.
+//
+// An event is written before used is increased, so a kill loses at most
+// the event being written by each goroutine at that moment; nothing that
+// was written before it. Calls still open at the end of a stream were
+// running when the process ended (os.Exit, a kill, a crash).
+
+import "time"
+
+// The flags of a WPP file's header.
+const (
+	// WPPLimitReached says the program stopped recording at the size limit:
+	// each goroutine's stream ends with a stop event, or where it was.
+	WPPLimitReached = 1 << iota
+	// WPPShared says the program could not tell goroutines apart, so all of
+	// them wrote one stream, in the order of their events.
+	WPPShared
+)
+
+// Sizes of a WPP file.
+const (
+	WPPUnit        = 512
+	WPPChunkHeader = 32
+	WPPMaxChunk    = 1 << 20
+)
+
+// WPPEventKind is the kind of an event of a goroutine's stream.
+type WPPEventKind uint8
+
+const (
+	WPPPath   WPPEventKind = iota // Path completed by the call Up levels below the current one
+	WPPEnter                      // a call of Func of Pkg
+	WPPReturn                     // the current call returned
+	WPPSpawn                      // the current call started goroutine Spawn
+	WPPStart                      // first event: created by goroutine Parent at spawn Spawn
+	WPPStop                       // recording stopped
+)
+
+// A WPPEvent is one event of a goroutine's stream; which fields are set
+// depends on its kind.
+type WPPEvent struct {
+	Kind   WPPEventKind
+	Pkg    uint32 // enter: package number
+	Func   uint32 // enter: function index in the package's metadata
+	Up     uint32 // path: how many calls below the current one
+	Path   uint64 // path: Ball-Larus id
+	Spawn  uint64 // spawn, start
+	Parent uint64 // start: the goroutine that created this one
+}
+
+// A WPPHeader is what a WPP file's header says.
+type WPPHeader struct {
+	Limit        uint64
+	LimitReached bool
+	Shared       bool
+	Start        time.Time
+	PID          uint64
+}
