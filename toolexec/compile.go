@@ -30,7 +30,13 @@ func (x *Exec) compile(args []string) int {
 	if importPath == "" {
 		importPath, _ = t.flag("p")
 	}
-	if os.Getenv(nestedEnv) != "" || !x.selected(importPath, t) {
+	if os.Getenv(nestedEnv) != "" {
+		return run(args, x.Stderr)
+	}
+	if x.Config.WPP && importPath == "runtime" {
+		return x.compileRuntime(args, t)
+	}
+	if !x.selected(importPath, t) {
 		return run(args, x.Stderr)
 	}
 	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
@@ -210,7 +216,8 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 // which gives each file's index in c.files.
 func (c *checkedPackage) input(t *toolArgs) (in *instrument.Input, which []int) {
 	objdir := t.objdir()
-	in = &instrument.Input{Fset: c.fset, Info: c.info, NoReturn: c.noReturn}
+	lang, _ := t.flag("lang")
+	in = &instrument.Input{Fset: c.fset, Info: c.info, NoReturn: c.noReturn, Lang: lang}
 	for i, f := range c.files {
 		name := c.fset.Position(f.Pos()).Filename
 		base := filepath.Base(name)

@@ -24,6 +24,7 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented, or a file of the -interesting or -ippp profile cannot be read")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
+	fs.BoolVar(&cfg.WPP, "wpp", false, "also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp); $PATHCOVERWPPMAX bounds a process's file (default 1G)")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
 	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
@@ -55,6 +56,13 @@ func Main(name string, args []string) int {
 	}
 	if cfg.Depth < 1 {
 		fmt.Fprintf(os.Stderr, "%s: -ipppdepth must be at least 1\n", name)
+		return 2
+	}
+	if cfg.WPP && (cfg.Interesting != "" || cfg.Sites != "") {
+		// Path events carry Ball-Larus ids, which a PPP build does not
+		// keep in every function, and an interprocedural build's clones
+		// would have to record their callees' calls.
+		fmt.Fprintf(os.Stderr, "%s: -wpp records Ball-Larus builds only: it cannot be combined with -interesting or -ippp\n", name)
 		return 2
 	}
 	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 || cfg.PPPSlots < 1 {

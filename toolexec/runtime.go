@@ -283,6 +283,7 @@ func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildCon
 	// Write the source for this GOOS and GOARCH.
 	ctx := build.Default
 	ctx.GOOS, ctx.GOARCH = goos, goarch
+	ctx.BuildTags = []string{"pathcover_rt"} // goroutine_wpp.go
 	var files []string
 	entries, _ := fs.ReadDir(rt.Source, ".")
 	for _, e := range entries {

@@ -9,6 +9,7 @@ package instrument
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/numbering"
@@ -36,6 +37,10 @@ const (
 	enterFunc   = "_pathcoverEnter"
 	traceFunc   = "_pathcoverTrace"
 	sinkFunc    = "_pathcoverSink"
+	wppFrame    = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
+	wppPackage  = "_pathcoverW"        // the package's number in the WPP file
+	wppEnter    = "_pathcoverWPPEnter" // records a call, returns its frame
+	wppGoPrefix = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
 	clonePrefix = "_pathcoverIPPP"
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
@@ -182,7 +187,7 @@ func opStmt(op numbering.Op, ct *counting, opt *Options) string {
 	if ct.ppp != nil {
 		id.ppp, id.pppConst = pathID(preg, numbering.Op{Kind: op.Kind, Inc: pinc}), pinc
 	}
-	return countStmt(ct, opt, id)
+	return countAndRecord(ct, opt, id)
 }
 
 // pathIDs are the ids of the path that a count counts: Go expressions
@@ -216,6 +221,16 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 		return residualStmt(ct.fn, id.bl)
 	}
 	panic(fmt.Sprintf("counter kind %q", ct.c.Kind))
+}
+
+// countAndRecord is the statement that counts path id, followed, in a -wpp
+// build, by the path's event in the call's frame (wppPathStmt).
+func countAndRecord(ct *counting, opt *Options, id pathIDs) string {
+	s := countStmt(ct, opt, id)
+	if opt.WPP && ct.sink == "" {
+		s += "; " + wppPathStmt(id.bl)
+	}
+	return s
 }
 
 // pathID is the path id that count op counts, in register reg: an
@@ -348,6 +363,62 @@ func registerDecls(ppp bool) string {
 		decl += "var " + pppReg + " uint64; _ = " + pppReg + "; "
 	}
 	return decl
+}
+
+// wppEnterDecl records a call of function fn in a -wpp build and defers
+// its return, so that a panic unwinding the call records it too
+// (rt.WPPEnter, rt.WPPFrame.Return):
+//
+//	_pathcoverF := _pathcoverWPPEnter(3); defer _pathcoverF.Return();
+func wppEnterDecl(fn int) string {
+	return fmt.Sprintf("%s := %s(%d); defer %s.Return(); ", wppFrame, wppEnter, fn, wppFrame)
+}
+
+// wppPathStmt records that the call completed path bl (rt.WPPFrame.Path):
+//
+//	_pathcoverF.Path((_pathcoverR+2))
+func wppPathStmt(bl string) string { return wppFrame + ".Path(" + bl + ")" }
+
+// wppGoOpen and wppGoClose wrap the function value of a go statement, so
+// that the goroutine it starts records its spawn (rt.WPPGo...):
+//
+//	go _pathcoverGo1_0(_pathcoverF, f)(x)
+func wppGoOpen(shape goShape) string { return shape.name() + "(" + wppFrame + ", " }
+
+const wppGoClose = ")"
+
+// wppGoDecl is the generated file's helper for go statements of a shape:
+//
+//	func _pathcoverGo1_0[A0 any](f _pathcoverRT.WPPFrame, fn func(A0)) func(A0) { return _pathcoverRT.WPPGo1_0(f, fn) }
+func wppGoDecl(shape goShape) string {
+	var tparams, params, results []string
+	for i := range shape.params {
+		t := fmt.Sprintf("A%d", i)
+		tparams = append(tparams, t)
+		if shape.variadic && i == shape.params-1 {
+			t = "..." + t
+		}
+		params = append(params, t)
+	}
+	for i := range shape.results {
+		t := fmt.Sprintf("R%d", i)
+		tparams = append(tparams, t)
+		results = append(results, t)
+	}
+	fn := "func(" + strings.Join(params, ", ") + ")"
+	switch len(results) {
+	case 0:
+	case 1:
+		fn += " " + results[0]
+	default:
+		fn += " (" + strings.Join(results, ", ") + ")"
+	}
+	tp := ""
+	if len(tparams) > 0 {
+		tp = "[" + strings.Join(tparams, ", ") + " any]"
+	}
+	return fmt.Sprintf("\nfunc %s%s(f _pathcoverRT.WPPFrame, fn %s) func(%s) { return _pathcoverRT.WPPGo%s(f, fn) }\n",
+		shape.name(), tp, fn, strings.Join(params, ", "), shape.suffix())
 }
 
 // enterDecl records a call of function fn when tracing (rt.TraceEnter):

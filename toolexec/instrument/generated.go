@@ -5,7 +5,10 @@ package instrument
 // instrumented code calls, so that the user's files need no new imports.
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/pathcover/pathcover/profile"
@@ -93,4 +96,30 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 		}
 	}
 	return src
+}
+
+// wppDecls are the generated file's declarations of a -wpp build: the
+// package's number in the process's WPP file, the function that records a
+// call, and the helpers of the go statements' shapes that the package
+// uses, in a fixed order.
+func wppDecls(hash string, shapes map[goShape]bool) []byte {
+	src := fmt.Appendf(nil, `
+var %s = _pathcoverRT.WPPRegister(%q)
+
+func %s(fn uint32) _pathcoverRT.WPPFrame { return _pathcoverRT.WPPEnter(%s, fn) }
+`, wppPackage, hash, wppEnter, wppPackage)
+	sorted := slices.SortedFunc(maps.Keys(shapes), func(a, b goShape) int {
+		return cmp.Or(cmp.Compare(a.params, b.params), cmp.Compare(boolInt(a.variadic), boolInt(b.variadic)), cmp.Compare(a.results, b.results))
+	})
+	for _, s := range sorted {
+		src = append(src, wppGoDecl(s)...)
+	}
+	return src
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

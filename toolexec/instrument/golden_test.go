@@ -32,6 +32,10 @@ type goldenPkg struct {
 
 var goldenP, goldenQ = goldenPkg{"example.com/p", "p"}, goldenPkg{"example.com/q", "q"}
 
+// goldenW has go statements, function literals and a range-over-func loop,
+// for the wpp mode.
+var goldenW = goldenPkg{"example.com/w", "w"}
+
 // TestGolden instruments small packages in every mode and compares the
 // code with the golden files (go test -run TestGolden -update rewrites
 // them): the exact Go that each kind of counter, PPP, tracing and the
@@ -56,6 +60,9 @@ func TestGolden(t *testing.T) {
 		// of p's functions (exported clones in p, called from q).
 		{"ippp", Config{Sites: sites}},
 		{"ippp-ppp", Config{Sites: sites, Interesting: goldenInteresting}},
+		// Whole program paths: each function's frame, its paths' events,
+		// and go statements wrapped (package w).
+		{"wpp", Config{Options: Options{WPP: true}}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var ar txtar.Archive
@@ -66,6 +73,10 @@ func TestGolden(t *testing.T) {
 				out *goldenOutput
 			}{{goldenP, pOut}, {goldenQ, qOut}} {
 				ar.Files = append(ar.Files, o.out.files(o.pkg)...)
+			}
+			if mode.cfg.WPP {
+				wOut, _ := goldenInstrument(t, goldenW, mode.cfg, nil)
+				ar.Files = append(ar.Files, wOut.files(goldenW)...)
 			}
 			got := txtar.Format(&ar)
 			name := filepath.Join(goldenDir, mode.name+".txtar")
@@ -192,7 +203,12 @@ func goldenInstrument(t *testing.T, pkg goldenPkg, cfg Config, dep *types.Packag
 	// The instrumented package type-checks.
 	fset := token.NewFileSet()
 	rtFile, _ := parser.ParseFile(fset, "rt.go", fakeRuntime, 0)
-	rtPkg, err := (&types.Config{}).Check("pathcover.invalid/rt", fset, []*ast.File{rtFile}, nil)
+	// rt's own go statement helpers, which the generated file calls.
+	goFile, err := parser.ParseFile(fset, "../../rt/wppgo.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtPkg, err := (&types.Config{}).Check("pathcover.invalid/rt", fset, []*ast.File{rtFile, goFile}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// Depth is how many calls deep the segments of an interprocedural
 	// build go.
 	Depth int
+	// WPP records whole program paths: each call's entry, the Ball-Larus
+	// paths it completes and its return, and the goroutines it starts, in
+	// the order of each goroutine (rt/wpp.go, profile/wpp.go).
+	WPP bool
 }
 
 // Defaults of Options.
@@ -106,6 +110,9 @@ type Input struct {
 	// NoReturn reports functions that never return, as the analyzer's
 	// ctrlflow facts do; it may be nil.
 	NoReturn func(*types.Func) bool
+	// Lang is the package's language version (the compile's -lang, as
+	// go1.21), empty if not known.
+	Lang string
 }
 
 // An Output is an instrumented package.
@@ -154,10 +161,11 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	b := &builder{
 		in: in, cfg: cfg,
-		meta:   &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names, Sums: in.Sums},
-		out:    &Output{Files: make([][]byte, len(in.Files))},
-		byObj:  make(map[*types.Func]*function),
-		byName: make(map[string]*function),
+		meta:     &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names, Sums: in.Sums},
+		out:      &Output{Files: make([][]byte, len(in.Files))},
+		byObj:    make(map[*types.Func]*function),
+		byName:   make(map[string]*function),
+		goShapes: make(map[goShape]bool),
 	}
 	b.number(graphs)
 	if cfg.Sites != nil {
@@ -173,6 +181,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	out := b.out
 	out.Meta, out.Hash = raw, profile.Hash(raw)
 	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, raw, b.meta, b.init, cfg)
+	if cfg.WPP {
+		out.Generated = append(out.Generated, wppDecls(out.Hash, b.goShapes)...)
+	}
 	for _, s := range b.sinks {
 		out.Generated = append(out.Generated, s...)
 	}
@@ -195,6 +206,9 @@ type builder struct {
 	// clones of this package's functions this compile makes.
 	foreign []*super
 	sinks   [][]byte // the sink functions of supergraphs, for the generated file
+	// goShapes are the shapes of the go statements rewritten in a -wpp
+	// build, whose helpers the generated file defines.
+	goShapes map[goShape]bool
 }
 
 // rewrite writes the code of every function into its file, with its
@@ -223,6 +237,9 @@ func (b *builder) rewrite() error {
 		}
 		if err := u.emit(edits[u.file], &b.cfg.Options, true); err != nil {
 			return err
+		}
+		if b.cfg.WPP {
+			u.emitWPP(edits[u.file], in.Info, in.Lang, b.goShapes)
 		}
 		if s := u.super; s != nil {
 			if err := addClones(s); err != nil {

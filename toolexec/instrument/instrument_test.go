@@ -59,6 +59,13 @@ func Add(c *uint64) {}
 func CountHashed(table []uint64, id uint64) {}
 func TraceEnter(hash string, fn int) uint64 { return 0 }
 func TraceEdge(inv uint64, e int) {}
+type WPPFrame struct{}
+func (WPPFrame) Path(id uint64) {}
+func (WPPFrame) Return() {}
+func (WPPFrame) Spawn() uint64 { return 0 }
+func WPPRegister(hash string) uint32 { return 0 }
+func WPPEnter(pkg, fn uint32) WPPFrame { return WPPFrame{} }
+func wppStart(s uint64) {}
 `
 
 type fakeImporter struct {
