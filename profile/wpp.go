@@ -17,7 +17,7 @@ package profile
 //	 0  [8]byte  "pcovwpp1"
 //	 8  uint64   byte order mark 0x0102030405060708
 //	16  uint64   limit: the file size past which the program stops recording
-//	24  uint32   flags: WPPLimitReached, WPPShared
+//	24  uint32   flags: WPPLimitReached
 //	28  uint32   0
 //	32  int64    when the process started, Unix nanoseconds
 //	40  uint64   process id
@@ -74,9 +74,6 @@ const (
 	// WPPLimitReached says the program stopped recording at the size limit:
 	// each goroutine's stream ends with a stop event, or where it was.
 	WPPLimitReached = 1 << iota
-	// WPPShared says the program could not tell goroutines apart, so all of
-	// them wrote one stream, in the order of their events.
-	WPPShared
 )
 
 // Sizes of a WPP file.
@@ -114,7 +111,6 @@ type WPPEvent struct {
 type WPPHeader struct {
 	Limit        uint64
 	LimitReached bool
-	Shared       bool
 	Start        time.Time
 	PID          uint64
 }

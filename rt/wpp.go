@@ -366,7 +366,9 @@ func wppTake(size int) []byte {
 	}
 	wppEnd = off + int64(size)
 	start := off % wppExtentSize
-	return e[start : start+int64(size) : start+int64(size)]
+	c := e[start : start+int64(size) : start+int64(size)]
+	putUint32(c[8:], uint32(size))
+	return c
 }
 
 // wppExtent returns the mapping of the extent at offset off, extending the

@@ -1,0 +1,334 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"time"
+)
+
+// A WPPFile is a WPP file opened for reading: its header, its packages and
+// the chunks of each goroutine, indexed; events are decoded as they are
+// read (Events), one chunk in memory at a time.
+type WPPFile struct {
+	Name   string
+	Header WPPHeader
+	// Packages maps package numbers to metadata hashes (hex).
+	Packages map[uint32]string
+	r        io.ReaderAt
+	order    binary.ByteOrder
+	chunks   map[uint64][]wppChunk // by goroutine, in offset order
+	closer   io.Closer
+}
+
+type wppChunk struct {
+	off  int64 // of the payload
+	used int
+}
+
+// OpenWPP opens a WPP file and indexes it. The caller closes it.
+func OpenWPP(name string) (*WPPFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	w, err := ParseWPP(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	w.Name, w.closer = name, f
+	return w, nil
+}
+
+// Close closes the file.
+func (w *WPPFile) Close() error {
+	if w.closer != nil {
+		return w.closer.Close()
+	}
+	return nil
+}
+
+// ParseWPP indexes a WPP file of size bytes read through r.
+func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
+	if size < WPPUnit {
+		return nil, fmt.Errorf("not a WPP file: %d bytes", size)
+	}
+	var hdr [WPPUnit]byte
+	if _, err := r.ReadAt(hdr[:], 0); err != nil {
+		return nil, err
+	}
+	if string(hdr[:8]) != "pcovwpp1" {
+		return nil, fmt.Errorf("not a WPP file")
+	}
+	w := &WPPFile{r: r, Packages: make(map[uint32]string), chunks: make(map[uint64][]wppChunk)}
+	switch {
+	case binary.LittleEndian.Uint64(hdr[8:]) == byteOrderMark:
+		w.order = binary.LittleEndian
+	case binary.BigEndian.Uint64(hdr[8:]) == byteOrderMark:
+		w.order = binary.BigEndian
+	default:
+		return nil, fmt.Errorf("bad byte order mark")
+	}
+	flags := w.order.Uint32(hdr[24:])
+	if flags&^WPPLimitReached != 0 {
+		return nil, fmt.Errorf("unknown flags %#x", flags)
+	}
+	w.Header = WPPHeader{
+		Limit:        w.order.Uint64(hdr[16:]),
+		LimitReached: flags&WPPLimitReached != 0,
+		Start:        time.Unix(0, int64(w.order.Uint64(hdr[32:]))),
+		PID:          w.order.Uint64(hdr[40:]),
+	}
+	var ch [WPPChunkHeader + 16]byte
+	for off := int64(WPPUnit); off+WPPUnit <= size; {
+		if _, err := r.ReadAt(ch[:], off); err != nil {
+			return nil, fmt.Errorf("offset %d: %v", off, err)
+		}
+		if string(ch[:4]) != "wppc" {
+			off += WPPUnit // a unit never written
+			continue
+		}
+		kind, csize, used, id := ch[4], int64(w.order.Uint32(ch[8:])), int(w.order.Uint32(ch[12:])), w.order.Uint64(ch[16:])
+		switch {
+		case csize < WPPUnit || csize%WPPUnit != 0 || csize > WPPMaxChunk:
+			return nil, fmt.Errorf("offset %d: chunk of %d bytes", off, csize)
+		case off+csize > size:
+			return nil, fmt.Errorf("offset %d: chunk of %d bytes runs past the end of the file", off, csize)
+		case used > int(csize)-WPPChunkHeader:
+			return nil, fmt.Errorf("offset %d: chunk uses %d bytes of %d", off, used, csize-WPPChunkHeader)
+		}
+		switch kind {
+		case 1:
+			w.chunks[id] = append(w.chunks[id], wppChunk{off + WPPChunkHeader, used})
+		case 2:
+			if used != 16 || id == 0 || id > 1<<32-1 {
+				return nil, fmt.Errorf("offset %d: bad package chunk", off)
+			}
+			if _, dup := w.Packages[uint32(id)]; dup {
+				return nil, fmt.Errorf("offset %d: package %d named twice", off, id)
+			}
+			w.Packages[uint32(id)] = hex.EncodeToString(ch[WPPChunkHeader : WPPChunkHeader+16])
+		default:
+			return nil, fmt.Errorf("offset %d: chunk of unknown kind %d", off, kind)
+		}
+		off += csize
+	}
+	return w, nil
+}
+
+// Goroutines returns the ids of the goroutines that recorded events, in
+// increasing order.
+func (w *WPPFile) Goroutines() []uint64 {
+	var ids []uint64
+	for id := range w.chunks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Events calls fn with each event of goroutine g, in order. An event is
+// never split between chunks (rt takes a new chunk when the next event
+// might not fit), so each chunk decodes on its own; a malformed event is
+// an error naming the goroutine and the offset.
+func (w *WPPFile) Events(g uint64, fn func(WPPEvent) error) error {
+	var buf []byte
+	for _, c := range w.chunks[g] {
+		buf = slices.Grow(buf[:0], c.used)[:c.used]
+		if _, err := w.r.ReadAt(buf, c.off); err != nil {
+			return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off, err)
+		}
+		for i := 0; i < len(buf); {
+			e, n, err := DecodeWPPEvent(buf[i:])
+			if err != nil {
+				return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+			i += n
+		}
+	}
+	return nil
+}
+
+// DecodeWPPEvent decodes the event at the start of b and returns it with
+// its length in bytes.
+func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
+	n := 0
+	next := func() (uint64, error) {
+		v, k := binary.Uvarint(b[n:])
+		if k <= 0 {
+			return 0, fmt.Errorf("truncated or overlong number")
+		}
+		n += k
+		return v, nil
+	}
+	x, err := next()
+	if err != nil {
+		return WPPEvent{}, 0, err
+	}
+	var e WPPEvent
+	switch x & 3 {
+	case 0:
+		e = WPPEvent{Kind: WPPPath, Path: x >> 2}
+	case 3:
+		if x>>2 != 0 {
+			return WPPEvent{}, 0, fmt.Errorf("bad long path event")
+		}
+		id, err := next()
+		if err != nil {
+			return WPPEvent{}, 0, err
+		}
+		e = WPPEvent{Kind: WPPPath, Path: id}
+	case 1:
+		fn, err := next()
+		if err != nil {
+			return WPPEvent{}, 0, err
+		}
+		if x>>2 == 0 || x>>2 > 1<<32-1 || fn > 1<<32-1 {
+			return WPPEvent{}, 0, fmt.Errorf("enter event names package %d, function %d", x>>2, fn)
+		}
+		e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(fn)}
+	case 2:
+		switch x >> 2 {
+		case 0:
+			e = WPPEvent{Kind: WPPReturn}
+		case 1:
+			s, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			e = WPPEvent{Kind: WPPSpawn, Spawn: s}
+		case 2:
+			p, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			s, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			e = WPPEvent{Kind: WPPStart, Parent: p, Spawn: s}
+		case 3:
+			e = WPPEvent{Kind: WPPStop}
+		case 4:
+			up, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			id, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			if up == 0 || up > 1<<32-1 {
+				return WPPEvent{}, 0, fmt.Errorf("path event %d calls up", up)
+			}
+			e = WPPEvent{Kind: WPPPath, Up: uint32(up), Path: id}
+		default:
+			return WPPEvent{}, 0, fmt.Errorf("unknown control event %d", x>>2)
+		}
+	}
+	return e, n, nil
+}
+
+// AppendWPPEvent appends the encoding of e to b: the inverse of
+// DecodeWPPEvent, and what rt writes.
+func AppendWPPEvent(b []byte, e WPPEvent) []byte {
+	switch e.Kind {
+	case WPPPath:
+		switch {
+		case e.Up > 0:
+			b = binary.AppendUvarint(b, 4<<2|2)
+			b = binary.AppendUvarint(b, uint64(e.Up))
+			return binary.AppendUvarint(b, e.Path)
+		case e.Path < 1<<61:
+			return binary.AppendUvarint(b, e.Path<<2)
+		}
+		b = binary.AppendUvarint(b, 3)
+		return binary.AppendUvarint(b, e.Path)
+	case WPPEnter:
+		b = binary.AppendUvarint(b, uint64(e.Pkg)<<2|1)
+		return binary.AppendUvarint(b, uint64(e.Func))
+	case WPPReturn:
+		return binary.AppendUvarint(b, 0<<2|2)
+	case WPPSpawn:
+		b = binary.AppendUvarint(b, 1<<2|2)
+		return binary.AppendUvarint(b, e.Spawn)
+	case WPPStart:
+		b = binary.AppendUvarint(b, 2<<2|2)
+		b = binary.AppendUvarint(b, e.Parent)
+		return binary.AppendUvarint(b, e.Spawn)
+	case WPPStop:
+		return binary.AppendUvarint(b, 3<<2|2)
+	}
+	panic(fmt.Sprintf("WPP event kind %d", e.Kind))
+}
+
+// WriteWPP writes a WPP file of the given goroutines' events, as rt would:
+// for tests and tools that make WPP files without running a program.
+// packages lists metadata hashes (hex) by package number - 1.
+func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64][]WPPEvent) error {
+	var buf bytes.Buffer
+	le := binary.LittleEndian
+	hdr := make([]byte, WPPUnit)
+	copy(hdr, "pcovwpp1")
+	le.PutUint64(hdr[8:], byteOrderMark)
+	le.PutUint64(hdr[16:], h.Limit)
+	if h.LimitReached {
+		le.PutUint32(hdr[24:], WPPLimitReached)
+	}
+	le.PutUint64(hdr[32:], uint64(h.Start.UnixNano()))
+	le.PutUint64(hdr[40:], h.PID)
+	buf.Write(hdr)
+	chunk := func(kind byte, id uint64, payload []byte) {
+		size := (WPPChunkHeader + len(payload) + WPPUnit - 1) / WPPUnit * WPPUnit
+		c := make([]byte, size)
+		copy(c, "wppc")
+		c[4] = kind
+		le.PutUint32(c[8:], uint32(size))
+		le.PutUint32(c[12:], uint32(len(payload)))
+		le.PutUint64(c[16:], id)
+		copy(c[WPPChunkHeader:], payload)
+		buf.Write(c)
+	}
+	for i, hash := range packages {
+		b, err := hex.DecodeString(hash)
+		if err != nil || len(b) != 16 {
+			return fmt.Errorf("package %d: bad hash %q", i+1, hash)
+		}
+		chunk(2, uint64(i+1), b)
+	}
+	const room = WPPMaxChunk/4 - WPPChunkHeader
+	for _, g := range slices.Sorted(maps.Keys(goroutines)) {
+		var payload []byte
+		for _, e := range goroutines[g] {
+			n := len(payload)
+			payload = AppendWPPEvent(payload, e)
+			if len(payload) > room {
+				chunk(1, g, payload[:n])
+				payload = append(payload[:0], payload[n:]...)
+			}
+		}
+		if len(payload) > 0 {
+			chunk(1, g, payload)
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
