@@ -1,0 +1,196 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// randomWPP makes the events of a few goroutines from seed: every kind of
+// event, ids of every size (the long path form too), calls nested.
+func randomWPP(seed uint64) map[uint64][]WPPEvent {
+	r := rand.New(rand.NewPCG(seed, 1))
+	gs := make(map[uint64][]WPPEvent)
+	for g := range 1 + r.IntN(4) {
+		id := uint64(g)*7 + 1
+		evs := []WPPEvent{{Kind: WPPStart, Parent: r.Uint64N(id + 1), Spawn: r.Uint64N(3)}}
+		depth := 0
+		for range r.IntN(3000) {
+			switch k := r.IntN(10); {
+			case k < 5 && depth > 0:
+				p := r.Uint64N(50)
+				if r.IntN(20) == 0 {
+					p = r.Uint64() >> 1
+				}
+				evs = append(evs, WPPEvent{Kind: WPPPath, Path: p})
+			case k == 5 && depth > 1:
+				evs = append(evs, WPPEvent{Kind: WPPPath, Up: uint32(1 + r.IntN(depth-1)), Path: r.Uint64N(9)})
+			case k < 8:
+				evs = append(evs, WPPEvent{Kind: WPPEnter, Pkg: uint32(1 + r.IntN(3)), Func: uint32(r.IntN(40))})
+				depth++
+			case k == 8 && depth > 0:
+				evs = append(evs, WPPEvent{Kind: WPPSpawn, Spawn: r.Uint64N(1 << 40)})
+			case depth > 0:
+				evs = append(evs, WPPEvent{Kind: WPPReturn})
+				depth--
+			}
+		}
+		if r.IntN(4) == 0 {
+			evs = append(evs, WPPEvent{Kind: WPPStop})
+		}
+		gs[id] = evs
+	}
+	return gs
+}
+
+var testPackages = []string{strings.Repeat("ab", 16), strings.Repeat("cd", 16), strings.Repeat("0f", 16)}
+
+func readAllWPP(t testing.TB, data []byte) (*WPPFile, map[uint64][]WPPEvent, error) {
+	w, err := ParseWPP(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, nil, err
+	}
+	got := make(map[uint64][]WPPEvent)
+	for _, g := range w.Goroutines() {
+		if err := w.Events(g, func(e WPPEvent) error {
+			got[g] = append(got[g], e)
+			return nil
+		}); err != nil {
+			return w, nil, err
+		}
+	}
+	return w, got, nil
+}
+
+// TestWPPRoundTrip writes random streams and reads them back exactly.
+func TestWPPRoundTrip(t *testing.T) {
+	for seed := range uint64(50) {
+		want := randomWPP(seed)
+		var buf bytes.Buffer
+		h := WPPHeader{Limit: 1 << 30, LimitReached: seed%2 == 0, Start: time.Unix(0, 12345), PID: 77}
+		if err := WriteWPP(&buf, h, testPackages, want); err != nil {
+			t.Fatal(err)
+		}
+		w, got, err := readAllWPP(t, buf.Bytes())
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: events differ", seed)
+		}
+		if w.Header.Limit != h.Limit || w.Header.LimitReached != h.LimitReached || w.Header.PID != 77 || !w.Header.Start.Equal(h.Start) {
+			t.Errorf("seed %d: header %+v, want %+v", seed, w.Header, h)
+		}
+		for i, p := range testPackages {
+			if w.Packages[uint32(i+1)] != p {
+				t.Errorf("package %d is %q, want %q", i+1, w.Packages[uint32(i+1)], p)
+			}
+		}
+	}
+}
+
+// TestWPPEventEncoding checks the encoding against the format's table,
+// written out by hand.
+func TestWPPEventEncoding(t *testing.T) {
+	for _, c := range []struct {
+		e    WPPEvent
+		want []uint64
+	}{
+		{WPPEvent{Kind: WPPPath, Path: 5}, []uint64{20}},
+		{WPPEvent{Kind: WPPPath, Path: 1 << 62}, []uint64{3, 1 << 62}},
+		{WPPEvent{Kind: WPPEnter, Pkg: 2, Func: 9}, []uint64{9, 9}},
+		{WPPEvent{Kind: WPPReturn}, []uint64{2}},
+		{WPPEvent{Kind: WPPSpawn, Spawn: 4}, []uint64{6, 4}},
+		{WPPEvent{Kind: WPPStart, Parent: 1, Spawn: 3}, []uint64{10, 1, 3}},
+		{WPPEvent{Kind: WPPStop}, []uint64{14}},
+		{WPPEvent{Kind: WPPPath, Up: 2, Path: 7}, []uint64{18, 2, 7}},
+	} {
+		var want []byte
+		for _, v := range c.want {
+			want = binary.AppendUvarint(want, v)
+		}
+		if got := AppendWPPEvent(nil, c.e); !bytes.Equal(got, want) {
+			t.Errorf("%+v encodes as %x, want %x", c.e, got, want)
+		}
+		e, n, err := DecodeWPPEvent(want)
+		if err != nil || n != len(want) || e != c.e {
+			t.Errorf("%x decodes as %+v, %d, %v; want %+v", want, e, n, err, c.e)
+		}
+	}
+}
+
+// TestWPPMalformed checks that damaged files are errors that say where.
+func TestWPPMalformed(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteWPP(&buf, WPPHeader{}, testPackages[:1], map[uint64][]WPPEvent{3: {{Kind: WPPStart}, {Kind: WPPEnter, Pkg: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	for _, c := range []struct {
+		name string
+		edit func([]byte) []byte
+		want string
+	}{
+		{"short", func(b []byte) []byte { return b[:100] }, "not a WPP file"},
+		{"magic", func(b []byte) []byte { b[0] = 'x'; return b }, "not a WPP file"},
+		{"flags", func(b []byte) []byte { b[24] = 0x80; return b }, "unknown flags"},
+		{"chunk size", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[512+8:], 100); return b }, "offset 512: chunk of 100 bytes"},
+		{"past end", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+8:], 4096); return b }, "runs past the end"},
+		{"used", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+12:], 600); return b }, "uses 600 bytes"},
+		{"kind", func(b []byte) []byte { b[1024+4] = 9; return b }, "unknown kind 9"},
+		{"package twice", func(b []byte) []byte { b[1024+4], b[1024+12] = 2, 16; b[1024+16] = 1; return b }, "package 1 named twice"},
+		{"event", func(b []byte) []byte { b[1024+32] = 0x26; return b }, "unknown control event 9"},
+		{"truncated event", func(b []byte) []byte { b[1024+12] = 3; b[1024+32+2] = 0x81; return b }, "truncated"},
+	} {
+		b := c.edit(bytes.Clone(good))
+		_, _, err := readAllWPP(t, b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	// Units never written are skipped.
+	padded := append(bytes.Clone(good[:1024]), make([]byte, 1024)...)
+	padded = append(padded, good[1024:]...)
+	if _, got, err := readAllWPP(t, padded); err != nil || len(got[3]) != 2 {
+		t.Errorf("zero units: %v, %v", got, err)
+	}
+}
+
+// FuzzParseWPP reads any bytes as a WPP file: errors, never a panic, and
+// what it reads is what WriteWPP writes back.
+func FuzzParseWPP(f *testing.F) {
+	for seed := range uint64(4) {
+		var buf bytes.Buffer
+		WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(seed))
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, got, err := readAllWPP(t, data)
+		if err != nil {
+			return
+		}
+		var pkgs []string
+		for i := uint32(1); ; i++ {
+			p, ok := w.Packages[i]
+			if !ok {
+				break
+			}
+			pkgs = append(pkgs, p)
+		}
+		if len(pkgs) != len(w.Packages) {
+			return // numbers with gaps cannot be written back
+		}
+		var buf bytes.Buffer
+		if err := WriteWPP(&buf, w.Header, pkgs, got); err != nil {
+			t.Fatal(err)
+		}
+		_, again, err := readAllWPP(t, buf.Bytes())
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("read %v, wrote and read back %v (%v)", got, again, err)
+		}
+	})
+}

@@ -1,0 +1,6 @@
+package rt
+
+// SetTestGoroutine tells goroutines apart for rt's tests, which run with
+// the go command's runtime, where pppexec's accessor is missing
+// (goroutine_plain.go).
+func SetTestGoroutine(f func() (g uintptr, goid, parent uint64)) { testGoroutine = f }

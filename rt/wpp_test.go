@@ -1,0 +1,371 @@
+//go:build unix
+
+package rt_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/rt"
+)
+
+// The WPP helpers record events through rt as generated code does, and
+// keep their own account of what they recorded, which the tests compare
+// with what profile reads from the file. Goroutines are told apart here
+// by the goroutine ids runtime.Stack prints: an independent way, since the
+// accessor pppexec adds to the runtime is not in this test binary.
+func init() {
+	helpers["wpp"] = wppHelper
+	rt.SetTestGoroutine(stackGoroutine)
+}
+
+// stackGoroutine returns the calling goroutine's id (as its g too) and its
+// creator's, from runtime.Stack.
+func stackGoroutine() (uintptr, uint64, uint64) {
+	var buf [4096]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	id, _ := strconv.ParseUint(strings.Fields(strings.TrimPrefix(s, "goroutine "))[0], 10, 64)
+	var parent uint64
+	if i := strings.LastIndex(s, " in goroutine "); i >= 0 {
+		parent, _ = strconv.ParseUint(strings.Fields(s[i+len(" in goroutine "):])[0], 10, 64)
+	}
+	return uintptr(id), id, parent
+}
+
+// A wppLog is a helper goroutine's own account of its events.
+type wppLog struct {
+	mu  sync.Mutex
+	evs map[uint64][]profile.WPPEvent
+}
+
+func (l *wppLog) add(e profile.WPPEvent) {
+	_, g, _ := stackGoroutine()
+	l.mu.Lock()
+	l.evs[g] = append(l.evs[g], e)
+	l.mu.Unlock()
+}
+
+// call runs a random call tree under function fn: paths, nested calls,
+// spawns of goroutines (which it waits for), panics recovered a few calls
+// up. It records each event in log as it asks rt to.
+func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
+	f := rt.WPPEnter(pkg, fn)
+	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: fn})
+	defer func() {
+		f.Return()
+		log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+	}()
+	if depth > 0 && r.IntN(8) == 0 {
+		// A panic from a callee, recovered here: the callee's frames
+		// return as it unwinds.
+		func() {
+			defer func() { recover() }()
+			panicking(log, pkg, depth)
+		}()
+	}
+	for range r.IntN(6) {
+		switch k := r.IntN(10); {
+		case k < 6:
+			id := r.Uint64N(40)
+			if r.IntN(50) == 0 {
+				id = 1<<62 + id
+			}
+			f.Path(id)
+			log.add(profile.WPPEvent{Kind: profile.WPPPath, Path: id})
+		case k < 8 && depth < 6:
+			call(r, log, pkg, uint32(r.IntN(10)), depth+1)
+		case k == 8 && depth < 4:
+			var wg sync.WaitGroup
+			wg.Add(1)
+			seed := r.Uint64()
+			log.add(profile.WPPEvent{Kind: profile.WPPSpawn}) // its id is rt's
+			go rt.WPPGo1_0(f, func(seed uint64) {
+				defer wg.Done()
+				call(rand.New(rand.NewPCG(seed, 2)), log, pkg, 20, 0)
+			})(seed)
+			wg.Wait()
+		default:
+			// A path of the caller while a callee runs, as a
+			// range-over-func loop body's.
+			inner := rt.WPPEnter(pkg, 30)
+			log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 30})
+			f.Path(7)
+			log.add(profile.WPPEvent{Kind: profile.WPPPath, Up: 1, Path: 7})
+			inner.Return()
+			log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+		}
+	}
+}
+
+func panicking(log *wppLog, pkg uint32, n int) {
+	f := rt.WPPEnter(pkg, 40)
+	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 40})
+	defer func() {
+		f.Return()
+		log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+	}()
+	if n == 0 {
+		panic("down")
+	}
+	panicking(log, pkg, n-1)
+}
+
+// wppHelper registers two packages, runs RT_WPP_GOROUTINES goroutines
+// of random call trees at once, and prints its account as JSON. With
+// RT_WPP_KILL it prints "ready" after its events and waits to be killed.
+func wppHelper() {
+	rt.WPPRegister(strings.Repeat("ab", 16))
+	pkg := rt.WPPRegister(strings.Repeat("cd", 16))
+	log := &wppLog{evs: make(map[uint64][]profile.WPPEvent)}
+	n, _ := strconv.Atoi(os.Getenv("RT_WPP_GOROUTINES"))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(i), 1))
+			for range 1 + r.IntN(20) {
+				call(r, log, pkg, uint32(r.IntN(10)), 0)
+			}
+		}()
+	}
+	wg.Wait()
+	json.NewEncoder(os.Stdout).Encode(log.evs)
+	if os.Getenv("RT_WPP_KILL") != "" {
+		// Calls left open, then killed.
+		f := rt.WPPEnter(pkg, 50)
+		f.Path(3)
+		fmt.Println("ready")
+		select {}
+	}
+}
+
+// runWPPHelper runs the helper and reads its account and the file.
+func runWPPHelper(t *testing.T, env ...string) (want map[uint64][]profile.WPPEvent, file *profile.WPPFile, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{"RT_HELPER=wpp", "PATHCOVERDIR=" + dir}, env...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<28)
+	if !sc.Scan() {
+		t.Fatalf("helper printed nothing: %s", errb.String())
+	}
+	if err := json.Unmarshal(sc.Bytes(), &want); err != nil {
+		t.Fatal(err)
+	}
+	if slices := os.Getenv("x"); slices != "" {
+		t.Log(slices)
+	}
+	for _, e := range env {
+		if strings.HasPrefix(e, "RT_WPP_KILL=") {
+			if !sc.Scan() || sc.Text() != "ready" {
+				t.Fatalf("helper not ready: %s", errb.String())
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
+	cmd.Wait()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	if len(names) != 1 {
+		t.Fatalf("%d WPP files: %v; stderr: %s", len(names), names, errb.String())
+	}
+	file, err = profile.OpenWPP(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { file.Close() })
+	return want, file, errb.String()
+}
+
+// recorded reads every goroutine's events, leaving out what the helper's
+// account cannot know: spawn ids, and the start events (checked apart).
+func recorded(t *testing.T, file *profile.WPPFile) (map[uint64][]profile.WPPEvent, map[uint64]profile.WPPEvent) {
+	t.Helper()
+	got := make(map[uint64][]profile.WPPEvent)
+	starts := make(map[uint64]profile.WPPEvent)
+	for _, g := range file.Goroutines() {
+		err := file.Events(g, func(e profile.WPPEvent) error {
+			switch e.Kind {
+			case profile.WPPStart:
+				if _, dup := starts[g]; dup || len(got[g]) > 0 {
+					t.Errorf("goroutine %d: start event not first, or twice", g)
+				}
+				starts[g] = e
+				return nil
+			case profile.WPPSpawn:
+				e.Spawn = 0
+			}
+			got[g] = append(got[g], e)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got, starts
+}
+
+// TestWPPGoroutines checks each goroutine's stream against the helper's
+// own account, with 16 goroutines recording at once, spawning goroutines
+// of their own, panicking through frames and recording paths of callers.
+func TestWPPGoroutines(t *testing.T) {
+	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16")
+	if stderr != "" {
+		t.Errorf("stderr: %s", stderr)
+	}
+	got, starts := recorded(t, file)
+	if len(want) < 16 {
+		t.Fatalf("the helper recorded %d goroutines", len(want))
+	}
+	for g, evs := range want {
+		if !reflect.DeepEqual(got[g], evs) {
+			t.Errorf("goroutine %d: %d events recorded, %d in the helper's account; first difference at %d", g, len(got[g]), len(evs), firstDifference(got[g], evs))
+		}
+	}
+	for g := range got {
+		if _, ok := want[g]; !ok {
+			t.Errorf("goroutine %d recorded events the helper did not", g)
+		}
+	}
+	// Every spawned goroutine names a spawn recorded by its parent.
+	spawns := make(map[uint64]uint64) // spawn id → goroutine
+	for _, g := range file.Goroutines() {
+		file.Events(g, func(e profile.WPPEvent) error {
+			if e.Kind == profile.WPPSpawn {
+				spawns[e.Spawn] = g
+			}
+			return nil
+		})
+	}
+	children := 0
+	for g, s := range starts {
+		if s.Spawn == 0 {
+			continue
+		}
+		children++
+		if spawns[s.Spawn] != s.Parent {
+			t.Errorf("goroutine %d: started by spawn %d of goroutine %d, which goroutine %d recorded", g, s.Spawn, s.Parent, spawns[s.Spawn])
+		}
+	}
+	if children == 0 {
+		t.Error("no goroutine was started by a recorded spawn")
+	}
+}
+
+func firstDifference(a, b []profile.WPPEvent) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestWPPKilled kills the helper with calls open: everything it recorded
+// before is in the file.
+func TestWPPKilled(t *testing.T) {
+	want, file, _ := runWPPHelper(t, "RT_WPP_GOROUTINES=4", "RT_WPP_KILL=1")
+	got, _ := recorded(t, file)
+	for g, evs := range want {
+		if !reflect.DeepEqual(got[g], evs) {
+			t.Errorf("goroutine %d: first difference at %d of %d", g, firstDifference(got[g], evs), len(evs))
+		}
+	}
+	// The main goroutine's open call and its path, written just before
+	// the kill.
+	_, main, _ := stackGoroutine()
+	_ = main
+	found := false
+	for g, evs := range got {
+		if _, ok := want[g]; ok {
+			continue
+		}
+		found = reflect.DeepEqual(evs, []profile.WPPEvent{{Kind: profile.WPPEnter, Pkg: 2, Func: 50}, {Kind: profile.WPPPath, Path: 3}})
+	}
+	if !found {
+		t.Error("the open call before the kill is not in the file")
+	}
+}
+
+// TestWPPLimit runs the helper with a limit of 64 KiB: recording stops with
+// one message, the header says so, streams end with a stop event where
+// their chunk had room, and what was recorded is a prefix of each
+// goroutine's account.
+func TestWPPLimit(t *testing.T) {
+	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "PATHCOVERWPPMAX=64K")
+	if strings.Count(stderr, "reached its limit of 65536 bytes (PATHCOVERWPPMAX); recording stopped") != 1 {
+		t.Errorf("stderr: %q", stderr)
+	}
+	if !file.Header.LimitReached || file.Header.Limit != 64<<10 {
+		t.Errorf("header %+v", file.Header)
+	}
+	if st, err := os.Stat(file.Name); err != nil || st.Size() > 1<<20 {
+		t.Errorf("file: %v, %v", st, err)
+	}
+	got, _ := recorded(t, file)
+	stops := 0
+	for g, evs := range got {
+		if n := len(evs); n > 0 && evs[n-1].Kind == profile.WPPStop {
+			evs = evs[:n-1]
+			stops++
+		}
+		if w := want[g]; len(evs) > len(w) || !reflect.DeepEqual(evs, w[:len(evs)]) {
+			t.Errorf("goroutine %d: recorded events are not a prefix of its account", g)
+		}
+	}
+	if stops == 0 {
+		t.Error("no stream ends with a stop event")
+	}
+}
+
+// TestWPPOff: with no profile directory, frames are zero and recording
+// costs nothing but the check.
+func TestWPPOff(t *testing.T) {
+	if os.Getenv("PATHCOVERDIR") != "" {
+		t.Skip("PATHCOVERDIR is set")
+	}
+	f := rt.WPPEnter(0, 1)
+	f.Path(3)
+	f.Return()
+	if f != (rt.WPPFrame{}) {
+		t.Errorf("frame %+v, want zero", f)
+	}
+	_ = time.Now
+}
+
+// BenchmarkWPPPath measures one path event of a recording goroutine.
+func BenchmarkWPPPath(b *testing.B) {
+	dir := b.TempDir()
+	os.Setenv("PATHCOVERDIR", dir)
+	defer os.Unsetenv("PATHCOVERDIR")
+	pkg := rt.WPPRegister(strings.Repeat("ef", 16))
+	f := rt.WPPEnter(pkg, 1)
+	for i := 0; b.Loop(); i++ {
+		f.Path(uint64(i & 63))
+	}
+}
