@@ -1,0 +1,72 @@
+// Package wpp compacts the whole program paths that programs built with
+// pppexec -wpp record (profile/wpp.go) into a timestamped whole program
+// path (TWPP, after Zhang and Gupta, "Timestamped Whole Program Path
+// Representation and its Applications", PLDI 2001), and answers queries on
+// it: a function's distinct traces, one call with its callees and callers,
+// hot sequences of paths, and the whole recording again.
+//
+// # From a recording to a TWPP
+//
+// A recording is, for each goroutine of each process, the sequence of its
+// events: calls of instrumented functions, the Ball-Larus paths each call
+// completed, returns, goroutines started. Compact splits each stream into
+// calls (the paper's path traces, here sequences of path ids, one per
+// completed path, not of basic blocks), linked by the dynamic call graph:
+// each call knows the calls it made and the goroutines it started, with
+// how many of its paths it had completed before each (its position). Then:
+//
+//  1. Redundant traces are stored once: a function's calls that completed
+//     the same paths in the same order share one trace, with a count.
+//  2. Each trace is stored with a dictionary of its dynamic basic blocks
+//     (dbb.go: the paper's DBBs over path ids) and, whichever is smaller,
+//     as its sequence of DBBs or as each DBB's timestamps, written as
+//     arithmetic series lo:hi:stride (the paper's timestamp compaction).
+//  3. The dynamic call graph is compacted too: two calls whose subtrees are
+//     equal (the same function and trace, and the same calls at the same
+//     positions, recursively) are one node, so a node is a DAG of distinct
+//     subtrees, and a node's calls are written as runs whose callees and
+//     positions are arithmetic series, so a loop that calls one function a
+//     million times with the same result costs a few bytes.
+//
+// The paper's text of section 2 is missing the construction of the TWPP
+// and the compaction of the dynamic call graph; (2) and (3) are this
+// package's design of them. The paper numbers a DBB by its first block and
+// keeps its timestamps in a dynamic CFG per trace; here DBBs are numbered
+// in the order they first occur in their trace, and the timestamped form
+// is kept only where it is smaller than the sequence, since for straight
+// traces (no repetition) timestamps cost more than the sequence (the
+// paper's own Table 2 shows that for 099.go). For (3), the paper's Table 3
+// reports a "compacted DCG" without saying how; hash-consing subtrees is
+// the natural counterpart of step 1 for the call graph, and it keeps the
+// one property TWPP is for: a function's data, and a call's subtree, are
+// found without decoding anything else.
+//
+// Go's goroutines are not in the paper. A goroutine's stream is its own,
+// whatever the scheduling; a goroutine started at an instrumented go
+// statement names the spawn event in its creator's call, so the call
+// graph spans goroutines (Call's SpawnedBy); one started by code that is
+// not instrumented names only its creator. A path completed by a call
+// that is not the goroutine's current one (the body of a range-over-func
+// loop runs inside the iterator's call) belongs to the call it is a path
+// of, at its place among that call's paths, and the current call keeps an
+// item saying where it ran, so expansion is exact.
+//
+// # The file
+//
+// format.go defines the TWPP file: a header that gives each function's
+// section (one read gives a function's traces: File.ReadFunc), the nodes,
+// and the processes with their goroutines. Expand gives back every event
+// of every goroutine, in order: TestRoundTrip and FuzzRoundTrip check the
+// round trip raw → TWPP → file → raw on random recordings, and the
+// end-to-end tests of pppexec -wpp on real programs.
+//
+// # Queries
+//
+// Call numbers calls 0, 1, … in the order of processes, goroutines and
+// calls made (pre-order), and finds one by descending the DAG with each
+// node's number of calls. Hot counts, for sequences of 2 to n consecutive
+// paths, how often they ran, weighted by length (Larus's hot subpaths):
+// within one call on the distinct traces, each weighted by its calls; and
+// across calls on each goroutine's paths in the order they ran, expanded,
+// in time linear in the recording.
+package wpp

@@ -1,0 +1,720 @@
+package wpp
+
+// A TWPP file, what `pathcover wpp compact` writes (profile.twpp by
+// default), holds a TWPP. Every number is a uvarint (encoding/binary)
+// unless said otherwise.
+//
+//	file     = magic "pcovtwpp" (8 bytes) version(=1) headerLen header data
+//	header   = nFuncs { hash(16 bytes) index offset length calls } nodesOffset nodesLength procsOffset procsLength
+//	data     = funcSection* nodes procs          (offsets are from the start of data)
+//
+//	funcSection = nTraces trace*                 (one function's traces: one read)
+//	trace       = calls nDBB { len path^len } form body
+//	body        = form 0: n dbb^n                (the sequence of DBBs)
+//	            | form 1: { nSeries { lo stride n }^nSeries }^nDBB
+//	                                             (each DBB's timestamps)
+//	nodes       = nNodes node*
+//	node        = func trace open nRuns { kind payload step count at atStride }^nRuns
+//	procs       = nProcs { nameLen name pid start limitReached nPackages { number hash(16 bytes) }^nPackages nGoroutines goroutine* }
+//	goroutine   = id parent spawn stopped nRootRuns { node count }^nRootRuns
+//
+// A node's items are written as runs: count items of one kind whose
+// payloads (the called node, the spawn id, the levels up) go up by step
+// and whose positions in the trace go up by atStride from at. A node's
+// children come before it, so nodes are written and read in one pass.
+// start is the process's start in Unix nanoseconds. The reader checks
+// every index, count and position against the file, and never allocates
+// more than the file's size justifies, except for traces in the
+// timestamped form, whose paths it expands up to maxTracePaths in all.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+const (
+	magic   = "pcovtwpp"
+	version = 1
+	// maxTracePaths bounds the paths of all traces a reader expands.
+	maxTracePaths = 1 << 28
+)
+
+// Write writes t in the TWPP format.
+func (t *TWPP) Write(w io.Writer) error {
+	var data bytes.Buffer
+	type entry struct{ off, len int }
+	funcs := make([]entry, len(t.Funcs))
+	for i, f := range t.Funcs {
+		start := data.Len()
+		data.Write(encodeFunc(f))
+		funcs[i] = entry{start, data.Len() - start}
+	}
+	nodesOff := data.Len()
+	data.Write(t.encodeNodes())
+	procsOff := data.Len()
+	data.Write(t.encodeProcs())
+
+	var h []byte
+	h = binary.AppendUvarint(h, uint64(len(t.Funcs)))
+	for i, f := range t.Funcs {
+		hash, err := hex.DecodeString(f.Key.Hash)
+		if err != nil || len(hash) != 16 {
+			return fmt.Errorf("function %s: bad metadata hash", f.Key)
+		}
+		h = append(h, hash...)
+		h = binary.AppendUvarint(h, uint64(f.Key.Index))
+		h = binary.AppendUvarint(h, uint64(funcs[i].off))
+		h = binary.AppendUvarint(h, uint64(funcs[i].len))
+		var calls uint64
+		for _, tr := range f.Traces {
+			calls = satAdd(calls, tr.Calls)
+		}
+		h = binary.AppendUvarint(h, calls)
+	}
+	h = binary.AppendUvarint(h, uint64(nodesOff))
+	h = binary.AppendUvarint(h, uint64(procsOff-nodesOff))
+	h = binary.AppendUvarint(h, uint64(procsOff))
+	h = binary.AppendUvarint(h, uint64(data.Len()-procsOff))
+
+	out := []byte(magic)
+	out = binary.AppendUvarint(out, version)
+	out = binary.AppendUvarint(out, uint64(len(h)))
+	out = append(out, h...)
+	if _, err := w.Write(out); err != nil {
+		return err
+	}
+	_, err := w.Write(data.Bytes())
+	return err
+}
+
+func encodeFunc(f *Func) []byte {
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(len(f.Traces)))
+	for _, tr := range f.Traces {
+		b = binary.AppendUvarint(b, tr.Calls)
+		dict, seq := dbbs(tr.Paths)
+		b = binary.AppendUvarint(b, uint64(len(dict)))
+		for _, d := range dict {
+			b = binary.AppendUvarint(b, uint64(len(d)))
+			for _, p := range d {
+				b = binary.AppendUvarint(b, p)
+			}
+		}
+		// The smaller of the two forms.
+		var seqForm []byte
+		seqForm = binary.AppendUvarint(seqForm, 0)
+		seqForm = binary.AppendUvarint(seqForm, uint64(len(seq)))
+		for _, d := range seq {
+			seqForm = binary.AppendUvarint(seqForm, uint64(d))
+		}
+		tsForm := binary.AppendUvarint(nil, 1)
+		for _, ss := range timestamps(seq, len(dict)) {
+			tsForm = binary.AppendUvarint(tsForm, uint64(len(ss)))
+			for _, s := range ss {
+				tsForm = binary.AppendUvarint(tsForm, s.lo)
+				tsForm = binary.AppendUvarint(tsForm, s.stride)
+				tsForm = binary.AppendUvarint(tsForm, s.n)
+			}
+		}
+		if len(tsForm) < len(seqForm) {
+			b = append(b, tsForm...)
+		} else {
+			b = append(b, seqForm...)
+		}
+	}
+	return b
+}
+
+// An itemRun is count items of one kind with payloads and positions in
+// arithmetic series.
+type itemRun struct {
+	kind                 ItemKind
+	payload, step, count uint64
+	at, atStride         uint64
+}
+
+func payload(it Item) uint64 {
+	switch it.Kind {
+	case ItemCall:
+		return uint64(it.Node)
+	case ItemSpawn:
+		return it.Spawn
+	}
+	return uint64(it.Up)
+}
+
+// runs writes items as runs, greedily.
+func runs(items []Item) []itemRun {
+	var out []itemRun
+	for i := 0; i < len(items); {
+		r := itemRun{kind: items[i].Kind, payload: payload(items[i]), count: 1, at: items[i].At}
+		if i+1 < len(items) && items[i+1].Kind == r.kind {
+			r.step = payload(items[i+1]) - r.payload
+			r.atStride = items[i+1].At - r.at
+			for j := i + 1; j < len(items); j++ {
+				it := items[j]
+				if it.Kind != r.kind || payload(it) != r.payload+r.count*r.step || it.At != r.at+r.count*r.atStride {
+					break
+				}
+				r.count++
+			}
+		}
+		if r.count == 1 {
+			r.step, r.atStride = 0, 0
+		}
+		out = append(out, r)
+		i += int(r.count)
+	}
+	return out
+}
+
+func (t *TWPP) encodeNodes() []byte {
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(len(t.Nodes)))
+	for _, n := range t.Nodes {
+		b = binary.AppendUvarint(b, uint64(n.Func))
+		b = binary.AppendUvarint(b, uint64(n.Trace))
+		b = binary.AppendUvarint(b, boolUint(n.Open))
+		rs := runs(n.Items)
+		b = binary.AppendUvarint(b, uint64(len(rs)))
+		for _, r := range rs {
+			for _, v := range []uint64{uint64(r.kind), r.payload, r.step, r.count, r.at, r.atStride} {
+				b = binary.AppendUvarint(b, v)
+			}
+		}
+	}
+	return b
+}
+
+func (t *TWPP) encodeProcs() []byte {
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(len(t.Processes)))
+	for _, p := range t.Processes {
+		b = binary.AppendUvarint(b, uint64(len(p.File)))
+		b = append(b, p.File...)
+		b = binary.AppendUvarint(b, p.PID)
+		b = binary.AppendUvarint(b, uint64(p.Start.UnixNano()))
+		b = binary.AppendUvarint(b, boolUint(p.LimitReached))
+		b = binary.AppendUvarint(b, uint64(len(p.Packages)))
+		for _, n := range slices.Sorted(maps.Keys(p.Packages)) {
+			b = binary.AppendUvarint(b, uint64(n))
+			hash, _ := hex.DecodeString(p.Packages[n])
+			b = append(b, hash...)
+		}
+		b = binary.AppendUvarint(b, uint64(len(p.Goroutines)))
+		for _, g := range p.Goroutines {
+			for _, v := range []uint64{g.ID, g.Parent, g.Spawn, boolUint(g.Stopped)} {
+				b = binary.AppendUvarint(b, v)
+			}
+			var rr [][2]uint64
+			for _, r := range g.Roots {
+				if n := len(rr); n > 0 && rr[n-1][0] == uint64(r) {
+					rr[n-1][1]++
+				} else {
+					rr = append(rr, [2]uint64{uint64(r), 1})
+				}
+			}
+			b = binary.AppendUvarint(b, uint64(len(rr)))
+			for _, r := range rr {
+				b = binary.AppendUvarint(b, r[0])
+				b = binary.AppendUvarint(b, r[1])
+			}
+		}
+	}
+	return b
+}
+
+func boolUint(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WriteFile writes t to name whole or not at all: into a new file
+// beside it (mode 0644 less the umask), renamed over it once complete.
+func (t *TWPP) WriteFile(name string) error {
+	var tmp *os.File
+	for i := 0; tmp == nil; i++ {
+		f, err := os.OpenFile(fmt.Sprintf("%s.%d.%d.tmp", name, os.Getpid(), i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		switch {
+		case err == nil:
+			tmp = f
+		case !os.IsExist(err) || i == 100:
+			return err
+		}
+	}
+	w := bufio.NewWriter(tmp)
+	err := t.Write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", filepath.Base(name), err)
+	}
+	return nil
+}
+
+// A decoder reads uvarints from a byte slice, remembering the first error
+// with the offset where it happened.
+type decoder struct {
+	b    []byte
+	off  int // of b[0] in the file
+	pos  int
+	err  error
+	what string
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%s, offset %d: %s", d.what, d.off+d.pos, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.pos:])
+	if n <= 0 {
+		d.fail("truncated or overlong number")
+		return 0
+	}
+	d.pos += n
+	return v
+}
+
+// count reads a number of elements of at least min bytes each, which must
+// fit in what is left.
+func (d *decoder) count(min int) int {
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)-d.pos)/uint64(min) {
+		d.fail("%d elements cannot fit in %d bytes", n, len(d.b)-d.pos)
+		return 0
+	}
+	return int(n)
+}
+
+// index reads an index below n.
+func (d *decoder) index(n int, what string) int {
+	v := d.uvarint()
+	if d.err == nil && v >= uint64(n) {
+		d.fail("%s %d out of range [0,%d)", what, v, n)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) bytes(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > len(d.b)-d.pos {
+		d.fail("truncated")
+		return nil
+	}
+	b := d.b[d.pos : d.pos+n]
+	d.pos += n
+	return b
+}
+
+func (d *decoder) end() error {
+	if d.err == nil && d.pos != len(d.b) {
+		d.fail("%d bytes left over", len(d.b)-d.pos)
+	}
+	return d.err
+}
+
+// A fileFunc is a function's entry in the header.
+type fileFunc struct {
+	key      FuncKey
+	off, len int
+	calls    uint64
+}
+
+// A File is a TWPP file opened for queries: its header read, each
+// function's section read when asked for (ReadFunc), or the whole TWPP
+// (ReadAll).
+type File struct {
+	r       io.ReaderAt
+	dataOff int64
+	size    int64
+	funcs   []fileFunc
+	byKey   map[FuncKey]int
+	nodes   [2]int // offset, length
+	procs   [2]int
+	closer  io.Closer
+}
+
+// Open opens a TWPP file and reads its header.
+func Open(name string) (*File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	var tf *File
+	if err == nil {
+		tf, err = NewFile(f, st.Size())
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	tf.closer = f
+	return tf, nil
+}
+
+// Close closes the file.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// NewFile reads the header of a TWPP file of size bytes read through r.
+func NewFile(r io.ReaderAt, size int64) (*File, error) {
+	var head [8 + 2*binary.MaxVarintLen64]byte
+	n, err := r.ReadAt(head[:min(int64(len(head)), size)], 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if n < 8 || string(head[:8]) != magic {
+		return nil, errors.New("not a TWPP file")
+	}
+	d := &decoder{b: head[8:n], off: 8, what: "header"}
+	if v := d.uvarint(); d.err == nil && v != version {
+		return nil, fmt.Errorf("TWPP format version %d, not %d: written by another pathcover", v, version)
+	}
+	hlen := d.uvarint()
+	if d.err != nil {
+		return nil, d.err
+	}
+	start := int64(8 + d.pos)
+	if hlen > uint64(size-start) {
+		return nil, fmt.Errorf("header of %d bytes past the end of the file", hlen)
+	}
+	hb := make([]byte, hlen)
+	if _, err := r.ReadAt(hb, start); err != nil {
+		return nil, err
+	}
+	f := &File{r: r, dataOff: start + int64(hlen), size: size, byKey: make(map[FuncKey]int)}
+	dataLen := size - f.dataOff
+	d = &decoder{b: hb, off: int(start), what: "header"}
+	nf := d.count(20)
+	section := func(what string) (int, int) {
+		off, n := d.uvarint(), d.uvarint()
+		if d.err == nil && (off > uint64(dataLen) || n > uint64(dataLen)-off) {
+			d.fail("%s [%d,+%d) past the end of the data (%d bytes)", what, off, n, dataLen)
+		}
+		return int(off), int(n)
+	}
+	for range nf {
+		hash := d.bytes(16)
+		idx := d.uvarint()
+		if d.err == nil && idx > 1<<32-1 {
+			d.fail("function index %d", idx)
+		}
+		off, n := section("function section")
+		calls := d.uvarint()
+		if d.err != nil {
+			break
+		}
+		k := FuncKey{hex.EncodeToString(hash), uint32(idx)}
+		if _, dup := f.byKey[k]; dup {
+			d.fail("function %s twice", k)
+			break
+		}
+		f.byKey[k] = len(f.funcs)
+		f.funcs = append(f.funcs, fileFunc{k, off, n, calls})
+	}
+	f.nodes[0], f.nodes[1] = section("nodes")
+	f.procs[0], f.procs[1] = section("processes")
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) read(off, n int, what string) (*decoder, error) {
+	b := make([]byte, n)
+	if _, err := f.r.ReadAt(b, f.dataOff+int64(off)); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	return &decoder{b: b, off: int(f.dataOff) + off, what: what}, nil
+}
+
+// Funcs returns the functions of the file, with how many calls each made.
+func (f *File) Funcs() []FuncKey {
+	keys := make([]FuncKey, len(f.funcs))
+	for i, ff := range f.funcs {
+		keys[i] = ff.key
+	}
+	return keys
+}
+
+// ReadFunc reads one function's traces: one read of its section.
+func (f *File) ReadFunc(k FuncKey) (*Func, error) {
+	i, ok := f.byKey[k]
+	if !ok {
+		return nil, fmt.Errorf("function %s did not run", k)
+	}
+	ff := f.funcs[i]
+	d, err := f.read(ff.off, ff.len, "function "+k.String())
+	if err != nil {
+		return nil, err
+	}
+	budget := maxTracePaths
+	fn := decodeFunc(d, k, &budget)
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return fn, nil
+}
+
+func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
+	fn := &Func{Key: k, index: make(map[string]int)}
+	nt := d.count(3)
+	for range nt {
+		tr := &Trace{Calls: d.uvarint()}
+		nd := d.count(2)
+		dict := make([][]uint64, nd)
+		for i := range dict {
+			l := d.count(1)
+			if d.err == nil && l == 0 {
+				d.fail("an empty dynamic basic block")
+			}
+			dict[i] = make([]uint64, l)
+			for j := range dict[i] {
+				dict[i][j] = d.uvarint()
+			}
+		}
+		var seq []int
+		switch form := d.uvarint(); form {
+		case 0:
+			seq = make([]int, d.count(1))
+			for i := range seq {
+				seq[i] = d.index(nd, "dynamic basic block")
+			}
+		case 1:
+			seq = decodeTimestamps(d, nd, *budget)
+		default:
+			d.fail("trace form %d", form)
+		}
+		if d.err != nil {
+			return nil
+		}
+		for _, s := range seq {
+			if len(dict[s]) > *budget {
+				d.fail("traces longer than %d paths", maxTracePaths)
+				return nil
+			}
+			*budget -= len(dict[s])
+			tr.Paths = append(tr.Paths, dict[s]...)
+		}
+		if _, dup := fn.index[pathsKey(tr.Paths)]; dup {
+			d.fail("a trace twice")
+			return nil
+		}
+		fn.index[pathsKey(tr.Paths)] = len(fn.Traces)
+		fn.Traces = append(fn.Traces, tr)
+	}
+	return fn
+}
+
+// decodeTimestamps reads the timestamped form of a trace of nd DBBs, whose
+// series must cover the positions 0 … L-1 once each, for L at most budget.
+func decodeTimestamps(d *decoder, nd int, budget int) []int {
+	type span struct {
+		s series
+		d int
+	}
+	var spans []span
+	var total uint64
+	for i := range nd {
+		ns := d.count(3)
+		for range ns {
+			s := series{d.uvarint(), d.uvarint(), d.uvarint()}
+			if d.err != nil {
+				return nil
+			}
+			if s.n == 0 || (s.n > 1 && s.stride == 0) || s.n > uint64(budget) || (s.n > 1 && s.stride > uint64(budget)) || s.lo > uint64(budget) {
+				d.fail("series %d:%d:%d", s.lo, s.stride, s.n)
+				return nil
+			}
+			total += s.n
+			if total > uint64(budget) {
+				d.fail("a trace longer than %d paths", budget)
+				return nil
+			}
+			spans = append(spans, span{s, i})
+		}
+	}
+	seq := make([]int, total)
+	set := make([]bool, total)
+	for _, sp := range spans {
+		for j := uint64(0); j < sp.s.n; j++ {
+			t := sp.s.lo + j*sp.s.stride
+			if t >= total || set[t] {
+				d.fail("timestamp %d out of the trace or given twice", t)
+				return nil
+			}
+			seq[t], set[t] = sp.d, true
+		}
+	}
+	return seq
+}
+
+// ReadAll reads the whole TWPP.
+func (f *File) ReadAll() (*TWPP, error) {
+	t := &TWPP{}
+	budget := maxTracePaths
+	for _, ff := range f.funcs {
+		d, err := f.read(ff.off, ff.len, "function "+ff.key.String())
+		if err != nil {
+			return nil, err
+		}
+		fn := decodeFunc(d, ff.key, &budget)
+		if err := d.end(); err != nil {
+			return nil, err
+		}
+		t.Funcs = append(t.Funcs, fn)
+	}
+	d, err := f.read(f.nodes[0], f.nodes[1], "nodes")
+	if err != nil {
+		return nil, err
+	}
+	nn := d.count(4)
+	for range nn {
+		n := &Node{Func: d.index(len(t.Funcs), "function")}
+		if d.err != nil {
+			break
+		}
+		n.Trace = d.index(len(t.Funcs[n.Func].Traces), "trace")
+		n.Open = d.uvarint() != 0
+		nr := d.count(6)
+		var tlen uint64
+		if d.err == nil {
+			tlen = uint64(len(t.Funcs[n.Func].Traces[n.Trace].Paths))
+		}
+		n.Calls = 1
+		for range nr {
+			r := itemRun{kind: ItemKind(d.uvarint()), payload: d.uvarint(), step: d.uvarint(), count: d.uvarint(), at: d.uvarint(), atStride: d.uvarint()}
+			if d.err != nil {
+				break
+			}
+			if r.kind > ItemUp || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26 {
+				d.fail("a run of %d items of kind %d", r.count, r.kind)
+				break
+			}
+			for j := uint64(0); j < r.count; j++ {
+				it := Item{Kind: r.kind, At: r.at + j*r.atStride}
+				p := r.payload + j*r.step
+				switch r.kind {
+				case ItemCall:
+					if p >= uint64(len(t.Nodes)) {
+						d.fail("a call of node %d, not before node %d", p, len(t.Nodes))
+					} else {
+						it.Node = int(p)
+						n.Calls = satAdd(n.Calls, t.Nodes[p].Calls)
+					}
+				case ItemSpawn:
+					it.Spawn = p
+				case ItemUp:
+					if p == 0 || p > 1<<32-1 {
+						d.fail("a path %d calls up", p)
+					}
+					it.Up = uint32(p)
+				}
+				if k := len(n.Items); it.At > tlen || (k > 0 && it.At < n.Items[k-1].At) {
+					d.fail("an item at path %d of a trace of %d", it.At, tlen)
+				}
+				if d.err != nil {
+					break
+				}
+				n.Items = append(n.Items, it)
+			}
+		}
+		if d.err != nil {
+			break
+		}
+		t.Nodes = append(t.Nodes, n)
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	d, err = f.read(f.procs[0], f.procs[1], "processes")
+	if err != nil {
+		return nil, err
+	}
+	np := d.count(6)
+	for range np {
+		p := &Process{File: string(d.bytes(d.count(1)))}
+		p.PID = d.uvarint()
+		p.Start = time.Unix(0, int64(d.uvarint()))
+		p.LimitReached = d.uvarint() != 0
+		p.Packages = make(map[uint32]string)
+		npk := d.count(17)
+		for range npk {
+			num := d.uvarint()
+			hash := d.bytes(16)
+			if d.err == nil && (num == 0 || num > 1<<32-1) {
+				d.fail("package number %d", num)
+			}
+			if d.err != nil {
+				break
+			}
+			if _, dup := p.Packages[uint32(num)]; dup {
+				d.fail("package %d twice", num)
+				break
+			}
+			p.Packages[uint32(num)] = hex.EncodeToString(hash)
+		}
+		ng := d.count(5)
+		for range ng {
+			g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
+			nr := d.count(2)
+			for range nr {
+				node := d.index(len(t.Nodes), "node")
+				c := d.uvarint()
+				if d.err == nil && (c == 0 || c > 1<<26 || len(g.Roots)+int(c) > 1<<26) {
+					d.fail("%d roots", c)
+				}
+				if d.err != nil {
+					break
+				}
+				for range c {
+					g.Roots = append(g.Roots, node)
+				}
+			}
+			p.Goroutines = append(p.Goroutines, g)
+		}
+		t.Processes = append(t.Processes, p)
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	t.rebuildIndexes()
+	return t, nil
+}

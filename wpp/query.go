@@ -1,0 +1,573 @@
+package wpp
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// CompactDir compacts every WPP file of profile directory dir into
+// dir/profile.twpp and returns its name. A WPP file that cannot be read is
+// an error: a TWPP that left a process out would answer queries wrongly.
+func CompactDir(dir string) (string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	if err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "", fmt.Errorf("%s holds no whole-program-path files (*.wpp): record with pppexec -wpp or pathcover test -wpp", dir)
+	}
+	var sources []Source
+	for _, name := range names {
+		f, err := profile.OpenWPP(name)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		sources = append(sources, FileSource{f})
+	}
+	t, err := Compact(sources)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "profile.twpp")
+	return out, t.WriteFile(out)
+}
+
+// Expand calls fn with every event of every goroutine of process p, in
+// the order each goroutine recorded them: the WPP again, exactly.
+func (t *TWPP) Expand(p *Process, fn func(g *Goroutine, e profile.WPPEvent) error) error {
+	for _, g := range p.Goroutines {
+		if err := t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error { return fn(g, e) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExpandGoroutine calls fn with each event of goroutine g of process p,
+// naming packages by the numbers p's WPP file gave them.
+func (t *TWPP) ExpandGoroutine(p *Process, g *Goroutine, fn func(profile.WPPEvent) error) error {
+	pkgs := t.PackageNumbers(p)
+	if err := fn(profile.WPPEvent{Kind: profile.WPPStart, Parent: g.Parent, Spawn: g.Spawn}); err != nil {
+		return err
+	}
+	var cursors []*cursor
+	for _, r := range g.Roots {
+		if err := t.expand(r, &cursors, pkgs, fn); err != nil {
+			return err
+		}
+	}
+	if g.Stopped {
+		return fn(profile.WPPEvent{Kind: profile.WPPStop})
+	}
+	return nil
+}
+
+// A cursor is a call being expanded: the paths of its trace emitted so far.
+type cursor struct {
+	paths []uint64
+	next  int
+}
+
+func (t *TWPP) expand(ni int, stack *[]*cursor, pkgs map[string]uint32, fn func(profile.WPPEvent) error) error {
+	n := t.Nodes[ni]
+	f := t.Funcs[n.Func]
+	pkg, ok := pkgs[f.Key.Hash]
+	if !ok {
+		return fmt.Errorf("function %s of a package the process does not name", f.Key)
+	}
+	if err := fn(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: f.Key.Index}); err != nil {
+		return err
+	}
+	c := &cursor{paths: f.Traces[n.Trace].Paths}
+	*stack = append(*stack, c)
+	defer func() { *stack = (*stack)[:len(*stack)-1] }()
+	own := func(upTo int) error {
+		for ; c.next < upTo && c.next < len(c.paths); c.next++ {
+			if err := fn(profile.WPPEvent{Kind: profile.WPPPath, Path: c.paths[c.next]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, it := range n.Items {
+		if err := own(int(min(it.At, uint64(len(c.paths))))); err != nil {
+			return err
+		}
+		switch it.Kind {
+		case ItemCall:
+			if err := t.expand(it.Node, stack, pkgs, fn); err != nil {
+				return err
+			}
+		case ItemSpawn:
+			if err := fn(profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: it.Spawn}); err != nil {
+				return err
+			}
+		case ItemUp:
+			s := *stack
+			if int(it.Up) >= len(s) {
+				return fmt.Errorf("a path %d calls up, below the goroutine's first call", it.Up)
+			}
+			owner := s[len(s)-1-int(it.Up)]
+			if owner.next >= len(owner.paths) {
+				return fmt.Errorf("a path %d calls up, past the end of that call's trace", it.Up)
+			}
+			if err := fn(profile.WPPEvent{Kind: profile.WPPPath, Up: it.Up, Path: owner.paths[owner.next]}); err != nil {
+				return err
+			}
+			owner.next++
+		}
+	}
+	if err := own(len(c.paths)); err != nil {
+		return err
+	}
+	if n.Open {
+		return nil
+	}
+	return fn(profile.WPPEvent{Kind: profile.WPPReturn})
+}
+
+// PackageNumbers maps the metadata hashes of process p's packages to the
+// numbers its WPP file gave them.
+func (t *TWPP) PackageNumbers(p *Process) map[string]uint32 {
+	m := make(map[string]uint32, len(p.Packages))
+	for n, h := range p.Packages {
+		m[h] = n
+	}
+	return m
+}
+
+// A CallID is a call's number: the calls of a TWPP are numbered from 0 in
+// the order of processes, goroutines, and, in each goroutine, its calls in
+// the order they were made (pre-order of the call tree).
+type CallID uint64
+
+// A CallInfo is one call: its function, trace, the calls and spawns it
+// made in order, and the calls it was made from, innermost first.
+type CallInfo struct {
+	ID        CallID
+	Func      FuncKey
+	Name      string `json:",omitempty"`
+	Paths     []uint64
+	Open      bool `json:",omitempty"`
+	Process   string
+	Goroutine uint64
+	// Items are the calls (with their ids) and spawns the call made, each
+	// with the number of its paths completed before it.
+	Items []CallItem
+	// Callers are the calls that led to this one, innermost first; then,
+	// if the goroutine was started by a recorded spawn, SpawnedBy says
+	// which goroutine, and which spawn.
+	Callers   []CallRef
+	SpawnedBy *Spawner `json:",omitempty"`
+}
+
+// A CallItem is something a call did between its paths.
+type CallItem struct {
+	At    uint64
+	Call  *CallRef `json:",omitempty"`
+	Spawn uint64   `json:",omitempty"`
+	Up    uint32   `json:",omitempty"`
+}
+
+// A CallRef names a call.
+type CallRef struct {
+	ID   CallID
+	Func FuncKey
+	Name string `json:",omitempty"`
+}
+
+// A Spawner is the goroutine and spawn that started a goroutine.
+type Spawner struct {
+	Goroutine uint64
+	Spawn     uint64
+}
+
+// Names gives functions their names, for output; it may be nil.
+type Names func(FuncKey) string
+
+// Call returns call id.
+func (t *TWPP) Call(id CallID, names Names) (*CallInfo, error) {
+	name := func(k FuncKey) string {
+		if names == nil {
+			return ""
+		}
+		return names(k)
+	}
+	base := uint64(0)
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			for _, r := range g.Roots {
+				calls := t.Nodes[r].Calls
+				if uint64(id) >= base+calls {
+					base += calls
+					continue
+				}
+				// Descend from the root to the call.
+				var chain []CallRef
+				ni, at := r, base
+				for {
+					n := t.Nodes[ni]
+					f := t.Funcs[n.Func]
+					if uint64(id) == at {
+						info := &CallInfo{ID: id, Func: f.Key, Name: name(f.Key), Paths: f.Traces[n.Trace].Paths, Open: n.Open, Process: p.File, Goroutine: g.ID}
+						next := at + 1
+						for _, it := range n.Items {
+							ci := CallItem{At: it.At, Spawn: it.Spawn, Up: it.Up}
+							if it.Kind == ItemCall {
+								k := t.Funcs[t.Nodes[it.Node].Func].Key
+								ci.Call = &CallRef{CallID(next), k, name(k)}
+								next += t.Nodes[it.Node].Calls
+							}
+							info.Items = append(info.Items, ci)
+						}
+						slices.Reverse(chain)
+						info.Callers = chain
+						if g.Spawn != 0 {
+							info.SpawnedBy = &Spawner{g.Parent, g.Spawn}
+						}
+						return info, nil
+					}
+					chain = append(chain, CallRef{CallID(at), f.Key, name(f.Key)})
+					next := at + 1
+					found := false
+					for _, it := range n.Items {
+						if it.Kind != ItemCall {
+							continue
+						}
+						c := t.Nodes[it.Node].Calls
+						if uint64(id) < next+c {
+							ni, at, found = it.Node, next, true
+							break
+						}
+						next += c
+					}
+					if !found {
+						return nil, fmt.Errorf("call %d: the call tree is inconsistent", id)
+					}
+				}
+			}
+		}
+	}
+	return nil, fmt.Errorf("no call %d: the profile has %d calls", id, base)
+}
+
+// TraceInfo is one distinct trace of a function.
+type TraceInfo struct {
+	Calls uint64
+	Paths []uint64
+	// Steps are, with lines, each path decoded (see Decoder).
+	Steps [][]string `json:",omitempty"`
+}
+
+// Traces are a function's distinct traces, most calls first.
+type Traces struct {
+	Func   FuncKey
+	Name   string
+	Calls  uint64
+	Traces []TraceInfo
+}
+
+// Decoder turns a function's path into lines of source, for output; nil
+// leaves paths as ids.
+type Decoder func(k FuncKey, path uint64) ([]string, error)
+
+// FuncTraces returns the traces of f, decoded with dec if not nil.
+func FuncTraces(f *Func, name string, dec Decoder) (*Traces, error) {
+	out := &Traces{Func: f.Key, Name: name}
+	for _, tr := range f.sortedTraces() {
+		ti := TraceInfo{Calls: tr.Calls, Paths: tr.Paths}
+		out.Calls = satAdd(out.Calls, tr.Calls)
+		if dec != nil {
+			for _, p := range tr.Paths {
+				steps, err := dec(f.Key, p)
+				if err != nil {
+					return nil, err
+				}
+				ti.Steps = append(ti.Steps, steps)
+			}
+		}
+		out.Traces = append(out.Traces, ti)
+	}
+	return out, nil
+}
+
+// WriteText writes the traces, one a paragraph.
+func (ts *Traces) WriteText(w io.Writer) error {
+	name := ts.Name
+	if name == "" {
+		name = ts.Func.String()
+	}
+	fmt.Fprintf(w, "%s: %d calls, %d distinct traces\n", name, ts.Calls, len(ts.Traces))
+	for i, tr := range ts.Traces {
+		fmt.Fprintf(w, "\ntrace %d: %d calls, %d paths: %s\n", i+1, tr.Calls, len(tr.Paths), pathList(tr.Paths))
+		for j, steps := range tr.Steps {
+			fmt.Fprintf(w, "  path %d:\n", tr.Paths[j])
+			for _, s := range steps {
+				fmt.Fprintf(w, "    %s\n", s)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the traces as JSON.
+func (ts *Traces) WriteJSON(w io.Writer) error { return writeJSON(w, ts) }
+
+// pathList writes paths compactly: a run of one path repeated as id×n.
+func pathList(paths []uint64) string {
+	var b strings.Builder
+	for i := 0; i < len(paths); {
+		j := i
+		for j < len(paths) && paths[j] == paths[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d", paths[i])
+		if j-i > 1 {
+			fmt.Fprintf(&b, "×%d", j-i)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteText writes the call.
+func (c *CallInfo) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "call %d: %s, goroutine %d of %s\n", c.ID, refName(c.Func, c.Name), c.Goroutine, c.Process)
+	if c.Open {
+		fmt.Fprintf(w, "  (still running when the recording ended)\n")
+	}
+	fmt.Fprintf(w, "paths: %s\n", pathList(c.Paths))
+	for _, it := range c.Items {
+		switch {
+		case it.Call != nil:
+			fmt.Fprintf(w, "  after %d paths: call %d %s\n", it.At, it.Call.ID, refName(it.Call.Func, it.Call.Name))
+		case it.Up > 0:
+			fmt.Fprintf(w, "  after %d paths: a path of the call %d up\n", it.At, it.Up)
+		default:
+			fmt.Fprintf(w, "  after %d paths: go statement (spawn %d)\n", it.At, it.Spawn)
+		}
+	}
+	for _, r := range c.Callers {
+		fmt.Fprintf(w, "called from call %d %s\n", r.ID, refName(r.Func, r.Name))
+	}
+	if c.SpawnedBy != nil {
+		fmt.Fprintf(w, "in a goroutine started by goroutine %d (spawn %d)\n", c.SpawnedBy.Goroutine, c.SpawnedBy.Spawn)
+	}
+	return nil
+}
+
+// WriteJSON writes the call as JSON.
+func (c *CallInfo) WriteJSON(w io.Writer) error { return writeJSON(w, c) }
+
+func refName(k FuncKey, name string) string {
+	if name != "" {
+		return name
+	}
+	return k.String()
+}
+
+// A HotPath is a sequence of consecutive paths and how often it ran.
+type HotPath struct {
+	// Steps are the paths, each of its function.
+	Steps []HotStep
+	Count uint64
+	// Weight is Count × len(Steps): the paths it stands for.
+	Weight uint64
+	// Interprocedural says the sequence crosses calls.
+	Interprocedural bool
+}
+
+// A HotStep is one path of a hot sequence.
+type HotStep struct {
+	Func FuncKey
+	Name string `json:",omitempty"`
+	Path uint64
+}
+
+// HotPaths are the hottest sequences.
+type HotPaths []HotPath
+
+// Hot returns the k heaviest sequences of 2 to maxLen consecutive path
+// events (Larus's hot subpaths: weight is length × frequency): within one
+// call (counted on each function's distinct traces, weighted by their
+// calls), and across calls, in each goroutine's paths in the order they
+// ran (counted on the expanded WPP, so in time linear in its events).
+func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
+	type key string
+	counts := make(map[key]*HotPath)
+	add := func(steps []HotStep, n uint64, inter bool) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%v|", inter)
+		for _, s := range steps {
+			fmt.Fprintf(&b, "%s/%d/%d,", s.Func.Hash, s.Func.Index, s.Path)
+		}
+		h := counts[key(b.String())]
+		if h == nil {
+			h = &HotPath{Steps: slices.Clone(steps), Interprocedural: inter}
+			counts[key(b.String())] = h
+		}
+		h.Count = satAdd(h.Count, n)
+	}
+	name := func(f FuncKey) string {
+		if names == nil {
+			return ""
+		}
+		return names(f)
+	}
+	for _, f := range t.Funcs {
+		nm := name(f.Key)
+		for _, tr := range f.Traces {
+			for i := range tr.Paths {
+				for l := 2; l <= maxLen && i+l <= len(tr.Paths); l++ {
+					steps := make([]HotStep, l)
+					for j := range l {
+						steps[j] = HotStep{f.Key, nm, tr.Paths[i+j]}
+					}
+					add(steps, tr.Calls, false)
+				}
+			}
+		}
+	}
+	// Across calls: each goroutine's paths in the order they ran, with the
+	// call each belongs to; windows that hold paths of two calls or more.
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			var window []HotStep
+			var calls []int // call number of each step in window
+			var stack []int
+			var callsMade int
+			var funcs []FuncKey
+			err := t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
+				switch e.Kind {
+				case profile.WPPEnter:
+					callsMade++
+					stack = append(stack, callsMade)
+					funcs = append(funcs, FuncKey{p.Packages[e.Pkg], e.Func})
+				case profile.WPPReturn:
+					stack, funcs = stack[:len(stack)-1], funcs[:len(funcs)-1]
+				case profile.WPPPath:
+					i := len(stack) - 1 - int(e.Up)
+					window = append(window, HotStep{funcs[i], name(funcs[i]), e.Path})
+					calls = append(calls, stack[i])
+					if len(window) > maxLen {
+						window, calls = window[1:], calls[1:]
+					}
+					for l := 2; l <= len(window); l++ {
+						w := window[len(window)-l:]
+						c := calls[len(calls)-l:]
+						if c[0] != c[len(c)-1] || !sameCall(c) {
+							add(w, 1, true)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	var out HotPaths
+	for _, h := range counts {
+		h.Weight = h.Count * uint64(len(h.Steps))
+		if h.Count != 0 && h.Weight/h.Count != uint64(len(h.Steps)) {
+			h.Weight = ^uint64(0)
+		}
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b HotPath) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(len(a.Steps), len(b.Steps)), strings.Compare(fmt.Sprint(a.Steps), fmt.Sprint(b.Steps)))
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// sameCall reports whether all steps are of one call.
+func sameCall(c []int) bool {
+	for _, x := range c {
+		if x != c[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteText writes the hot paths, heaviest first.
+func (hs HotPaths) WriteText(w io.Writer) error {
+	for i, h := range hs {
+		kind := "in one call"
+		if h.Interprocedural {
+			kind = "across calls"
+		}
+		fmt.Fprintf(w, "%d. %d runs × %d paths = %d, %s:\n", i+1, h.Count, len(h.Steps), h.Weight, kind)
+		for _, s := range h.Steps {
+			fmt.Fprintf(w, "     %s path %d\n", refName(s.Func, s.Name), s.Path)
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the hot paths as JSON.
+func (hs HotPaths) WriteJSON(w io.Writer) error { return writeJSON(w, hs) }
+
+// Stats are the sizes of a TWPP's parts, for `pathcover wpp compact`.
+type Stats struct {
+	Processes, Goroutines, Funcs, Traces, Nodes int
+	Calls, Paths                                uint64
+}
+
+// Stats counts the TWPP's parts.
+func (t *TWPP) Stats() Stats {
+	s := Stats{Processes: len(t.Processes), Funcs: len(t.Funcs), Nodes: len(t.Nodes)}
+	for _, f := range t.Funcs {
+		s.Traces += len(f.Traces)
+		for _, tr := range f.Traces {
+			s.Paths = satAdd(s.Paths, satMul(tr.Calls, uint64(len(tr.Paths))))
+		}
+	}
+	for _, p := range t.Processes {
+		s.Goroutines += len(p.Goroutines)
+		for _, g := range p.Goroutines {
+			for _, r := range g.Roots {
+				s.Calls = satAdd(s.Calls, t.Nodes[r].Calls)
+			}
+		}
+	}
+	return s
+}
+
+func satMul(a, b uint64) uint64 {
+	if a != 0 && (a*b)/a != b {
+		return ^uint64(0)
+	}
+	return a * b
+}
+
+// fileSize returns the size of a file, or 0.
+func fileSize(name string) int64 {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}

@@ -1,0 +1,511 @@
+package wpp
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// memSource is a recording in memory.
+type memSource struct {
+	name string
+	h    profile.WPPHeader
+	pkgs map[uint32]string
+	gs   map[uint64][]profile.WPPEvent
+}
+
+func (s *memSource) Header() profile.WPPHeader   { return s.h }
+func (s *memSource) Name() string                { return s.name }
+func (s *memSource) Packages() map[uint32]string { return s.pkgs }
+func (s *memSource) Goroutines() []uint64 {
+	var ids []uint64
+	for g := range s.gs {
+		ids = append(ids, g)
+	}
+	slices.Sort(ids)
+	return ids
+}
+func (s *memSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+	for _, e := range s.gs[g] {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var testHashes = map[uint32]string{1: strings.Repeat("ab", 16), 2: strings.Repeat("cd", 16)}
+
+// randomSource makes a recording from seed as rt writes them: a start
+// event first, calls nested, paths of the current call and of callers
+// below it, spawns, loops that repeat paths and calls (so that traces and
+// subtrees repeat), calls left open, and sometimes a stop.
+func randomSource(seed uint64) *memSource {
+	r := rand.New(rand.NewPCG(seed, 3))
+	s := &memSource{name: fmt.Sprintf("/p/pathcover.%d.wpp", seed), h: profile.WPPHeader{PID: seed, Start: time.Unix(0, int64(seed)*1000), LimitReached: seed%5 == 0}, pkgs: testHashes, gs: make(map[uint64][]profile.WPPEvent)}
+	for g := range 1 + r.IntN(3) {
+		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: uint64(g), Spawn: r.Uint64N(3)}}
+		var gen func(depth int)
+		gen = func(depth int) {
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: uint32(1 + r.IntN(2)), Func: uint32(r.IntN(6))})
+			for range r.IntN(8) {
+				switch k := r.IntN(10); {
+				case k < 5:
+					p := uint64(r.IntN(4))
+					for range 1 + r.IntN(3) {
+						evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: p})
+					}
+				case k < 8 && depth < 4:
+					gen(depth + 1)
+				case k == 8:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: r.Uint64N(1000)})
+				case depth > 0:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Up: uint32(1 + r.IntN(depth)), Path: uint64(r.IntN(3))})
+				}
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+		}
+		for range 1 + r.IntN(4) {
+			gen(0)
+		}
+		if r.IntN(3) == 0 {
+			// Cut the stream short: calls left open, perhaps a stop.
+			evs = evs[:1+r.IntN(len(evs))]
+			if r.IntN(2) == 0 {
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPStop})
+			}
+		}
+		s.gs[uint64(g+1)] = evs
+	}
+	return s
+}
+
+// expandAll expands every process of t into streams per goroutine.
+func expandAll(t *testing.T, tw *TWPP) []map[uint64][]profile.WPPEvent {
+	t.Helper()
+	var out []map[uint64][]profile.WPPEvent
+	for _, p := range tw.Processes {
+		gs := make(map[uint64][]profile.WPPEvent)
+		err := tw.Expand(p, func(g *Goroutine, e profile.WPPEvent) error {
+			gs[g.ID] = append(gs[g.ID], e)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", p.File, err)
+		}
+		out = append(out, gs)
+	}
+	return out
+}
+
+// roundTrip compacts sources, writes, reads back, expands, and compares
+// with the input.
+func roundTrip(t *testing.T, sources []*memSource) *TWPP {
+	t.Helper()
+	var src []Source
+	for _, s := range sources {
+		src = append(src, s)
+	}
+	tw, err := Compact(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tw.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := f.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tw := range []*TWPP{tw, back} {
+		got := expandAll(t, tw)
+		for i, s := range sources {
+			if !reflect.DeepEqual(got[i], s.gs) {
+				t.Fatalf("%s: expanded events differ from the recording", s.name)
+			}
+			p := tw.Processes[i]
+			if p.PID != s.h.PID || !p.Start.Equal(s.h.Start) || p.LimitReached != s.h.LimitReached || !reflect.DeepEqual(p.Packages, s.pkgs) {
+				t.Fatalf("process %+v, header %+v", p, s.h)
+			}
+		}
+	}
+	// One function's section alone gives its traces.
+	for _, k := range f.Funcs() {
+		fn, err := f.ReadFunc(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := tw.Func(k); !reflect.DeepEqual(tracesOf(fn), tracesOf(want)) {
+			t.Fatalf("%s: ReadFunc differs", k)
+		}
+	}
+	return tw
+}
+
+func tracesOf(f *Func) []Trace {
+	var out []Trace
+	for _, tr := range f.Traces {
+		out = append(out, *tr)
+	}
+	return out
+}
+
+// TestRoundTrip: raw → TWPP → file → TWPP → raw is exact on random
+// recordings.
+func TestRoundTrip(t *testing.T) {
+	for seed := range uint64(200) {
+		roundTrip(t, []*memSource{randomSource(seed), randomSource(seed + 1000)})
+	}
+}
+
+// FuzzRoundTrip is TestRoundTrip on the fuzzer's seeds.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		roundTrip(t, []*memSource{randomSource(a), randomSource(b)})
+	})
+}
+
+// TestTraceCounts checks the traces against a count made on the raw
+// streams by another method: each call's paths collected with an explicit
+// stack.
+func TestTraceCounts(t *testing.T) {
+	for seed := range uint64(100) {
+		s := randomSource(seed)
+		tw := roundTrip(t, []*memSource{s})
+		want := make(map[string]uint64) // func|paths → calls
+		for _, evs := range s.gs {
+			type call struct {
+				key   string
+				paths []string
+			}
+			var stack []*call
+			flush := func(c *call) { want[c.key+"|"+strings.Join(c.paths, ",")]++ }
+			for _, e := range evs {
+				switch e.Kind {
+				case profile.WPPEnter:
+					stack = append(stack, &call{key: fmt.Sprintf("%s/%d", testHashes[e.Pkg], e.Func)})
+				case profile.WPPPath:
+					c := stack[len(stack)-1-int(e.Up)]
+					c.paths = append(c.paths, fmt.Sprint(e.Path))
+				case profile.WPPReturn:
+					flush(stack[len(stack)-1])
+					stack = stack[:len(stack)-1]
+				}
+			}
+			for _, c := range stack {
+				flush(c)
+			}
+		}
+		got := make(map[string]uint64)
+		for _, f := range tw.Funcs {
+			for _, tr := range f.Traces {
+				var ps []string
+				for _, p := range tr.Paths {
+					ps = append(ps, fmt.Sprint(p))
+				}
+				got[f.Key.String()+"|"+strings.Join(ps, ",")] += tr.Calls
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: traces %v, want %v", seed, got, want)
+		}
+	}
+}
+
+// TestPaperDBB uses the paper's example (Figs. 1-3), with basic blocks as
+// the symbols: main's trace and f's two distinct traces, and their
+// dictionaries.
+func TestPaperDBB(t *testing.T) {
+	for _, c := range []struct {
+		trace string
+		dict  []string
+		seq   string
+	}{
+		{"1.2.3.4.2.3.4.2.3.4.2.3.4.2.3.4.6", []string{"1", "2.3.4", "6"}, "0.1.1.1.1.1.2"},
+		{"1.2.3.4.5.6.2.3.4.5.6.2.3.4.5.6.10", []string{"1", "2.3.4.5.6", "10"}, "0.1.1.1.2"},
+		{"1.2.7.8.9.6.2.7.8.9.6.2.7.8.9.6.10", []string{"1", "2.7.8.9.6", "10"}, "0.1.1.1.2"},
+	} {
+		dict, seq := dbbs(parseDots(c.trace))
+		var gotDict []string
+		for _, d := range dict {
+			gotDict = append(gotDict, dots(d))
+		}
+		var s []uint64
+		for _, d := range seq {
+			s = append(s, uint64(d))
+		}
+		if !reflect.DeepEqual(gotDict, c.dict) || dots(s) != c.seq {
+			t.Errorf("%s: dictionary %v, trace %s; want %v, %s", c.trace, gotDict, dots(s), c.dict, c.seq)
+		}
+	}
+}
+
+// TestPaperTimestamps uses Fig. 10: the WPP of one call, one statement a
+// symbol, and each statement's timestamps (the paper's count from 1).
+func TestPaperTimestamps(t *testing.T) {
+	wpp := parseDots("1.2.3.4.5.6.7.9.10.11.12.4.5.6.8.9.10.11.12.4.5.6.7.9.10.11.12.4.13.14")
+	want := map[uint64]string{1: "1", 2: "2", 3: "3", 4: "4:28:8", 5: "5:21:8", 6: "6:22:8", 7: "7 23", 8: "15", 9: "8:24:8", 10: "9:25:8", 11: "10:26:8", 12: "11:27:8", 13: "29", 14: "30"}
+	pos := make(map[uint64][]uint64)
+	for i, s := range wpp {
+		pos[s] = append(pos[s], uint64(i+1))
+	}
+	for s, w := range want {
+		var parts []string
+		for _, se := range toSeries(pos[s]) {
+			switch {
+			case se.n == 1:
+				parts = append(parts, fmt.Sprint(se.lo))
+			case se.n == 2:
+				parts = append(parts, fmt.Sprint(se.lo), fmt.Sprint(se.lo+se.stride))
+			default:
+				parts = append(parts, fmt.Sprintf("%d:%d:%d", se.lo, se.lo+(se.n-1)*se.stride, se.stride))
+			}
+		}
+		if got := strings.Join(parts, " "); got != w {
+			t.Errorf("statement %d: %s, want %s", s, got, w)
+		}
+	}
+}
+
+// FuzzDBB checks the dictionary's invariants on any trace: it expands back
+// to the trace, every chain is followed and preceded as it claims, and the
+// chains are maximal.
+func FuzzDBB(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 2, 3, 4, 6})
+	f.Add([]byte{1, 1, 1, 2, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		trace := make([]uint64, len(b))
+		for i, x := range b {
+			trace[i] = uint64(x % 8)
+		}
+		dict, seq := dbbs(trace)
+		var back []uint64
+		for _, d := range seq {
+			back = append(back, dict[d]...)
+		}
+		if !slices.Equal(back, trace) {
+			t.Fatalf("%v: expands to %v", trace, back)
+		}
+		heads := make(map[uint64]bool)
+		for _, d := range dict {
+			if heads[d[0]] {
+				t.Fatalf("%v: two chains start with %d", trace, d[0])
+			}
+			heads[d[0]] = true
+		}
+		// Maximal: no two chains c1, c2 such that c1 is always followed
+		// by c2 and c2 always preceded by c1 in seq.
+		for i := range dict {
+			follows := map[int]bool{}
+			atEnd := false
+			for j, d := range seq {
+				if d == i {
+					if j+1 == len(seq) {
+						atEnd = true
+					} else {
+						follows[seq[j+1]] = true
+					}
+				}
+			}
+			if atEnd || len(follows) != 1 {
+				continue
+			}
+			var next int
+			for k := range follows {
+				next = k
+			}
+			if next == i || seq[0] == next {
+				continue
+			}
+			alone := true
+			for j := 1; j < len(seq); j++ {
+				if seq[j] == next && seq[j-1] != i {
+					alone = false
+				}
+			}
+			if alone {
+				t.Fatalf("%v: chains %v and %v could be one (dictionary %v)", trace, dict[i], dict[next], dict)
+			}
+		}
+		// The series of each DBB's positions give back the sequence.
+		got := make([]int, len(seq))
+		for d, ss := range timestamps(seq, len(dict)) {
+			for _, s := range ss {
+				for k := uint64(0); k < s.n; k++ {
+					got[s.lo+k*s.stride] = d
+				}
+			}
+		}
+		if !slices.Equal(got, seq) {
+			t.Fatalf("timestamps give %v, want %v", got, seq)
+		}
+	})
+}
+
+// FuzzReadTWPP reads any bytes as a TWPP file: an error or a TWPP that
+// expands without failing, never a panic.
+func FuzzReadTWPP(f *testing.F) {
+	for seed := range uint64(3) {
+		var src []Source
+		src = append(src, randomSource(seed))
+		tw, err := Compact(src)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		tw.Write(&buf)
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := NewFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		for _, k := range file.Funcs() {
+			file.ReadFunc(k)
+		}
+		tw, err := file.ReadAll()
+		if err != nil {
+			return
+		}
+		for _, p := range tw.Processes {
+			tw.Expand(p, func(*Goroutine, profile.WPPEvent) error { return nil })
+		}
+		tw.Hot(5, 3, nil)
+		for id := range CallID(20) {
+			tw.Call(id, nil)
+		}
+	})
+}
+
+// TestCall numbers calls in pre-order and checks each call's function,
+// trace and callers against a walk of the raw stream.
+func TestCall(t *testing.T) {
+	for seed := range uint64(50) {
+		s := randomSource(seed)
+		tw := roundTrip(t, []*memSource{s})
+		type call struct {
+			fn      string
+			paths   []uint64
+			callers []CallID
+		}
+		var calls []*call
+		for _, g := range s.Goroutines() {
+			var stack []CallID
+			for _, e := range s.gs[g] {
+				switch e.Kind {
+				case profile.WPPEnter:
+					calls = append(calls, &call{fn: fmt.Sprintf("%s/%d", testHashes[e.Pkg], e.Func), callers: slices.Clone(stack)})
+					stack = append(stack, CallID(len(calls)-1))
+				case profile.WPPPath:
+					c := calls[stack[len(stack)-1-int(e.Up)]]
+					c.paths = append(c.paths, e.Path)
+				case profile.WPPReturn:
+					stack = stack[:len(stack)-1]
+				}
+			}
+		}
+		for id, want := range calls {
+			got, err := tw.Call(CallID(id), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var callers []CallID
+			for _, r := range got.Callers {
+				callers = append(callers, r.ID)
+			}
+			slices.Reverse(callers)
+			if got.Func.String() != want.fn || !slices.Equal(got.Paths, want.paths) || !slices.Equal(callers, want.callers) {
+				t.Fatalf("seed %d call %d: %s %v %v, want %s %v %v", seed, id, got.Func, got.Paths, callers, want.fn, want.paths, want.callers)
+			}
+		}
+		if _, err := tw.Call(CallID(len(calls)), nil); err == nil {
+			t.Errorf("call %d of %d found", len(calls), len(calls))
+		}
+	}
+}
+
+// TestHot checks the hot sequences within calls against brute force over
+// the raw stream.
+func TestHot(t *testing.T) {
+	s := randomSource(7)
+	tw := roundTrip(t, []*memSource{s})
+	hot, err := tw.Hot(1<<20, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]uint64)
+	for _, h := range hot {
+		if !h.Interprocedural {
+			got[fmt.Sprint(h.Steps)] = h.Count
+		}
+	}
+	want := make(map[string]uint64)
+	for _, evs := range s.gs {
+		type call struct {
+			fn    FuncKey
+			paths []uint64
+		}
+		var stack []*call
+		count := func(c *call) {
+			for i := range c.paths {
+				for l := 2; l <= 3 && i+l <= len(c.paths); l++ {
+					var steps []HotStep
+					for _, p := range c.paths[i : i+l] {
+						steps = append(steps, HotStep{Func: c.fn, Path: p})
+					}
+					want[fmt.Sprint(steps)]++
+				}
+			}
+		}
+		for _, e := range evs {
+			switch e.Kind {
+			case profile.WPPEnter:
+				stack = append(stack, &call{fn: FuncKey{testHashes[e.Pkg], e.Func}})
+			case profile.WPPPath:
+				c := stack[len(stack)-1-int(e.Up)]
+				c.paths = append(c.paths, e.Path)
+			case profile.WPPReturn:
+				count(stack[len(stack)-1])
+				stack = stack[:len(stack)-1]
+			}
+		}
+		for _, c := range stack {
+			count(c)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("hot sequences in calls:\n got %v\nwant %v", got, want)
+	}
+}
+
+func parseDots(s string) []uint64 {
+	var out []uint64
+	for _, f := range strings.Split(s, ".") {
+		var v uint64
+		fmt.Sscan(f, &v)
+		out = append(out, v)
+	}
+	return out
+}
+
+func dots(s []uint64) string {
+	var parts []string
+	for _, v := range s {
+		parts = append(parts, fmt.Sprint(v))
+	}
+	return strings.Join(parts, ".")
+}
