@@ -218,3 +218,31 @@ func describe(kind profile.EdgeKind) string {
 	}
 	return string(kind)
 }
+
+// DecodeSteps decodes path id of function fn of the package whose
+// metadata is m (whole program paths name functions so): its steps in the
+// source.
+func DecodeSteps(m *profile.Meta, fn int, id uint64) ([]Step, error) {
+	if fn < 0 || fn >= len(m.Funcs) {
+		return nil, fmt.Errorf("%s has no function %d", m.Package, fn)
+	}
+	mf := &m.Funcs[fn]
+	n, err := mf.Numbering()
+	if err != nil {
+		return nil, err
+	}
+	if id >= n.NumPaths() {
+		return nil, fmt.Errorf("%s.%s has no path %d", m.Package, mf.Name, id)
+	}
+	dag, err := n.Decode(id)
+	if err != nil {
+		return nil, err
+	}
+	f := &Func{Name: mf.Name, File: m.Files[mf.File], meta: mf, pkgMeta: m, numbering: n}
+	return f.steps(dag), nil
+}
+
+// StepText is one step as the text reports write it.
+func StepText(s Step) string {
+	return fmt.Sprintf("%s:%d:%d %s", s.File, s.Line, s.Col, describe(s.Kind))
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,32 +12,35 @@ import (
 	"github.com/pathcover/pathcover/profile"
 )
 
-// CompactDir compacts every WPP file of profile directory dir into
-// dir/profile.twpp and returns its name. A WPP file that cannot be read is
-// an error: a TWPP that left a process out would answer queries wrongly.
-func CompactDir(dir string) (string, error) {
+// CompactDir compacts every WPP file of profile directory dir into out
+// (default dir/profile.twpp) and returns its name and sizes. A WPP file
+// that cannot be read is an error: a TWPP that left a process out would
+// answer queries wrongly.
+func CompactDir(dir, out string) (string, Stats, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
 	if err != nil {
-		return "", err
+		return "", Stats{}, err
 	}
 	if len(names) == 0 {
-		return "", fmt.Errorf("%s holds no whole-program-path files (*.wpp): record with pppexec -wpp or pathcover test -wpp", dir)
+		return "", Stats{}, fmt.Errorf("%s holds no whole program paths (*.wpp files): record them with pathcover test -wpp or pppexec -wpp", dir)
 	}
 	var sources []Source
 	for _, name := range names {
 		f, err := profile.OpenWPP(name)
 		if err != nil {
-			return "", err
+			return "", Stats{}, err
 		}
 		defer f.Close()
 		sources = append(sources, FileSource{f})
 	}
 	t, err := Compact(sources)
 	if err != nil {
-		return "", err
+		return "", Stats{}, err
 	}
-	out := filepath.Join(dir, "profile.twpp")
-	return out, t.WriteFile(out)
+	if out == "" {
+		out = filepath.Join(dir, "profile.twpp")
+	}
+	return out, t.Stats(), t.WriteFile(out)
 }
 
 // Expand calls fn with every event of every goroutine of process p, in
@@ -561,13 +563,4 @@ func satMul(a, b uint64) uint64 {
 		return ^uint64(0)
 	}
 	return a * b
-}
-
-// fileSize returns the size of a file, or 0.
-func fileSize(name string) int64 {
-	st, err := os.Stat(name)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
 }

@@ -37,6 +37,7 @@
 //	residual    list the residual paths of a PPP build's profile
 //	stats       compare the compactness δ of PPP and Ball-Larus path ids
 //	callsites   list the calls between profiled functions on paths that ran
+//	wpp         compact and query whole program paths (pppexec -wpp)
 //	gate        fail when functions have too few of their paths run, for CI
 //	cfg         print a function's control-flow graph and its numbering
 //	pppexec     instrument packages to profile their paths, as go build's -toolexec
@@ -73,7 +74,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -84,6 +85,9 @@
 // caller is also profiled with the callees of its call sites on paths that ran
 // in D inlined (depth-1 interprocedural path segments); the report of the
 // segments follows the paths'.
+//
+// With -wpp, the tests also record their whole program paths (pppexec -wpp),
+// which are compacted at the end into D/profile.twpp for pathcover wpp.
 //
 // The flags are:
 //
@@ -97,6 +101,8 @@
 //		write JSON
 //	-pkgs patterns
 //		comma-separated patterns of the packages to instrument (default: the main module's)
+//	-wpp
+//		also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)
 //
 // # Print path coverage per function and package
 //
@@ -247,6 +253,36 @@
 //		follow calls k deep: sites in the callees of sites, to k levels (default 1)
 //	-supergraph
 //		print, per caller, its paths and those of its supergraph, the callees of its sites inlined
+//
+// # Compact and query whole program paths (pppexec -wpp)
+//
+// Usage:
+//
+//	pathcover wpp compact|traces|call|hot|expand [flags] [args]
+//
+// Whole program paths are what programs built with pppexec -wpp (or run by
+// pathcover test -wpp) record: for each goroutine, each call of an
+// instrumented function, the paths it completed in order, and the goroutines
+// it started. wpp compacts them into a timestamped whole program path (TWPP,
+// profile.twpp in the profile directory) and answers questions from it:
+//
+//	pathcover wpp compact [-dir D] [-o FILE]
+//		compact the .wpp files of the profile
+//	pathcover wpp traces [-dir D] [-lines] [-json] [PKG.]FUNC
+//		the distinct traces of a function, with how many calls took each;
+//		-lines decodes each path to its branches in the source
+//	pathcover wpp call [-dir D] [-json] ID
+//		one call: its paths, the calls and goroutines it made in order,
+//		and the calls it was made from (calls are numbered from 0 in the
+//		order they were made, goroutine by goroutine)
+//	pathcover wpp hot [-dir D] [-k n] [-len m] [-json]
+//		the n heaviest sequences of 2 to m consecutive paths, in one call
+//		or across calls (weight: runs × length)
+//	pathcover wpp expand [-dir D] [-json]
+//		every event of every goroutine again, in order
+//
+// The queries read D/profile.twpp, made by compact (pathcover test -wpp
+// compacts at the end); -f names another TWPP file.
 //
 // # Fail when functions have too few of their paths run, for CI
 //

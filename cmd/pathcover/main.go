@@ -21,6 +21,7 @@ var commands = []*Command{
 	cmdResidual,
 	cmdStats,
 	cmdCallSites,
+	cmdWPP,
 	cmdGate,
 	cmdCfg,
 	cmdPPPExec,

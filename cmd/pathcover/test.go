@@ -12,10 +12,11 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -27,6 +28,9 @@ With -ippp D, where D holds the profile of an earlier pathcover test, each
 caller is also profiled with the callees of its call sites on paths that ran
 in D inlined (depth-1 interprocedural path segments); the report of the
 segments follows the paths'.
+
+With -wpp, the tests also record their whole program paths (pppexec -wpp),
+which are compacted at the end into D/profile.twpp for pathcover wpp.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		t := &testFlags{
@@ -36,6 +40,7 @@ segments follows the paths'.
 			pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
 			sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
 			depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
+			wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
 		}
 		return t.run
 	},
@@ -45,7 +50,7 @@ segments follows the paths'.
 type testFlags struct {
 	fs               *flag.FlagSet
 	dir, pkgs, sites *string
-	asJSON           *bool
+	asJSON, wpp      *bool
 	depth            *int
 }
 
@@ -67,7 +72,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 		ours = append(ours, rest[0])
 		rest = rest[1:]
-		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && len(rest) > 0 {
+		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && flagName != "wpp" && len(rest) > 0 {
 			ours = append(ours, rest[0])
 			rest = rest[1:]
 		}
@@ -110,6 +115,9 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 		toolexecArg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
 	}
+	if *t.wpp {
+		toolexecArg += " -wpp"
+	}
 	goArgs := []string{"test", "-toolexec=" + toolexecArg}
 	if !hasFlag(rest, "count") {
 		goArgs = append(goArgs, "-count=1")
@@ -141,6 +149,14 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
+	if *t.wpp {
+		out, st, err := wpp.CompactDir(profileDir, "")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return cmp.Or(code, exitNoData)
+		}
+		fmt.Fprintf(os.Stderr, "whole program paths in %s: %d calls, %d distinct traces (pathcover wpp traces -dir %s FUNC lists a function's)\n", out, st.Calls, st.Traces, profileDir)
+	}
 	return code
 }
 

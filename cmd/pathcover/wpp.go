@@ -1,0 +1,388 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wpp"
+)
+
+var cmdWPP = &Command{
+	UsageLine: "pathcover wpp compact|traces|call|hot|expand [flags] [args]",
+	Short:     "compact and query whole program paths (pppexec -wpp)",
+	Long: `
+Whole program paths are what programs built with pppexec -wpp (or run by
+pathcover test -wpp) record: for each goroutine, each call of an
+instrumented function, the paths it completed in order, and the goroutines
+it started. wpp compacts them into a timestamped whole program path (TWPP,
+profile.twpp in the profile directory) and answers questions from it:
+
+	pathcover wpp compact [-dir D] [-o FILE]
+		compact the .wpp files of the profile
+	pathcover wpp traces [-dir D] [-lines] [-json] [PKG.]FUNC
+		the distinct traces of a function, with how many calls took each;
+		-lines decodes each path to its branches in the source
+	pathcover wpp call [-dir D] [-json] ID
+		one call: its paths, the calls and goroutines it made in order,
+		and the calls it was made from (calls are numbered from 0 in the
+		order they were made, goroutine by goroutine)
+	pathcover wpp hot [-dir D] [-k n] [-len m] [-json]
+		the n heaviest sequences of 2 to m consecutive paths, in one call
+		or across calls (weight: runs × length)
+	pathcover wpp expand [-dir D] [-json]
+		every event of every goroutine again, in order
+
+The queries read D/profile.twpp, made by compact (pathcover test -wpp
+compacts at the end); -f names another TWPP file.
+`,
+	CustomFlags: true,
+	Flags: func(fs *flag.FlagSet) Run {
+		return func(cmd *Command, args []string) int {
+			if len(args) == 0 {
+				cmd.help(os.Stderr)
+				return exitUsage
+			}
+			sub, ok := wppCommands[args[0]]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (compact, traces, call, hot, expand)\n", cmd.LongName(), printable(args[0]))
+				return exitUsage
+			}
+			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
+			run := sub(fs)
+			if err := fs.Parse(args[1:]); err != nil {
+				return exitUsage
+			}
+			return run(cmd, fs.Args())
+		}
+	},
+}
+
+var wppCommands = map[string]func(fs *flag.FlagSet) Run{
+	"compact": wppCompact,
+	"traces":  wppTraces,
+	"call":    wppCall,
+	"hot":     wppHot,
+	"expand":  wppExpand,
+}
+
+// wppDir is the -dir of the wpp subcommands: one profile directory.
+func wppDir(fs *flag.FlagSet) *string {
+	return fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+}
+
+func wppCompact(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	out := fs.String("o", "", "write the TWPP to `file` (default DIR/profile.twpp)")
+	return func(cmd *Command, args []string) int {
+		if len(args) != 0 || *dir == "" {
+			fs.Usage()
+			return exitUsage
+		}
+		name, st, err := wpp.CompactDir(*dir, *out)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+			return exitNoData
+		}
+		fmt.Printf("%s: %d processes, %d goroutines, %d calls of %d functions, %d paths; %d distinct traces, %d distinct call subtrees\n",
+			name, st.Processes, st.Goroutines, st.Calls, st.Funcs, st.Paths, st.Traces, st.Nodes)
+		return 0
+	}
+}
+
+// wppProfile is what the queries read: the TWPP file and the metadata
+// that names and decodes its functions.
+type wppProfile struct {
+	file  *wpp.File
+	metas map[string]*profile.Meta
+}
+
+func openWPP(cmd *Command, dir, file string) (*wppProfile, int) {
+	if file == "" {
+		if dir == "" {
+			fmt.Fprintf(os.Stderr, "%s: no profile: give -dir or set PATHCOVERDIR\n", cmd.LongName())
+			return nil, exitUsage
+		}
+		file = filepath.Join(dir, "profile.twpp")
+	}
+	f, err := wpp.Open(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%v (pathcover wpp compact makes it)", err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+		return nil, exitNoData
+	}
+	wp := &wppProfile{file: f, metas: make(map[string]*profile.Meta)}
+	if dir == "" {
+		dir = filepath.Dir(file)
+	}
+	if p, _, err := profile.Load(dir); err == nil {
+		wp.metas = p.Metas
+	}
+	return wp, 0
+}
+
+// name is a function's name, package-qualified, if the metadata has it.
+func (wp *wppProfile) name(k wpp.FuncKey) string {
+	m := wp.metas[k.Hash]
+	if m == nil || int(k.Index) >= len(m.Funcs) {
+		return ""
+	}
+	return m.Package + "." + m.Funcs[k.Index].Name
+}
+
+// lookup finds the functions named name ([PKG.]FUNC) that ran.
+func (wp *wppProfile) lookup(name string) []wpp.FuncKey {
+	var found []wpp.FuncKey
+	for _, k := range wp.file.Funcs() {
+		m := wp.metas[k.Hash]
+		if m == nil || int(k.Index) >= len(m.Funcs) {
+			continue
+		}
+		if f := m.Funcs[k.Index].Name; f == name || m.Package+"."+f == name {
+			found = append(found, k)
+		}
+	}
+	return found
+}
+
+func (wp *wppProfile) decode(k wpp.FuncKey, path uint64) ([]string, error) {
+	m := wp.metas[k.Hash]
+	if m == nil {
+		return nil, fmt.Errorf("no metadata %s in the profile", k.Hash)
+	}
+	steps, err := report.DecodeSteps(m, int(k.Index), path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range steps {
+		out = append(out, report.StepText(s))
+	}
+	return out, nil
+}
+
+func wppTraces(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
+	lines := fs.Bool("lines", false, "decode each path to its branches in the source")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		wp, code := openWPP(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		defer wp.file.Close()
+		keys := wp.lookup(args[0])
+		if len(keys) == 0 {
+			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the recording\n", cmd.LongName(), printable(args[0]))
+			return exitNoData
+		}
+		for i, k := range keys {
+			f, err := wp.file.ReadFunc(k)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitFail
+			}
+			var dec wpp.Decoder
+			if *lines {
+				dec = wp.decode
+			}
+			ts, err := wpp.FuncTraces(f, wp.name(k), dec)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitFail
+			}
+			if i > 0 && !*asJSON {
+				fmt.Println()
+			}
+			if code := write(cmd, ts, *asJSON); code != 0 {
+				return code
+			}
+		}
+		return 0
+	}
+}
+
+// readAll reads the whole TWPP, for the queries that need more than one
+// function.
+func (wp *wppProfile) readAll(cmd *Command) (*wpp.TWPP, int) {
+	t, err := wp.file.ReadAll()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+		return nil, exitNoData
+	}
+	return t, 0
+}
+
+func wppCall(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		id, err := strconv.ParseUint(args[0], 10, 64)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s is not a call number\n", cmd.LongName(), printable(args[0]))
+			return exitUsage
+		}
+		wp, code := openWPP(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		defer wp.file.Close()
+		t, code := wp.readAll(cmd)
+		if code != 0 {
+			return code
+		}
+		c, err := t.Call(wpp.CallID(id), wp.name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+			return exitNoData
+		}
+		return write(cmd, c, *asJSON)
+	}
+}
+
+func wppHot(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
+	k := fs.Int("k", 10, "list the `n` heaviest sequences")
+	maxLen := fs.Int("len", 4, "sequences of at most `m` paths")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 0 || *k < 1 || *maxLen < 2 {
+			fs.Usage()
+			return exitUsage
+		}
+		wp, code := openWPP(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		defer wp.file.Close()
+		t, code := wp.readAll(cmd)
+		if code != 0 {
+			return code
+		}
+		hot, err := t.Hot(*k, *maxLen, wp.name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+			return exitFail
+		}
+		return write(cmd, hot, *asJSON)
+	}
+}
+
+func wppExpand(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		wp, code := openWPP(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		defer wp.file.Close()
+		t, code := wp.readAll(cmd)
+		if code != 0 {
+			return code
+		}
+		out := &expansion{t: t, name: wp.name}
+		return write(cmd, out, *asJSON)
+	}
+}
+
+// An expansion writes every event of a TWPP.
+type expansion struct {
+	t    *wpp.TWPP
+	name wpp.Names
+}
+
+// WriteText writes one event a line, prefixed by process and goroutine,
+// calls indented by depth.
+func (x *expansion) WriteText(w io.Writer) error {
+	for _, p := range x.t.Processes {
+		byNum := p.Packages
+		for _, g := range p.Goroutines {
+			depth := 0
+			err := x.t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
+				ind := strings.Repeat("  ", depth)
+				var s string
+				switch e.Kind {
+				case profile.WPPStart:
+					s = fmt.Sprintf("start: created by goroutine %d, spawn %d", e.Parent, e.Spawn)
+				case profile.WPPEnter:
+					k := wpp.FuncKey{Hash: byNum[e.Pkg], Index: e.Func}
+					s = "call " + funcName(k, x.name)
+					depth++
+				case profile.WPPPath:
+					s = fmt.Sprintf("path %d", e.Path)
+					if e.Up > 0 {
+						s += fmt.Sprintf(" of the call %d up", e.Up)
+					}
+				case profile.WPPReturn:
+					depth--
+					ind = strings.Repeat("  ", depth)
+					s = "return"
+				case profile.WPPSpawn:
+					s = fmt.Sprintf("go (spawn %d)", e.Spawn)
+				case profile.WPPStop:
+					s = "recording stopped (size limit)"
+				}
+				_, err := fmt.Fprintf(w, "%s g%d: %s%s\n", p.File, g.ID, ind, s)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes one JSON object a line per event.
+func (x *expansion) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for _, p := range x.t.Processes {
+		for _, g := range p.Goroutines {
+			err := x.t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
+				return enc.Encode(struct {
+					Process   string
+					Goroutine uint64
+					profile.WPPEvent
+				}{p.File, g.ID, e})
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func funcName(k wpp.FuncKey, names wpp.Names) string {
+	if n := names(k); n != "" {
+		return n
+	}
+	return k.String()
+}
