@@ -2,7 +2,7 @@
 // it holds their path counters and writes them, with the numbering metadata
 // that decodes them, into a profile directory.
 //
-// It imports only errors, sync, sync/atomic, syscall and unsafe (a test
+// It imports only errors, runtime, sync, sync/atomic, syscall and unsafe (a test
 // keeps the list), because it is compiled into every profiled program and
 // may not pull anything else into it, and because pppexec cannot instrument
 // the packages rt depends on (the instrumented code imports rt): without os,

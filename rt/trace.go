@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,11 +21,52 @@ var (
 )
 
 // TraceEnter records a call of function fn of the package with metadata
-// hash and returns its invocation id.
+// hash, by the calling goroutine, and returns its invocation id. The
+// goroutine, and the one that created it, are read from runtime.Stack's
+// text: slow, and independent of the goroutine accessor that whole program
+// paths use, which the oracle checks.
 func TraceEnter(hash string, fn int) uint64 {
 	inv := invocations.Add(1)
-	traceWrite("call " + hash + " " + itoa(uint64(fn)) + " " + itoa(inv) + "\n")
+	g, parent := stackGoroutine()
+	traceWrite("call " + hash + " " + itoa(uint64(fn)) + " " + itoa(inv) + " " + itoa(g) + " " + itoa(parent) + "\n")
 	return inv
+}
+
+// TraceReturn records that invocation inv returned; a -trace -wpp build
+// defers it, so that the oracle knows how calls nest.
+func TraceReturn(inv uint64) {
+	traceWrite("ret " + itoa(inv) + "\n")
+}
+
+// stackGoroutine returns the calling goroutine's id and its creator's
+// (0 for none), from the header and the "created by ... in goroutine N"
+// line of its stack trace.
+func stackGoroutine() (g, parent uint64) {
+	var buf [8192]byte
+	s := buf[:runtime.Stack(buf[:], false)]
+	g, _ = leadingNumber(s, "goroutine ")
+	const created = " in goroutine "
+	for i := len(s) - len(created); i >= 0; i-- {
+		if string(s[i:i+len(created)]) == created {
+			parent, _ = leadingNumber(s[i:], created)
+			break
+		}
+	}
+	return g, parent
+}
+
+// leadingNumber parses the decimal number that follows prefix at the start
+// of s.
+func leadingNumber(s []byte, prefix string) (uint64, bool) {
+	if len(s) < len(prefix) || string(s[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	var n uint64
+	i := len(prefix)
+	for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+		n = n*10 + uint64(s[i]-'0')
+	}
+	return n, i > len(prefix)
 }
 
 // TraceEdge records that invocation inv took edge e.

@@ -83,6 +83,35 @@ func Paths(p *profile.Profile, calls []*profile.Call) (*Result, error) {
 	return res, nil
 }
 
+// CallPaths regenerates the paths of each call in calls, in order, with
+// the metadata of p; complete says whether the call's last path ended
+// (false for a call that had not returned when the trace ended).
+func CallPaths(p *profile.Profile, calls []*profile.Call) (ids [][]uint64, complete []bool, err error) {
+	decoders := make(map[string]map[int]*decoder)
+	for _, c := range calls {
+		m := p.Metas[c.Hash]
+		if m == nil || c.Func >= len(m.Funcs) {
+			return nil, nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
+		}
+		if decoders[c.Hash] == nil {
+			decoders[c.Hash] = make(map[int]*decoder)
+		}
+		d := decoders[c.Hash][c.Func]
+		if d == nil {
+			if d, err = newDecoder(&m.Funcs[c.Func]); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", m.Package, err)
+			}
+			decoders[c.Hash][c.Func] = d
+		}
+		paths, done, err := d.paths(c.Edges)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", m.Package, m.Funcs[c.Func].Name, err)
+		}
+		ids, complete = append(ids, paths), append(complete, done)
+	}
+	return ids, complete, nil
+}
+
 // A decoder regenerates one function's calls.
 type decoder struct {
 	f       *profile.Func

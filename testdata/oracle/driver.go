@@ -131,7 +131,22 @@ func concurrent() {
 		})
 	}
 	wg.Wait()
+	// Goroutines started by go statements of instrumented code, which a
+	// -wpp build links to the call that started them.
+	done := make(chan int)
+	for g := range 2 {
+		go func(n int) {
+			ifElseChain(n)
+			done <- n
+		}(g)
+	}
+	go sendFib(done, 5)
+	<-done
+	<-done
+	<-done
 }
+
+func sendFib(c chan<- int, n int) { c <- fib(n) }
 
 func fib(n int) int {
 	if n < 2 {

@@ -36,6 +36,8 @@ const (
 	hashFunc    = "_pathcoverHashed"
 	enterFunc   = "_pathcoverEnter"
 	traceFunc   = "_pathcoverTrace"
+	// traceReturnFunc records a traced call's return (-trace -wpp).
+	traceReturnFunc = "_pathcoverTraceReturn"
 	sinkFunc    = "_pathcoverSink"
 	wppFrame    = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
 	wppPackage  = "_pathcoverW"        // the package's number in the WPP file
@@ -62,7 +64,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, registerDecls(u.ct.ppp != nil))
 	}
 	if opt.Trace {
-		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn))
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn, opt.WPP))
 	}
 	if !withSuper || u.super == nil {
 		return nil
@@ -421,10 +423,16 @@ func wppGoDecl(shape goShape) string {
 		shape.name(), tp, fn, strings.Join(params, ", "), shape.suffix())
 }
 
-// enterDecl records a call of function fn when tracing (rt.TraceEnter):
+// enterDecl records a call of function fn when tracing (rt.TraceEnter),
+// and, in a -wpp build, defers the record of its return, which tells the
+// oracle how calls nest (rt.TraceReturn):
 //
 //	_pathcoverI := _pathcoverEnter(3); _ = _pathcoverI;
-func enterDecl(fn int) string {
+//	_pathcoverI := _pathcoverEnter(3); defer _pathcoverTraceReturn(_pathcoverI);
+func enterDecl(fn int, wpp bool) string {
+	if wpp {
+		return fmt.Sprintf("%s := %s(%d); defer %s(%s); ", invocation, enterFunc, fn, traceReturnFunc, invocation)
+	}
 	return fmt.Sprintf("%s := %s(%d); _ = %s; ", invocation, enterFunc, fn, invocation)
 }
 

@@ -70,6 +70,9 @@ func %s(fn int) uint64 { return _pathcoverRT.TraceEnter(%q, fn) }
 
 func %s(inv uint64, edge int) { _pathcoverRT.TraceEdge(inv, edge) }
 `, enterFunc, hash, traceFunc)
+		if cfg.WPP {
+			src = fmt.Appendf(src, "\nfunc %s(inv uint64) { _pathcoverRT.TraceReturn(inv) }\n", traceReturnFunc)
+		}
 	}
 	return src
 }

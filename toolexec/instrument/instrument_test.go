@@ -59,6 +59,7 @@ func Add(c *uint64) {}
 func CountHashed(table []uint64, id uint64) {}
 func TraceEnter(hash string, fn int) uint64 { return 0 }
 func TraceEdge(inv uint64, e int) {}
+func TraceReturn(inv uint64) {}
 type WPPFrame struct{}
 func (WPPFrame) Path(id uint64) {}
 func (WPPFrame) Return() {}
