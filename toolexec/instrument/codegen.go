@@ -38,12 +38,12 @@ const (
 	traceFunc   = "_pathcoverTrace"
 	// traceReturnFunc records a traced call's return (-trace -wpp).
 	traceReturnFunc = "_pathcoverTraceReturn"
-	sinkFunc    = "_pathcoverSink"
-	wppFrame    = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
-	wppPackage  = "_pathcoverW"        // the package's number in the WPP file
-	wppEnter    = "_pathcoverWPPEnter" // records a call, returns its frame
-	wppGoPrefix = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
-	clonePrefix = "_pathcoverIPPP"
+	sinkFunc        = "_pathcoverSink"
+	wppFrame        = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
+	wppPackage      = "_pathcoverW"        // the package's number in the WPP file
+	wppEnter        = "_pathcoverWPPEnter" // records a call, returns its frame
+	wppGoPrefix     = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
+	clonePrefix     = "_pathcoverIPPP"
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
