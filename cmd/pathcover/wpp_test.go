@@ -1,0 +1,206 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wpp"
+)
+
+// wppModule has goroutines started by go statements and recursion.
+var wppModule = map[string]string{
+	"w.go": `package m
+
+func Collatz(n int) (steps int) {
+	for n != 1 {
+		if n%2 == 0 {
+			n /= 2
+		} else {
+			n = 3*n + 1
+		}
+		steps++
+	}
+	return steps
+}
+
+func Fan(ns []int) int {
+	c := make(chan int)
+	for _, n := range ns {
+		go func(n int) { c <- Collatz(n) }(n)
+	}
+	sum := 0
+	for range ns {
+		sum += <-c
+	}
+	return sum
+}
+
+func Depth(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return 1 + Depth(n-1)
+}
+`,
+	"w_test.go": `package m
+
+import "testing"
+
+func TestFan(t *testing.T) {
+	if Fan([]int{3, 6, 7, 27}) == 0 {
+		t.Fatal("no steps")
+	}
+	if Depth(5) != 5 {
+		t.Fatal("depth")
+	}
+}
+`,
+}
+
+// TestWPPCommands records the whole program paths of a module's tests with
+// pathcover test -wpp and checks the queries against the raw recording:
+// expand gives every event back exactly, and traces and call say what a
+// walk of the raw events says.
+func TestWPPCommands(t *testing.T) {
+	t.Parallel()
+	dir := module(t, wppModule)
+	prof := t.TempDir()
+	out, code := run(t, dir, bin, "test", "-wpp", "-dir", prof, "./...")
+	if code != 0 || !strings.Contains(out, "whole program paths in "+filepath.Join(prof, "profile.twpp")) {
+		t.Fatalf("pathcover test -wpp: exit %d\n%s", code, out)
+	}
+
+	// The raw events, per file and goroutine.
+	names, _ := filepath.Glob(filepath.Join(prof, "*.wpp"))
+	if len(names) != 1 {
+		t.Fatalf("%d WPP files", len(names))
+	}
+	raw, err := profile.OpenWPP(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	type gev struct {
+		G uint64
+		E profile.WPPEvent
+	}
+	var want []gev
+	for _, g := range raw.Goroutines() {
+		raw.Events(g, func(e profile.WPPEvent) error {
+			want = append(want, gev{g, e})
+			return nil
+		})
+	}
+
+	// expand -json: every event again, in order.
+	out, code = run(t, dir, bin, "wpp", "expand", "-json", "-dir", prof)
+	if code != 0 {
+		t.Fatalf("wpp expand: exit %d\n%s", code, out)
+	}
+	var got []gev
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var line struct {
+			Goroutine uint64
+			profile.WPPEvent
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("%v: %s", err, sc.Text())
+		}
+		got = append(got, gev{line.Goroutine, line.WPPEvent})
+	}
+	if !reflect.DeepEqual(got, want) || len(want) < 50 {
+		t.Fatalf("wpp expand gave %d events, the recording has %d", len(got), len(want))
+	}
+
+	// traces: Collatz's distinct traces and their calls, from the raw
+	// events with a stack of calls.
+	collatz := func() map[string]uint64 {
+		m := make(map[string]uint64)
+		for _, g := range raw.Goroutines() {
+			type call struct {
+				fn    uint32
+				paths []string
+			}
+			var stack []*call
+			raw.Events(g, func(e profile.WPPEvent) error {
+				switch e.Kind {
+				case profile.WPPEnter:
+					stack = append(stack, &call{fn: e.Func})
+				case profile.WPPPath:
+					c := stack[len(stack)-1-int(e.Up)]
+					c.paths = append(c.paths, fmt.Sprint(e.Path))
+				case profile.WPPReturn:
+					if c := stack[len(stack)-1]; c.fn == 0 { // Collatz is the package's first function
+						m[strings.Join(c.paths, " ")]++
+					}
+					stack = stack[:len(stack)-1]
+				}
+				return nil
+			})
+		}
+		return m
+	}()
+	out, code = run(t, dir, bin, "wpp", "traces", "-json", "-lines", "-dir", prof, "Collatz")
+	if code != 0 {
+		t.Fatalf("wpp traces: exit %d\n%s", code, out)
+	}
+	var ts wpp.Traces
+	if err := json.Unmarshal([]byte(out), &ts); err != nil {
+		t.Fatal(err)
+	}
+	gotTraces := make(map[string]uint64)
+	for _, tr := range ts.Traces {
+		var ps []string
+		for _, p := range tr.Paths {
+			ps = append(ps, fmt.Sprint(p))
+		}
+		gotTraces[strings.Join(ps, " ")] = tr.Calls
+		if len(tr.Steps) != len(tr.Paths) || len(tr.Steps[0]) == 0 || !strings.Contains(tr.Steps[0][0], "w.go:3:1") {
+			t.Errorf("trace %v decoded as %v", tr.Paths, tr.Steps)
+		}
+	}
+	if !reflect.DeepEqual(gotTraces, collatz) || ts.Calls != 4 || !strings.HasSuffix(ts.Name, ".Collatz") {
+		t.Errorf("wpp traces Collatz: %s %d calls %v, want 4 calls %v", ts.Name, ts.Calls, gotTraces, collatz)
+	}
+
+	// call 0: the first call of the first goroutine, with its callees.
+	out, code = run(t, dir, bin, "wpp", "call", "-json", "-dir", prof, "0")
+	if code != 0 {
+		t.Fatalf("wpp call: exit %d\n%s", code, out)
+	}
+	var c wpp.CallInfo
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	first := want[1].E // after the start event
+	if first.Kind != profile.WPPEnter || c.Func.Index != first.Func || c.Goroutine != want[0].G {
+		t.Errorf("call 0 is %+v, the recording's first call %+v", c, first)
+	}
+
+	// Errors: exit 2 for usage, 3 for no data.
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"wpp"}, 2, "usage: pathcover wpp"},
+		{[]string{"wpp", "nosuch"}, 2, "no subcommand nosuch"},
+		{[]string{"wpp", "traces", "-dir", prof, "NoSuchFunc"}, 3, "no function NoSuchFunc ran"},
+		{[]string{"wpp", "call", "-dir", prof, "1000000"}, 3, "no call 1000000"},
+		{[]string{"wpp", "call", "-dir", prof, "x"}, 2, "not a call number"},
+		{[]string{"wpp", "compact", "-dir", t.TempDir()}, 3, "holds no whole program paths"},
+		{[]string{"wpp", "hot", "-dir", t.TempDir()}, 3, "pathcover wpp compact makes it"},
+	} {
+		out, code := run(t, dir, bin, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.msg) {
+			t.Errorf("pathcover %s: exit %d, want %d with %q\n%s", strings.Join(tc.args, " "), code, tc.code, tc.msg, out)
+		}
+	}
+}
