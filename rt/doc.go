@@ -45,6 +45,14 @@
 // ones go to its residual tables (residual.go), segments of the same
 // counter file made as they are needed.
 //
+// # Whole program paths
+//
+// In a -wpp build, each goroutine also records its calls, the paths each
+// completes and the goroutines it starts (wpp.go), into
+// pathcover.<pid>.<n>.wpp, through shared mappings as the counters are.
+// $PATHCOVERWPPMAX bounds the file (default 1G). rt tells goroutines apart
+// by an accessor that pppexec adds to package runtime (goroutine_wpp.go).
+//
 // # Why counts are never lost
 //
 // On Unix systems the counters live in a shared mapping of the counter file:
