@@ -607,55 +607,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 	}
 	nn := d.count(4)
 	for range nn {
-		n := &Node{Func: d.index(len(t.Funcs), "function")}
-		if d.err != nil {
-			break
-		}
-		n.Trace = d.index(len(t.Funcs[n.Func].Traces), "trace")
-		n.Open = d.uvarint() != 0
-		nr := d.count(6)
-		var tlen uint64
-		if d.err == nil {
-			tlen = uint64(len(t.Funcs[n.Func].Traces[n.Trace].Paths))
-		}
-		n.Calls = 1
-		for range nr {
-			r := itemRun{kind: ItemKind(d.uvarint()), payload: d.uvarint(), step: d.uvarint(), count: d.uvarint(), at: d.uvarint(), atStride: d.uvarint()}
-			if d.err != nil {
-				break
-			}
-			if r.kind > ItemUp || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26 {
-				d.fail("a run of %d items of kind %d", r.count, r.kind)
-				break
-			}
-			for j := uint64(0); j < r.count; j++ {
-				it := Item{Kind: r.kind, At: r.at + j*r.atStride}
-				p := r.payload + j*r.step
-				switch r.kind {
-				case ItemCall:
-					if p >= uint64(len(t.Nodes)) {
-						d.fail("a call of node %d, not before node %d", p, len(t.Nodes))
-					} else {
-						it.Node = int(p)
-						n.Calls = satAdd(n.Calls, t.Nodes[p].Calls)
-					}
-				case ItemSpawn:
-					it.Spawn = p
-				case ItemUp:
-					if p == 0 || p > 1<<32-1 {
-						d.fail("a path %d calls up", p)
-					}
-					it.Up = uint32(p)
-				}
-				if k := len(n.Items); it.At > tlen || (k > 0 && it.At < n.Items[k-1].At) {
-					d.fail("an item at path %d of a trace of %d", it.At, tlen)
-				}
-				if d.err != nil {
-					break
-				}
-				n.Items = append(n.Items, it)
-			}
-		}
+		n := t.decodeNode(d)
 		if d.err != nil {
 			break
 		}
@@ -664,51 +616,14 @@ func (f *File) ReadAll() (*TWPP, error) {
 	if err := d.end(); err != nil {
 		return nil, err
 	}
-	d, err = f.read(f.procs[0], f.procs[1], "processes")
-	if err != nil {
+	if d, err = f.read(f.procs[0], f.procs[1], "processes"); err != nil {
 		return nil, err
 	}
 	np := d.count(6)
 	for range np {
-		p := &Process{File: string(d.bytes(d.count(1)))}
-		p.PID = d.uvarint()
-		p.Start = time.Unix(0, int64(d.uvarint()))
-		p.LimitReached = d.uvarint() != 0
-		p.Packages = make(map[uint32]string)
-		npk := d.count(17)
-		for range npk {
-			num := d.uvarint()
-			hash := d.bytes(16)
-			if d.err == nil && (num == 0 || num > 1<<32-1) {
-				d.fail("package number %d", num)
-			}
-			if d.err != nil {
-				break
-			}
-			if _, dup := p.Packages[uint32(num)]; dup {
-				d.fail("package %d twice", num)
-				break
-			}
-			p.Packages[uint32(num)] = hex.EncodeToString(hash)
-		}
-		ng := d.count(5)
-		for range ng {
-			g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
-			nr := d.count(2)
-			for range nr {
-				node := d.index(len(t.Nodes), "node")
-				c := d.uvarint()
-				if d.err == nil && (c == 0 || c > 1<<26 || len(g.Roots)+int(c) > 1<<26) {
-					d.fail("%d roots", c)
-				}
-				if d.err != nil {
-					break
-				}
-				for range c {
-					g.Roots = append(g.Roots, node)
-				}
-			}
-			p.Goroutines = append(p.Goroutines, g)
+		p := t.decodeProcess(d)
+		if d.err != nil {
+			break
 		}
 		t.Processes = append(t.Processes, p)
 	}
@@ -717,4 +632,105 @@ func (f *File) ReadAll() (*TWPP, error) {
 	}
 	t.rebuildIndexes()
 	return t, nil
+}
+
+// decodeNode reads a node, whose calls must be of nodes read before.
+func (t *TWPP) decodeNode(d *decoder) *Node {
+	n := &Node{Func: d.index(len(t.Funcs), "function")}
+	if d.err != nil {
+		return nil
+	}
+	n.Trace = d.index(len(t.Funcs[n.Func].Traces), "trace")
+	n.Open = d.uvarint() != 0
+	nr := d.count(6)
+	if d.err != nil {
+		return nil
+	}
+	tlen := uint64(len(t.Funcs[n.Func].Traces[n.Trace].Paths))
+	n.Calls = 1
+	for range nr {
+		r := itemRun{kind: ItemKind(d.uvarint()), payload: d.uvarint(), step: d.uvarint(), count: d.uvarint(), at: d.uvarint(), atStride: d.uvarint()}
+		if d.err == nil && (r.kind > ItemUp || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26) {
+			d.fail("a run of %d items of kind %d", r.count, r.kind)
+		}
+		for j := uint64(0); d.err == nil && j < r.count; j++ {
+			it := t.decodeItem(d, r, j)
+			if k := len(n.Items); it.At > tlen || (k > 0 && it.At < n.Items[k-1].At) {
+				d.fail("an item at path %d of a trace of %d", it.At, tlen)
+			}
+			if it.Kind == ItemCall && d.err == nil {
+				n.Calls = satAdd(n.Calls, t.Nodes[it.Node].Calls)
+			}
+			n.Items = append(n.Items, it)
+		}
+		if d.err != nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// decodeItem is item j of run r.
+func (t *TWPP) decodeItem(d *decoder, r itemRun, j uint64) Item {
+	it := Item{Kind: r.kind, At: r.at + j*r.atStride}
+	p := r.payload + j*r.step
+	switch r.kind {
+	case ItemCall:
+		if p >= uint64(len(t.Nodes)) {
+			d.fail("a call of node %d, not before node %d", p, len(t.Nodes))
+		}
+		it.Node = int(p)
+	case ItemSpawn:
+		it.Spawn = p
+	case ItemUp:
+		if p == 0 || p > 1<<32-1 {
+			d.fail("a path %d calls up", p)
+		}
+		it.Up = uint32(p)
+	}
+	return it
+}
+
+// decodeProcess reads a process with its packages and goroutines.
+func (t *TWPP) decodeProcess(d *decoder) *Process {
+	p := &Process{File: string(d.bytes(d.count(1)))}
+	p.PID = d.uvarint()
+	p.Start = time.Unix(0, int64(d.uvarint()))
+	p.LimitReached = d.uvarint() != 0
+	p.Packages = make(map[uint32]string)
+	npk := d.count(17)
+	for range npk {
+		num := d.uvarint()
+		hash := d.bytes(16)
+		if d.err == nil && (num == 0 || num > 1<<32-1) {
+			d.fail("package number %d", num)
+		}
+		if _, dup := p.Packages[uint32(num)]; dup && d.err == nil {
+			d.fail("package %d twice", num)
+		}
+		if d.err != nil {
+			return nil
+		}
+		p.Packages[uint32(num)] = hex.EncodeToString(hash)
+	}
+	ng := d.count(5)
+	for range ng {
+		g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
+		nr := d.count(2)
+		for range nr {
+			node := d.index(len(t.Nodes), "node")
+			c := d.uvarint()
+			if d.err == nil && (c == 0 || len(g.Roots)+int(min(c, 1<<27)) > 1<<26) {
+				d.fail("%d roots", c)
+			}
+			if d.err != nil {
+				return nil
+			}
+			for range c {
+				g.Roots = append(g.Roots, node)
+			}
+		}
+		p.Goroutines = append(p.Goroutines, g)
+	}
+	return p
 }

@@ -98,25 +98,10 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
 	}
-	self, err := os.Executable()
+	toolexecArg, err := t.toolexec()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
-	}
-	toolexecArg := strconv.Quote(self) + " pppexec"
-	if *t.pkgs != "" {
-		toolexecArg += " -pkgs=" + *t.pkgs
-	}
-	if *t.sites != "" {
-		abs, err := filepath.Abs(*t.sites)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-			return exitFail
-		}
-		toolexecArg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
-	}
-	if *t.wpp {
-		toolexecArg += " -wpp"
 	}
 	goArgs := []string{"test", "-toolexec=" + toolexecArg}
 	if !hasFlag(rest, "count") {
@@ -150,12 +135,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
 	if *t.wpp {
-		out, st, err := wpp.CompactDir(profileDir, "")
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-			return cmp.Or(code, exitNoData)
-		}
-		fmt.Fprintf(os.Stderr, "whole program paths in %s: %d calls, %d distinct traces (pathcover wpp traces -dir %s FUNC lists a function's)\n", out, st.Calls, st.Traces, profileDir)
+		return cmp.Or(code, compactTests(name, profileDir))
 	}
 	return code
 }
@@ -172,4 +152,40 @@ func hasFlag(args []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// toolexec is the -toolexec argument of go test: pathcover itself as
+// pppexec, with the flags that pass on.
+func (t *testFlags) toolexec() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	arg := strconv.Quote(self) + " pppexec"
+	if *t.pkgs != "" {
+		arg += " -pkgs=" + *t.pkgs
+	}
+	if *t.sites != "" {
+		abs, err := filepath.Abs(*t.sites)
+		if err != nil {
+			return "", err
+		}
+		arg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
+	}
+	if *t.wpp {
+		arg += " -wpp"
+	}
+	return arg, nil
+}
+
+// compactTests compacts the whole program paths the tests recorded into
+// dir, and says where they are; it returns the exit status.
+func compactTests(name, dir string) int {
+	out, st, err := wpp.CompactDir(dir, "")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitNoData
+	}
+	fmt.Fprintf(os.Stderr, "whole program paths in %s: %d calls, %d distinct traces (pathcover wpp traces -dir %s FUNC lists a function's)\n", out, st.Calls, st.Traces, dir)
+	return 0
 }
