@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html"
 	"html/template"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -26,6 +28,17 @@ type HTMLOptions struct {
 	// Sources reads the source files; nil means those under the roots that
 	// the go command reports in the current directory (NewSources).
 	Sources *Sources
+	// Traces, if set, gives the distinct traces of function index of the
+	// metadata hash, from a whole program path (pathcover wpp): the page
+	// then lists each function's traces, most calls first.
+	Traces func(hash string, index int) []HTMLTrace
+}
+
+// An HTMLTrace is a distinct trace of a function: the paths a call took, in
+// order, and how many calls took them.
+type HTMLTrace struct {
+	Paths []uint64
+	Calls uint64
 }
 
 //go:embed html.tmpl
@@ -45,6 +58,7 @@ type htmlPage struct {
 	Packages []*htmlPackage
 	Funcs    []*htmlFunc
 	Residual bool
+	Traces   bool
 	Data     template.JS
 }
 
@@ -77,7 +91,8 @@ type jsFunc struct {
 type jsPath struct {
 	ID    uint64   `json:"id"`
 	Count uint64   `json:"count"`
-	Lines []int    `json:"lines"` // the lines of the blocks it runs through
+	Paths []uint64 `json:"paths,omitempty"` // a trace's paths
+	Lines []int    `json:"lines"`           // the lines of the blocks it runs through
 	Steps []jsStep `json:"steps"`
 	Edges []int    `json:"edges"` // the graph edges it takes
 }
@@ -100,7 +115,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 		wd, _ := os.Getwd()
 		opt.Sources = NewSources(wd)
 	}
-	page := &htmlPage{Title: "pathcover", Report: r}
+	page := &htmlPage{Title: "pathcover", Report: r, Traces: opt.Traces != nil}
 	residual := map[*Func][]uint64{}
 	if res, err := r.Residual(opt.Paths); err == nil {
 		page.Residual = true
@@ -139,6 +154,11 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			js, err := f.htmlPaths(opt.Paths, residual[f], shown)
 			if err != nil {
 				return err
+			}
+			if opt.Traces != nil {
+				if js.Paths["traces"], js.More["traces"], err = f.htmlTraces(opt, shown); err != nil {
+					return err
+				}
 			}
 			data[hf.ID] = js
 			if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
@@ -216,6 +236,55 @@ func (f *Func) htmlPaths(limit int, residual []uint64, last int) (*jsFunc, error
 		}
 	}
 	return js, nil
+}
+
+// htmlTraces lists the function's distinct traces (those of all its
+// builds, alike ones merged), most calls first, at most opt.Paths, and how
+// many more there are: each as one entry whose lines and edges are those
+// of all its paths, and whose steps are its paths' in order.
+func (f *Func) htmlTraces(opt HTMLOptions, last int) ([]jsPath, uint64, error) {
+	calls := make(map[string]uint64)
+	paths := make(map[string][]uint64)
+	for _, b := range f.builds {
+		for _, tr := range opt.Traces(b.hash, b.index) {
+			k := fmt.Sprint(tr.Paths)
+			calls[k] += tr.Calls
+			paths[k] = tr.Paths
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(calls), func(a, b string) int {
+		return cmp.Or(cmpDesc(calls[a], calls[b]), strings.Compare(a, b))
+	})
+	var more uint64
+	if len(keys) > opt.Paths {
+		more, keys = uint64(len(keys)-opt.Paths), keys[:opt.Paths]
+	}
+	var out []jsPath
+	for i, k := range keys {
+		t := jsPath{ID: uint64(i + 1), Count: calls[k], Paths: paths[k], Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
+		lines, edges := map[int]bool{}, map[int]bool{}
+		for _, id := range paths[k] {
+			if id >= f.numbering.NumPaths() {
+				return nil, 0, fmt.Errorf("%s.%s: a trace has path %d, of %d", f.Package, f.Name, id, f.numbering.NumPaths())
+			}
+			p, err := f.htmlPath(id, last)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, l := range p.Lines {
+				lines[l] = true
+			}
+			for _, e := range p.Edges {
+				edges[e] = true
+			}
+			t.Steps = append(t.Steps, jsStep{0, fmt.Sprintf("path %d:", id)})
+			t.Steps = append(t.Steps, p.Steps...)
+		}
+		t.Lines = slices.Sorted(maps.Keys(lines))
+		t.Edges = slices.Sorted(maps.Keys(edges))
+		out = append(out, t)
+	}
+	return out, more, nil
 }
 
 func cmpDesc(a, b uint64) int {

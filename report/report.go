@@ -105,6 +105,7 @@ type Func struct {
 	numbering *numbering.Numbering
 	pkgMeta   *profile.Meta // for a supergraph, its callers' and callees' files
 	sum       string        // profile.Meta.Sums of its file, if recorded
+	builds    []build       // the metadata functions it is, counts added up
 }
 
 // Options say what Build reports.
@@ -190,6 +191,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		}
 		f := v.fn
 		f.Package, f.OtherBuilds = key.pkg, len(vs)-1
+		f.builds = v.builds
 		if len(vs) > 1 {
 			stale[key.pkg]++
 		}

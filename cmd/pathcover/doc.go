@@ -170,7 +170,10 @@
 // packages and functions, worst covered first, and for each function its
 // source and its control-flow graph. Choosing a path (hottest of those that
 // ran, those that never ran, or the residual paths of a PPP build's profile)
-// highlights the lines, the branches and the edges it takes.
+// highlights the lines, the branches and the edges it takes. When the profile
+// directory holds whole program paths compacted by pathcover wpp compact
+// (profile.twpp), each function also lists its distinct traces, with the calls
+// that took each; choosing one highlights all its paths.
 //
 // The flags are:
 //

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdHTML = &Command{
@@ -17,7 +19,10 @@ Writes one HTML page, which needs no network and no other file: an index of
 packages and functions, worst covered first, and for each function its
 source and its control-flow graph. Choosing a path (hottest of those that
 ran, those that never ran, or the residual paths of a PPP build's profile)
-highlights the lines, the branches and the edges it takes.
+highlights the lines, the branches and the edges it takes. When the profile
+directory holds whole program paths compacted by pathcover wpp compact
+(profile.twpp), each function also lists its distinct traces, with the calls
+that took each; choosing one highlights all its paths.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := profileFlag(fs)
@@ -33,8 +38,15 @@ highlights the lines, the branches and the edges it takes.
 				return code
 			}
 			wd, _ := os.Getwd()
+			opt := report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd)}
+			traces, err := pageTraces(dir.dirs)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitFail
+			}
+			opt.Traces = traces
 			var page bytes.Buffer
-			if err := r.WriteHTML(&page, report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd)}); err != nil {
+			if err := r.WriteHTML(&page, opt); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitFail
 			}
@@ -51,4 +63,41 @@ highlights the lines, the branches and the edges it takes.
 			return 0
 		}
 	},
+}
+
+// pageTraces returns the traces of the whole program paths compacted in
+// the profile directories (their profile.twpp files), for the page; nil if
+// none has one.
+func pageTraces(dirs []string) (func(hash string, index int) []report.HTMLTrace, error) {
+	var all []*wpp.TWPP
+	for _, d := range dirs {
+		name := filepath.Join(d, "profile.twpp")
+		if _, err := os.Stat(name); err != nil {
+			continue
+		}
+		f, err := wpp.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		t, err := f.ReadAll()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		all = append(all, t)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return func(hash string, index int) []report.HTMLTrace {
+		var out []report.HTMLTrace
+		for _, t := range all {
+			if f := t.Func(wpp.FuncKey{Hash: hash, Index: uint32(index)}); f != nil {
+				for _, tr := range f.Traces {
+					out = append(out, report.HTMLTrace{Paths: tr.Paths, Calls: tr.Calls})
+				}
+			}
+		}
+		return out
+	}, nil
 }

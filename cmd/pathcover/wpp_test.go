@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -168,6 +169,44 @@ func TestWPPCommands(t *testing.T) {
 	}
 	if !reflect.DeepEqual(gotTraces, collatz) || ts.Calls != 4 || !strings.HasSuffix(ts.Name, ".Collatz") {
 		t.Errorf("wpp traces Collatz: %s %d calls %v, want 4 calls %v", ts.Name, ts.Calls, gotTraces, collatz)
+	}
+
+	// The HTML page lists each function's traces: Collatz's are those of
+	// the recording.
+	page := filepath.Join(t.TempDir(), "page.html")
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page); code != 0 {
+		t.Fatalf("pathcover html: exit %d\n%s", code, out)
+	}
+	raw2, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(raw2)
+	_, js, _ := strings.Cut(html, "const data = ")
+	js, _, _ = strings.Cut(js, ";\n")
+	var data map[string]struct {
+		Paths map[string][]struct {
+			Count uint64
+			Paths []uint64
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &data); err != nil || !strings.Contains(html, `data-kind="traces"`) {
+		t.Fatalf("the page's data: %v", err)
+	}
+	found := false
+	for _, f := range data {
+		m := make(map[string]uint64)
+		for _, tr := range f.Paths["traces"] {
+			var ps []string
+			for _, p := range tr.Paths {
+				ps = append(ps, fmt.Sprint(p))
+			}
+			m[strings.Join(ps, " ")] += tr.Count
+		}
+		found = found || reflect.DeepEqual(m, collatz)
+	}
+	if !found {
+		t.Errorf("no function of the page lists Collatz's traces %v", collatz)
 	}
 
 	// call 0: the first call of the first goroutine, with its callees.
