@@ -38,7 +38,7 @@ const (
 	wppExtentSize   = 1 << 20
 	wppMaxEvent     = 32 // an event's largest encoding, with room to spare
 	wppDefaultLimit = 1 << 30
-	wppShards       = 64
+	wppProbes       = 8 // slots of the recorder table searched for a goroutine
 )
 
 // The event encoding (profile/wpp.go): the low two bits of an event's first
@@ -68,14 +68,16 @@ var (
 	wppHeader   []byte
 	wppSpawns   atomic.Uint64 // spawn ids given
 	wppFailed   bool          // could not make the file: never try again
-	wppShard    [wppShards]struct {
-		sync.Mutex
-		m map[uintptr]*wppRecorder
-	}
+	// wppTable holds the recorders by goroutine: open addressing on the
+	// g, read without locks (wppLookup), changed under wppTableMu by
+	// copying, so a reader sees one table or the next, whole.
+	wppTable   atomic.Pointer[[]atomic.Pointer[wppRecorder]]
+	wppTableMu sync.Mutex
 )
 
 // A wppRecorder writes one goroutine's events into its current chunk.
 type wppRecorder struct {
+	g       uintptr
 	goid    uint64
 	depth   uint32
 	stopped bool
@@ -118,8 +120,12 @@ func WPPRegister(hash string) uint32 {
 
 // WPPEnter records a call of function fn of package pkg (the number that
 // WPPRegister gave) by the calling goroutine, and returns the call's frame.
+//
+// Past the file's size limit, each goroutine goes on recording into the
+// chunk it has, and stops when that is full (room), so that what each
+// goroutine recorded is a prefix of what it did.
 func WPPEnter(pkg, fn uint32) WPPFrame {
-	if pkg == 0 || !wppOn.Load() {
+	if pkg == 0 {
 		return WPPFrame{}
 	}
 	r := wppCurrent(0)
@@ -174,12 +180,18 @@ func (f WPPFrame) Spawn() uint64 {
 // wppStart makes the calling goroutine's recorder, whose start event names
 // spawn s; the WPPGo functions call it first in the new goroutine.
 func wppStart(s uint64) {
-	if s != 0 && wppOn.Load() {
+	if s != 0 && !wppStopped.Load() {
 		wppCurrent(s)
 	}
 }
 
 func (r *wppRecorder) path(depth uint32, id uint64) {
+	// The common case: a small id of the current call, with room in the
+	// chunk (a uvarint of a 61-bit id takes at most 9 bytes).
+	if depth == r.depth && id < 1<<61 && wppChunkHeader+r.used+9 <= len(r.chunk) {
+		r.put1(id<<2 | wppTagPath)
+		return
+	}
 	if !r.room() {
 		return
 	}
@@ -198,13 +210,11 @@ func (r *wppRecorder) path(depth uint32, id uint64) {
 }
 
 // room makes sure the recorder's chunk has room for one more event, taking
-// a new chunk if not, and reports whether the event can be written.
+// a new chunk if not, and reports whether the event can be written. Once
+// the file has reached its limit, a recorder writes on into the chunk it
+// has, and stops when that is full: the file does not grow.
 func (r *wppRecorder) room() bool {
 	if r.stopped {
-		return false
-	}
-	if wppStopped.Load() {
-		r.stop()
 		return false
 	}
 	if r.chunk != nil && wppChunkHeader+r.used+wppMaxEvent <= len(r.chunk) {
@@ -225,12 +235,14 @@ func (r *wppRecorder) room() bool {
 	return true
 }
 
-// stop ends the recorder's stream with a stop event, if its chunk has room.
+// stop ends the recorder's stream with a stop event (one byte), if its
+// chunk has room, and lets go of the chunk, so that nothing more is
+// written.
 func (r *wppRecorder) stop() {
-	if r.chunk != nil && wppChunkHeader+r.used+wppMaxEvent <= len(r.chunk) {
+	if r.chunk != nil && wppChunkHeader+r.used+1 <= len(r.chunk) {
 		r.put1(wppControlStop<<2 | wppTagControl)
 	}
-	r.stopped = true
+	r.stopped, r.chunk = true, nil
 }
 
 // put1, put2 and put3 write an event of one, two or three uvarints, then
@@ -256,9 +268,12 @@ func (r *wppRecorder) put3(a, b, c uint64) {
 	r.commit(n)
 }
 
+// commit counts n more bytes as used, in the chunk's header too: a plain
+// store, after the event's, which a kill cannot reorder (only the
+// process's own goroutine reads the chunk while it runs).
 func (r *wppRecorder) commit(n int) {
 	r.used += n
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&r.chunk[12])), uint32(r.used))
+	*(*uint32)(unsafe.Pointer(&r.chunk[12])) = uint32(r.used)
 }
 
 // wppCurrent returns the calling goroutine's recorder, making it (with a
@@ -270,22 +285,112 @@ func wppCurrent(spawn uint64) *wppRecorder {
 		wppNoGoroutines()
 		return nil
 	}
-	sh := &wppShard[(g>>6)%wppShards]
-	sh.Lock()
-	r := sh.m[g]
-	if r == nil || r.goid != goid {
-		// A new goroutine, perhaps in the g of one that exited.
-		r = &wppRecorder{goid: goid, size: wppUnit}
-		if sh.m == nil {
-			sh.m = make(map[uintptr]*wppRecorder)
+	if r := wppLookup(g, goid); r != nil {
+		return r
+	}
+	return wppNewRecorder(g, goid, parent, spawn)
+}
+
+// wppHome is where goroutine g's recorder is looked for first in a table
+// of mask+1 slots.
+func wppHome(g uintptr, mask int) int {
+	h := uint64(g) * 0x9e3779b97f4a7c15
+	return int(h>>32) & mask
+}
+
+// wppLookup finds goroutine goid's recorder, without locks.
+func wppLookup(g uintptr, goid uint64) *wppRecorder {
+	t := wppTable.Load()
+	if t == nil {
+		return nil
+	}
+	slots := *t
+	mask := len(slots) - 1
+	i := wppHome(g, mask)
+	for range wppProbes {
+		r := slots[i].Load()
+		if r == nil {
+			return nil
 		}
-		sh.m[g] = r
-		if r.room() {
-			r.put3(wppControlStart<<2|wppTagControl, parent, spawn)
+		if r.g == g {
+			if r.goid == goid {
+				return r
+			}
+			return nil // a goroutine that exited had this g
+		}
+		i = (i + 1) & mask
+	}
+	return nil
+}
+
+// wppNewRecorder makes goroutine goid's recorder, whose stream starts with
+// its creator and spawn, and puts it in the table: in the slot of the
+// goroutine that had the same g before, which has exited, or in a free
+// one, or in a table twice as large.
+func wppNewRecorder(g uintptr, goid, parent, spawn uint64) *wppRecorder {
+	r := &wppRecorder{g: g, goid: goid, size: wppUnit}
+	if r.room() {
+		r.put3(wppControlStart<<2|wppTagControl, parent, spawn)
+	}
+	wppTableMu.Lock()
+	defer wppTableMu.Unlock()
+	for {
+		t := wppTable.Load()
+		if t == nil {
+			slots := make([]atomic.Pointer[wppRecorder], 64)
+			wppTable.Store(&slots)
+			continue
+		}
+		slots := *t
+		mask := len(slots) - 1
+		i := wppHome(g, mask)
+		for range wppProbes {
+			old := slots[i].Load()
+			if old == nil || old.g == g {
+				slots[i].Store(r)
+				return r
+			}
+			i = (i + 1) & mask
+		}
+		// No room near g's home: a larger table, in which every recorder
+		// is within wppProbes slots of its home, as wppLookup needs (a
+		// live goroutine that missed its recorder would start a second
+		// stream).
+		wppTable.Store(wppGrow(slots))
+	}
+}
+
+// wppGrow returns a table at least twice as large as slots with the same
+// recorders, each within wppProbes slots of its home.
+func wppGrow(slots []atomic.Pointer[wppRecorder]) *[]atomic.Pointer[wppRecorder] {
+	for size := 2 * len(slots); ; size *= 2 {
+		bigger := make([]atomic.Pointer[wppRecorder], size)
+		ok := true
+		for k := range slots {
+			if old := slots[k].Load(); old != nil && !wppPlace(bigger, old) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return &bigger
 		}
 	}
-	sh.Unlock()
-	return r
+}
+
+// wppPlace puts r into a new table, not yet shared, within wppProbes
+// slots of its home, and reports whether there was room.
+func wppPlace(slots []atomic.Pointer[wppRecorder], r *wppRecorder) bool {
+	mask := len(slots) - 1
+	i := wppHome(r.g, mask)
+	for range wppProbes {
+		if slots[i].Load() == nil {
+			slots[i].Store(r)
+			return true
+		}
+		i = (i + 1) & mask
+	}
+	return false
 }
 
 // wppNoGoroutines turns recording off, once, when the runtime cannot tell

@@ -139,7 +139,11 @@ func wppHelper() {
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(i), 1))
-			for range 1 + r.IntN(20) {
+			calls := 1 + r.IntN(20)
+			if os.Getenv("RT_WPP_MANY") != "" {
+				calls = 200 // longer streams than their first chunks
+			}
+			for range calls {
 				call(r, log, pkg, uint32(r.IntN(10)), 0)
 			}
 		}()
@@ -313,11 +317,10 @@ func TestWPPKilled(t *testing.T) {
 }
 
 // TestWPPLimit runs the helper with a limit of 64 KiB: recording stops with
-// one message, the header says so, streams end with a stop event where
-// their chunk had room, and what was recorded is a prefix of each
-// goroutine's account.
+// one message, the header says so, what each goroutine recorded is a
+// prefix of its account, and the streams cut short end with a stop event.
 func TestWPPLimit(t *testing.T) {
-	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "PATHCOVERWPPMAX=64K")
+	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "RT_WPP_MANY=1", "PATHCOVERWPPMAX=64K")
 	if strings.Count(stderr, "reached its limit of 65536 bytes (PATHCOVERWPPMAX); recording stopped") != 1 {
 		t.Errorf("stderr: %q", stderr)
 	}
@@ -328,18 +331,33 @@ func TestWPPLimit(t *testing.T) {
 		t.Errorf("file: %v, %v", st, err)
 	}
 	got, _ := recorded(t, file)
-	stops := 0
+	stops, cut := 0, 0
 	for g, evs := range got {
+		stopped := false
 		if n := len(evs); n > 0 && evs[n-1].Kind == profile.WPPStop {
-			evs = evs[:n-1]
+			evs, stopped = evs[:n-1], true
 			stops++
 		}
-		if w := want[g]; len(evs) > len(w) || !reflect.DeepEqual(evs, w[:len(evs)]) {
+		w := want[g]
+		if len(evs) > len(w) || !reflect.DeepEqual(evs, w[:len(evs)]) {
 			t.Errorf("goroutine %d: recorded events are not a prefix of its account", g)
 		}
+		if len(evs) < len(w) {
+			cut++
+		} else if stopped {
+			t.Errorf("goroutine %d: a stop event after all its events", g)
+		}
 	}
-	if stops == 0 {
-		t.Error("no stream ends with a stop event")
+	for g := range want {
+		if _, ok := got[g]; !ok {
+			cut++ // started after the limit: nothing recorded
+		}
+	}
+	// Goroutines go on into the chunk they have, so some record all their
+	// events; those cut short end with a stop event where their chunk has
+	// a byte left.
+	if cut == 0 || stops == 0 {
+		t.Errorf("%d goroutines cut short, %d stop events: the limit should cut some", cut, stops)
 	}
 }
 
