@@ -71,8 +71,10 @@ import "time"
 
 // The flags of a WPP file's header.
 const (
-	// WPPLimitReached says the program stopped recording at the size limit:
-	// each goroutine's stream ends with a stop event, or where it was.
+	// WPPLimitReached says the file reached its size limit: each goroutine
+	// then filled the chunk it had and stopped, so its stream is a prefix
+	// of its events, which ends with a stop event if it was cut short
+	// (and its chunk had a byte left).
 	WPPLimitReached = 1 << iota
 )
 
