@@ -96,12 +96,14 @@ type WPPFrame struct {
 
 // WPPRegister is called once for each instrumented package of a -wpp build,
 // from a package-level variable initializer of its generated file, with
-// the package's metadata hash. It returns the package's number in this
-// process's file, which WPPEnter takes; 0 if nothing is recorded.
-func WPPRegister(hash string) uint32 {
+// the package's metadata hash and the size limit pppexec was given
+// (-wppmax; 0 for the default), which $PATHCOVERWPPMAX overrides. It
+// returns the package's number in this process's file, which WPPEnter
+// takes; 0 if nothing is recorded.
+func WPPRegister(hash string, limit int64) uint32 {
 	wppMu.Lock()
 	defer wppMu.Unlock()
-	if !wppReady() {
+	if !wppReady(limit) {
 		return 0
 	}
 	wppPackages = append(wppPackages, hash)
@@ -404,9 +406,10 @@ func wppNoGoroutines() {
 	}
 }
 
-// wppReady makes the file at the first call, and reports whether events
-// can be recorded. The caller holds wppMu.
-func wppReady() bool {
+// wppReady makes the file at the first call, with the size limit given
+// (0: the default) unless $PATHCOVERWPPMAX says another, and reports
+// whether events can be recorded. The caller holds wppMu.
+func wppReady(limit int64) bool {
 	if wppFile.made() {
 		return !wppStopped.Load() && wppOn.Load()
 	}
@@ -426,7 +429,7 @@ func wppReady() bool {
 		wppWarn(dir, err)
 		return false
 	}
-	wppLimit = wppLimitFromEnv()
+	wppLimit = wppLimitFromEnv(limit)
 	h := wppExtent(0)
 	if h == nil {
 		wppFile.drop()
@@ -503,17 +506,22 @@ func wppWarn(where string, err error) {
 }
 
 // wppLimitFromEnv reads $PATHCOVERWPPMAX: a size in bytes, with an
-// optional suffix K, M or G (powers of 1024); the default is 1 GiB. A
-// value that is not one is said once and the default used.
-func wppLimitFromEnv() int64 {
+// optional suffix K, M or G (powers of 1024); without it, the limit is
+// built (pppexec -wppmax), or 1 GiB. A value that is not a size is said
+// once and the default used.
+func wppLimitFromEnv(built int64) int64 {
+	def := int64(wppDefaultLimit)
+	if built >= 2*wppUnit {
+		def = built
+	}
 	v, ok := syscall.Getenv("PATHCOVERWPPMAX")
 	if !ok || v == "" {
-		return wppDefaultLimit
+		return def
 	}
 	n, ok := parseSize(v)
 	if !ok || n < 2*wppUnit {
-		writeStderr("pathcover: PATHCOVERWPPMAX=" + v + " is not a size (such as 512M or 2G); using 1G\n")
-		return wppDefaultLimit
+		writeStderr("pathcover: PATHCOVERWPPMAX=" + v + " is not a size of at least 1K (such as 512M or 2G); using " + itoa(uint64(def)) + " bytes\n")
+		return def
 	}
 	return n
 }

@@ -129,8 +129,8 @@ func panicking(log *wppLog, pkg uint32, n int) {
 // of random call trees at once, and prints its account as JSON. With
 // RT_WPP_KILL it prints "ready" after its events and waits to be killed.
 func wppHelper() {
-	rt.WPPRegister(strings.Repeat("ab", 16))
-	pkg := rt.WPPRegister(strings.Repeat("cd", 16))
+	rt.WPPRegister(strings.Repeat("ab", 16), 0)
+	pkg := rt.WPPRegister(strings.Repeat("cd", 16), 0)
 	log := &wppLog{evs: make(map[uint64][]profile.WPPEvent)}
 	n, _ := strconv.Atoi(os.Getenv("RT_WPP_GOROUTINES"))
 	var wg sync.WaitGroup
@@ -381,7 +381,7 @@ func BenchmarkWPPPath(b *testing.B) {
 	dir := b.TempDir()
 	os.Setenv("PATHCOVERDIR", dir)
 	defer os.Unsetenv("PATHCOVERDIR")
-	pkg := rt.WPPRegister(strings.Repeat("ef", 16))
+	pkg := rt.WPPRegister(strings.Repeat("ef", 16), 0)
 	f := rt.WPPEnter(pkg, 1)
 	for i := 0; b.Loop(); i++ {
 		f.Path(uint64(i & 63))

@@ -130,6 +130,9 @@ func (c *Config) String() string {
 	} else {
 		o.Depth = 0
 	}
+	if !o.WPP && o.WPPLimit != 0 {
+		o.WPPLimit = 0 // unused without -wpp
+	}
 	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s", o, c.Pkgs, c.Dir, c.Strict, interesting, sites)
 }
 

@@ -21,6 +21,7 @@ func TestConfigBuildID(t *testing.T) {
 		c := &Config{Pkgs: []string{"main"}, Dir: "/d", Interesting: profA, Sites: profA}
 		c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace = true, 9, 9, true
 		c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall, c.Depth = 9, "truncate", true, 9, 2
+		c.WPP, c.WPPLimit = true, 9<<20
 		return c
 	}
 	want := base().String()
@@ -44,7 +45,7 @@ func TestConfigBuildID(t *testing.T) {
 			switch changed.Kind() {
 			case reflect.Bool:
 				changed.SetBool(!changed.Bool())
-			case reflect.Int:
+			case reflect.Int, reflect.Int64:
 				changed.SetInt(changed.Int() + 1)
 			case reflect.Uint64:
 				changed.SetUint(changed.Uint() + 1)

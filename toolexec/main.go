@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pathcover/pathcover/toolexec/instrument"
@@ -24,7 +25,8 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented, or a file of the -interesting or -ippp profile cannot be read")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
-	fs.BoolVar(&cfg.WPP, "wpp", false, "also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp); $PATHCOVERWPPMAX bounds a process's file (default 1G)")
+	fs.BoolVar(&cfg.WPP, "wpp", false, "also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp)")
+	wppMax := fs.String("wppmax", "1G", "with -wpp: a process stops recording when its file reaches `size` (bytes, or with K, M or G); $PATHCOVERWPPMAX overrides it when the program runs")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
 	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
@@ -58,6 +60,12 @@ func Main(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: -ipppdepth must be at least 1\n", name)
 		return 2
 	}
+	if n, ok := parseSize(*wppMax); !ok || n < 1024 {
+		fmt.Fprintf(os.Stderr, "%s: -wppmax %q is not a size of at least 1K (such as 512M or 2G)\n", name, *wppMax)
+		return 2
+	} else if n != 1<<30 {
+		cfg.WPPLimit = n
+	}
 	if cfg.WPP && (cfg.Interesting != "" || cfg.Sites != "") {
 		// Path events carry Ball-Larus ids, which a PPP build does not
 		// keep in every function, and an interprocedural build's clones
@@ -88,4 +96,28 @@ func Main(name string, args []string) int {
 	}
 	x := &Exec{Config: cfg, Self: selfCommand(fs.NArg())}
 	return x.Main(fs.Args())
+}
+
+// parseSize parses a size in bytes with an optional suffix K, M or G
+// (powers of 1024), as rt reads $PATHCOVERWPPMAX.
+func parseSize(s string) (int64, bool) {
+	shift := 0
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			shift = 10
+		case 'm', 'M':
+			shift = 20
+		case 'g', 'G':
+			shift = 30
+		}
+	}
+	if shift > 0 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)>>shift {
+		return 0, false
+	}
+	return n << shift, true
 }

@@ -105,12 +105,12 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 // package's number in the process's WPP file, the function that records a
 // call, and the helpers of the go statements' shapes that the package
 // uses, in a fixed order.
-func wppDecls(hash string, shapes map[goShape]bool) []byte {
+func wppDecls(hash string, limit int64, shapes map[goShape]bool) []byte {
 	src := fmt.Appendf(nil, `
-var %s = _pathcoverRT.WPPRegister(%q)
+var %s = _pathcoverRT.WPPRegister(%q, %d)
 
 func %s(fn uint32) _pathcoverRT.WPPFrame { return _pathcoverRT.WPPEnter(%s, fn) }
-`, wppPackage, hash, wppEnter, wppPackage)
+`, wppPackage, hash, limit, wppEnter, wppPackage)
 	sorted := slices.SortedFunc(maps.Keys(shapes), func(a, b goShape) int {
 		return cmp.Or(cmp.Compare(a.params, b.params), cmp.Compare(boolInt(a.variadic), boolInt(b.variadic)), cmp.Compare(a.results, b.results))
 	})

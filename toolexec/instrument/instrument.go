@@ -42,6 +42,10 @@ type Options struct {
 	// paths it completes and its return, and the goroutines it starts, in
 	// the order of each goroutine (rt/wpp.go, profile/wpp.go).
 	WPP bool
+	// WPPLimit is the size in bytes past which a process stops recording
+	// whole program paths; 0 for rt's default (1 GiB). $PATHCOVERWPPMAX
+	// overrides it when the program runs.
+	WPPLimit int64
 }
 
 // Defaults of Options.
@@ -182,7 +186,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	out.Meta, out.Hash = raw, profile.Hash(raw)
 	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, raw, b.meta, b.init, cfg)
 	if cfg.WPP {
-		out.Generated = append(out.Generated, wppDecls(out.Hash, b.goShapes)...)
+		out.Generated = append(out.Generated, wppDecls(out.Hash, cfg.WPPLimit, b.goShapes)...)
 	}
 	for _, s := range b.sinks {
 		out.Generated = append(out.Generated, s...)

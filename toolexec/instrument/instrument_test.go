@@ -64,7 +64,7 @@ type WPPFrame struct{}
 func (WPPFrame) Path(id uint64) {}
 func (WPPFrame) Return() {}
 func (WPPFrame) Spawn() uint64 { return 0 }
-func WPPRegister(hash string) uint32 { return 0 }
+func WPPRegister(hash string, limit int64) uint32 { return 0 }
 func WPPEnter(pkg, fn uint32) WPPFrame { return WPPFrame{} }
 func wppStart(s uint64) {}
 `
