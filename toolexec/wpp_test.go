@@ -33,7 +33,7 @@ func (c *callTree) String() string {
 }
 
 // TestOracleWPP builds the oracle program with pppexec -trace -wpp
-// -atomic and runs it with its goroutines: each goroutine's whole program
+// -wppmax=64M -atomic and runs it with its goroutines: each goroutine's whole program
 // path must equal what the path oracle regenerates independently. The
 // oracle knows goroutines from runtime.Stack (not from the accessor that
 // pppexec adds to the runtime), paths from the witnesses of every edge
@@ -46,7 +46,7 @@ func TestOracleWPP(t *testing.T) {
 	bin := pppexec(t)
 	mod := oracleModule(t)
 	exe := filepath.Join(t.TempDir(), "oracle")
-	toolexec := bin + " -trace -wpp -atomic -pkgs=example.com/oracle/constructs"
+	toolexec := bin + " -trace -wpp -wppmax=64M -atomic -pkgs=example.com/oracle/constructs"
 	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
@@ -121,6 +121,9 @@ func TestOracleWPP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	if w.Header.Limit != 64<<20 || w.Header.LimitReached {
+		t.Errorf("header %+v: want the limit of -wppmax=64M, not reached", w.Header)
+	}
 	got := make(map[uint64][]*callTree)
 	starts := make(map[uint64]profile.WPPEvent)
 	spawns := make(map[uint64]uint64) // spawn → goroutine
