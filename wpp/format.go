@@ -5,7 +5,8 @@ package wpp
 // unless said otherwise.
 //
 //	file     = magic "pcovtwpp" (8 bytes) version(=1) headerLen header data
-//	header   = nFuncs { hash(16 bytes) index offset length calls } nodesOffset nodesLength procsOffset procsLength
+//	header   = nPackages hash(16 bytes)^nPackages
+//	           nFuncs { package index offset length calls } nodesOffset nodesLength procsOffset procsLength
 //	data     = funcSection* nodes procs          (offsets are from the start of data)
 //
 //	funcSection = nTraces trace*                 (one function's traces: one read)
@@ -14,10 +15,14 @@ package wpp
 //	            | form 1: { nSeries { lo stride n }^nSeries }^nDBB
 //	                                             (each DBB's timestamps)
 //	nodes       = nNodes node*
-//	node        = func trace open nRuns { kind payload step count at atStride }^nRuns
-//	procs       = nProcs { nameLen name pid start limitReached nPackages { number hash(16 bytes) }^nPackages nGoroutines goroutine* }
+//	node        = func trace open nRuns run^nRuns
+//	run         = kind<<1|0 payload at                       (one item)
+//	            | kind<<1|1 payload step count at atStride   (count items; step zigzag-coded)
+//	procs       = nProcs { nameLen name pid start limitReached nPackages { number package }^nPackages nGoroutines goroutine* }
 //	goroutine   = id parent spawn stopped nRootRuns { node count }^nRootRuns
 //
+// Packages are named once, by their metadata hash, in the header; a
+// function, and a process's package numbers, refer to them by index.
 // A node's items are written as runs: count items of one kind whose
 // payloads (the called node, the spawn id, the levels up) go up by step
 // and whose positions in the trace go up by atStride from at. A node's
@@ -59,19 +64,23 @@ func (t *TWPP) Write(w io.Writer) error {
 		data.Write(encodeFunc(f))
 		funcs[i] = entry{start, data.Len() - start}
 	}
+	pkgs, pkgIndex, err := t.packageTable()
+	if err != nil {
+		return err
+	}
 	nodesOff := data.Len()
 	data.Write(t.encodeNodes())
 	procsOff := data.Len()
-	data.Write(t.encodeProcs())
+	data.Write(t.encodeProcs(pkgIndex))
 
 	var h []byte
+	h = binary.AppendUvarint(h, uint64(len(pkgs)))
+	for _, hash := range pkgs {
+		h = append(h, hash...)
+	}
 	h = binary.AppendUvarint(h, uint64(len(t.Funcs)))
 	for i, f := range t.Funcs {
-		hash, err := hex.DecodeString(f.Key.Hash)
-		if err != nil || len(hash) != 16 {
-			return fmt.Errorf("function %s: bad metadata hash", f.Key)
-		}
-		h = append(h, hash...)
+		h = binary.AppendUvarint(h, uint64(pkgIndex[f.Key.Hash]))
 		h = binary.AppendUvarint(h, uint64(f.Key.Index))
 		h = binary.AppendUvarint(h, uint64(funcs[i].off))
 		h = binary.AppendUvarint(h, uint64(funcs[i].len))
@@ -93,8 +102,33 @@ func (t *TWPP) Write(w io.Writer) error {
 	if _, err := w.Write(out); err != nil {
 		return err
 	}
-	_, err := w.Write(data.Bytes())
+	_, err = w.Write(data.Bytes())
 	return err
+}
+
+// packageTable returns the metadata hashes of the packages of t's
+// functions and processes, sorted, as bytes, and each one's index.
+func (t *TWPP) packageTable() ([][]byte, map[string]int, error) {
+	set := make(map[string]bool)
+	for _, f := range t.Funcs {
+		set[f.Key.Hash] = true
+	}
+	for _, p := range t.Processes {
+		for _, h := range p.Packages {
+			set[h] = true
+		}
+	}
+	var pkgs [][]byte
+	index := make(map[string]int)
+	for _, h := range slices.Sorted(maps.Keys(set)) {
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != 16 {
+			return nil, nil, fmt.Errorf("bad metadata hash %q", h)
+		}
+		index[h] = len(pkgs)
+		pkgs = append(pkgs, b)
+	}
+	return pkgs, index, nil
 }
 
 func encodeFunc(f *Func) []byte {
@@ -188,7 +222,13 @@ func (t *TWPP) encodeNodes() []byte {
 		rs := runs(n.Items)
 		b = binary.AppendUvarint(b, uint64(len(rs)))
 		for _, r := range rs {
-			for _, v := range []uint64{uint64(r.kind), r.payload, r.step, r.count, r.at, r.atStride} {
+			if r.count == 1 {
+				b = binary.AppendUvarint(b, uint64(r.kind)<<1)
+				b = binary.AppendUvarint(b, r.payload)
+				b = binary.AppendUvarint(b, r.at)
+				continue
+			}
+			for _, v := range []uint64{uint64(r.kind)<<1 | 1, r.payload, zigzag(r.step), r.count, r.at, r.atStride} {
 				b = binary.AppendUvarint(b, v)
 			}
 		}
@@ -196,7 +236,7 @@ func (t *TWPP) encodeNodes() []byte {
 	return b
 }
 
-func (t *TWPP) encodeProcs() []byte {
+func (t *TWPP) encodeProcs(pkgIndex map[string]int) []byte {
 	var b []byte
 	b = binary.AppendUvarint(b, uint64(len(t.Processes)))
 	for _, p := range t.Processes {
@@ -208,8 +248,7 @@ func (t *TWPP) encodeProcs() []byte {
 		b = binary.AppendUvarint(b, uint64(len(p.Packages)))
 		for _, n := range slices.Sorted(maps.Keys(p.Packages)) {
 			b = binary.AppendUvarint(b, uint64(n))
-			hash, _ := hex.DecodeString(p.Packages[n])
-			b = append(b, hash...)
+			b = binary.AppendUvarint(b, uint64(pkgIndex[p.Packages[n]]))
 		}
 		b = binary.AppendUvarint(b, uint64(len(p.Goroutines)))
 		for _, g := range p.Goroutines {
@@ -233,6 +272,12 @@ func (t *TWPP) encodeProcs() []byte {
 	}
 	return b
 }
+
+// zigzag writes a step, a difference that may be negative (as int64,
+// wrapped), so that small ones of either sign take few bytes.
+func zigzag(step uint64) uint64 { v := int64(step); return uint64(v<<1 ^ v>>63) }
+
+func unzigzag(z uint64) uint64 { return uint64(int64(z>>1) ^ -int64(z&1)) }
 
 func boolUint(b bool) uint64 {
 	if b {
@@ -356,6 +401,7 @@ type File struct {
 	r       io.ReaderAt
 	dataOff int64
 	size    int64
+	pkgs    []string // metadata hashes, by index
 	funcs   []fileFunc
 	byKey   map[FuncKey]int
 	nodes   [2]int // offset, length
@@ -422,7 +468,11 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	f := &File{r: r, dataOff: start + int64(hlen), size: size, byKey: make(map[FuncKey]int)}
 	dataLen := size - f.dataOff
 	d = &decoder{b: hb, off: int(start), what: "header"}
-	nf := d.count(20)
+	np := d.count(16)
+	for range np {
+		f.pkgs = append(f.pkgs, hex.EncodeToString(d.bytes(16)))
+	}
+	nf := d.count(5)
 	section := func(what string) (int, int) {
 		off, n := d.uvarint(), d.uvarint()
 		if d.err == nil && (off > uint64(dataLen) || n > uint64(dataLen)-off) {
@@ -431,7 +481,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		return int(off), int(n)
 	}
 	for range nf {
-		hash := d.bytes(16)
+		pkg := d.index(len(f.pkgs), "package")
 		idx := d.uvarint()
 		if d.err == nil && idx > 1<<32-1 {
 			d.fail("function index %d", idx)
@@ -441,7 +491,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		if d.err != nil {
 			break
 		}
-		k := FuncKey{hex.EncodeToString(hash), uint32(idx)}
+		k := FuncKey{f.pkgs[pkg], uint32(idx)}
 		if _, dup := f.byKey[k]; dup {
 			d.fail("function %s twice", k)
 			break
@@ -621,7 +671,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 	}
 	np := d.count(6)
 	for range np {
-		p := t.decodeProcess(d)
+		p := t.decodeProcess(d, f.pkgs)
 		if d.err != nil {
 			break
 		}
@@ -642,15 +692,23 @@ func (t *TWPP) decodeNode(d *decoder) *Node {
 	}
 	n.Trace = d.index(len(t.Funcs[n.Func].Traces), "trace")
 	n.Open = d.uvarint() != 0
-	nr := d.count(6)
+	nr := d.count(3)
 	if d.err != nil {
 		return nil
 	}
 	tlen := uint64(len(t.Funcs[n.Func].Traces[n.Trace].Paths))
 	n.Calls = 1
 	for range nr {
-		r := itemRun{kind: ItemKind(d.uvarint()), payload: d.uvarint(), step: d.uvarint(), count: d.uvarint(), at: d.uvarint(), atStride: d.uvarint()}
-		if d.err == nil && (r.kind > ItemUp || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26) {
+		tag := d.uvarint()
+		r := itemRun{kind: ItemKind(tag >> 1), payload: d.uvarint(), count: 1}
+		if tag&1 != 0 {
+			r.step, r.count = unzigzag(d.uvarint()), d.uvarint()
+		}
+		r.at = d.uvarint()
+		if tag&1 != 0 {
+			r.atStride = d.uvarint()
+		}
+		if d.err == nil && (tag>>1 > uint64(ItemUp) || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26) {
 			d.fail("a run of %d items of kind %d", r.count, r.kind)
 		}
 		for j := uint64(0); d.err == nil && j < r.count; j++ {
@@ -692,16 +750,16 @@ func (t *TWPP) decodeItem(d *decoder, r itemRun, j uint64) Item {
 }
 
 // decodeProcess reads a process with its packages and goroutines.
-func (t *TWPP) decodeProcess(d *decoder) *Process {
+func (t *TWPP) decodeProcess(d *decoder, pkgs []string) *Process {
 	p := &Process{File: string(d.bytes(d.count(1)))}
 	p.PID = d.uvarint()
 	p.Start = time.Unix(0, int64(d.uvarint()))
 	p.LimitReached = d.uvarint() != 0
 	p.Packages = make(map[uint32]string)
-	npk := d.count(17)
+	npk := d.count(2)
 	for range npk {
 		num := d.uvarint()
-		hash := d.bytes(16)
+		pkg := d.index(len(pkgs), "package")
 		if d.err == nil && (num == 0 || num > 1<<32-1) {
 			d.fail("package number %d", num)
 		}
@@ -711,7 +769,7 @@ func (t *TWPP) decodeProcess(d *decoder) *Process {
 		if d.err != nil {
 			return nil
 		}
-		p.Packages[uint32(num)] = hex.EncodeToString(hash)
+		p.Packages[uint32(num)] = pkgs[pkg]
 	}
 	ng := d.count(5)
 	for range ng {
