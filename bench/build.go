@@ -15,9 +15,10 @@ import (
 // The modes, plain first: allModes can be chosen (-modes), modes are the
 // default, and buildModes are those whose cold builds are timed. ippp is a
 // PPP build with supergraphs (pppexec -ippp): intraprocedural PPP plus the
-// segments through the call sites its tests' paths run.
+// segments through the call sites its tests' paths run. wpp is a
+// Ball-Larus build that records whole program paths (pppexec -wpp).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -156,6 +157,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec + " -atomic"}
 	case "ppp":
 		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
+	case "wpp":
+		return []string{"-toolexec=" + pppexec + " -wpp"}
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
@@ -181,7 +184,7 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || mode == "wpp" {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err

@@ -6,6 +6,8 @@
 //	go run ./bench [-quick] [-rounds n] [-benchtime d] [-run regexp] [-cold n]
 //	               [-pppflags flags] [-json file] [-md file] [-readme README.md]
 //	               [-work dir] [-list] [-v]
+//	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
+//	               [-md file] [-readme README.md] [-work dir]
 //
 // For each workload (a package of the standard library, of a module pinned
 // in workloads.go and fetched from the module proxy, or of this
@@ -19,6 +21,7 @@
 //	blatomic  go test -c -toolexec='pppexec -pkgs=PKG -atomic'
 //	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
 //	ippp      go test -c -toolexec='pppexec -pkgs=PKG -ippp=T -interesting=S'
+//	wpp       go test -c -toolexec='pppexec -pkgs=PKG -wpp'            (not by default)
 //
 // where T is the profile of the package's own tests, run from the bl
 // binary, and S that of its tests run from a build with -ippp=T (PPP with
@@ -55,4 +58,13 @@
 //
 // -quick runs a few workloads for 3 short rounds and skips the cold builds,
 // to try a change in a few minutes; its figures are noisier.
+//
+// The wpp mode's benchmarks record whole program paths as they run (with
+// PATHCOVERWPPMAX raised, and a run that reached it not counted). With
+// -wpp, bench measures the recordings instead (wpp.go): it runs each
+// workload's tests once from its wpp build and reports the recording's
+// size raw, compacted to a TWPP (package wpp) and compressed by Sequitur
+// (sequitur.go, the TWPP paper's baseline), and the time each of the
+// three takes to give all the traces of one function, averaged over the
+// functions that ran; -readme fills the section bench-wpp.
 package main

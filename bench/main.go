@@ -41,6 +41,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	pppFlags := fs.String("pppflags", "", "more pppexec `flags` for the ppp mode, such as -pppalways")
 	modeList := fs.String("modes", strings.Join(modes[1:], ","), "comma-separated `modes` to compare with plain, from "+strings.Join(allModes[1:], ", "))
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
+	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
+	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
 		fs.PrintDefaults()
@@ -54,6 +56,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *wppMode && !set["section"] {
+		*section = "bench-wpp"
+	}
+	if *wppMode && *from != "" {
+		return renderWPP(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	}
 	if *from != "" {
 		return render(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
@@ -74,6 +82,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	chosen := []string{"plain"}
 	for _, m := range strings.Split(*modeList, ",") {
+		if m == "plain" {
+			continue // always measured
+		}
 		if !slices.Contains(allModes[1:], m) || slices.Contains(chosen, m) {
 			fmt.Fprintf(stderr, "bench: -modes: %q is not one of %s, or twice\n", m, strings.Join(allModes[1:], ", "))
 			return 2
@@ -121,6 +132,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
+	}
+	if *wppMode {
+		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	r := &results{
 		Date:      time.Now().Format("2006-01-02"),

@@ -366,6 +366,7 @@ var modeTitle = map[string]string{
 	"blatomic": "Ball-Larus, atomic",
 	"ppp":      "PPP",
 	"ippp":     "IPPP (PPP and supergraphs)",
+	"wpp":      "Ball-Larus and whole program paths (`-wpp`)",
 }
 
 // JSON is the results, indented.

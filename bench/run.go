@@ -29,10 +29,19 @@ func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]f
 		return nil, err
 	}
 	defer os.RemoveAll(counts)
-	out, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + counts}, t.bins[mode],
+	env := []string{"PATHCOVERDIR=" + counts}
+	if mode == "wpp" {
+		env = append(env, "PATHCOVERWPPMAX="+wppBenchLimit)
+	}
+	out, err := h.command(t.runDir, env, t.bins[mode],
 		"-test.run=^$", "-test.bench="+t.Bench, "-test.benchtime="+benchtime, "-test.cpu=1", "-test.timeout=30m")
 	if err != nil {
 		return nil, err
+	}
+	if mode == "wpp" {
+		if err := wppRecordedAll(counts); err != nil {
+			return nil, err
+		}
 	}
 	res := parseBenchmarks(out)
 	if len(res) == 0 {
