@@ -41,16 +41,7 @@ func readFile(t *testing.T, name string) string {
 // oracleModule writes the oracle test program: module example.com/oracle.
 func oracleModule(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"go.mod":                        "module example.com/oracle\n\ngo 1.25\n",
-		"main.go":                       readFile(t, "../testdata/oracle/main.go"),
-		"trap/trap.go":                  readFile(t, "../testdata/oracle/trap/trap.go"),
-		"constructs/constructs.go":      readFile(t, "../testdata/src/constructs/constructs.go"),
-		"constructs/driver.go":          readFile(t, "../testdata/oracle/driver.go"),
-		"constructs/constructs_test.go": readFile(t, "../testdata/oracle/constructs_test.go"),
-	})
-	return dir
+	return cmdtest.OracleModule(t, "..")
 }
 
 // run runs a command in dir with extra environment.

@@ -27,3 +27,20 @@ func Run(t testing.TB, dir string, env []string, name string, args ...string) (s
 	t.Fatalf("%s %v: %v", name, args, err)
 	return "", 0
 }
+
+// OracleModule writes the oracle test program, module example.com/oracle,
+// into a new directory and returns it; root is the repository's root,
+// relative to the test's package.
+func OracleModule(t *testing.T, root string) string {
+	t.Helper()
+	dir := t.TempDir()
+	WriteFiles(t, dir, map[string]string{
+		"go.mod":                        "module example.com/oracle\n\ngo 1.25\n",
+		"main.go":                       ReadFile(t, root+"/testdata/oracle/main.go"),
+		"trap/trap.go":                  ReadFile(t, root+"/testdata/oracle/trap/trap.go"),
+		"constructs/constructs.go":      ReadFile(t, root+"/testdata/src/constructs/constructs.go"),
+		"constructs/driver.go":          ReadFile(t, root+"/testdata/oracle/driver.go"),
+		"constructs/constructs_test.go": ReadFile(t, root+"/testdata/oracle/constructs_test.go"),
+	})
+	return dir
+}

@@ -1,4 +1,4 @@
-package toolexec_test
+package main_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -44,7 +45,7 @@ func (c *callTree) String() string {
 func TestOracleWPP(t *testing.T) {
 	t.Parallel()
 	bin := pppexec(t)
-	mod := oracleModule(t)
+	mod := cmdtest.OracleModule(t, "../..")
 	exe := filepath.Join(t.TempDir(), "oracle")
 	toolexec := bin + " -trace -wpp -wppmax=64M -atomic -pkgs=example.com/oracle/constructs"
 	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
@@ -55,7 +56,7 @@ func TestOracleWPP(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "no error") {
 		t.Fatalf("the program should end with log.Fatalf: exit %d\n%s", code, out)
 	}
-	p := loadProfile(t, prof)
+	p := cmdtest.LoadProfile(t, prof)
 
 	// The oracle's calls, per goroutine.
 	traces, _ := filepath.Glob(filepath.Join(prof, "*.trace"))
