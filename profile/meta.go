@@ -129,6 +129,9 @@ type Func struct {
 	// function of the source but a caller with some callees inlined, whose
 	// paths are interprocedural path segments (see Super).
 	Super *Super `json:",omitempty"`
+	// Deps are, in a -deps build, the function's statements with the
+	// variables they define and use, for slicing (deps.go).
+	Deps *Deps `json:",omitempty"`
 }
 
 // SuperSuffix ends the Name of a supergraph: its caller's name, then this.
@@ -328,6 +331,11 @@ func (m *Meta) check() error {
 				return fmt.Errorf("supergraph %s: %v", f.Name, err)
 			}
 		}
+		if f.Deps != nil {
+			if err := f.Deps.check(len(f.Blocks)); err != nil {
+				return fmt.Errorf("function %s: dependences: %v", f.Name, err)
+			}
+		}
 	}
 	return nil
 }
@@ -381,6 +389,21 @@ func (m *Meta) checkText() error {
 		}
 		for _, e := range f.Edges {
 			check("edge kind", string(e.Kind))
+		}
+		if f.Deps != nil {
+			for _, v := range f.Deps.Vars {
+				check("variable", v.Name)
+			}
+			for _, s := range f.Deps.Stmts {
+				for _, mem := range s.Memory {
+					check("memory read", mem)
+				}
+				for _, c := range s.Calls {
+					check("callee package", c.Package)
+					check("callee", c.Func)
+					check("method", c.Method)
+				}
+			}
 		}
 		if f.Super != nil {
 			for _, site := range f.Super.Sites {

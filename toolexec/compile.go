@@ -109,7 +109,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if err != nil {
 		return nil, "", err
 	}
-	in, which := pkg.input(t)
+	in, which := pkg.input(t, x.Config.Deps)
 	if len(in.Files) == 0 {
 		return nil, "", nil
 	}
@@ -212,9 +212,10 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 // whose positions are in a source file of the package, not a file the go
 // command generated in the scratch directory (cgo and cover rewrite
 // sources there, with line directives back to the originals, which count
-// as the originals), and not tests (which go test -cover leaves alone too).
-// which gives each file's index in c.files.
-func (c *checkedPackage) input(t *toolArgs) (in *instrument.Input, which []int) {
+// as the originals), and not tests (which go test -cover leaves alone too),
+// but in a -deps build, where a failing test's assertion is what a user
+// slices from. which gives each file's index in c.files.
+func (c *checkedPackage) input(t *toolArgs, tests bool) (in *instrument.Input, which []int) {
 	objdir := t.objdir()
 	lang, _ := t.flag("lang")
 	in = &instrument.Input{Fset: c.fset, Info: c.info, NoReturn: c.noReturn, Lang: lang}
@@ -222,7 +223,7 @@ func (c *checkedPackage) input(t *toolArgs) (in *instrument.Input, which []int) 
 		name := c.fset.Position(f.Pos()).Filename
 		base := filepath.Base(name)
 		if !filepath.IsAbs(name) || strings.HasPrefix(name, objdir+string(filepath.Separator)) ||
-			strings.HasPrefix(base, "_cgo_") || base == "_testmain.go" || strings.HasSuffix(base, "_test.go") {
+			strings.HasPrefix(base, "_cgo_") || base == "_testmain.go" || (strings.HasSuffix(base, "_test.go") && !tests) {
 			continue
 		}
 		in.Files = append(in.Files, f)

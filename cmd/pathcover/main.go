@@ -22,6 +22,7 @@ var commands = []*Command{
 	cmdStats,
 	cmdCallSites,
 	cmdWPP,
+	cmdSlice,
 	cmdGate,
 	cmdCfg,
 	cmdPPPExec,

@@ -16,7 +16,7 @@ import (
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -31,6 +31,10 @@ segments follows the paths'.
 
 With -wpp, the tests also record their whole program paths (pppexec -wpp),
 which are compacted at the end into D/profile.twpp for pathcover wpp.
+
+With -deps, the build also describes each function's statements for
+slicing, and the tests record their whole program paths: pathcover slice
+then says which statements made a value (pppexec -deps).
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		t := &testFlags{
@@ -41,6 +45,7 @@ which are compacted at the end into D/profile.twpp for pathcover wpp.
 			sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
 			depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
 			wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
+			deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
 		}
 		return t.run
 	},
@@ -48,10 +53,10 @@ which are compacted at the end into D/profile.twpp for pathcover wpp.
 }
 
 type testFlags struct {
-	fs               *flag.FlagSet
-	dir, pkgs, sites *string
-	asJSON, wpp      *bool
-	depth            *int
+	fs                *flag.FlagSet
+	dir, pkgs, sites  *string
+	asJSON, wpp, deps *bool
+	depth             *int
 }
 
 // run runs go test with path profiling and prints the report.
@@ -72,7 +77,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 		ours = append(ours, rest[0])
 		rest = rest[1:]
-		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && flagName != "wpp" && len(rest) > 0 {
+		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && flagName != "wpp" && flagName != "deps" && len(rest) > 0 {
 			ours = append(ours, rest[0])
 			rest = rest[1:]
 		}
@@ -134,6 +139,9 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
+	if *t.deps {
+		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
+	}
 	if *t.wpp {
 		return cmp.Or(code, compactTests(name, profileDir))
 	}
@@ -174,6 +182,9 @@ func (t *testFlags) toolexec() (string, error) {
 	}
 	if *t.wpp {
 		arg += " -wpp"
+	}
+	if *t.deps {
+		arg += " -deps"
 	}
 	return arg, nil
 }

@@ -4,6 +4,7 @@ package instrument
 // metadata, with its counters laid out.
 
 import (
+	"github.com/pathcover/pathcover/ddg/defuse"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -45,6 +46,12 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 			}
 		}
 	}
+	literals := make(map[*ast.FuncLit]string)
+	for _, g := range graphs {
+		if lit, ok := g.Node.(*ast.FuncLit); ok {
+			literals[lit] = g.Name
+		}
+	}
 	for _, g := range graphs {
 		n := funcgraph.Number(g)
 		if n.Err != nil {
@@ -60,6 +67,12 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 			}
 		}
 		mf := describe(positions, in.Info, decls, n, u.file, coverFiles[u.file])
+		if b.cfg.Deps {
+			mf.Deps = defuse.Analyze(g, &defuse.Config{
+				Info: in.Info, Position: positions.Position,
+				Package: profile.PackagePath(b.cfg.Package), Literals: literals,
+			})
+		}
 		u.ct = b.layout(&mf, n.Placement, "", "")
 		b.funcs = append(b.funcs, u)
 		b.out.Funcs++

@@ -46,6 +46,10 @@ type Options struct {
 	// whole program paths; 0 for rt's default (1 GiB). $PATHCOVERWPPMAX
 	// overrides it when the program runs.
 	WPPLimit int64
+	// Deps describes each function's statements, variables and calls in
+	// the metadata (profile.Deps, package defuse), for slicing; it needs
+	// WPP, whose paths the slicer replays.
+	Deps bool
 }
 
 // Defaults of Options.

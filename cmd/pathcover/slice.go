@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pathcover/pathcover/ddg"
+)
+
+var cmdSlice = &Command{
+	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] FILE:LINE[:COL] [VAR]",
+	Short:     "which statements of a run made a value: a backward dynamic slice",
+	Long: `
+Slice gives the statements of a recorded run that the value at FILE:LINE
+depends on (a backward dynamic slice): the last execution of the
+statement there (-instance n: the n-th), and, if VAR is given, only the
+value of VAR it read. The run must be recorded by a -deps build:
+
+	pathcover test -deps -run TestX ./pkg
+	pathcover slice pkg/file.go:42 got
+
+The statements are listed in source order. -why lists instead each step
+of the slice once, breadth first from the criterion: the statement, and
+what carries the dependence to the step that needs it (a variable, a
+call's result or argument, or control: the branch that decided it ran).
+
+Dependences through locals, parameters and results, and control
+dependences, are exact along the run's paths. Reads through memory
+(pointers, fields through pointers, slice and map elements, globals,
+captured variables, channels) are not recorded yet: the slice stops at
+them and lists them. Calls of code that is not instrumented count as
+depending on all their arguments.
+`,
+	Flags: func(fs *flag.FlagSet) Run {
+		dir := fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+		instance := fs.Int("instance", 0, "slice the `n`-th execution of the statement (default: the last)")
+		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
+		asJSON := fs.Bool("json", false, "write the slice as JSON")
+		return func(cmd *Command, args []string) int {
+			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 {
+				fs.Usage()
+				return exitUsage
+			}
+			c, err := parseCriterion(args[0])
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitUsage
+			}
+			if len(args) == 2 {
+				c.Var = args[1]
+			}
+			c.Instance = *instance
+			g, err := ddg.Load(*dir)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitNoData
+			}
+			s, err := g.Slice(c)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitNoData
+			}
+			if *asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "\t")
+				if err := enc.Encode(s); err != nil {
+					return exitFail
+				}
+				return 0
+			}
+			writeSlice(os.Stdout, s, *why)
+			for _, p := range g.Problems {
+				fmt.Fprintf(os.Stderr, "%s: warning: %s\n", cmd.LongName(), printable(p))
+			}
+			return 0
+		}
+	},
+}
+
+// parseCriterion parses FILE:LINE[:COL].
+func parseCriterion(arg string) (ddg.Criterion, error) {
+	var c ddg.Criterion
+	parts := strings.Split(arg, ":")
+	nums := 0
+	for nums < 2 && len(parts)-nums > 1 {
+		if _, err := strconv.Atoi(parts[len(parts)-1-nums]); err != nil {
+			break
+		}
+		nums++
+	}
+	if nums == 0 {
+		return c, fmt.Errorf("%s is not FILE:LINE or FILE:LINE:COL", printable(arg))
+	}
+	c.File = strings.Join(parts[:len(parts)-nums], ":")
+	c.Line, _ = strconv.Atoi(parts[len(parts)-nums])
+	if nums == 2 {
+		c.Col, _ = strconv.Atoi(parts[len(parts)-1])
+	}
+	if c.File == "" || c.Line <= 0 || c.Col < 0 {
+		return c, fmt.Errorf("%s is not FILE:LINE or FILE:LINE:COL", printable(arg))
+	}
+	return c, nil
+}
+
+func writeSlice(w io.Writer, s *ddg.Slice, why bool) {
+	fmt.Fprintf(w, "slice of execution %d of %d: %d statements\n", max(1, s.Instances), s.Instances, len(s.Stmts))
+	if why {
+		for i, st := range s.Steps {
+			via := ""
+			if st.From >= 0 {
+				via = fmt.Sprintf("  (%s, for step %d)", st.Via, st.From)
+			}
+			fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s\n", i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via)
+		}
+	} else {
+		for _, st := range s.Stmts {
+			fmt.Fprintf(w, "%s:%d:%d\t%s\n", printable(st.File), st.Line, st.Col, printable(st.Func))
+		}
+	}
+	if len(s.Memory) > 0 {
+		fmt.Fprintf(w, "stops at %d reads through memory, not recorded:\n", len(s.Memory))
+		for _, m := range s.Memory {
+			fmt.Fprintf(w, "\t%s\n", printable(m))
+		}
+	}
+}

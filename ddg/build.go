@@ -1,0 +1,499 @@
+package ddg
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/ddg/control"
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A Graph is a run's dynamic dependence graph with every dependence
+// instance explicit (the paper's FP): one node per statement instance,
+// each with the instances it depends on.
+type Graph struct {
+	// Funcs are the functions that ran, by their order of first call.
+	Funcs []*Func
+	// Nodes are the statement instances, goroutine by goroutine (in the
+	// order the recordings list them), in the order each ran.
+	Nodes []Node
+	// Goroutines are, per goroutine, the file, its id and its first node.
+	Goroutines []Goroutine
+	// Problems are what the replay could not follow exactly: calls it could
+	// not match to a call site, paths of functions without dependence
+	// information.
+	Problems []string
+}
+
+// A Goroutine is where one goroutine's nodes begin in Graph.Nodes.
+type Goroutine struct {
+	File      string
+	ID        uint64
+	FirstNode int
+}
+
+// A Func is a function of the run with its static dependence information.
+type Func struct {
+	Package string // import path, without a test variant's suffix
+	Meta    *profile.Meta
+	Func    *profile.Func
+	Deps    *profile.Deps
+	n       *numbering.Numbering
+	control *control.Deps
+	// blocks caches the blocks of each path id.
+	blocks map[uint64][]numbering.BlockID
+}
+
+// Name is the function's name with its package.
+func (f *Func) Name() string { return f.Package + "." + f.Func.Name }
+
+// A Node is a statement instance.
+type Node struct {
+	Func int32 // index in Graph.Funcs
+	Stmt int32 // index in the function's Deps.Stmts
+	// Data are the nodes whose values it read: the last definitions of the
+	// variables it uses, the return statements of the calls whose results
+	// it uses, the arguments of a call whose callee is not instrumented;
+	// for a function's entry, the arguments of its call.
+	Data []int32
+	// Control is the predicate instance it is control dependent on, or -1.
+	Control int32
+	// Defs are, for each of the statement's Uses, the node that defined
+	// the variable, or -1 (also in Data).
+	Defs []int32
+}
+
+// Load replays the recordings of a -deps build in dir (its metadata and
+// whole program paths) into a dependence graph.
+func Load(dir string) (*Graph, error) {
+	p := profile.New()
+	problems, err := p.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s holds no recording (*.wpp files): record one with pathcover test -deps or pppexec -deps", dir)
+	}
+	slices.Sort(names)
+	g := &Graph{}
+	for _, e := range problems {
+		g.Problems = append(g.Problems, e.Error())
+	}
+	b := &builder{g: g, p: p, funcs: make(map[funcKey]int32)}
+	for _, name := range names {
+		f, err := profile.OpenWPP(name)
+		if err != nil {
+			return nil, err
+		}
+		err = b.file(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !b.anyDeps {
+		return nil, fmt.Errorf("%s was not recorded by a -deps build: its metadata has no statements (record with pathcover test -deps or pppexec -deps)", dir)
+	}
+	return g, nil
+}
+
+type funcKey struct {
+	hash  string
+	index uint32
+}
+
+type builder struct {
+	g       *Graph
+	p       *profile.Profile
+	funcs   map[funcKey]int32
+	anyDeps bool
+}
+
+// fn returns the index of a function, adding it.
+func (b *builder) fn(k funcKey) (int32, error) {
+	if i, ok := b.funcs[k]; ok {
+		return i, nil
+	}
+	m := b.p.Metas[k.hash]
+	if m == nil {
+		return 0, fmt.Errorf("a call of a function of metadata %s, which the directory lacks", k.hash)
+	}
+	if int(k.index) >= len(m.Funcs) {
+		return 0, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
+	}
+	mf := &m.Funcs[k.index]
+	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID)}
+	if f.Deps != nil {
+		b.anyDeps = true
+		n, err := mf.Numbering()
+		if err != nil {
+			return 0, err
+		}
+		f.n = n
+		cd, err := control.ControlDeps(mf.Graph())
+		if err != nil {
+			return 0, fmt.Errorf("function %s: %v", mf.Name, err)
+		}
+		f.control = cd
+	}
+	i := int32(len(b.g.Funcs))
+	b.g.Funcs = append(b.g.Funcs, f)
+	b.funcs[k] = i
+	return i, nil
+}
+
+// A call is one call of a goroutine's stream: its paths and the calls it
+// made, in order.
+type call struct {
+	fn       int32
+	paths    []uint64
+	children []*call
+}
+
+// file replays every goroutine of one recording.
+func (b *builder) file(f *profile.WPPFile) error {
+	base := filepath.Base(f.Name)
+	for _, gid := range f.Goroutines() {
+		roots, err := b.calls(f, gid)
+		if err != nil {
+			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
+		}
+		b.g.Goroutines = append(b.g.Goroutines, Goroutine{File: base, ID: gid, FirstNode: len(b.g.Nodes)})
+		for _, c := range roots {
+			b.replay(c, nil)
+		}
+	}
+	return nil
+}
+
+// calls splits a goroutine's stream into its calls.
+func (b *builder) calls(f *profile.WPPFile, gid uint64) ([]*call, error) {
+	var roots, stack []*call
+	err := f.Events(gid, func(e profile.WPPEvent) error {
+		switch e.Kind {
+		case profile.WPPEnter:
+			hash, ok := f.Packages[e.Pkg]
+			if !ok {
+				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+			}
+			fi, err := b.fn(funcKey{hash, e.Func})
+			if err != nil {
+				return err
+			}
+			c := &call{fn: fi}
+			if len(stack) == 0 {
+				roots = append(roots, c)
+			} else {
+				top := stack[len(stack)-1]
+				top.children = append(top.children, c)
+			}
+			stack = append(stack, c)
+		case profile.WPPPath:
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
+			}
+			owner := stack[len(stack)-1-int(e.Up)]
+			owner.paths = append(owner.paths, e.Path)
+		case profile.WPPReturn:
+			if len(stack) == 0 {
+				return errors.New("a return outside any call")
+			}
+			stack = stack[:len(stack)-1]
+		}
+		return nil
+	})
+	return roots, err
+}
+
+// A frame is the state of a call being replayed.
+type frame struct {
+	fn      *Func
+	fi      int32
+	lastDef map[int32]int32 // variable → the node that last defined it
+	// lastBlock is, per block, the last node of its latest execution: the
+	// predicate instance that blocks control dependent on it depend on.
+	lastBlock map[numbering.BlockID]int32
+	entry     int32
+	ret       int32 // the last return statement's node, or -1
+}
+
+// A site is one call that a call's statements make, in order.
+type site struct {
+	stmt int32 // node
+	call *profile.DepCall
+	// deferred calls run at the function's exit.
+	deferred bool
+	// args are, per argument, the nodes its values come from.
+	args [][]int32
+	// result is what the call's result depends on: the callee's return
+	// node, or, for a callee that is not instrumented, its arguments'.
+	result []int32
+}
+
+// replay adds the nodes of call c, whose entry depends on args (one list
+// per parameter, nil for a root call), and returns its return node (-1 for
+// none).
+func (b *builder) replay(c *call, args [][]int32) int32 {
+	f := b.g.Funcs[c.fn]
+	if f.Deps == nil {
+		// Not described: its callees are replayed on their own.
+		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
+		for _, child := range c.children {
+			b.replay(child, nil)
+		}
+		return -1
+	}
+	fr := &frame{fn: f, fi: c.fn, lastDef: make(map[int32]int32), lastBlock: make(map[numbering.BlockID]int32), ret: -1}
+	var entryData []int32
+	for _, a := range args {
+		entryData = append(entryData, a...)
+	}
+	fr.entry = b.node(fr, 0, dedupNodes(entryData), -1)
+	for _, v := range f.Deps.Stmts[0].Defs {
+		fr.lastDef[v] = fr.entry
+	}
+	// The statements the call ran, in order, with their blocks.
+	var seq []numbering.BlockID
+	for _, id := range c.paths {
+		blocks, err := f.pathBlocks(id)
+		if err != nil {
+			b.g.Problems = appendOnce(b.g.Problems, err.Error())
+			break
+		}
+		seq = append(seq, blocks...)
+	}
+	m := &matcher{b: b, children: c.children}
+	for _, blk := range seq {
+		for _, si := range f.Deps.Blocks[blk] {
+			for k := range f.Deps.Stmts[si].Calls {
+				m.sites = append(m.sites, &f.Deps.Stmts[si].Calls[k])
+			}
+		}
+	}
+	var deferred []*site
+	for _, blk := range seq {
+		ctl := fr.controlOf(blk)
+		stmts := f.Deps.Blocks[blk]
+		for _, si := range stmts {
+			st := &f.Deps.Stmts[si]
+			var data []int32
+			var defs []int32
+			for _, v := range st.Uses {
+				d, ok := fr.lastDef[v]
+				if !ok {
+					d = -1
+				} else {
+					data = append(data, d)
+				}
+				defs = append(defs, d)
+			}
+			// The calls, in order; the statement depends on the results
+			// of those whose results no other call takes.
+			sites := make([]*site, len(st.Calls))
+			passed := make([]bool, len(st.Calls))
+			for k := range st.Calls {
+				dc := &st.Calls[k]
+				s := &site{call: dc, deferred: st.Defer && k == len(st.Calls)-1}
+				for ai := range max(len(dc.Args), len(dc.ArgCalls)) {
+					var from []int32
+					if ai < len(dc.Args) {
+						for _, v := range dc.Args[ai] {
+							if d, ok := fr.lastDef[v]; ok {
+								from = append(from, d)
+							}
+						}
+					}
+					if ai < len(dc.ArgCalls) {
+						for _, ci := range dc.ArgCalls[ai] {
+							from = append(from, sites[ci].result...)
+							passed[ci] = true
+						}
+					}
+					s.args = append(s.args, from)
+				}
+				sites[k] = s
+				if s.deferred {
+					deferred = append(deferred, s)
+					m.next++
+					continue
+				}
+				m.run(s)
+			}
+			for k, s := range sites {
+				if !passed[k] && !s.deferred {
+					data = append(data, s.result...)
+				}
+			}
+			n := b.node(fr, si, dedupNodes(data), ctl)
+			b.g.Nodes[n].Defs = defs
+			for _, s := range sites {
+				s.stmt = n
+			}
+			for _, v := range st.Defs {
+				fr.lastDef[v] = n
+			}
+			if st.Return {
+				fr.ret = n
+			}
+			fr.lastBlock[blk] = n
+		}
+		if len(stmts) == 0 && ctl >= 0 {
+			// An empty block passes its control dependence on.
+			fr.lastBlock[blk] = ctl
+		}
+	}
+	// Deferred calls run last in, first out.
+	for i := len(deferred) - 1; i >= 0; i-- {
+		m.run(deferred[i])
+	}
+	// Calls left: made from code the paths do not show (a path cut short by
+	// a panic, callbacks from code that is not instrumented).
+	for _, child := range m.children {
+		b.replay(child, nil)
+	}
+	return fr.ret
+}
+
+// node adds a node.
+func (b *builder) node(fr *frame, stmt int32, data []int32, ctl int32) int32 {
+	b.g.Nodes = append(b.g.Nodes, Node{Func: fr.fi, Stmt: stmt, Data: data, Control: ctl})
+	return int32(len(b.g.Nodes) - 1)
+}
+
+// controlOf returns the predicate instance block blk depends on: among the
+// branches it is control dependent on, the one whose block ran last; the
+// call's entry if none ran.
+func (fr *frame) controlOf(blk numbering.BlockID) int32 {
+	best := int32(-1)
+	for _, e := range fr.fn.control.Of(blk) {
+		src := fr.fn.Func.Edges[e].Src
+		if n, ok := fr.lastBlock[numbering.BlockID(src)]; ok && n > best {
+			best = n
+		}
+	}
+	if best < 0 {
+		return fr.entry
+	}
+	return best
+}
+
+// pathBlocks returns the blocks of path id in order.
+func (f *Func) pathBlocks(id uint64) ([]numbering.BlockID, error) {
+	if bs, ok := f.blocks[id]; ok {
+		return bs, nil
+	}
+	edges, err := f.n.Decode(id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: path %d: %v", f.Name(), id, err)
+	}
+	bs := f.n.Blocks(edges)
+	f.blocks[id] = bs
+	return bs, nil
+}
+
+// A matcher gives a call's sites the calls the recording shows it made.
+type matcher struct {
+	b        *builder
+	children []*call
+	// sites are the call's sites in the order of its statements, and next
+	// the index of the first not yet run.
+	sites []*profile.DepCall
+	next  int
+}
+
+// lookahead is how many sites a call back from code that is not
+// instrumented is checked against (see callback).
+const lookahead = 64
+
+// run matches site s with the next call of the recording if it called
+// that function, replaying the callee; otherwise the callee was not
+// instrumented (or the site called a function value that was not), and
+// its result depends on its arguments.
+func (m *matcher) run(s *site) {
+	m.next++
+	if len(m.children) > 0 && m.matches(m.children[0], s.call) {
+		child := m.children[0]
+		m.children = m.children[1:]
+		ret := m.b.replay(child, s.args)
+		if ret >= 0 {
+			s.result = []int32{ret}
+		}
+		return
+	}
+	// Calls back from code that is not instrumented (sort.Slice's less)
+	// are replayed on their own, with no arguments known.
+	for len(m.children) > 0 && !m.instrumented(s.call) && m.callback(m.children[0]) {
+		child := m.children[0]
+		m.children = m.children[1:]
+		m.b.replay(child, nil)
+	}
+	for _, a := range s.args {
+		s.result = append(s.result, a...)
+	}
+}
+
+// matches reports whether call c can be the call of site dc.
+func (m *matcher) matches(c *call, dc *profile.DepCall) bool {
+	f := m.b.g.Funcs[c.fn]
+	switch {
+	case dc.Func != "":
+		return dc.Func == f.Func.Name && dc.Package == f.Package
+	case dc.Method != "":
+		return strings.HasSuffix(f.Func.Name, "."+dc.Method)
+	}
+	return true // a function value may be any function
+}
+
+// instrumented reports whether a site's callee is known to be in an
+// instrumented package.
+func (m *matcher) instrumented(dc *profile.DepCall) bool {
+	if dc.Func == "" {
+		return false
+	}
+	for _, f := range m.b.g.Funcs {
+		if f.Package == dc.Package {
+			return true
+		}
+	}
+	for _, meta := range m.b.p.Metas {
+		if profile.PackagePath(meta.Package) == dc.Package {
+			return true
+		}
+	}
+	return false
+}
+
+// callback reports whether c, which the current site did not call, is a
+// call back from the code the site called: no site of the next lookahead
+// can have called it.
+func (m *matcher) callback(c *call) bool {
+	for j := m.next; j < len(m.sites) && j < m.next+lookahead; j++ {
+		if m.matches(c, m.sites[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupNodes(ns []int32) []int32 {
+	if len(ns) == 0 {
+		return nil
+	}
+	slices.Sort(ns)
+	return slices.Compact(ns)
+}
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

@@ -1,0 +1,207 @@
+package ddg
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A Criterion says what to slice: the value of Var (all the statement
+// reads, if empty) at an execution of the statement at File:Line (and Col,
+// if not 0).
+type Criterion struct {
+	File string
+	Line int
+	Col  int
+	Var  string
+	// Instance is which execution: 0 for the last one, n ≥ 1 for the n-th
+	// (goroutine by goroutine, in the order the recordings list them, each
+	// goroutine's in the order it ran).
+	Instance int
+}
+
+// A Slice is a backward dynamic slice.
+type Slice struct {
+	// Criterion is the node sliced from, and Instances how many executions
+	// of its statement the run had.
+	Criterion int32
+	Instances int
+	// Stmts are the slice's statements, in source order.
+	Stmts []Stmt
+	// Steps are the nodes of the slice, each with the dependence that
+	// brought it in, breadth first from the criterion: the first step
+	// for each statement is its shortest chain back to the criterion.
+	Steps []Step
+	// Memory lists the reads through memory that the slice stops at,
+	// whose writers a -deps build does not record.
+	Memory []string
+}
+
+// A Stmt is a statement of the source.
+type Stmt struct {
+	File                       string
+	Func                       string
+	Line, Col, EndLine, EndCol int
+}
+
+// A Step is a node of the slice and why it is there.
+type Step struct {
+	Node  int32
+	Stmt  Stmt
+	Depth int
+	// From is the step that depends on this one (-1 for the criterion),
+	// Via what carries the dependence: a variable's name, "control",
+	// "argument" or "result".
+	From int
+	Via  string
+}
+
+// Stmt returns node n's statement.
+func (g *Graph) Stmt(n int32) Stmt {
+	node := g.Nodes[n]
+	f := g.Funcs[node.Func]
+	st := f.Deps.Stmts[node.Stmt]
+	file := ""
+	if f.Func.File >= 0 && f.Func.File < len(f.Meta.Files) {
+		file = f.Meta.Files[f.Func.File]
+	}
+	return Stmt{File: file, Func: f.Name(), Line: st.Line, Col: st.Col, EndLine: st.EndLine, EndCol: st.EndCol}
+}
+
+// sameFile reports whether name, as a user gave it, names file: the same
+// path, or a suffix of it after a slash.
+func sameFile(name, file string) bool {
+	name, file = filepath.ToSlash(name), filepath.ToSlash(file)
+	return name == file || strings.HasSuffix(file, "/"+strings.TrimPrefix(name, "./"))
+}
+
+// Find returns the nodes of the statements at c's place, in order.
+func (g *Graph) Find(c Criterion) []int32 {
+	var found []int32
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		f := g.Funcs[n.Func]
+		st := &f.Deps.Stmts[n.Stmt]
+		if n.Stmt == 0 || st.Line != c.Line || (c.Col != 0 && st.Col != c.Col) {
+			continue
+		}
+		if f.Func.File < 0 || f.Func.File >= len(f.Meta.Files) || !sameFile(c.File, f.Meta.Files[f.Func.File]) {
+			continue
+		}
+		if c.Var != "" && g.varIndex(n, c.Var, true) < 0 && !g.defines(n, c.Var) {
+			continue
+		}
+		found = append(found, int32(i))
+	}
+	return found
+}
+
+// varIndex returns the index in node n's statement's Uses of the variable
+// named name, or -1.
+func (g *Graph) varIndex(n *Node, name string, _ bool) int {
+	f := g.Funcs[n.Func]
+	for i, v := range f.Deps.Stmts[n.Stmt].Uses {
+		if f.Deps.Vars[v].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (g *Graph) defines(n *Node, name string) bool {
+	f := g.Funcs[n.Func]
+	for _, v := range f.Deps.Stmts[n.Stmt].Defs {
+		if f.Deps.Vars[v].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Slice computes the backward slice of criterion c.
+func (g *Graph) Slice(c Criterion) (*Slice, error) {
+	found := g.Find(c)
+	if len(found) == 0 {
+		what := fmt.Sprintf("%s:%d", c.File, c.Line)
+		if c.Var != "" {
+			what += " reading or setting " + c.Var
+		}
+		return nil, fmt.Errorf("no statement at %s ran in the recording", what)
+	}
+	pick := len(found) - 1
+	if c.Instance > 0 {
+		if c.Instance > len(found) {
+			return nil, fmt.Errorf("%s:%d ran %d times, there is no execution %d", c.File, c.Line, len(found), c.Instance)
+		}
+		pick = c.Instance - 1
+	}
+	s := &Slice{Criterion: found[pick], Instances: len(found)}
+	seen := make(map[int32]bool)
+	memory := make(map[string]bool)
+	add := func(n int32, from int, via string, depth int) {
+		if n < 0 || seen[n] {
+			return
+		}
+		seen[n] = true
+		s.Steps = append(s.Steps, Step{Node: n, Stmt: g.Stmt(n), Depth: depth, From: from, Via: via})
+	}
+	root := &g.Nodes[s.Criterion]
+	if i := g.varIndex(root, c.Var, true); c.Var != "" && i >= 0 {
+		// The variable's value as the statement read it: its definition,
+		// and the statement's control dependence, which decided it ran.
+		add(s.Criterion, -1, "", 0)
+		seen[s.Criterion] = true
+		add(root.Defs[i], 0, c.Var, 1)
+	} else {
+		add(s.Criterion, -1, "", 0)
+	}
+	for i := 0; i < len(s.Steps); i++ {
+		step := s.Steps[i]
+		n := &g.Nodes[step.Node]
+		f := g.Funcs[n.Func]
+		st := &f.Deps.Stmts[n.Stmt]
+		for _, m := range st.Memory {
+			memory[fmt.Sprintf("%s:%d: %s", g.Stmt(step.Node).File, st.Line, m)] = true
+		}
+		if i == 0 && c.Var != "" && len(s.Steps) > 1 && s.Steps[1].From == 0 {
+			// Sliced from one variable: only its definition and the
+			// control dependence lead on from the criterion.
+			add(n.Control, i, "control", step.Depth+1)
+			continue
+		}
+		named := make(map[int32]bool)
+		for k, d := range n.Defs {
+			if d >= 0 {
+				named[d] = true
+				add(d, i, f.Deps.Vars[st.Uses[k]].Name, step.Depth+1)
+			}
+		}
+		for _, d := range n.Data {
+			if !named[d] {
+				via := "result"
+				if n.Stmt == 0 {
+					via = "argument"
+				}
+				add(d, i, via, step.Depth+1)
+			}
+		}
+		add(n.Control, i, "control", step.Depth+1)
+	}
+	stmts := make(map[Stmt]bool)
+	for _, step := range s.Steps {
+		stmts[step.Stmt] = true
+	}
+	for st := range stmts {
+		s.Stmts = append(s.Stmts, st)
+	}
+	slices.SortFunc(s.Stmts, func(a, b Stmt) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	for m := range memory {
+		s.Memory = append(s.Memory, m)
+	}
+	slices.Sort(s.Memory)
+	return s, nil
+}

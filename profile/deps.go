@@ -1,0 +1,141 @@
+package profile
+
+// The static half of dynamic slicing: what a -deps build (pppexec -deps)
+// writes into each function's metadata (Func.Deps) so that the slicer can
+// rebuild the run's dependences from its whole program paths without
+// loading the source again. The slicer walks a call's Ball-Larus paths
+// block by block; each block's statements (Deps.Blocks) say which
+// variables they define and use and which calls they make, in the order
+// they run.
+//
+// Variables are symbolic: a local variable of one call, named by its index
+// in Deps.Vars, whatever its address (goroutine stacks move). Only locals
+// whose every access the syntax shows are symbolic: not those whose
+// address is taken or that a function literal captures, whose accesses go
+// through memory (Stmt.Memory).
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Deps is one function's statements and variables, for slicing.
+type Deps struct {
+	// Vars are the function's symbolic variables: its receiver, parameters
+	// and results first (Params, Results), then its other locals.
+	Vars []DepVar
+	// Params are the variables that the call's arguments bind, receiver
+	// first; Results those that its return statements set, in order.
+	Params, Results []int32
+	// Stmts are the statements, conditions and other evaluated nodes of
+	// the function's blocks. Stmts[0] is the function's entry: it defines
+	// the parameters (from the arguments) and the named results (zero).
+	Stmts []DepStmt
+	// Blocks lists, for each block of the function's graph, the indexes in
+	// Stmts of its nodes, in the order they run.
+	Blocks [][]int32
+}
+
+// A DepVar is a symbolic variable.
+type DepVar struct {
+	Name string
+	Line int // of its declaration
+	Col  int
+}
+
+// A DepStmt is one node of a block: a simple statement, a condition, a
+// switch tag or case list, a range clause, a return.
+type DepStmt struct {
+	Line, Col, EndLine, EndCol int
+	// Defs are the variables the statement sets; Uses those it reads,
+	// outside the arguments of its calls (a write to part of a variable, as
+	// v.f = x or v[i] = x on an array, reads it too). A return statement
+	// defines the function's results.
+	Defs, Uses []int32 `json:",omitempty"`
+	// Calls are the calls the statement makes, in the order they run; the
+	// statement depends on their results.
+	Calls []DepCall `json:",omitempty"`
+	// Memory describes the reads the statement makes through memory,
+	// whose writers a -deps build does not record yet: a pointer's target,
+	// a field through a pointer, an element of a slice or map, a global, a
+	// variable that is captured or whose address is taken. A slice stops
+	// there and says so.
+	Memory []string `json:",omitempty"`
+	// Return says the statement returns (its Defs are the results).
+	Return bool `json:",omitempty"`
+	// Defer says that the statement's last call is deferred: it runs at
+	// the function's exit, after every path, in last-in first-out order.
+	Defer bool `json:",omitempty"`
+}
+
+// A DepCall is a call a statement makes.
+type DepCall struct {
+	Line, Col int
+	// Package and Func name the callee if it is known statically (a
+	// function, or a method of a concrete type), as Func.Name spells it;
+	// Method is the method's name for a call through an interface; all
+	// are empty for a call of a function value.
+	Package string `json:",omitempty"`
+	Func    string `json:",omitempty"`
+	Method  string `json:",omitempty"`
+	// Args are, per argument (the receiver first for a method call), the
+	// variables it reads, outside calls of its own.
+	Args [][]int32 `json:",omitempty"`
+	// ArgCalls are, per argument, the indexes in the statement's Calls of
+	// the calls it makes whose results it passes on (f(g(x))).
+	ArgCalls [][]int32 `json:",omitempty"`
+}
+
+// check checks that d's indexes are in range for a graph of blocks blocks.
+func (d *Deps) check(blocks int) error {
+	if len(d.Blocks) != blocks {
+		return fmt.Errorf("statements for %d blocks, the graph has %d", len(d.Blocks), blocks)
+	}
+	if len(d.Stmts) == 0 {
+		return errors.New("no entry statement")
+	}
+	vars := func(what string, ids []int32) error {
+		for _, v := range ids {
+			if v < 0 || int(v) >= len(d.Vars) {
+				return fmt.Errorf("%s: variable %d out of range", what, v)
+			}
+		}
+		return nil
+	}
+	if err := vars("params", d.Params); err != nil {
+		return err
+	}
+	if err := vars("results", d.Results); err != nil {
+		return err
+	}
+	for i, s := range d.Stmts {
+		if err := vars("defs", s.Defs); err != nil {
+			return fmt.Errorf("statement %d: %v", i, err)
+		}
+		if err := vars("uses", s.Uses); err != nil {
+			return fmt.Errorf("statement %d: %v", i, err)
+		}
+		for _, c := range s.Calls {
+			for _, a := range c.Args {
+				if err := vars("arguments", a); err != nil {
+					return fmt.Errorf("statement %d: %v", i, err)
+				}
+			}
+			for _, a := range c.ArgCalls {
+				for _, k := range a {
+					if k < 0 || int(k) >= len(s.Calls) {
+						return fmt.Errorf("statement %d: argument call %d out of range", i, k)
+					}
+				}
+			}
+		}
+	}
+	for b, list := range d.Blocks {
+		for _, s := range list {
+			if s <= 0 || int(s) >= len(d.Stmts) {
+				return fmt.Errorf("block %d: statement %d out of range", b, s)
+			}
+		}
+	}
+	return nil
+}
