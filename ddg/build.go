@@ -65,6 +65,9 @@ type Node struct {
 	// Defs are, for each of the statement's Uses, the node that defined
 	// the variable, or -1 (also in Data).
 	Defs []int32
+	// Memory are the nodes that last wrote the memory it read (a -deps
+	// build's recorded accesses; see memory.go).
+	Memory []int32
 }
 
 // Load replays the recordings of a -deps build in dir (its metadata and
@@ -102,6 +105,7 @@ func Load(dir string) (*Graph, error) {
 	if !b.anyDeps {
 		return nil, fmt.Errorf("%s was not recorded by a -deps build: its metadata has no statements (record with pathcover test -deps or pppexec -deps)", dir)
 	}
+	b.replayMemory()
 	return g, nil
 }
 
@@ -115,6 +119,10 @@ type builder struct {
 	p       *profile.Profile
 	funcs   map[funcKey]int32
 	anyDeps bool
+	// goroutine is the index of the goroutine being replayed, and accesses
+	// the memory accesses of all goroutines, placed (memory.go).
+	goroutine int32
+	accesses  []access
 }
 
 // fn returns the index of a function, adding it.
@@ -156,6 +164,8 @@ type call struct {
 	fn       int32
 	paths    []uint64
 	children []*call
+	// mem are its memory accesses, in order.
+	mem []profile.WPPEvent
 }
 
 // file replays every goroutine of one recording.
@@ -167,6 +177,7 @@ func (b *builder) file(f *profile.WPPFile) error {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}
 		b.g.Goroutines = append(b.g.Goroutines, Goroutine{File: base, ID: gid, FirstNode: len(b.g.Nodes)})
+		b.goroutine = int32(len(b.g.Goroutines) - 1)
 		for _, c := range roots {
 			b.replay(c, nil)
 		}
@@ -177,8 +188,16 @@ func (b *builder) file(f *profile.WPPFile) error {
 // calls splits a goroutine's stream into its calls.
 func (b *builder) calls(f *profile.WPPFile, gid uint64) ([]*call, error) {
 	var roots, stack []*call
+	var seq uint64
 	err := f.Events(gid, func(e profile.WPPEvent) error {
 		switch e.Kind {
+		case profile.WPPMemory:
+			seq += e.Seq
+			e.Seq = seq // from here on, the access's number in the process
+			if len(stack) > 0 {
+				top := stack[len(stack)-1]
+				top.mem = append(top.mem, e)
+			}
 		case profile.WPPEnter:
 			hash, ok := f.Packages[e.Pkg]
 			if !ok {
@@ -334,6 +353,10 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 			}
 			n := b.node(fr, si, dedupNodes(data), ctl)
 			b.g.Nodes[n].Defs = defs
+			for len(c.mem) > 0 && c.mem[0].Stmt == uint32(si) {
+				b.place(c.mem[0], n)
+				c.mem = c.mem[1:]
+			}
 			for _, s := range sites {
 				s.stmt = n
 			}
@@ -353,6 +376,11 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 	// Deferred calls run last in, first out.
 	for i := len(deferred) - 1; i >= 0; i-- {
 		m.run(deferred[i])
+	}
+	// The entry's accesses (parameters kept in memory) and any left over
+	// (a path cut short by a panic) are not placed.
+	if len(c.mem) > 0 {
+		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s: memory accesses after the last statement its paths show (a panic?) are left out", f.Name()))
 	}
 	// Calls left: made from code the paths do not show (a path cut short by
 	// a panic, callbacks from code that is not instrumented).

@@ -90,7 +90,7 @@ func (g *Graph) Find(c Criterion) []int32 {
 		if f.Func.File < 0 || f.Func.File >= len(f.Meta.Files) || !sameFile(c.File, f.Meta.Files[f.Func.File]) {
 			continue
 		}
-		if c.Var != "" && g.varIndex(n, c.Var, true) < 0 && !g.defines(n, c.Var) {
+		if c.Var != "" && g.varIndex(n, c.Var) < 0 && !g.defines(n, c.Var) {
 			continue
 		}
 		found = append(found, int32(i))
@@ -100,7 +100,7 @@ func (g *Graph) Find(c Criterion) []int32 {
 
 // varIndex returns the index in node n's statement's Uses of the variable
 // named name, or -1.
-func (g *Graph) varIndex(n *Node, name string, _ bool) int {
+func (g *Graph) varIndex(n *Node, name string) int {
 	f := g.Funcs[n.Func]
 	for i, v := range f.Deps.Stmts[n.Stmt].Uses {
 		if f.Deps.Vars[v].Name == name {
@@ -148,12 +148,13 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 		s.Steps = append(s.Steps, Step{Node: n, Stmt: g.Stmt(n), Depth: depth, From: from, Via: via})
 	}
 	root := &g.Nodes[s.Criterion]
-	if i := g.varIndex(root, c.Var, true); c.Var != "" && i >= 0 {
+	fromVar := false
+	if i := g.varIndex(root, c.Var); c.Var != "" && i >= 0 {
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
 		add(s.Criterion, -1, "", 0)
-		seen[s.Criterion] = true
 		add(root.Defs[i], 0, c.Var, 1)
+		fromVar = true
 	} else {
 		add(s.Criterion, -1, "", 0)
 	}
@@ -165,7 +166,7 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 		for _, m := range st.Memory {
 			memory[fmt.Sprintf("%s:%d: %s", g.Stmt(step.Node).File, st.Line, m)] = true
 		}
-		if i == 0 && c.Var != "" && len(s.Steps) > 1 && s.Steps[1].From == 0 {
+		if i == 0 && fromVar {
 			// Sliced from one variable: only its definition and the
 			// control dependence lead on from the criterion.
 			add(n.Control, i, "control", step.Depth+1)
@@ -177,6 +178,9 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 				named[d] = true
 				add(d, i, f.Deps.Vars[st.Uses[k]].Name, step.Depth+1)
 			}
+		}
+		for _, d := range n.Memory {
+			add(d, i, "memory", step.Depth+1)
 		}
 		for _, d := range n.Data {
 			if !named[d] {

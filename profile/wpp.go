@@ -56,6 +56,19 @@ package profile
 //	                    below the current one (the body of a range-over-func
 //	                    loop runs inside the iterator's call); k and the id
 //	                    follow as uvarints
+//	x&3 == 2, x>>2 == 5 memory op seq addr size [src]: an access to memory by
+//	                    statement op>>5 of the current call (an index in its
+//	                    Deps.Stmts, -deps builds): access kind op&7
+//	                    (WPPAccess), flags op>>3&3 (WPPStackAddr, WPPStackSrc);
+//	                    seq is the access's number in the process minus the
+//	                    goroutine's previous one (the first: minus 0), so
+//	                    that accesses of all goroutines can be put in one
+//	                    order; addr and size are the bytes accessed (for a
+//	                    map, the map and the hash of the key; for a channel,
+//	                    the channel and 0); a copy adds src, the bytes copied
+//	                    from. An address on the goroutine's stack is
+//	                    written as its distance below the stack's top, which
+//	                    stays the same when the stack moves.
 //
 // A goroutine's stream is the payload of its chunks in the order of their
 // offsets: a goroutine takes its next chunk only when the last is full, and
@@ -95,6 +108,27 @@ const (
 	WPPSpawn                      // the current call started goroutine Spawn
 	WPPStart                      // first event: created by goroutine Parent at spawn Spawn
 	WPPStop                       // recording stopped
+	WPPMemory                     // an access to memory (a -deps build)
+)
+
+// A WPPAccess is the kind of a memory event.
+type WPPAccess uint8
+
+const (
+	WPPLoad     WPPAccess = iota // Size bytes read at Addr
+	WPPStore                     // written
+	WPPUpdate                    // read, then written (x op= y, x++)
+	WPPCopy                      // moved from Src to Addr: their writers move with them
+	WPPMapRead                   // the entry of key hash Size of map Addr read
+	WPPMapWrite                  // set or deleted
+	WPPSend                      // a value sent on channel Addr
+	WPPRecv                      // one received
+)
+
+// The flags of a memory event.
+const (
+	WPPStackAddr = 1 << iota // Addr is a distance below the goroutine's stack top
+	WPPStackSrc              // Src is
 )
 
 // A WPPEvent is one event of a goroutine's stream; which fields are set
@@ -107,6 +141,15 @@ type WPPEvent struct {
 	Path   uint64 // path: Ball-Larus id
 	Spawn  uint64 // spawn, start
 	Parent uint64 // start: the goroutine that created this one
+	// memory: the statement, the access and its flags, the access's
+	// number less the goroutine's previous one, and the bytes
+	Stmt   uint32
+	Access WPPAccess
+	Flags  uint8
+	Seq    uint64
+	Addr   uint64
+	Size   uint64
+	Src    uint64
 }
 
 // A WPPHeader is what a WPP file's header says.

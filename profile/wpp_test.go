@@ -162,10 +162,60 @@ func TestWPPMalformed(t *testing.T) {
 
 // FuzzParseWPP reads any bytes as a WPP file: errors, never a panic, and
 // what it reads is what WriteWPP writes back.
+// withMemory adds random memory events (-deps builds) to the calls of gs.
+func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make(map[uint64][]WPPEvent)
+	for g, evs := range gs {
+		var with []WPPEvent
+		depth := 0
+		for _, e := range evs {
+			with = append(with, e)
+			switch e.Kind {
+			case WPPEnter:
+				depth++
+			case WPPReturn:
+				depth--
+			}
+			if depth > 0 && r.IntN(3) == 0 {
+				m := WPPEvent{Kind: WPPMemory, Stmt: uint32(r.IntN(30)), Access: WPPAccess(r.IntN(8)), Seq: r.Uint64N(1 << 20), Addr: r.Uint64(), Size: r.Uint64N(64)}
+				m.Flags = uint8(r.IntN(2))
+				if m.Access == WPPCopy {
+					m.Src = r.Uint64()
+					m.Flags |= uint8(r.IntN(2)) << 1
+				}
+				with = append(with, m)
+			}
+		}
+		out[g] = with
+	}
+	return out
+}
+
+func TestWPPMemoryEvents(t *testing.T) {
+	for seed := range uint64(3) {
+		want := withMemory(seed, randomWPP(seed))
+		var buf bytes.Buffer
+		if err := WriteWPP(&buf, WPPHeader{Limit: 1 << 30}, testPackages, want); err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := readAllWPP(t, buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("seed %d: memory events do not round-trip", seed)
+		}
+	}
+}
+
 func FuzzParseWPP(f *testing.F) {
 	for seed := range uint64(4) {
 		var buf bytes.Buffer
 		WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(seed))
+		f.Add(buf.Bytes())
+		buf.Reset()
+		WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, withMemory(seed, randomWPP(seed)))
 		f.Add(buf.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -240,6 +240,25 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, fmt.Errorf("path event %d calls up", up)
 			}
 			e = WPPEvent{Kind: WPPPath, Up: uint32(up), Path: id}
+		case 5:
+			var v [5]uint64
+			for i := range 4 {
+				if v[i], err = next(); err != nil {
+					return WPPEvent{}, 0, err
+				}
+			}
+			op := v[0]
+			if op>>5 > 1<<32-1 {
+				return WPPEvent{}, 0, fmt.Errorf("memory event of statement %d", op>>5)
+			}
+			e = WPPEvent{Kind: WPPMemory, Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
+			if e.Access == WPPCopy {
+				if e.Src, err = next(); err != nil {
+					return WPPEvent{}, 0, err
+				}
+			} else if e.Flags&WPPStackSrc != 0 {
+				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
+			}
 		default:
 			return WPPEvent{}, 0, fmt.Errorf("unknown control event %d", x>>2)
 		}
@@ -276,6 +295,16 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 		return binary.AppendUvarint(b, e.Spawn)
 	case WPPStop:
 		return binary.AppendUvarint(b, 3<<2|2)
+	case WPPMemory:
+		b = binary.AppendUvarint(b, 5<<2|2)
+		b = binary.AppendUvarint(b, uint64(e.Stmt)<<5|uint64(e.Flags&3)<<3|uint64(e.Access&7))
+		b = binary.AppendUvarint(b, e.Seq)
+		b = binary.AppendUvarint(b, e.Addr)
+		b = binary.AppendUvarint(b, e.Size)
+		if e.Access == WPPCopy {
+			b = binary.AppendUvarint(b, e.Src)
+		}
+		return b
 	}
 	panic(fmt.Sprintf("WPP event kind %d", e.Kind))
 }

@@ -18,3 +18,20 @@ func goroutine() (g uintptr, goid, parent uint64) {
 
 //go:linkname runtimeGoroutine runtime.pathcoverGoroutine
 func runtimeGoroutine() (g unsafe.Pointer, goid, parentGoid uint64)
+
+// stackBounds returns the calling goroutine's stack, [lo, hi), for memory
+// accesses of -deps builds (deps.go), from a second function pppexec adds
+// to package runtime; zeros where it could not.
+func stackBounds() (lo, hi uintptr) { return runtimeStack() }
+
+//go:linkname runtimeStack runtime.pathcoverStack
+func runtimeStack() (lo, hi uintptr)
+
+// keyHash hashes a map key as the runtime's maps do (deps.go).
+func keyHash(k any) uintptr {
+	words := (*[2]unsafe.Pointer)(unsafe.Pointer(&k))
+	return runtimeHash(words[0], words[1])
+}
+
+//go:linkname runtimeHash runtime.pathcoverHash
+func runtimeHash(typ, data unsafe.Pointer) uintptr

@@ -36,7 +36,7 @@ const (
 	wppChunkHeader  = 32
 	wppMaxChunkSize = 64 << 10
 	wppExtentSize   = 1 << 20
-	wppMaxEvent     = 32 // an event's largest encoding, with room to spare
+	wppMaxEvent     = 64 // an event's largest encoding (a copy's: 6 uvarints), with room to spare
 	wppDefaultLimit = 1 << 30
 	wppProbes       = 8 // slots of the recorder table searched for a goroutine
 )
@@ -54,6 +54,7 @@ const (
 	wppControlStart  = 2
 	wppControlStop   = 3
 	wppControlUp     = 4
+	wppControlMemory = 5
 )
 
 var (
@@ -79,6 +80,7 @@ var (
 type wppRecorder struct {
 	g       uintptr
 	goid    uint64
+	seq     uint64 // the number of its last memory access (deps.go)
 	depth   uint32
 	stopped bool
 	chunk   []byte // the current chunk, mapped; nil before the first

@@ -221,6 +221,9 @@ func (t *TWPP) goroutine(g uint64, pkgs map[uint32]string, s Source) (*Goroutine
 			t.close(top, false, stack, gr)
 		case profile.WPPStop:
 			gr.Stopped, done = true, true
+		case profile.WPPMemory:
+			// A -deps build's memory accesses are the slicer's
+			// (package ddg); the TWPP holds control flow only.
 		default:
 			return fmt.Errorf("event of kind %d", e.Kind)
 		}

@@ -24,20 +24,25 @@ type Config struct {
 	// Literals names the package's function literals as funcgraph does
 	// (F.func1), so that a call of a literal names its callee.
 	Literals map[*ast.FuncLit]string
+	// Record says that the build records memory accesses (Analyze returns
+	// them); otherwise every read through memory is listed in
+	// DepStmt.Memory as not recorded.
+	Record bool
 }
 
 // Analyze returns fn's statements, variables and calls (see the package
-// doc).
-func Analyze(fn *funcgraph.Func, cfg *Config) *profile.Deps {
+// doc), and, with cfg.Record, the memory accesses to record.
+func Analyze(fn *funcgraph.Func, cfg *Config) (*profile.Deps, []Access) {
 	a := &analysis{cfg: cfg, fn: fn, d: &profile.Deps{}, ids: make(map[types.Object]int32)}
 	a.findSymbolic()
 	a.signature()
 	a.d.Blocks = make([][]int32, len(fn.Blocks))
 	a.prescan()
+	a.markSelects()
 	for b, blk := range fn.Blocks {
 		a.block(numbering.BlockID(b), blk)
 	}
-	return a.d
+	return a.d, a.accesses
 }
 
 type analysis struct {
@@ -56,6 +61,11 @@ type analysis struct {
 	clauses map[ast.Stmt][]*ast.CaseClause
 	// seen counts the switch.case blocks of each type switch so far.
 	seen map[ast.Stmt]int
+	// accesses are the memory accesses to record.
+	accesses []Access
+	// inSelect gives the select case of a send statement or receive
+	// expression that is a case's communication.
+	inSelect map[ast.Node]*ast.CommClause
 }
 
 // findSymbolic finds the variables declared in fn, outside its literals,
@@ -338,6 +348,7 @@ func (a *analysis) rangeStep(s *ast.RangeStmt) profile.DepStmt {
 	st := profile.DepStmt{}
 	a.place(&st, s.For, s.X.End())
 	w := a.walker(&st)
+	w.node = s
 	st.Uses = append(st.Uses, a.tags[s])
 	switch under(a.cfg.Info.TypeOf(s.X)).(type) {
 	case *types.Slice, *types.Map, *types.Chan, *types.Pointer:
@@ -345,7 +356,7 @@ func (a *analysis) rangeStep(s *ast.RangeStmt) profile.DepStmt {
 	}
 	for _, lhs := range []ast.Expr{s.Key, s.Value} {
 		if lhs != nil {
-			w.assign(lhs, token.ASSIGN)
+			w.assign(lhs, s.Tok)
 		}
 	}
 	w.finish()
@@ -369,6 +380,7 @@ func (a *analysis) node(n ast.Node) profile.DepStmt {
 	st := profile.DepStmt{}
 	a.place(&st, n.Pos(), n.End())
 	w := a.walker(&st)
+	w.node = n
 	a.fill(n, w)
 	w.finish()
 	return st
@@ -434,6 +446,11 @@ func (a *analysis) fill(n ast.Node, w *walker) {
 	case *ast.SendStmt:
 		w.expr(s.Chan, &w.top)
 		w.expr(s.Value, &w.top)
+		if cc := a.inSelect[s]; cc != nil {
+			w.selectCase(s.Chan, cc, profile.WPPSend)
+		} else if a.cfg.Record {
+			a.access(w.stmt, s.Chan, profile.WPPSend)
+		}
 	case *ast.ReturnStmt:
 		st.Return = true
 		st.Defs = slices.Clone(a.d.Results)
@@ -482,6 +499,10 @@ type walker struct {
 	// lastCall is the last call added to st.Calls.
 	lastCall *ast.CallExpr
 	memory   map[string]bool
+	// stmt is the statement's index in Deps.Stmts, for its accesses, and
+	// node its syntax (nil for a synthetic statement).
+	stmt int32
+	node ast.Node
 }
 
 // A flow is what reaches one place: variables read, calls whose results
@@ -491,8 +512,9 @@ type flow struct {
 	calls []int32
 }
 
+// walker returns a walker for st, the next statement to be added.
 func (a *analysis) walker(st *profile.DepStmt) *walker {
-	return &walker{a: a, st: st, memory: make(map[string]bool)}
+	return &walker{a: a, st: st, memory: make(map[string]bool), stmt: int32(len(a.d.Stmts))}
 }
 
 // finish moves the statement's own reads into it, without repeats.
@@ -509,6 +531,7 @@ func dedup(ids []int32) []int32 {
 	return slices.Compact(ids)
 }
 
+// mem notes a read through memory that is not recorded.
 func (w *walker) mem(e ast.Expr, what string) {
 	s := what + types.ExprString(e)
 	if !w.memory[s] {
@@ -517,10 +540,20 @@ func (w *walker) mem(e ast.Expr, what string) {
 	}
 }
 
+// load notes a read of e through memory: recorded if it can be.
+func (w *walker) load(e ast.Expr) {
+	if w.a.cfg.Record && w.a.addressable(e) {
+		w.a.access(w.stmt, e, profile.WPPLoad)
+		return
+	}
+	w.mem(e, "")
+}
+
 // assign records a write to lhs by an assignment of kind tok.
 func (w *walker) assign(lhs ast.Expr, tok token.Token) {
 	info := w.a.cfg.Info
 	lhs = ast.Unparen(lhs)
+	update := tok != token.ASSIGN && tok != token.DEFINE
 	if id, ok := lhs.(*ast.Ident); ok {
 		if id.Name == "_" {
 			return
@@ -532,10 +565,23 @@ func (w *walker) assign(lhs ast.Expr, tok token.Token) {
 		v, _ := obj.(*types.Var)
 		if i := w.a.local(v); i >= 0 {
 			w.st.Defs = append(w.st.Defs, i)
-			if tok != token.ASSIGN && tok != token.DEFINE {
+			if update {
 				w.top.uses = append(w.top.uses, i)
 			}
+			return
 		}
+		if v == nil {
+			return
+		}
+		if info.Defs[id] != nil {
+			// Declared here and kept in memory (captured, or its address
+			// taken): its first write is recorded after the statement.
+			if after, ok := w.node.(ast.Stmt); ok && w.a.cfg.Record {
+				w.a.access(w.stmt, id, profile.WPPStore).After = after
+			}
+			return
+		}
+		w.store(id, update)
 		return
 	}
 	if v := w.a.rootVar(lhs); v != nil {
@@ -550,12 +596,70 @@ func (w *walker) assign(lhs ast.Expr, tok token.Token) {
 	// A write through memory: what locates it is read.
 	switch x := lhs.(type) {
 	case *ast.SelectorExpr:
-		w.expr(x.X, &w.top)
+		w.place(x, &w.top)
 	case *ast.IndexExpr:
-		w.expr(x.X, &w.top)
-		w.expr(x.Index, &w.top)
+		if _, isMap := under(info.TypeOf(x.X)).(*types.Map); isMap {
+			w.expr(x.X, &w.top)
+			w.expr(x.Index, &w.top)
+			if w.a.cfg.Record && w.a.simple(x.X) {
+				kind := profile.WPPMapWrite
+				w.a.access(w.stmt, x, kind)
+				if update {
+					w.a.access(w.stmt, x, profile.WPPMapRead)
+				}
+			}
+			return
+		}
+		w.place(x, &w.top)
 	case *ast.StarExpr:
 		w.expr(x.X, &w.top)
+	}
+	w.store(lhs, update)
+}
+
+// store records a write to e, addressable memory (and a read first for an
+// update).
+func (w *walker) store(e ast.Expr, update bool) {
+	if !w.a.cfg.Record || !w.a.addressable(e) {
+		if update {
+			w.mem(e, "")
+		}
+		return
+	}
+	kind := profile.WPPStore
+	if update {
+		kind = profile.WPPUpdate
+	}
+	w.a.access(w.stmt, e, kind)
+}
+
+// place reads what locates e, a field or an element, without reading e.
+func (w *walker) place(e ast.Expr, f *flow) {
+	info := w.a.cfg.Info
+	switch x := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		if _, ptr := under(info.TypeOf(x.X)).(*types.Pointer); ptr || (info.Selections[x] != nil && info.Selections[x].Indirect()) {
+			w.expr(x.X, f)
+		} else {
+			w.place(x.X, f)
+		}
+	case *ast.IndexExpr:
+		if _, arr := under(info.TypeOf(x.X)).(*types.Array); arr {
+			w.place(x.X, f)
+		} else {
+			w.expr(x.X, f)
+		}
+		w.expr(x.Index, f)
+	case *ast.StarExpr:
+		w.expr(x.X, f)
+	case *ast.Ident:
+		if v, ok := info.Uses[x].(*types.Var); ok {
+			if i := w.a.local(v); i >= 0 {
+				f.uses = append(f.uses, i) // part of a symbolic array or struct
+			}
+		}
+	default:
+		w.expr(e, f)
 	}
 }
 
@@ -590,7 +694,7 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 			if i := w.a.local(v); i >= 0 {
 				f.uses = append(f.uses, i)
 			} else {
-				w.mem(x, "")
+				w.load(x)
 			}
 		}
 	case *ast.ParenExpr:
@@ -600,17 +704,31 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 		if sel == nil {
 			// pkg.Name
 			if _, ok := info.Uses[x.Sel].(*types.Var); ok {
-				w.mem(x, "")
+				w.load(x)
 			}
 			return
 		}
-		w.expr(x.X, f)
-		if sel.Kind() == types.FieldVal {
-			_, ptr := under(info.TypeOf(x.X)).(*types.Pointer)
-			if ptr || sel.Indirect() {
-				w.mem(x, "")
-			}
+		if sel.Kind() != types.FieldVal {
+			w.expr(x.X, f) // a method value
+			return
 		}
+		_, ptr := under(info.TypeOf(x.X)).(*types.Pointer)
+		if ptr || sel.Indirect() {
+			w.expr(x.X, f)
+			w.load(x)
+			return
+		}
+		if v := w.a.rootVar(x); v != nil && w.a.local(v) >= 0 {
+			w.expr(x.X, f) // a field of a symbolic variable
+			return
+		}
+		if w.a.addressable(x) {
+			// A field of a variable in memory: only the field is read.
+			w.place(x, f)
+			w.load(x)
+			return
+		}
+		w.expr(x.X, f)
 	case *ast.IndexExpr:
 		if tv, ok := info.Types[x.X]; ok && tv.Type != nil {
 			if _, fn := under(tv.Type).(*types.Signature); fn {
@@ -618,14 +736,35 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 				return
 			}
 		}
+		switch under(info.TypeOf(x.X)).(type) {
+		case *types.Map:
+			w.expr(x.X, f)
+			w.expr(x.Index, f)
+			if w.a.cfg.Record && w.a.simple(x.X) {
+				w.a.access(w.stmt, x, profile.WPPMapRead)
+			} else {
+				w.mem(x, "")
+			}
+			return
+		case *types.Slice, *types.Pointer:
+			w.expr(x.X, f)
+			w.expr(x.Index, f)
+			w.load(x)
+			return
+		case *types.Array:
+			if v := w.a.rootVar(x); v != nil && w.a.local(v) >= 0 {
+				break // an element of a symbolic array
+			}
+			if w.a.addressable(x) {
+				w.place(x, f)
+				w.load(x)
+				return
+			}
+		}
+		// A string's bytes, or an element of an array value, are part of
+		// its value.
 		w.expr(x.X, f)
 		w.expr(x.Index, f)
-		switch t := under(info.TypeOf(x.X)).(type) {
-		case *types.Slice, *types.Map, *types.Pointer:
-			w.mem(x, "")
-		case *types.Basic:
-			_ = t // a string's bytes are part of its value
-		}
 	case *ast.IndexListExpr:
 		w.expr(x.X, f)
 	case *ast.SliceExpr:
@@ -635,11 +774,27 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 		w.expr(x.Max, f)
 	case *ast.StarExpr:
 		w.expr(x.X, f)
-		w.mem(x, "")
+		w.load(x)
 	case *ast.UnaryExpr:
-		w.expr(x.X, f)
-		if x.Op == token.ARROW {
-			w.mem(x, "")
+		switch x.Op {
+		case token.AND:
+			// An address: what locates it is read, not what it holds.
+			if _, lit := ast.Unparen(x.X).(*ast.CompositeLit); lit {
+				w.expr(x.X, f)
+			} else {
+				w.place(x.X, f)
+			}
+		case token.ARROW:
+			w.expr(x.X, f)
+			if cc := w.a.inSelect[x]; cc != nil {
+				w.selectCase(x.X, cc, profile.WPPRecv)
+			} else if w.a.cfg.Record {
+				w.a.access(w.stmt, x.X, profile.WPPRecv)
+			} else {
+				w.mem(x, "")
+			}
+		default:
+			w.expr(x.X, f)
 		}
 	case *ast.BinaryExpr:
 		w.expr(x.X, f)
@@ -676,6 +831,9 @@ func (w *walker) call(x *ast.CallExpr, f *flow) {
 		for _, arg := range x.Args {
 			w.expr(arg, f)
 		}
+		if tv.IsBuiltin() {
+			w.builtin(x)
+		}
 		return
 	}
 	c := profile.DepCall{}
@@ -688,12 +846,14 @@ func (w *walker) call(x *ast.CallExpr, f *flow) {
 	} else if ix, ok := fun.(*ast.IndexListExpr); ok {
 		fun = ix.X
 	}
+	recvAddr := false
 	switch fn := fun.(type) {
 	case *ast.FuncLit:
 		c.Package, c.Func = w.a.cfg.Package, w.a.cfg.Literals[fn]
 	case *ast.SelectorExpr:
 		if sel := info.Selections[fn]; sel != nil && sel.Kind() == types.MethodVal {
 			args = append(args, fn.X) // the receiver
+			recvAddr = pointerMethodOfValue(info, sel, fn.X)
 			if types.IsInterface(sel.Recv()) {
 				c.Method = fn.Sel.Name
 			}
@@ -714,9 +874,13 @@ func (w *walker) call(x *ast.CallExpr, f *flow) {
 		}
 	}
 	args = append(args, x.Args...)
-	for _, arg := range args {
+	for i, arg := range args {
 		var af flow
-		w.expr(arg, &af)
+		if i == 0 && recvAddr {
+			w.place(arg, &af) // &v: the method reads v through its pointer
+		} else {
+			w.expr(arg, &af)
+		}
 		c.Args = append(c.Args, dedup(af.uses))
 		c.ArgCalls = append(c.ArgCalls, af.calls)
 	}
@@ -729,6 +893,53 @@ func (w *walker) call(x *ast.CallExpr, f *flow) {
 	w.st.Calls = append(w.st.Calls, c)
 	w.lastCall = x
 	f.calls = append(f.calls, int32(len(w.st.Calls)-1))
+}
+
+// pointerMethodOfValue reports whether sel, a method selected on x,
+// has a pointer receiver while x is not a pointer: the call takes &x.
+func pointerMethodOfValue(info *types.Info, sel *types.Selection, x ast.Expr) bool {
+	recv := sel.Obj().Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	_, ptrRecv := recv.Type().(*types.Pointer)
+	_, isPtr := under(info.TypeOf(x)).(*types.Pointer)
+	return ptrRecv && !isPtr && !types.IsInterface(sel.Recv())
+}
+
+// builtin records the memory that builtin call x touches: copy moves
+// elements, append stores them (and moves them to a new array), delete
+// writes a map entry.
+func (w *walker) builtin(x *ast.CallExpr) {
+	id, ok := ast.Unparen(x.Fun).(*ast.Ident)
+	if !ok {
+		return
+	}
+	record := w.a.cfg.Record
+	switch id.Name {
+	case "copy":
+		if record && len(x.Args) == 2 {
+			w.a.access(w.stmt, x, profile.WPPCopy)
+		} else if len(x.Args) == 2 {
+			w.mem(x.Args[1], "elements of ")
+		}
+	case "append":
+		if len(x.Args) == 0 {
+			return
+		}
+		if record && w.a.simple(x.Args[0]) {
+			w.a.access(w.stmt, x, profile.WPPStore)
+		} else {
+			w.mem(x.Args[0], "elements of ")
+		}
+		if x.Ellipsis.IsValid() && len(x.Args) == 2 {
+			w.mem(x.Args[1], "elements of ")
+		}
+	case "delete":
+		if record && len(x.Args) == 2 && w.a.simple(x.Args[0]) {
+			w.a.access(w.stmt, x, profile.WPPMapWrite)
+		}
+	}
 }
 
 func allEmpty(lists [][]int32) bool {

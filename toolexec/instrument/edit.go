@@ -50,9 +50,14 @@ type insertion struct {
 }
 
 const (
-	phaseDecl   = iota // declarations at the top of a body, arguments and parameters added
-	phaseCode          // edge code, and the braces and branches it needs
-	phaseRename        // a name replaced, after all code before it
+	phaseDecl     = iota // declarations at the top of a body, arguments and parameters added
+	phaseCode            // edge code, and the braces and branches it needs
+	phaseWrapOpen        // the start of a call wrapped around an expression (memory.go)
+	phaseRename          // a name replaced, after all code before it
+
+	// phaseWrapClose closes a wrapped expression: before any code that
+	// goes after it.
+	phaseWrapClose = -1
 )
 
 func newEditor(fset *token.FileSet, file *ast.File, src []byte) *editor {

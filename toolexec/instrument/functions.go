@@ -25,6 +25,9 @@ type function struct {
 	// super is the function's supergraph, as a caller, in an
 	// interprocedural build; nil if it has none.
 	super *super
+	// accesses are, in a -deps build, the memory accesses to record
+	// (memory.go).
+	accesses []defuse.Access
 }
 
 // number numbers the functions of graphs, describes them in the metadata and
@@ -68,9 +71,10 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 		}
 		mf := describe(positions, in.Info, decls, n, u.file, coverFiles[u.file])
 		if b.cfg.Deps {
-			mf.Deps = defuse.Analyze(g, &defuse.Config{
+			mf.Deps, u.accesses = defuse.Analyze(g, &defuse.Config{
 				Info: in.Info, Position: positions.Position,
 				Package: profile.PackagePath(b.cfg.Package), Literals: literals,
+				Record: memoryAllowed(in.Lang),
 			})
 		}
 		u.ct = b.layout(&mf, n.Placement, "", "")

@@ -192,6 +192,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	if cfg.WPP {
 		out.Generated = append(out.Generated, wppDecls(out.Hash, cfg.WPPLimit, b.goShapes)...)
 	}
+	if cfg.Deps && memoryAllowed(in.Lang) {
+		out.Generated = append(out.Generated, depsDecls...)
+	}
 	for _, s := range b.sinks {
 		out.Generated = append(out.Generated, s...)
 	}
@@ -248,6 +251,9 @@ func (b *builder) rewrite() error {
 		}
 		if b.cfg.WPP {
 			u.emitWPP(edits[u.file], in.Info, in.Lang, b.goShapes)
+		}
+		if b.cfg.Deps && memoryAllowed(in.Lang) {
+			u.emitMemory(edits[u.file], in.Info, in.Src[u.file])
 		}
 		if s := u.super; s != nil {
 			if err := addClones(s); err != nil {

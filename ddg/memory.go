@@ -1,0 +1,152 @@
+package ddg
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// Memory dependences. Each goroutine's accesses are placed at the nodes of
+// the statements that made them as its calls are replayed; then the
+// accesses of all goroutines are replayed in the order of their numbers
+// (rt/deps.go: in a program without data races, each read comes after the
+// write it read), over a shadow memory that holds, for each byte, the node
+// that wrote it last. A read depends on the writers of its bytes; a copy
+// moves the writers with the bytes, so that a value read after a copy or
+// an append that moved an array depends on the statement that made it, not
+// on the copy. Map entries are shadowed by map and key hash, and a receive
+// depends on the send it took the value of: the n-th receive from a
+// channel in access order takes the n-th send's, which is exact for a
+// channel with one sender and one receiver at a time, and an
+// approximation when several race.
+
+// An access is a memory event placed at a node.
+type access struct {
+	profile.WPPEvent
+	goroutine int32
+	node      int32
+}
+
+// maxMove is the largest copy whose writers move byte by byte; a larger
+// one is recorded as a problem and moves nothing.
+const maxMove = 1 << 24
+
+// place notes access e of node n.
+func (b *builder) place(e profile.WPPEvent, n int32) {
+	b.accesses = append(b.accesses, access{WPPEvent: e, goroutine: b.goroutine, node: n})
+}
+
+// A shadow holds the last writer of each byte, by 8-byte word.
+type shadow map[uint64]*[8]int32
+
+func (s shadow) set(addr, size uint64, n int32) {
+	for a := addr; a < addr+size; a++ {
+		w := s[a>>3]
+		if w == nil {
+			w = new([8]int32)
+			s[a>>3] = w
+		}
+		w[a&7] = n + 1
+	}
+}
+
+// writers appends the writers of [addr, addr+size) to to.
+func (s shadow) writers(addr, size uint64, to []int32) []int32 {
+	for a := addr; a < addr+size; a++ {
+		if w := s[a>>3]; w != nil && w[a&7] > 0 {
+			to = append(to, w[a&7]-1)
+		}
+	}
+	return to
+}
+
+func (s shadow) move(dst, src, size uint64) {
+	tmp := make([]int32, size)
+	for i := range size {
+		if w := s[(src+i)>>3]; w != nil {
+			tmp[i] = w[(src+i)&7]
+		}
+	}
+	for i, n := range tmp {
+		a := dst + uint64(i)
+		w := s[a>>3]
+		if w == nil {
+			if n == 0 {
+				continue
+			}
+			w = new([8]int32)
+			s[a>>3] = w
+		}
+		w[a&7] = n
+	}
+}
+
+type mapEntry struct{ m, hash uint64 }
+
+// key makes an address of a goroutine's stack distinct from the heap's and
+// from other goroutines' stacks.
+func key(addr uint64, stack bool, g int32) uint64 {
+	if !stack {
+		return addr
+	}
+	return 1<<63 | uint64(g)<<40 | addr
+}
+
+// replayMemory adds the memory dependences of every access.
+func (b *builder) replayMemory() {
+	acc := b.accesses
+	slices.SortStableFunc(acc, func(x, y access) int { return cmp.Compare(x.Seq, y.Seq) })
+	mem := make(shadow)
+	entries := make(map[mapEntry]int32)
+	sends := make(map[uint64][]int32)
+	recvs := make(map[uint64][]int32)
+	read := func(n int32, from []int32) {
+		if len(from) == 0 {
+			return
+		}
+		node := &b.g.Nodes[n]
+		node.Memory = dedupNodes(append(node.Memory, from...))
+		// A node never depends on itself (x op= y reads before it writes).
+		node.Memory = slices.DeleteFunc(node.Memory, func(m int32) bool { return m == n })
+	}
+	for _, a := range acc {
+		addr := key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine)
+		switch a.Access {
+		case profile.WPPLoad:
+			read(a.node, mem.writers(addr, a.Size, nil))
+		case profile.WPPStore:
+			mem.set(addr, a.Size, a.node)
+		case profile.WPPUpdate:
+			read(a.node, mem.writers(addr, a.Size, nil))
+			mem.set(addr, a.Size, a.node)
+		case profile.WPPCopy:
+			if a.Size > maxMove {
+				b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("a copy of %d bytes: its elements' writers are not followed", a.Size))
+				continue
+			}
+			mem.move(addr, key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine), a.Size)
+		case profile.WPPMapRead:
+			if w, ok := entries[mapEntry{a.Addr, a.Size}]; ok {
+				read(a.node, []int32{w})
+			}
+		case profile.WPPMapWrite:
+			entries[mapEntry{a.Addr, a.Size}] = a.node
+		case profile.WPPSend:
+			sends[a.Addr] = append(sends[a.Addr], a.node)
+		case profile.WPPRecv:
+			recvs[a.Addr] = append(recvs[a.Addr], a.node)
+		}
+	}
+	// A receiver records its receive before it waits, so a receive can be
+	// numbered before the send it takes: they are paired by count.
+	for ch, rs := range recvs {
+		for i, r := range rs {
+			if i < len(sends[ch]) {
+				read(r, sends[ch][i:i+1])
+			}
+		}
+	}
+	b.accesses = nil
+}
