@@ -68,6 +68,10 @@ type Node struct {
 	// Memory are the nodes that last wrote the memory it read (a -deps
 	// build's recorded accesses; see memory.go).
 	Memory []int32
+	// Call is, for a function's entry, the statement that called it, or
+	// -1: a slice that reaches the entry takes the call statement and its
+	// control dependence, not the results it goes on to use.
+	Call int32
 }
 
 // Load replays the recordings of a -deps build in dir (its metadata and
@@ -123,6 +127,10 @@ type builder struct {
 	// the memory accesses of all goroutines, placed (memory.go).
 	goroutine int32
 	accesses  []access
+	// spawned gives the node of the go statement of each spawn of the file
+	// being replayed; started are its goroutines' first calls.
+	spawned map[uint64]int32
+	started []started
 }
 
 // fn returns the index of a function, adding it.
@@ -166,27 +174,55 @@ type call struct {
 	children []*call
 	// mem are its memory accesses, in order.
 	mem []profile.WPPEvent
+	// entry is its entry node once replayed, or -1.
+	entry int32
+	// spawns are the goroutines it started, in order.
+	spawns []uint64
 }
+
+// entryOf returns the entry node of a replayed call.
+func (b *builder) entryOf(c *call) int32 { return c.entry }
 
 // file replays every goroutine of one recording.
 func (b *builder) file(f *profile.WPPFile) error {
 	base := filepath.Base(f.Name)
+	b.spawned = make(map[uint64]int32)
 	for _, gid := range f.Goroutines() {
-		roots, err := b.calls(f, gid)
+		var spawn uint64
+		roots, err := b.calls(f, gid, &spawn)
 		if err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}
 		b.g.Goroutines = append(b.g.Goroutines, Goroutine{File: base, ID: gid, FirstNode: len(b.g.Nodes)})
 		b.goroutine = int32(len(b.g.Goroutines) - 1)
 		for _, c := range roots {
-			b.replay(c, nil)
+			b.replay(c, nil, -1)
+		}
+		if spawn != 0 && len(roots) > 0 && roots[0].entry >= 0 {
+			b.started = append(b.started, started{spawn, roots[0].entry})
 		}
 	}
+	// A goroutine's first call depends on the go statement that started
+	// it, and on what that statement read (the function and arguments).
+	for _, s := range b.started {
+		if n, ok := b.spawned[s.spawn]; ok {
+			entry := &b.g.Nodes[s.entry]
+			entry.Call = n
+			entry.Data = dedupNodes(append(entry.Data, b.g.Nodes[n].Data...))
+		}
+	}
+	b.started, b.spawned = nil, nil
 	return nil
 }
 
+// started is a goroutine's first call, and the spawn that started it.
+type started struct {
+	spawn uint64
+	entry int32
+}
+
 // calls splits a goroutine's stream into its calls.
-func (b *builder) calls(f *profile.WPPFile, gid uint64) ([]*call, error) {
+func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call, error) {
 	var roots, stack []*call
 	var seq uint64
 	err := f.Events(gid, func(e profile.WPPEvent) error {
@@ -207,7 +243,7 @@ func (b *builder) calls(f *profile.WPPFile, gid uint64) ([]*call, error) {
 			if err != nil {
 				return err
 			}
-			c := &call{fn: fi}
+			c := &call{fn: fi, entry: -1}
 			if len(stack) == 0 {
 				roots = append(roots, c)
 			} else {
@@ -221,6 +257,13 @@ func (b *builder) calls(f *profile.WPPFile, gid uint64) ([]*call, error) {
 			}
 			owner := stack[len(stack)-1-int(e.Up)]
 			owner.paths = append(owner.paths, e.Path)
+		case profile.WPPSpawn:
+			if len(stack) > 0 {
+				top := stack[len(stack)-1]
+				top.spawns = append(top.spawns, e.Spawn)
+			}
+		case profile.WPPStart:
+			*start = e.Spawn
 		case profile.WPPReturn:
 			if len(stack) == 0 {
 				return errors.New("a return outside any call")
@@ -246,7 +289,6 @@ type frame struct {
 
 // A site is one call that a call's statements make, in order.
 type site struct {
-	stmt int32 // node
 	call *profile.DepCall
 	// deferred calls run at the function's exit.
 	deferred bool
@@ -260,13 +302,13 @@ type site struct {
 // replay adds the nodes of call c, whose entry depends on args (one list
 // per parameter, nil for a root call), and returns its return node (-1 for
 // none).
-func (b *builder) replay(c *call, args [][]int32) int32 {
+func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 	f := b.g.Funcs[c.fn]
 	if f.Deps == nil {
 		// Not described: its callees are replayed on their own.
 		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
 		for _, child := range c.children {
-			b.replay(child, nil)
+			b.replay(child, nil, -1)
 		}
 		return -1
 	}
@@ -275,7 +317,8 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 	for _, a := range args {
 		entryData = append(entryData, a...)
 	}
-	fr.entry = b.node(fr, 0, dedupNodes(entryData), -1)
+	fr.entry = b.node(fr, 0, dedupNodes(entryData), ctl)
+	c.entry = fr.entry
 	for _, v := range f.Deps.Stmts[0].Defs {
 		fr.lastDef[v] = fr.entry
 	}
@@ -300,6 +343,7 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 	var deferred []*site
 	for _, blk := range seq {
 		ctl := fr.controlOf(blk)
+		m.ctl = ctl
 		stmts := f.Deps.Blocks[blk]
 		for _, si := range stmts {
 			st := &f.Deps.Stmts[si]
@@ -314,6 +358,10 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 				}
 				defs = append(defs, d)
 			}
+			// The statement's node comes before its callees' nodes, which
+			// name it as their call.
+			n := b.node(fr, si, nil, ctl)
+			m.caller = n
 			// The calls, in order; the statement depends on the results
 			// of those whose results no other call takes.
 			sites := make([]*site, len(st.Calls))
@@ -351,20 +399,21 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 					data = append(data, s.result...)
 				}
 			}
-			n := b.node(fr, si, dedupNodes(data), ctl)
+			b.g.Nodes[n].Data = dedupNodes(data)
 			b.g.Nodes[n].Defs = defs
 			for len(c.mem) > 0 && c.mem[0].Stmt == uint32(si) {
 				b.place(c.mem[0], n)
 				c.mem = c.mem[1:]
-			}
-			for _, s := range sites {
-				s.stmt = n
 			}
 			for _, v := range st.Defs {
 				fr.lastDef[v] = n
 			}
 			if st.Return {
 				fr.ret = n
+			}
+			if st.Go && len(c.spawns) > 0 {
+				b.spawned[c.spawns[0]] = n
+				c.spawns = c.spawns[1:]
 			}
 			fr.lastBlock[blk] = n
 		}
@@ -385,14 +434,14 @@ func (b *builder) replay(c *call, args [][]int32) int32 {
 	// Calls left: made from code the paths do not show (a path cut short by
 	// a panic, callbacks from code that is not instrumented).
 	for _, child := range m.children {
-		b.replay(child, nil)
+		b.replay(child, nil, -1)
 	}
 	return fr.ret
 }
 
 // node adds a node.
 func (b *builder) node(fr *frame, stmt int32, data []int32, ctl int32) int32 {
-	b.g.Nodes = append(b.g.Nodes, Node{Func: fr.fi, Stmt: stmt, Data: data, Control: ctl})
+	b.g.Nodes = append(b.g.Nodes, Node{Func: fr.fi, Stmt: stmt, Data: data, Control: ctl, Call: -1})
 	return int32(len(b.g.Nodes) - 1)
 }
 
@@ -435,6 +484,9 @@ type matcher struct {
 	// the index of the first not yet run.
 	sites []*profile.DepCall
 	next  int
+	// ctl is the control dependence of the statement whose calls run, and
+	// caller its node: a callee's entry depends on both.
+	ctl, caller int32
 }
 
 // lookahead is how many sites a call back from code that is not
@@ -450,7 +502,8 @@ func (m *matcher) run(s *site) {
 	if len(m.children) > 0 && m.matches(m.children[0], s.call) {
 		child := m.children[0]
 		m.children = m.children[1:]
-		ret := m.b.replay(child, s.args)
+		ret := m.b.replay(child, s.args, m.ctl)
+		m.b.g.Nodes[m.b.entryOf(child)].Call = m.caller
 		if ret >= 0 {
 			s.result = []int32{ret}
 		}
@@ -461,7 +514,7 @@ func (m *matcher) run(s *site) {
 	for len(m.children) > 0 && !m.instrumented(s.call) && m.callback(m.children[0]) {
 		child := m.children[0]
 		m.children = m.children[1:]
-		m.b.replay(child, nil)
+		m.b.replay(child, nil, m.ctl)
 	}
 	for _, a := range s.args {
 		s.result = append(s.result, a...)

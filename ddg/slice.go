@@ -139,6 +139,7 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 	}
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
 	seen := make(map[int32]bool)
+	callOnly := make(map[int32]bool)
 	memory := make(map[string]bool)
 	add := func(n int32, from int, via string, depth int) {
 		if n < 0 || seen[n] {
@@ -166,6 +167,10 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 		for _, m := range st.Memory {
 			memory[fmt.Sprintf("%s:%d: %s", g.Stmt(step.Node).File, st.Line, m)] = true
 		}
+		if callOnly[step.Node] {
+			add(n.Control, i, "control", step.Depth+1)
+			continue
+		}
 		if i == 0 && fromVar {
 			// Sliced from one variable: only its definition and the
 			// control dependence lead on from the criterion.
@@ -181,6 +186,13 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 		}
 		for _, d := range n.Memory {
 			add(d, i, "memory", step.Depth+1)
+		}
+		if n.Call >= 0 && !seen[n.Call] {
+			// The call statement is in the slice, but what it uses of
+			// its callees' results is not: only its control dependence
+			// and its arguments' definitions lead on.
+			add(n.Call, i, "call", step.Depth+1)
+			callOnly[n.Call] = true
 		}
 		for _, d := range n.Data {
 			if !named[d] {

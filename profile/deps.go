@@ -66,6 +66,9 @@ type DepStmt struct {
 	// Defer says that the statement's last call is deferred: it runs at
 	// the function's exit, after every path, in last-in first-out order.
 	Defer bool `json:",omitempty"`
+	// Go says that the statement starts a goroutine, whose first call's
+	// arguments are the statement's uses.
+	Go bool `json:",omitempty"`
 }
 
 // A DepCall is a call a statement makes.

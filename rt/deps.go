@@ -150,3 +150,12 @@ func Append[S ~[]E, E any](f WPPFrame, op uint64, old, s S) S {
 	}
 	return s
 }
+
+// Made records that the elements of s, a new slice (make, a literal), were
+// stored, and returns s.
+func Made[S ~[]E, E any](f WPPFrame, op uint64, s S) S {
+	if len(s) > 0 {
+		f.mem(op, uintptr(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(s[0]), 0)
+	}
+	return s
+}

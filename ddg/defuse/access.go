@@ -27,6 +27,9 @@ type Access struct {
 	// is recorded at the start of its body, where it is known to have
 	// happened.
 	Clause *ast.CommClause
+	// Alloc says that Expr makes new memory, all of which it stores: &T{},
+	// new(T) (a pointer), or make([]T, n) and []T{...} (a slice).
+	Alloc bool
 }
 
 // access adds an access of statement stmt.

@@ -468,6 +468,7 @@ func (a *analysis) fill(n ast.Node, w *walker) {
 	case *ast.GoStmt:
 		// The call runs in another goroutine: its function and arguments
 		// are evaluated here.
+		st.Go = true
 		w.expr(s.Call.Fun, &w.top)
 		for _, arg := range s.Call.Args {
 			w.expr(arg, &w.top)
@@ -781,6 +782,9 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 			// An address: what locates it is read, not what it holds.
 			if _, lit := ast.Unparen(x.X).(*ast.CompositeLit); lit {
 				w.expr(x.X, f)
+				if w.a.cfg.Record {
+					w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
+				}
 			} else {
 				w.place(x.X, f)
 			}
@@ -803,6 +807,9 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 		w.expr(x.Key, f)
 		w.expr(x.Value, f)
 	case *ast.CompositeLit:
+		if _, slice := under(info.TypeOf(x)).(*types.Slice); slice && w.a.cfg.Record {
+			w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
+		}
 		for _, elt := range x.Elts {
 			if kv, ok := elt.(*ast.KeyValueExpr); ok {
 				if _, isStruct := under(info.TypeOf(x)).(*types.Struct); isStruct {
@@ -938,6 +945,14 @@ func (w *walker) builtin(x *ast.CallExpr) {
 	case "delete":
 		if record && len(x.Args) == 2 && w.a.simple(x.Args[0]) {
 			w.a.access(w.stmt, x, profile.WPPMapWrite)
+		}
+	case "new":
+		if record {
+			w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
+		}
+	case "make":
+		if _, slice := under(w.a.cfg.Info.TypeOf(x)).(*types.Slice); slice && record {
+			w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
 		}
 	}
 }

@@ -28,6 +28,7 @@ const (
 	depsCopy       = "_pathcoverCopy"
 	depsCopyString = "_pathcoverCopyString"
 	depsAppend     = "_pathcoverAppend"
+	depsMade       = "_pathcoverMade"
 )
 
 // memoryAllowed reports whether a package of language version lang may
@@ -75,6 +76,14 @@ func (u *function) wrap(e *editor, info *types.Info, a defuse.Access, op uint64,
 	}
 	switch a.Kind {
 	case profile.WPPLoad, profile.WPPStore, profile.WPPUpdate:
+		if a.Alloc {
+			helper := depsAccess
+			if _, slice := info.TypeOf(a.Expr).Underlying().(*types.Slice); slice {
+				helper = depsMade
+			}
+			open(a.Expr, true, chanOpen(helper, op), ")")
+			return
+		}
 		if call, ok := a.Expr.(*ast.CallExpr); ok { // append
 			open(call, true, appendOpen(op, text(call.Args[0])), ")")
 			return
@@ -151,10 +160,13 @@ func mapKeyOpen(op uint64, m string) string {
 	return fmt.Sprintf("%s(%s, %d, %s).Key(", depsMapKey, wppFrame, op, m)
 }
 
-// chanOpen starts the wrapper of the channel of a send or receive:
+// chanOpen starts the wrapper of the channel of a send or receive, or of
+// new memory:
 //
 //	_pathcoverSend(_pathcoverF, 102, ch) <- v
 //	<-_pathcoverRecv(_pathcoverF, 103, ch)
+//	p := _pathcoverAccess(_pathcoverF, 97, &T{x})
+//	s := _pathcoverMade(_pathcoverF, 129, make([]T, n))
 func chanOpen(helper string, op uint64) string {
 	return fmt.Sprintf("%s(%s, %d, ", helper, wppFrame, op)
 }
@@ -200,4 +212,6 @@ func _pathcoverCopy[E any](f _pathcoverRT.WPPFrame, op uint64, dst, src []E) int
 func _pathcoverCopyString(f _pathcoverRT.WPPFrame, op uint64, dst []byte, src string) int { return _pathcoverRT.CopyString(f, op, dst, src) }
 
 func _pathcoverAppend[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, old, s S) S { return _pathcoverRT.Append(f, op, old, s) }
+
+func _pathcoverMade[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, s S) S { return _pathcoverRT.Made(f, op, s) }
 `
