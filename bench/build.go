@@ -16,9 +16,10 @@ import (
 // default, and buildModes are those whose cold builds are timed. ippp is a
 // PPP build with supergraphs (pppexec -ippp): intraprocedural PPP plus the
 // segments through the call sites its tests' paths run. wpp is a
-// Ball-Larus build that records whole program paths (pppexec -wpp).
+// Ball-Larus build that records whole program paths (pppexec -wpp); deps
+// one that records what slicing needs too (pppexec -deps: memory accesses).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -159,6 +160,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
 	case "wpp":
 		return []string{"-toolexec=" + pppexec + " -wpp"}
+	case "deps":
+		return []string{"-toolexec=" + pppexec + " -deps"}
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
@@ -184,7 +187,7 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || mode == "wpp" {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || mode == "wpp" || mode == "deps" {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err

@@ -367,6 +367,7 @@ var modeTitle = map[string]string{
 	"ppp":      "PPP",
 	"ippp":     "IPPP (PPP and supergraphs)",
 	"wpp":      "Ball-Larus and whole program paths (`-wpp`)",
+	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
 }
 
 // JSON is the results, indented.
