@@ -74,9 +74,23 @@ type Node struct {
 	Call int32
 }
 
+// DefaultMaxNodes is Load's default limit on a graph's nodes: a graph of
+// that many takes a few gigabytes.
+const DefaultMaxNodes = 20_000_000
+
+// ErrTooLarge is wrapped by Load's error for a run with more statement
+// executions than its limit.
+var ErrTooLarge = errors.New("too many statement executions")
+
 // Load replays the recordings of a -deps build in dir (its metadata and
-// whole program paths) into a dependence graph.
-func Load(dir string) (*Graph, error) {
+// whole program paths) into a dependence graph of at most maxNodes nodes
+// (DefaultMaxNodes if 0): a larger run is an error wrapping ErrTooLarge,
+// found as soon as the replay passes the limit, so that the machine is
+// not swamped.
+func Load(dir string, maxNodes int) (*Graph, error) {
+	if maxNodes <= 0 {
+		maxNodes = DefaultMaxNodes
+	}
 	p := profile.New()
 	problems, err := p.ReadDir(dir)
 	if err != nil {
@@ -94,7 +108,7 @@ func Load(dir string) (*Graph, error) {
 	for _, e := range problems {
 		g.Problems = append(g.Problems, e.Error())
 	}
-	b := &builder{g: g, p: p, funcs: make(map[funcKey]int32)}
+	b := &builder{g: g, p: p, funcs: make(map[funcKey]int32), maxNodes: maxNodes}
 	for _, name := range names {
 		f, err := profile.OpenWPP(name)
 		if err != nil {
@@ -104,6 +118,9 @@ func Load(dir string) (*Graph, error) {
 		f.Close()
 		if err != nil {
 			return nil, err
+		}
+		if b.tooLarge {
+			return nil, fmt.Errorf("%s: %w: more than %d; slice a smaller run (pathcover test -deps -run TestX) or raise the limit", dir, ErrTooLarge, maxNodes)
 		}
 	}
 	if !b.anyDeps {
@@ -131,6 +148,10 @@ type builder struct {
 	// being replayed; started are its goroutines' first calls.
 	spawned map[uint64]int32
 	started []started
+	// maxNodes is the limit on nodes; tooLarge says the replay passed it
+	// and stopped.
+	maxNodes int
+	tooLarge bool
 }
 
 // fn returns the index of a function, adding it.
@@ -166,6 +187,9 @@ func (b *builder) fn(k funcKey) (int32, error) {
 	return i, nil
 }
 
+// errStop stops a walk of events.
+var errStop = errors.New("stop")
+
 // A call is one call of a goroutine's stream: its paths and the calls it
 // made, in order.
 type call struct {
@@ -190,12 +214,18 @@ func (b *builder) file(f *profile.WPPFile) error {
 	for _, gid := range f.Goroutines() {
 		var spawn uint64
 		roots, err := b.calls(f, gid, &spawn)
+		if b.tooLarge {
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}
 		b.g.Goroutines = append(b.g.Goroutines, Goroutine{File: base, ID: gid, FirstNode: len(b.g.Nodes)})
 		b.goroutine = int32(len(b.g.Goroutines) - 1)
 		for _, c := range roots {
+			if b.tooLarge {
+				return nil
+			}
 			b.replay(c, nil, -1)
 		}
 		if spawn != 0 && len(roots) > 0 && roots[0].entry >= 0 {
@@ -225,7 +255,14 @@ type started struct {
 func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call, error) {
 	var roots, stack []*call
 	var seq uint64
+	events := 0
 	err := f.Events(gid, func(e profile.WPPEvent) error {
+		// A call's events are held until it is replayed: about as many
+		// as nodes.
+		if events++; events > b.maxNodes {
+			b.tooLarge = true
+			return errStop
+		}
 		switch e.Kind {
 		case profile.WPPMemory:
 			seq += e.Seq
@@ -342,6 +379,9 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 	}
 	var deferred []*site
 	for _, blk := range seq {
+		if b.tooLarge {
+			break
+		}
 		ctl := fr.controlOf(blk)
 		m.ctl = ctl
 		stmts := f.Deps.Blocks[blk]
@@ -441,6 +481,9 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 
 // node adds a node.
 func (b *builder) node(fr *frame, stmt int32, data []int32, ctl int32) int32 {
+	if len(b.g.Nodes) >= b.maxNodes {
+		b.tooLarge = true
+	}
 	b.g.Nodes = append(b.g.Nodes, Node{Func: fr.fi, Stmt: stmt, Data: data, Control: ctl, Call: -1})
 	return int32(len(b.g.Nodes) - 1)
 }

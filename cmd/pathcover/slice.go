@@ -41,6 +41,7 @@ depending on all their arguments.
 		instance := fs.Int("instance", 0, "slice the `n`-th execution of the statement (default: the last)")
 		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
+		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "refuse a run of more than `n` statement executions (each takes some 100 bytes)")
 		return func(cmd *Command, args []string) int {
 			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 {
 				fs.Usage()
@@ -55,7 +56,7 @@ depending on all their arguments.
 				c.Var = args[1]
 			}
 			c.Instance = *instance
-			g, err := ddg.Load(*dir)
+			g, err := ddg.Load(*dir, *maxNodes)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
