@@ -327,6 +327,10 @@ type frame struct {
 // A site is one call that a call's statements make, in order.
 type site struct {
 	call *profile.DepCall
+	// caller is the node of the statement that makes the call, and ctl
+	// its control dependence: a deferred call runs later, but still
+	// depends on the defer statement.
+	caller, ctl int32
 	// deferred calls run at the function's exit.
 	deferred bool
 	// args are, per argument, the nodes its values come from.
@@ -383,7 +387,6 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			break
 		}
 		ctl := fr.controlOf(blk)
-		m.ctl = ctl
 		stmts := f.Deps.Blocks[blk]
 		for _, si := range stmts {
 			st := &f.Deps.Stmts[si]
@@ -401,14 +404,13 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			// The statement's node comes before its callees' nodes, which
 			// name it as their call.
 			n := b.node(fr, si, nil, ctl)
-			m.caller = n
 			// The calls, in order; the statement depends on the results
 			// of those whose results no other call takes.
 			sites := make([]*site, len(st.Calls))
 			passed := make([]bool, len(st.Calls))
 			for k := range st.Calls {
 				dc := &st.Calls[k]
-				s := &site{call: dc, deferred: st.Defer && k == len(st.Calls)-1}
+				s := &site{call: dc, deferred: st.Defer && k == len(st.Calls)-1, caller: n, ctl: ctl}
 				for ai := range max(len(dc.Args), len(dc.ArgCalls)) {
 					var from []int32
 					if ai < len(dc.Args) {
@@ -527,9 +529,6 @@ type matcher struct {
 	// the index of the first not yet run.
 	sites []*profile.DepCall
 	next  int
-	// ctl is the control dependence of the statement whose calls run, and
-	// caller its node: a callee's entry depends on both.
-	ctl, caller int32
 }
 
 // lookahead is how many sites a call back from code that is not
@@ -545,8 +544,8 @@ func (m *matcher) run(s *site) {
 	if len(m.children) > 0 && m.matches(m.children[0], s.call) {
 		child := m.children[0]
 		m.children = m.children[1:]
-		ret := m.b.replay(child, s.args, m.ctl)
-		m.b.g.Nodes[m.b.entryOf(child)].Call = m.caller
+		ret := m.b.replay(child, s.args, s.ctl)
+		m.b.g.Nodes[m.b.entryOf(child)].Call = s.caller
 		if ret >= 0 {
 			s.result = []int32{ret}
 		}
@@ -557,7 +556,7 @@ func (m *matcher) run(s *site) {
 	for len(m.children) > 0 && !m.instrumented(s.call) && m.callback(m.children[0]) {
 		child := m.children[0]
 		m.children = m.children[1:]
-		m.b.replay(child, nil, m.ctl)
+		m.b.replay(child, nil, s.ctl)
 	}
 	for _, a := range s.args {
 		s.result = append(s.result, a...)

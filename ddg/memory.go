@@ -13,10 +13,11 @@ import (
 // accesses of all goroutines are replayed in the order of their numbers
 // (rt/deps.go: in a program without data races, each read comes after the
 // write it read), over a shadow memory that holds, for each byte, the node
-// that wrote it last. A read depends on the writers of its bytes; a copy
-// moves the writers with the bytes, so that a value read after a copy or
-// an append that moved an array depends on the statement that made it, not
-// on the copy. Map entries are shadowed by map and key hash, and a receive
+// that wrote it last. A read depends on the writers of its bytes. The
+// copy builtin reads its source and writes its destination, as any
+// statement; but when an append moves its slice's elements to a new
+// array, their writers move with them (a move event), so that an element
+// read later depends on the statement that made it, not on the append. Map entries are shadowed by map and key hash, and a receive
 // depends on the send it took the value of: the n-th receive from a
 // channel in access order takes the n-th send's, which is exact for a
 // channel with one sender and one receiver at a time, and an
@@ -86,12 +87,15 @@ func (s shadow) move(dst, src, size uint64) {
 type mapEntry struct{ m, hash uint64 }
 
 // key makes an address of a goroutine's stack distinct from the heap's and
-// from other goroutines' stacks.
+// from other goroutines' stacks. A stack address is recorded as its
+// distance below the stack's top (at most 1 GB, the largest stack), which
+// decreases as the address increases: it is turned around so that the
+// bytes of an access are at increasing keys, as in the heap.
 func key(addr uint64, stack bool, g int32) uint64 {
 	if !stack {
 		return addr
 	}
-	return 1<<63 | uint64(g)<<40 | addr
+	return 1<<63 | uint64(g)<<40 | (1<<39 - addr)
 }
 
 // replayMemory adds the memory dependences of every access.

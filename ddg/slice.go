@@ -77,8 +77,19 @@ func sameFile(name, file string) bool {
 	return name == file || strings.HasSuffix(file, "/"+strings.TrimPrefix(name, "./"))
 }
 
-// Find returns the nodes of the statements at c's place, in order.
+// Find returns the nodes of the statements at c's place, in order: those
+// that read or set c.Var, if it names a local variable of theirs, or else
+// all of them (c.Var may name memory, whose reads are not told apart).
 func (g *Graph) Find(c Criterion) []int32 {
+	found := g.find(c)
+	if len(found) == 0 && c.Var != "" {
+		c.Var = ""
+		found = g.find(c)
+	}
+	return found
+}
+
+func (g *Graph) find(c Criterion) []int32 {
 	var found []int32
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
@@ -124,11 +135,7 @@ func (g *Graph) defines(n *Node, name string) bool {
 func (g *Graph) Slice(c Criterion) (*Slice, error) {
 	found := g.Find(c)
 	if len(found) == 0 {
-		what := fmt.Sprintf("%s:%d", c.File, c.Line)
-		if c.Var != "" {
-			what += " reading or setting " + c.Var
-		}
-		return nil, fmt.Errorf("no statement at %s ran in the recording", what)
+		return nil, fmt.Errorf("no statement at %s:%d ran in the recording", c.File, c.Line)
 	}
 	pick := len(found) - 1
 	if c.Instance > 0 {

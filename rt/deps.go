@@ -31,6 +31,8 @@ var depSeq atomic.Uint64
 
 // The access kinds, as profile.WPPAccess numbers them.
 const (
+	depLoad    = 0
+	depStore   = 1
 	depCopy    = 3
 	depSend    = 6
 	depRecv    = 7
@@ -114,11 +116,14 @@ func Chan[C any](f WPPFrame, op uint64, c C) {
 	f.mem(op, uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&c))), 0, 0)
 }
 
-// Copy is copy(dst, src), recording that the elements copied moved.
+// Copy is copy(dst, src), recording a load of the elements copied and a
+// store of them: the copy is the statement that wrote dst's.
 func Copy[E any](f WPPFrame, op uint64, dst, src []E) int {
 	n := copy(dst, src)
 	if n > 0 {
-		f.mem(op|depCopy, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(n)*unsafe.Sizeof(dst[0]), uintptr(unsafe.Pointer(unsafe.SliceData(src))))
+		size := uintptr(n) * unsafe.Sizeof(dst[0])
+		f.mem(op&^7|depLoad, uintptr(unsafe.Pointer(unsafe.SliceData(src))), size, 0)
+		f.mem(op&^7|depStore, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), size, 0)
 	}
 	return n
 }
@@ -127,7 +132,7 @@ func Copy[E any](f WPPFrame, op uint64, dst, src []E) int {
 func CopyString(f WPPFrame, op uint64, dst []byte, src string) int {
 	n := copy(dst, src)
 	if n > 0 {
-		f.mem(op, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(n), 0)
+		f.mem(op&^7|depStore, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(n), 0)
 	}
 	return n
 }

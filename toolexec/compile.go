@@ -184,6 +184,7 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 		Uses:       make(map[*ast.Ident]types.Object),
 		Instances:  make(map[*ast.Ident]types.Instance),
 		Selections: make(map[*ast.SelectorExpr]*types.Selection),
+		Implicits:  make(map[ast.Node]types.Object), // type switch clauses' variables, for -deps
 	}
 	lang, _ := t.flag("lang")
 	conf := types.Config{

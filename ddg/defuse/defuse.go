@@ -877,6 +877,11 @@ func (w *walker) call(x *ast.CallExpr, f *flow) {
 	if c.Method == "" && c.Func == "" {
 		if callee := typeutil.StaticCallee(info, x); callee != nil && callee.Pkg() != nil {
 			c.Package = profile.PackagePath(callee.Pkg().Path())
+			if callee.Pkg().Path() == "main" {
+				// The compiler names a command's package "main"; no other
+				// package can import it, so it is this one.
+				c.Package = w.a.cfg.Package
+			}
 			c.Func = funcgraph.ObjectName(callee.Origin())
 		}
 	}

@@ -1,0 +1,139 @@
+// Command constructs runs one small function for each kind of dependence
+// that slicing follows. Its slices are checked by hand: a line marked
+// //@slice(v) a b ... is a criterion, the last execution of its statement
+// and the value of v it reads, and a b ... are the labels (//@name) of the
+// other lines its slice must hold, no more and no fewer (TestHandSlices).
+package main
+
+import "fmt"
+
+func main() { //@main
+	fmt.Println(locals(5))                //@call_locals
+	fmt.Println(calls(4, 9))              //@call_calls
+	fmt.Println(pointers())               //@call_pointers
+	fmt.Println(slicesMaps())             //@call_sm
+	fmt.Println(concurrent())             //@call_conc
+	fmt.Println(recovered())              //@call_rec
+	fmt.Println(kinds(7), kinds("seven")) //@call_kinds
+	fmt.Println(methods())                //@call_meth
+	fmt.Println(selects())                //@call_sel
+}
+
+// Locals and control dependence: t never reaches u.
+func locals(n int) int { //@locals
+	s := 0 //@l_s0
+	t := 0
+	for i := 0; i < n; i++ { //@l_for
+		if i%2 == 0 { //@l_if
+			s += i //@l_sadd
+		} else {
+			t += i
+		}
+	}
+	u := s * 2 //@l_u
+	_ = t
+	return u //@slice(u) l_u l_sadd l_s0 l_if l_for locals call_locals main
+}
+
+// Arguments to parameters, results to the caller: b never reaches y.
+func double(x int) int { //@double
+	return x * 2 //@double_ret
+}
+
+func calls(a, b int) int { //@calls
+	y := double(a) //@c_y
+	z := b + 1
+	_ = z
+	return y //@slice(y) c_y double double_ret calls call_calls main
+}
+
+// Memory through pointers and globals: p.y never reaches counter.
+type point struct{ x, y int }
+
+var counter int
+
+func setX(q *point, v int) { //@setX
+	q.x = v //@setX_store
+}
+
+func pointers() int { //@pointers
+	p := &point{} //@p_new
+	setX(p, 5)    //@p_set
+	p.y = 7
+	counter = p.x  //@p_counter
+	return counter //@slice(counter) p_counter setX_store setX p_set p_new pointers call_pointers main
+}
+
+// Sub-slices alias, copy and append, map entries: m["j"] never reaches
+// m["k"].
+func slicesMaps() int { //@sm
+	a := []int{1, 2, 3}   //@sm_a
+	b := a[1:]            //@sm_b
+	b[0] = 10             //@sm_store
+	c := make([]int, 2)   //@sm_c
+	copy(c, a)            //@sm_copy
+	c = append(c, 4)      //@sm_app
+	m := map[string]int{} //@sm_m
+	m["k"] = c[1]         //@sm_mk
+	m["j"] = 99
+	return m["k"] //@slice() sm_mk sm_app sm_copy sm_c sm_store sm_b sm_a sm_m sm call_sm main
+}
+
+// A goroutine, a channel, captured variables.
+func concurrent() int { //@conc
+	ch := make(chan int) //@cc_ch
+	base := 3            //@cc_base
+	unused := 4
+	go func() { //@cc_go
+		ch <- base * 2 //@cc_send
+	}()
+	_ = unused
+	got := <-ch //@cc_recv
+	return got  //@slice(got) cc_recv cc_send cc_go cc_base cc_ch conc call_conc main
+}
+
+// A deferred function that recovers.
+func recovered() (r int) { //@rec
+	defer func() { //@rec_defer
+		if e := recover(); e != nil { //@rec_if
+			r = 42 //@slice(r) rec_if rec_defer rec call_rec main
+		}
+	}()
+	panic("boom")
+}
+
+// A type switch binds its variable in each clause.
+func kinds(x any) int { //@kinds
+	switch v := x.(type) { //@k_sw
+	case int: //@k_int
+		return v + 1 //@slice(v) k_int k_sw kinds call_kinds main
+	case string:
+		return len(v)
+	}
+	return 0
+}
+
+// A pointer method on a variable: its address is taken.
+type acc struct{ total int }
+
+func (a *acc) add(n int) { a.total += n } //@acc_add
+
+func methods() int { //@meth
+	var a acc      //@m_var
+	a.add(2)       //@m_add1
+	a.add(3)       //@m_add2
+	return a.total //@slice(a) acc_add m_add1 m_add2 m_var meth call_meth main
+}
+
+// A select receives what was sent.
+func selects() int { //@sel
+	ch := make(chan int, 1) //@s_ch
+	quit := make(chan bool, 1)
+	ch <- 5 //@s_send
+	var got int
+	select { //@s_select
+	case got = <-ch: //@s_recv
+	case <-quit:
+	}
+	return got //@slice(got) s_recv s_send s_ch s_select sel call_sel main
+}
