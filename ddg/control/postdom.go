@@ -11,9 +11,10 @@
 //
 // Post-dominance is undefined for a block that cannot reach the exit (an
 // infinite loop with no break). As compilers and slicers usually do, each
-// such block is given a virtual edge to the exit, which no result names:
-// the blocks in such a loop then depend on the branches that lead into it,
-// not on nothing. Post-dominators are computed on the reverse graph with
+// such block (each that cannot reach the exit in the graph as given) is
+// given a virtual edge to the exit, which no result names: the blocks in
+// such a loop then depend on the edges that lead into them, as in a loop
+// that could stop anywhere, not on nothing. Post-dominators are computed on the reverse graph with
 // the iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
 // Dominance Algorithm"), in near-linear time on the graphs of real code.
 package control
