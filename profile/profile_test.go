@@ -475,10 +475,31 @@ func FuzzParseMeta(f *testing.F) {
 	f.Add(ppp)
 	_, super := superMeta(f)
 	f.Add(super)
+	f.Add(depsMeta(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMeta(data)
 		if err != nil {
 			return
+		}
+		// A valid meta's dependence information indexes only what it has.
+		for _, fn := range m.Funcs {
+			if d := fn.Deps; d != nil {
+				for _, list := range d.Blocks {
+					for _, s := range list {
+						st := d.Stmts[s]
+						for _, v := range slices.Concat(st.Defs, st.Uses) {
+							_ = d.Vars[v]
+						}
+						for _, c := range st.Calls {
+							for _, a := range c.ArgCalls {
+								for _, k := range a {
+									_ = st.Calls[k]
+								}
+							}
+						}
+					}
+				}
+			}
 		}
 		// A valid meta's counters can be read from words of its size, and
 		// its functions number or give an error, never a panic.
@@ -489,6 +510,31 @@ func FuzzParseMeta(f *testing.F) {
 			}
 		}
 	})
+}
+
+// depsMeta is diamondMeta with statements for slicing (-deps).
+func depsMeta(t testing.TB) []byte {
+	m, _ := diamondMeta(t)
+	m.Funcs[0].Deps = &Deps{
+		Vars:    []DepVar{{Name: "x", Line: 3, Col: 8}, {Name: "y", Line: 4, Col: 2}},
+		Params:  []int32{0},
+		Results: []int32{1},
+		Stmts: []DepStmt{
+			{Line: 3, Col: 1, EndLine: 3, EndCol: 20, Defs: []int32{0}},
+			{Line: 4, Col: 2, EndLine: 4, EndCol: 9, Defs: []int32{1}, Uses: []int32{0},
+				Calls: []DepCall{{Line: 4, Col: 7, Package: "example.com/q", Func: "g", Args: [][]int32{{0}}}, {Line: 4, Col: 5, Method: "M", ArgCalls: [][]int32{{0}}}}},
+			{Line: 5, Col: 2, EndLine: 5, EndCol: 10, Defs: []int32{1}, Uses: []int32{1}, Return: true, Memory: []string{"*p"}},
+		},
+		Blocks: [][]int32{nil, nil, {1}, {2}},
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseMeta(raw); err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 func FuzzReadText(f *testing.F) {
@@ -527,4 +573,25 @@ func FuzzParseTrace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDepsChecked: statements that name variables, statements or calls a
+// function does not have are refused.
+func TestDepsChecked(t *testing.T) {
+	raw := depsMeta(t)
+	for _, bad := range []struct{ from, to string }{
+		{`"Uses":[0]`, `"Uses":[7]`},
+		{`"Blocks":[null,null,[1],[2]]`, `"Blocks":[null,null,[1],[9]]`},
+		{`"Blocks":[null,null,[1],[2]]`, `"Blocks":[null,[1],[2]]`},
+		{`"ArgCalls":[[0]]`, `"ArgCalls":[[4]]`},
+		{`"Name":"y"`, `"Name":"y\u202e"`},
+	} {
+		s := string(raw)
+		if !strings.Contains(s, bad.from) {
+			t.Fatalf("%s not in %s", bad.from, s)
+		}
+		if _, err := ParseMeta([]byte(strings.Replace(s, bad.from, bad.to, 1))); err == nil {
+			t.Errorf("%s accepted", bad.to)
+		}
+	}
 }
