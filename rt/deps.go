@@ -164,3 +164,12 @@ func Made[S ~[]E, E any](f WPPFrame, op uint64, s S) S {
 	}
 	return s
 }
+
+// Elems records a read of all the elements of s, which a range loop reads,
+// and returns s.
+func Elems[S ~[]E, E any](f WPPFrame, op uint64, s S) S {
+	if len(s) > 0 {
+		f.mem(op, uintptr(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(s[0]), 0)
+	}
+	return s
+}

@@ -21,7 +21,8 @@ type Access struct {
 	Expr ast.Expr
 	// After, if set, is the statement after which the first write of
 	// Expr, a variable declared in memory, is recorded (at the start of
-	// the body, for a range statement).
+	// the body, for a range statement; there, for a receive, the receive
+	// of a range over channel Expr).
 	After ast.Stmt
 	// Clause, if set, is the select case whose send or receive on Expr
 	// is recorded at the start of its body, where it is known to have
@@ -30,6 +31,9 @@ type Access struct {
 	// Alloc says that Expr makes new memory, all of which it stores: &T{},
 	// new(T) (a pointer), or make([]T, n) and []T{...} (a slice).
 	Alloc bool
+	// Elems says that Expr, a slice, has all its elements read (a range
+	// loop over it).
+	Elems bool
 }
 
 // access adds an access of statement stmt.

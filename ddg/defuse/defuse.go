@@ -351,7 +351,18 @@ func (a *analysis) rangeStep(s *ast.RangeStmt) profile.DepStmt {
 	w.node = s
 	st.Uses = append(st.Uses, a.tags[s])
 	switch under(a.cfg.Info.TypeOf(s.X)).(type) {
-	case *types.Slice, *types.Map, *types.Chan, *types.Pointer:
+	case *types.Slice:
+		if !a.cfg.Record {
+			st.Memory = append(st.Memory, "elements of "+types.ExprString(s.X))
+		} // else: read where the range expression is (fill)
+	case *types.Chan:
+		if a.cfg.Record && a.simple(s.X) {
+			// Each round receives: recorded at the start of the body.
+			a.access(w.stmt, s.X, profile.WPPRecv).After = s
+		} else {
+			st.Memory = append(st.Memory, "<-"+types.ExprString(s.X))
+		}
+	case *types.Map, *types.Pointer:
 		st.Memory = append(st.Memory, "elements of "+types.ExprString(s.X))
 	}
 	for _, lhs := range []ast.Expr{s.Key, s.Value} {
@@ -403,6 +414,13 @@ func (a *analysis) fill(n ast.Node, w *walker) {
 			}
 			if r, ok := s.(*ast.RangeStmt); ok && r.X == e {
 				st.Defs = append(st.Defs, tag)
+				if _, slice := under(a.cfg.Info.TypeOf(e)).(*types.Slice); slice && a.cfg.Record {
+					// The loop reads every element: recorded as one read
+					// of them all, where the range expression is evaluated
+					// (an element written by the loop before it is read
+					// is the one case this misses).
+					a.access(w.stmt, e, profile.WPPLoad).Elems = true
+				}
 			}
 		}
 		return

@@ -29,6 +29,7 @@ const (
 	depsCopyString = "_pathcoverCopyString"
 	depsAppend     = "_pathcoverAppend"
 	depsMade       = "_pathcoverMade"
+	depsElems      = "_pathcoverElems"
 )
 
 // memoryAllowed reports whether a package of language version lang may
@@ -50,7 +51,11 @@ func (u *function) emitMemory(e *editor, info *types.Info, src []byte) {
 			e.insertAt(a.Clause.Colon+1, phaseWrapOpen, 0, chanStmt(op, text(a.Expr)))
 		case a.After != nil:
 			if r, ok := a.After.(*ast.RangeStmt); ok {
-				e.insertAt(r.Body.Lbrace+1, phaseWrapOpen, 0, declaredStmt(op, text(a.Expr))+"; ")
+				stmt := declaredStmt(op, text(a.Expr)) + "; "
+				if a.Kind == profile.WPPRecv {
+					stmt = chanStmt(op, text(a.Expr))
+				}
+				e.insertAt(r.Body.Lbrace+1, phaseWrapOpen, 0, stmt)
 			} else if lists[a.After] {
 				e.insertAt(a.After.End(), phaseWrapOpen, 0, "; "+declaredStmt(op, text(a.Expr)))
 			}
@@ -76,6 +81,10 @@ func (u *function) wrap(e *editor, info *types.Info, a defuse.Access, op uint64,
 	}
 	switch a.Kind {
 	case profile.WPPLoad, profile.WPPStore, profile.WPPUpdate:
+		if a.Elems {
+			open(a.Expr, true, chanOpen(depsElems, op), ")")
+			return
+		}
 		if a.Alloc {
 			helper := depsAccess
 			if _, slice := info.TypeOf(a.Expr).Underlying().(*types.Slice); slice {
@@ -167,6 +176,7 @@ func mapKeyOpen(op uint64, m string) string {
 //	<-_pathcoverRecv(_pathcoverF, 103, ch)
 //	p := _pathcoverAccess(_pathcoverF, 97, &T{x})
 //	s := _pathcoverMade(_pathcoverF, 129, make([]T, n))
+//	for _, x := range _pathcoverElems(_pathcoverF, 160, xs) {
 func chanOpen(helper string, op uint64) string {
 	return fmt.Sprintf("%s(%s, %d, ", helper, wppFrame, op)
 }
@@ -214,4 +224,6 @@ func _pathcoverCopyString(f _pathcoverRT.WPPFrame, op uint64, dst []byte, src st
 func _pathcoverAppend[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, old, s S) S { return _pathcoverRT.Append(f, op, old, s) }
 
 func _pathcoverMade[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, s S) S { return _pathcoverRT.Made(f, op, s) }
+
+func _pathcoverElems[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, s S) S { return _pathcoverRT.Elems(f, op, s) }
 `

@@ -17,6 +17,7 @@ func main() { //@main
 	fmt.Println(kinds(7), kinds("seven")) //@call_kinds
 	fmt.Println(methods())                //@call_meth
 	fmt.Println(selects())                //@call_sel
+	fmt.Println(ranges())                 //@call_rg
 }
 
 // Locals and control dependence: t never reaches u.
@@ -136,4 +137,19 @@ func selects() int { //@sel
 	case <-quit:
 	}
 	return got //@slice(got) s_recv s_send s_ch s_select sel call_sel main
+}
+
+// Range loops: over an integer, and over a channel, receiving each value
+// sent.
+func ranges() int { //@rg
+	ch := make(chan int, 3) //@r_ch
+	for i := range 3 {      //@r_for
+		ch <- i * i //@r_send
+	}
+	close(ch)
+	sum := 0            //@r_sum0
+	for v := range ch { //@r_range
+		sum += v //@r_add
+	}
+	return sum //@slice(sum) r_add r_sum0 r_range r_send r_for r_ch rg call_rg main
 }

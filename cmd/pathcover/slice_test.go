@@ -1,0 +1,122 @@
+package main_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// sliceModule has a test that fails: Sum multiplies by the sign where it
+// should have taken it.
+var sliceModule = map[string]string{
+	"s.go": `package s
+
+func Sign(x int) int {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+func Sum(xs []int) int {
+	total := 0
+	for _, x := range xs {
+		total += Sign(x) * x
+	}
+	return total
+}
+`,
+	"s_test.go": `package s
+
+import "testing"
+
+func TestSum(t *testing.T) {
+	got := Sum([]int{-2, 3})
+	if got != 1 {
+		t.Fatalf("Sum = %d", got)
+	}
+}
+`,
+}
+
+// TestSliceCommand runs the documented workflow: pathcover test -deps on a
+// test, then pathcover slice on its assertion's line, as text, -why and
+// -json; and the errors a user can meet.
+func TestSliceCommand(t *testing.T) {
+	t.Parallel()
+	dir := module(t, sliceModule)
+	prof := t.TempDir()
+	out, code := run(t, dir, bin, "test", "-deps", "-dir", prof, "-run", "TestSum", "./...")
+	// The test fails (as the workflow expects): go test's exit status.
+	if code != 1 || !strings.Contains(out, "Sum = 5") || !strings.Contains(out, "pathcover slice -dir "+prof) {
+		t.Fatalf("pathcover test -deps: exit %d\n%s", code, out)
+	}
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got")
+	if code != 0 {
+		t.Fatalf("slice: exit %d\n%s", code, out)
+	}
+	// got comes from Sum's total: its loop, Sign's returns, the call.
+	for _, want := range []string{"s_test.go:5:", "s_test.go:6:", "s.go:10:", "s.go:11:", "s.go:12:", "s.go:13:", "s.go:15:", "s.go:3:", "s.go:4:", "s.go:5:", "s.go:7:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("slice lacks %s:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"s_test.go:8:", "stops at"} {
+		if strings.Contains(out, not) {
+			t.Errorf("slice holds %s:\n%s", not, out)
+		}
+	}
+
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "-why", "s_test.go:7", "got")
+	if code != 0 || !strings.Contains(out, "(got, for step 0)") || !strings.Contains(out, "(result, for step") {
+		t.Errorf("slice -why: exit %d\n%s", code, out)
+	}
+
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "-json", "s.go:13", "total")
+	var s struct {
+		Instances int
+		Stmts     []struct {
+			File, Func string
+			Line       int
+		}
+		Steps []struct{ Via string }
+	}
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+		t.Fatalf("slice -json: exit %d, %v\n%s", code, err, out)
+	}
+	if s.Instances != 2 || len(s.Stmts) == 0 || len(s.Steps) == 0 {
+		t.Errorf("slice -json: %d instances (want 2, one a loop round), %d statements, %d steps", s.Instances, len(s.Stmts), len(s.Steps))
+	}
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "-instance", "1", "-json", "s.go:13", "total")
+	var first struct{ Stmts []struct{ Line int } }
+	if err := json.Unmarshal([]byte(out), &first); code != 0 || err != nil || len(first.Stmts) >= len(s.Stmts) {
+		t.Errorf("slice -instance 1: exit %d, %v: %d statements, the last round's %d", code, err, len(first.Stmts), len(s.Stmts))
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"slice", "-dir", prof, "s.go"}, 2, "not FILE:LINE"},
+		{[]string{"slice", "-dir", prof, "s.go:0"}, 2, "not FILE:LINE"},
+		{[]string{"slice", "-dir", prof, "s.go:2"}, exitNoData, "no statement at s.go:2 ran"},
+		{[]string{"slice", "-dir", prof, "-instance", "3", "s.go:13"}, exitNoData, "ran 2 times"},
+		{[]string{"slice", "-dir", t.TempDir(), "s.go:13"}, exitNoData, "holds no recording"},
+		{[]string{"slice", "-dir", prof, "-maxnodes", "5", "s.go:13"}, exitNoData, "too many statement executions"},
+	} {
+		out, code := run(t, dir, bin, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.msg) {
+			t.Errorf("pathcover %s: exit %d, want %d with %q:\n%s", strings.Join(tc.args, " "), code, tc.code, tc.msg, out)
+		}
+	}
+
+	// A profile of a build without -deps.
+	plain := t.TempDir()
+	if out, code := run(t, dir, bin, "test", "-wpp", "-dir", plain, "./..."); code != 1 {
+		t.Fatalf("pathcover test -wpp: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", plain, "s.go:13"); code != exitNoData || !strings.Contains(out, "not recorded by a -deps build") {
+		t.Errorf("slice of a -wpp profile: exit %d\n%s", code, out)
+	}
+}
