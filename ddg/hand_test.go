@@ -21,8 +21,8 @@ type criterion struct {
 }
 
 var (
-	labelRE = regexp.MustCompile(`//@([a-z_]+)\s*$`)
-	sliceRE = regexp.MustCompile(`//@slice\((\w*)\)((?:\s+[a-z_]+)*)\s*$`)
+	labelRE = regexp.MustCompile(`//@([A-Za-z_0-9]+)\s*$`)
+	sliceRE = regexp.MustCompile(`//@slice\((\w*)\)((?:\s+[A-Za-z_0-9]+)*)\s*$`)
 )
 
 // handSlices reads the labels and criteria of a source file.
@@ -41,6 +41,9 @@ func handSlices(t *testing.T, src string) []criterion {
 	for i, l := range lines {
 		m := sliceRE.FindStringSubmatch(l)
 		if m == nil {
+			if strings.Contains(l, "//@slice") && !strings.HasPrefix(strings.TrimSpace(l), "//") {
+				t.Fatalf("line %d: cannot read the criterion: %s", i+1, l)
+			}
 			continue
 		}
 		c := criterion{line: i + 1, v: m[1], want: []int{i + 1}}
@@ -55,8 +58,8 @@ func handSlices(t *testing.T, src string) []criterion {
 		c.want = slices.Compact(c.want)
 		cs = append(cs, c)
 	}
-	if len(cs) == 0 {
-		t.Fatal("no criteria")
+	if len(cs) < 10 {
+		t.Fatalf("%d criteria, want one for each of the 10 scenarios", len(cs))
 	}
 	return cs
 }
