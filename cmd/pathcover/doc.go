@@ -38,6 +38,7 @@
 //	stats       compare the compactness δ of PPP and Ball-Larus path ids
 //	callsites   list the calls between profiled functions on paths that ran
 //	wpp         compact and query whole program paths (pppexec -wpp)
+//	slice       which statements of a run made a value: a backward dynamic slice
 //	gate        fail when functions have too few of their paths run, for CI
 //	cfg         print a function's control-flow graph and its numbering
 //	pppexec     instrument packages to profile their paths, as go build's -toolexec
@@ -74,7 +75,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -89,8 +90,14 @@
 // With -wpp, the tests also record their whole program paths (pppexec -wpp),
 // which are compacted at the end into D/profile.twpp for pathcover wpp.
 //
+// With -deps, the build also describes each function's statements for
+// slicing, and the tests record their whole program paths: pathcover slice
+// then says which statements made a value (pppexec -deps).
+//
 // The flags are:
 //
+//	-deps
+//		also record what slicing needs (pppexec -deps; see pathcover slice)
 //	-dir dir
 //		keep the profile in dir (default a new temporary directory)
 //	-ippp dir
@@ -286,6 +293,45 @@
 //
 // The queries read D/profile.twpp, made by compact (pathcover test -wpp
 // compacts at the end); -f names another TWPP file.
+//
+// # Which statements of a run made a value: a backward dynamic slice
+//
+// Usage:
+//
+//	pathcover slice [-dir D] [-instance n] [-why] [-json] FILE:LINE[:COL] [VAR]
+//
+// Slice gives the statements of a recorded run that the value at FILE:LINE
+// depends on (a backward dynamic slice): the last execution of the
+// statement there (-instance n: the n-th), and, if VAR is given, only the
+// value of VAR it read. The run must be recorded by a -deps build:
+//
+//	pathcover test -deps -run TestX ./pkg
+//	pathcover slice pkg/file.go:42 got
+//
+// The statements are listed in source order. -why lists instead each step
+// of the slice once, breadth first from the criterion: the statement, and
+// what carries the dependence to the step that needs it (a variable, a
+// call's result or argument, or control: the branch that decided it ran).
+//
+// Dependences through locals, parameters and results, and control
+// dependences, are exact along the run's paths. Reads through memory
+// (pointers, fields through pointers, slice and map elements, globals,
+// captured variables, channels) are not recorded yet: the slice stops at
+// them and lists them. Calls of code that is not instrumented count as
+// depending on all their arguments.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-instance n
+//		slice the n-th execution of the statement (default: the last)
+//	-json
+//		write the slice as JSON
+//	-maxnodes n
+//		refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
+//	-why
+//		list each step of the slice with the dependence that brought it in
 //
 // # Fail when functions have too few of their paths run, for CI
 //
