@@ -17,7 +17,8 @@
 //     unchanged and pppexec prints one warning naming it (-strict: an
 //     error): the build never gets worse.
 //     A package's _test.go files are left alone, as go test -cover leaves
-//     them; the generated test main too.
+//     them (but in a -deps build, where a failing test's assertion is what
+//     a user slices from); the generated test main too.
 //   - for a link, adds rt and its dependencies to the importcfg, choosing
 //     the rt built against standard packages with the same fingerprints as
 //     the program's (the link's flags do not show -trimpath).
