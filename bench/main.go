@@ -42,6 +42,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	modeList := fs.String("modes", strings.Join(modes[1:], ","), "comma-separated `modes` to compare with plain, from "+strings.Join(allModes[1:], ", "))
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
+	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
@@ -56,6 +57,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *sliceMode && !set["section"] {
+		*section = "bench-slice"
+	}
 	if *wppMode && !set["section"] {
 		*section = "bench-wpp"
 	}
@@ -132,6 +136,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
+	}
+	if *sliceMode {
+		return h.runSlice(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *wppMode {
 		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)

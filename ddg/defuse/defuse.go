@@ -600,6 +600,14 @@ func (w *walker) assign(lhs ast.Expr, tok token.Token) {
 			}
 			return
 		}
+		if tok == token.DEFINE {
+			// Assigned by a := that declares others: the left side cannot
+			// hold a call, so the write is recorded after the statement.
+			if after, ok := w.node.(ast.Stmt); ok && w.a.cfg.Record {
+				w.a.access(w.stmt, id, profile.WPPStore).After = after
+			}
+			return
+		}
 		w.store(id, update)
 		return
 	}
@@ -710,6 +718,9 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 	case *ast.Ident:
 		switch v := info.Uses[x].(type) {
 		case *types.Var:
+			if v.IsField() {
+				return // a field's name, in a struct literal
+			}
 			if i := w.a.local(v); i >= 0 {
 				f.uses = append(f.uses, i)
 			} else {
@@ -798,8 +809,8 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 		switch x.Op {
 		case token.AND:
 			// An address: what locates it is read, not what it holds.
-			if _, lit := ast.Unparen(x.X).(*ast.CompositeLit); lit {
-				w.expr(x.X, f)
+			if lit, ok := ast.Unparen(x.X).(*ast.CompositeLit); ok {
+				w.elements(lit, f) // the literal itself is not wrapped: &T{} is
 				if w.a.cfg.Record {
 					w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
 				}
@@ -825,18 +836,12 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 		w.expr(x.Key, f)
 		w.expr(x.Value, f)
 	case *ast.CompositeLit:
-		if _, slice := under(info.TypeOf(x)).(*types.Slice); slice && w.a.cfg.Record {
+		// A literal whose type is elided ({1, 2} inside another) cannot be
+		// wrapped; its elements are stored by the outer literal's.
+		if _, slice := under(info.TypeOf(x)).(*types.Slice); slice && x.Type != nil && w.a.cfg.Record {
 			w.a.access(w.stmt, x, profile.WPPStore).Alloc = true
 		}
-		for _, elt := range x.Elts {
-			if kv, ok := elt.(*ast.KeyValueExpr); ok {
-				if _, isStruct := under(info.TypeOf(x)).(*types.Struct); isStruct {
-					w.expr(kv.Value, f) // a field name, not a value
-					continue
-				}
-			}
-			w.expr(elt, f)
-		}
+		w.elements(x, f)
 	case *ast.TypeAssertExpr:
 		w.expr(x.X, f)
 	case *ast.CallExpr:
@@ -844,6 +849,23 @@ func (w *walker) expr(e ast.Expr, f *flow) {
 	case *ast.FuncLit:
 		// Making a closure reads nothing; its body reads what it captures
 		// when it runs, through memory.
+	}
+}
+
+// elements records what the elements of a composite literal read: a
+// struct literal's keys are field names, not values.
+func (w *walker) elements(x *ast.CompositeLit, f *flow) {
+	t := under(w.a.cfg.Info.TypeOf(x))
+	if p, ok := t.(*types.Pointer); ok {
+		t = under(p.Elem()) // an elided &T{} inside another literal
+	}
+	_, isStruct := t.(*types.Struct)
+	for _, elt := range x.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok && isStruct {
+			w.expr(kv.Value, f)
+			continue
+		}
+		w.expr(elt, f)
 	}
 }
 

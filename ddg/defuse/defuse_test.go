@@ -65,6 +65,18 @@ func chans(c chan int, d chan int) int { //= d:c,d
 	}
 }
 
+type C struct{ Slash int }
+
+func regress(data []int) []*C { //= d:data
+	var err error //= a:store:err
+	f := func() error { return err } //= d:f
+	x, err := 1, f() //= d:x u:f a:store:err
+	_ = x //= u:x
+	p := &[]int{1} //= d:p a:store:&[]int{…}
+	copy(*p, data) //= u:data,p a:copy:copy(*p, data) a:load:*p
+	return []*C{{Slash: 1}} //= d:result a:store:[]*C{…}
+}
+
 func kinds(x any) int { //= d:x
 	switch v := x.(type) { //= d:switch tag u:x
 	case int: //= d:v u:switch tag

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/types"
 	"go/version"
+	"math"
 
 	"github.com/pathcover/pathcover/ddg/defuse"
 	"github.com/pathcover/pathcover/profile"
@@ -122,7 +123,8 @@ func (u *function) wrap(e *editor, info *types.Info, a defuse.Access, op uint64,
 			name = depsCopyString
 		}
 		e.rename(id, name)
-		e.insertAt(call.Lparen+1, phaseWrapOpen, 0, fmt.Sprintf("%s, %d, ", wppFrame, op))
+		// Before any wrapper of the first argument, which starts there.
+		e.insertAt(call.Lparen+1, phaseWrapOpen, math.MinInt, fmt.Sprintf("%s, %d, ", wppFrame, op))
 	}
 }
 
