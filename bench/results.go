@@ -235,7 +235,7 @@ func (r *results) targets() []targetResult {
 	bl, okBL := r.mode("bl")
 	count, okCount := r.mode("count")
 	// A target whose modes were not chosen (-modes) is left out.
-	if chosen("bl", "count") {
+	if chosen("bl") && chosen("count") {
 		add("Ball-Larus overhead, median", "≤ -covermode=count's", okBL && okCount,
 			fmt.Sprintf("%s against %s", pct(bl.MedianOverhead), pct(count.MedianOverhead)), bl.MedianOverhead <= count.MedianOverhead)
 	}
@@ -245,7 +245,7 @@ func (r *results) targets() []targetResult {
 	}
 	bla, okBLA := r.mode("blatomic")
 	atomic, okAtomic := r.mode("atomic")
-	if chosen("blatomic", "atomic") {
+	if chosen("blatomic") && chosen("atomic") {
 		add("atomic Ball-Larus overhead, median", "≤ -covermode=atomic's", okBLA && okAtomic,
 			fmt.Sprintf("%s against %s", pct(bla.MedianOverhead), pct(atomic.MedianOverhead)), bla.MedianOverhead <= atomic.MedianOverhead)
 	}
@@ -270,7 +270,12 @@ func (r *results) targets() []targetResult {
 			build = max(build, s.BuildRatio)
 		}
 	}
-	add("cold build time over plain, median, larger of bl and ppp", "≤ 1.5×", build > 0, fmt.Sprintf("%.2f×", build), build <= 1.5)
+	if len(r.Builds) > 0 {
+		add("cold build time over plain, median, larger of bl and ppp", "≤ 1.5×", build > 0, fmt.Sprintf("%.2f×", build), build <= 1.5)
+	}
+	if w, ok := r.mode("wpp"); ok || chosen("wpp") {
+		add("whole program paths (wpp) overhead, median (issue 16)", "≤ +100% (2× plain)", ok, pct(w.MedianOverhead), w.MedianOverhead <= 1)
+	}
 	return ts
 }
 
