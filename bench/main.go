@@ -57,12 +57,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *sliceMode && !set["section"] {
-		*section = "bench-slice"
-	}
-	if *wppMode && !set["section"] {
-		*section = "bench-wpp"
-	}
+	*section = sectionOf(*section, set["section"], *wppMode, *sliceMode)
 	if *wppMode && *from != "" {
 		return renderWPP(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
@@ -416,4 +411,18 @@ func writeOutputs(r *results, md, jsonOut, mdOut, readme, section string) error 
 		}
 	}
 	return nil
+}
+
+// sectionOf is the name of the README markers of a run: the -section
+// flag's if it was set, else that of the kind of run.
+func sectionOf(flagValue string, set, wpp, slice bool) string {
+	switch {
+	case set:
+		return flagValue
+	case slice:
+		return "bench-slice"
+	case wpp:
+		return "bench-wpp"
+	}
+	return flagValue
 }

@@ -298,7 +298,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-instance n] [-why] [-json] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-instance n] [-why] [-json] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the

@@ -13,7 +13,7 @@ import (
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
