@@ -298,7 +298,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-instance n] [-why] [-json] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -320,10 +320,15 @@
 // them and lists them. Calls of code that is not instrumented count as
 // depending on all their arguments.
 //
+// -html FILE writes a page that shows the slice on the source (the files of
+// the module, GOROOT and the module cache only), with its steps.
+//
 // The flags are:
 //
 //	-dir dir
 //		the profile dir (default $PATHCOVERDIR)
+//	-html file
+//		also write a page that shows the slice on the source to file
 //	-instance n
 //		slice the n-th execution of the statement (default: the last)
 //	-json

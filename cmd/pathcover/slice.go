@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,10 +11,11 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/ddg"
+	"github.com/pathcover/pathcover/report"
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -35,12 +37,16 @@ dependences, are exact along the run's paths. Reads through memory
 captured variables, channels) are not recorded yet: the slice stops at
 them and lists them. Calls of code that is not instrumented count as
 depending on all their arguments.
+
+-html FILE writes a page that shows the slice on the source (the files of
+the module, GOROOT and the module cache only), with its steps.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
 		instance := fs.Int("instance", 0, "slice the `n`-th execution of the statement (default: the last)")
 		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
+		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
 		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "refuse a run of more than `n` statement executions (each takes some 100 bytes)")
 		return func(cmd *Command, args []string) int {
 			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 {
@@ -65,6 +71,21 @@ depending on all their arguments.
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
+			}
+			if *htmlOut != "" {
+				var b bytes.Buffer
+				title := fmt.Sprintf("Slice of %s", args[0])
+				if c.Var != "" {
+					title += " " + c.Var
+				}
+				if err := report.SliceHTML(&b, s, title, report.NewSources(".")); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitFail
+				}
+				if err := os.WriteFile(*htmlOut, b.Bytes(), 0o644); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitFail
+				}
 			}
 			if *asJSON {
 				enc := json.NewEncoder(os.Stdout)

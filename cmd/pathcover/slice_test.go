@@ -2,8 +2,11 @@ package main_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
 )
 
 // sliceModule has a test that fails: Sum multiplies by the sign where it
@@ -24,7 +27,7 @@ func Sum(xs []int) int {
 		total += Sign(x) * x
 	}
 	return total
-}
+} // </pre><script>alert(1)</script> & "quotes"
 `,
 	"s_test.go": `package s
 
@@ -70,6 +73,20 @@ func TestSliceCommand(t *testing.T) {
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-why", "s_test.go:7", "got")
 	if code != 0 || !strings.Contains(out, "(got, for step 0)") || !strings.Contains(out, "(result, for step") {
 		t.Errorf("slice -why: exit %d\n%s", code, out)
+	}
+
+	page := filepath.Join(t.TempDir(), "slice.html")
+	if out, code := run(t, dir, bin, "slice", "-dir", prof, "-html", page, "s_test.go:7", "got"); code != 0 {
+		t.Fatalf("slice -html: exit %d\n%s", code, out)
+	}
+	html := cmdtest.ReadFile(t, page)
+	for _, want := range []string{`class="crit"><span class="ln">7</span>`, `class="in"><span class="ln">13</span>`, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;quotes&#34;"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "<script>") {
+		t.Error("the page holds a script tag from the source")
 	}
 
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-json", "s.go:13", "total")
