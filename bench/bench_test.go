@@ -284,3 +284,17 @@ func FuzzRender(f *testing.F) {
 		render(f, io.Discard, io.Discard, "", "", "", "bench")
 	})
 }
+
+// FuzzRenderSlice renders any JSON as a -slice run's: an error or a table,
+// never a panic.
+func FuzzRenderSlice(f *testing.F) {
+	f.Add([]byte(`{"Workloads":[{"Workload":"p","Nodes":3,"GraphBytes":100,"SliceMs":0.5},{"Workload":"q","TooLarge":true}]}`))
+	f.Add([]byte(`{"Workloads":[null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		f := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		renderSlice(f, io.Discard, io.Discard, "", "", "", "bench-slice")
+	})
+}

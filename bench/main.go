@@ -58,6 +58,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	*section = sectionOf(*section, set["section"], *wppMode, *sliceMode)
+	if *sliceMode && *from != "" {
+		return renderSlice(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	}
 	if *wppMode && *from != "" {
 		return renderWPP(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}

@@ -201,33 +201,58 @@ func (h *harness) runSlice(selected []workload, set map[string]bool, run string,
 		fmt.Fprintln(stderr, "bench: no workload could be measured")
 		return 1
 	}
+	return writeSliceOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+// renderSlice writes the outputs of a -slice run saved by -json.
+func renderSlice(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	var r sliceResults
+	if err := json.Unmarshal(data, &r); err != nil || len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
+		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -slice run\n", file)
+		return 1
+	}
+	return writeSliceOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+func writeSliceOutputs(r *sliceResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
 	md := r.Markdown()
 	fmt.Fprint(stdout, md)
-	if jsonOut != "" {
-		data, _ := json.MarshalIndent(r, "", "\t")
-		if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
-		}
-	}
-	if mdOut != "" {
-		if err := os.WriteFile(mdOut, []byte(md), 0o644); err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
-		}
-	}
-	if readme != "" {
-		old, err := os.ReadFile(readme)
-		if err == nil {
-			var s string
-			if s, err = spliceReadme(string(old), section, md); err == nil {
-				err = os.WriteFile(readme, []byte(s), 0o644)
+	err := func() error {
+		if jsonOut != "" {
+			data, err := json.MarshalIndent(r, "", "\t")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
+				return err
 			}
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
+		if mdOut != "" {
+			if err := os.WriteFile(mdOut, []byte(md), 0o644); err != nil {
+				return err
+			}
 		}
+		if readme != "" {
+			old, err := os.ReadFile(readme)
+			if err != nil {
+				return err
+			}
+			s, err := spliceReadme(string(old), section, md)
+			if err != nil {
+				return fmt.Errorf("%s: %v", readme, err)
+			}
+			return os.WriteFile(readme, []byte(s), 0o644)
+		}
+		return nil
+	}()
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
 	}
 	return 0
 }
