@@ -30,8 +30,9 @@ type access struct {
 	node      int32
 }
 
-// maxMove is the largest copy whose writers move byte by byte; a larger
-// one is recorded as a problem and moves nothing.
+// maxMove is the largest access whose bytes' writers are followed; a
+// larger one is recorded as a problem and changes nothing (a crafted
+// recording must not make the slicer loop over an exabyte).
 const maxMove = 1 << 24
 
 // place notes access e of node n.
@@ -117,6 +118,12 @@ func (b *builder) replayMemory() {
 	}
 	for _, a := range acc {
 		addr := key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine)
+		if a.Access <= profile.WPPCopy && a.Size > maxMove {
+			// No Go value is that large but an array of it; a recording
+			// that says so is not followed byte by byte.
+			b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.Size))
+			continue
+		}
 		switch a.Access {
 		case profile.WPPLoad:
 			read(a.node, mem.writers(addr, a.Size, nil))
@@ -126,10 +133,6 @@ func (b *builder) replayMemory() {
 			read(a.node, mem.writers(addr, a.Size, nil))
 			mem.set(addr, a.Size, a.node)
 		case profile.WPPCopy:
-			if a.Size > maxMove {
-				b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("a copy of %d bytes: its elements' writers are not followed", a.Size))
-				continue
-			}
 			mem.move(addr, key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine), a.Size)
 		case profile.WPPMapRead:
 			if w, ok := entries[mapEntry{a.Addr, a.Size}]; ok {

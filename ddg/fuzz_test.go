@@ -1,0 +1,115 @@
+package ddg
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// fuzzMeta is a package of one function, a diamond, with statements that
+// define, use, call and read memory.
+func fuzzMeta(t testing.TB) (hash string, raw []byte) {
+	g := numbering.Graph{}
+	entry, exit, a, b := g.AddBlock(), g.AddBlock(), g.AddBlock(), g.AddBlock()
+	g.Entry, g.Exit = entry, exit
+	g.AddEdge(entry, a, true)
+	g.AddEdge(entry, b, true)
+	g.AddEdge(a, b, true)
+	g.AddEdge(b, exit, true)
+	n, err := numbering.Number(&g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := profile.GraphFunc(&g, nil)
+	f.Name, f.Line, f.EndLine = "F", 1, 9
+	f.Paths, f.Total = n.NumPaths(), n.Total().String()
+	f.Counters = profile.Counters{Kind: profile.CounterArray, Size: int(n.NumPaths())}
+	f.Deps = &profile.Deps{
+		Vars:    []profile.DepVar{{Name: "x"}, {Name: "y"}},
+		Params:  []int32{0},
+		Results: []int32{1},
+		Stmts: []profile.DepStmt{
+			{Line: 1, Defs: []int32{0}},
+			{Line: 2, Defs: []int32{1}, Uses: []int32{0}, Calls: []profile.DepCall{{Package: "p", Func: "F", Args: [][]int32{{0}}}}},
+			{Line: 3, Uses: []int32{1}, Defs: []int32{1}, Return: true, Calls: []profile.DepCall{{Method: "M"}}, Defer: true},
+		},
+		Blocks: [][]int32{nil, nil, {1}, {2}},
+	}
+	m := &profile.Meta{Format: profile.MetaFormat, Package: "p", Mode: profile.ModeBallLarus, Files: []string{"p.go"}, Words: f.Counters.Size, Funcs: []profile.Func{f}}
+	raw, err = json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := profile.ParseMeta(raw); err != nil {
+		t.Fatal(err)
+	}
+	return profile.Hash(raw), raw
+}
+
+// FuzzLoad replays random recordings of that package (calls, paths valid
+// or not, memory accesses of any size, spawns): Load gives a graph or an
+// error, never a panic or a hang, and every slice of it works.
+func FuzzLoad(f *testing.F) {
+	f.Add(uint64(1), uint16(50))
+	f.Add(uint64(2), uint16(400))
+	f.Add(uint64(3), uint16(5))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16) {
+		hash, raw := fuzzMeta(t)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(seed, 9))
+		goroutines := make(map[uint64][]profile.WPPEvent)
+		for g := range uint64(1 + r.IntN(3)) {
+			var evs []profile.WPPEvent
+			if g > 0 {
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPStart, Parent: 1, Spawn: uint64(r.IntN(4))})
+			}
+			depth := 0
+			for range int(n) % 600 {
+				switch k := r.IntN(10); {
+				case k < 3:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(r.IntN(2))})
+					depth++
+				case k < 6 && depth > 0:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(r.IntN(4))})
+				case k < 8 && depth > 0:
+					size := uint64(r.IntN(64))
+					if r.IntN(10) == 0 {
+						size = r.Uint64()
+					}
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(4)), Access: profile.WPPAccess(r.IntN(8)),
+						Flags: uint8(r.IntN(2)), Seq: uint64(1 + r.IntN(3)), Addr: uint64(r.IntN(256)), Size: size, Src: uint64(r.IntN(256))})
+				case k == 8 && depth > 0:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: uint64(r.IntN(4))})
+				case depth > 0:
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+					depth--
+				}
+			}
+			goroutines[g+1] = evs
+		}
+		var buf bytes.Buffer
+		if err := profile.WriteWPP(&buf, profile.WPPHeader{Limit: 1 << 30}, []string{hash}, goroutines); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pathcover.1.1.wpp"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g, err := Load(dir, 100000)
+		if err != nil {
+			return
+		}
+		for line := 1; line <= 3; line++ {
+			g.Slice(Criterion{File: "p.go", Line: line})
+			g.Slice(Criterion{File: "p.go", Line: line, Var: "y", Instance: 2})
+		}
+	})
+}
