@@ -33,14 +33,14 @@ type sliceWorkload struct {
 	Workload string
 	// TooLarge says the run passed ddg.DefaultMaxNodes statement
 	// executions, and nothing else was measured.
-	TooLarge     bool
-	RecordBytes  int64 // the .wpp files, memory accesses included
-	Nodes        int   // statement executions
-	Dependences  int   // data, memory, control and call edges
+	TooLarge    bool
+	RecordBytes int64 // the .wpp files, memory accesses included
+	Nodes       int   // statement executions
+	Dependences int   // data, memory, control and call edges
 	// MemoryDeps are the dependences through memory: the only ones that
 	// the paths and the call tree do not determine, which a compact graph
 	// would have to label one by one.
-	MemoryDeps int
+	MemoryDeps   int
 	GraphBytes   uint64
 	LoadSeconds  float64
 	Criteria     int
