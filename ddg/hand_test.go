@@ -58,8 +58,8 @@ func handSlices(t *testing.T, src string) []criterion {
 		c.want = slices.Compact(c.want)
 		cs = append(cs, c)
 	}
-	if len(cs) < 10 {
-		t.Fatalf("%d criteria, want one for each of the 10 scenarios", len(cs))
+	if len(cs) < 11 {
+		t.Fatalf("%d criteria, want one for each of the 11 scenarios", len(cs))
 	}
 	return cs
 }

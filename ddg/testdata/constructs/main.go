@@ -18,6 +18,7 @@ func main() { //@main
 	fmt.Println(methods())                //@call_meth
 	fmt.Println(selects())                //@call_sel
 	fmt.Println(ranges())                 //@call_rg
+	fmt.Println(stackMoves())             //@call_st
 }
 
 // Locals and control dependence: t never reaches u.
@@ -152,4 +153,22 @@ func ranges() int { //@rg
 		sum += v //@r_add
 	}
 	return sum //@slice(sum) r_add r_sum0 r_range r_send r_for r_ch rg call_rg main
+}
+
+// An address-taken local on the stack, read after a deep recursion has
+// made the stack grow (and so move): its writer is found by its distance
+// from the stack's top, which the move keeps.
+func deep(n int, p *int) int { //@deep
+	if n == 0 { //@d_if
+		return *p //@slice() d_if deep d_rec st st_x st_p st_call call_st main
+	}
+	var pad [64]int
+	pad[n%64] = n
+	return deep(n-1, p) + pad[0]*0 //@d_rec
+}
+
+func stackMoves() int { //@st
+	x := 5               //@st_x
+	p := &x              //@st_p
+	return deep(2000, p) //@st_call
 }
