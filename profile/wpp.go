@@ -143,13 +143,13 @@ type WPPEvent struct {
 	Parent uint64 // start: the goroutine that created this one
 	// memory: the statement, the access and its flags, the access's
 	// number less the goroutine's previous one, and the bytes
-	Stmt   uint32
-	Access WPPAccess
-	Flags  uint8
-	Seq    uint64
-	Addr   uint64
-	Size   uint64
-	Src    uint64
+	Stmt   uint32    `json:",omitempty"`
+	Access WPPAccess `json:",omitempty"`
+	Flags  uint8     `json:",omitempty"`
+	Seq    uint64    `json:",omitempty"`
+	Addr   uint64    `json:",omitempty"`
+	Size   uint64    `json:",omitempty"`
+	Src    uint64    `json:",omitempty"`
 }
 
 // A WPPHeader is what a WPP file's header says.
