@@ -42,4 +42,21 @@
 // A criterion with a variable starts from that variable's definition and
 // the statement's control dependence. Reads that were not recorded end the
 // slice and are listed (Slice.Memory).
+//
+// # Not yet: the compact graph and the demand-driven slicer
+//
+// The paper's OPT keeps only the dependence instances that the static
+// graph cannot infer. Here the paths already infer most of them: a use of
+// a local, a parameter's argument, a result and a control dependence all
+// follow from the call's decoded paths and the call tree, as Load's replay
+// shows. The plan for OPT: a node is (call, position in the call's
+// statement sequence); a call keeps its paths (an offset into the
+// recording, or the TWPP's trace), its parent and its call statement's
+// position; only the memory dependences are labelled, per reading node,
+// sorted by position for binary search; Slice infers the rest by scanning
+// the call's sequence backwards (with shortcuts for chains of inferred
+// edges, and a cache of decoded sequences). The test it must pass: on every
+// criterion of the test programs, its slice equals this graph's (FP). LP,
+// the paper's other baseline, would replay on demand from the recording
+// on disk, keeping nothing.
 package ddg
