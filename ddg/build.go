@@ -187,6 +187,14 @@ func (b *builder) fn(k funcKey) (int32, error) {
 	return i, nil
 }
 
+// A memAccess is a memory event of a call, and the index of the path in
+// which it was made: a path is acyclic, so a statement runs at most once in
+// it, and the accesses of one path and statement are one execution's.
+type memAccess struct {
+	profile.WPPEvent
+	path int
+}
+
 // errStop stops a walk of events.
 var errStop = errors.New("stop")
 
@@ -196,8 +204,9 @@ type call struct {
 	fn       int32
 	paths    []uint64
 	children []*call
-	// mem are its memory accesses, in order.
-	mem []profile.WPPEvent
+	// mem are its memory accesses, in order, each with the index of the
+	// path it was made in (the paths recorded before it).
+	mem []memAccess
 	// entry is its entry node once replayed, or -1.
 	entry int32
 	// spawns are the goroutines it started, in order.
@@ -269,7 +278,7 @@ func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call,
 			e.Seq = seq // from here on, the access's number in the process
 			if len(stack) > 0 {
 				top := stack[len(stack)-1]
-				top.mem = append(top.mem, e)
+				top.mem = append(top.mem, memAccess{e, len(top.paths)})
 			}
 		case profile.WPPEnter:
 			hash, ok := f.Packages[e.Pkg]
@@ -363,15 +372,32 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 	for _, v := range f.Deps.Stmts[0].Defs {
 		fr.lastDef[v] = fr.entry
 	}
-	// The statements the call ran, in order, with their blocks.
+	// The statements the call ran, in order, with their blocks and the
+	// index of the path of each.
 	var seq []numbering.BlockID
-	for _, id := range c.paths {
+	var seqPath []int
+	for k, id := range c.paths {
 		blocks, err := f.pathBlocks(id)
 		if err != nil {
 			b.g.Problems = appendOnce(b.g.Problems, err.Error())
 			break
 		}
 		seq = append(seq, blocks...)
+		for range blocks {
+			seqPath = append(seqPath, k)
+		}
+	}
+	// The memory accesses by path; those after the last path's record are
+	// its (a return statement's expressions run after its path is counted).
+	byPath := make([][]profile.WPPEvent, len(c.paths))
+	left := 0
+	for _, a := range c.mem {
+		if len(byPath) == 0 {
+			left++
+			continue
+		}
+		k := min(a.path, len(byPath)-1)
+		byPath[k] = append(byPath[k], a.WPPEvent)
 	}
 	m := &matcher{b: b, children: c.children}
 	for _, blk := range seq {
@@ -382,10 +408,11 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 		}
 	}
 	var deferred []*site
-	for _, blk := range seq {
+	for bi, blk := range seq {
 		if b.tooLarge {
 			break
 		}
+		events := &byPath[seqPath[bi]]
 		ctl := fr.controlOf(blk)
 		stmts := f.Deps.Blocks[blk]
 		for _, si := range stmts {
@@ -443,10 +470,13 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			}
 			b.g.Nodes[n].Data = dedupNodes(data)
 			b.g.Nodes[n].Defs = defs
-			for len(c.mem) > 0 && c.mem[0].Stmt == uint32(si) {
-				b.place(c.mem[0], n)
-				c.mem = c.mem[1:]
-			}
+			*events = slices.DeleteFunc(*events, func(e profile.WPPEvent) bool {
+				if e.Stmt != uint32(si) {
+					return false
+				}
+				b.place(e, n)
+				return true
+			})
 			for _, v := range st.Defs {
 				fr.lastDef[v] = n
 			}
@@ -470,7 +500,10 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 	}
 	// The entry's accesses (parameters kept in memory) and any left over
 	// (a path cut short by a panic) are not placed.
-	if len(c.mem) > 0 {
+	for _, evs := range byPath {
+		left += len(evs)
+	}
+	if left > 0 {
 		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s: memory accesses after the last statement its paths show (a panic?) are left out", f.Name()))
 	}
 	// Calls left: made from code the paths do not show (a path cut short by

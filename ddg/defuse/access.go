@@ -22,7 +22,8 @@ type Access struct {
 	// After, if set, is the statement after which the first write of
 	// Expr, a variable declared in memory, is recorded (at the start of
 	// the body, for a range statement; there, for a receive, the receive
-	// of a range over channel Expr).
+	// of a range over channel Expr, and for a map read, the read of the
+	// entry of key Expr of Map).
 	After ast.Stmt
 	// Clause, if set, is the select case whose send or receive on Expr
 	// is recorded at the start of its body, where it is known to have
@@ -34,6 +35,9 @@ type Access struct {
 	// Elems says that Expr, a slice, has all its elements read (a range
 	// loop over it).
 	Elems bool
+	// Map is, for a range over a map, the map whose entry of key Expr each
+	// round reads (recorded at the start of the body, as After says).
+	Map ast.Expr
 }
 
 // access adds an access of statement stmt.

@@ -298,7 +298,9 @@ func (a *analysis) prescan() {
 func (a *analysis) block(b numbering.BlockID, blk funcgraph.Block) {
 	switch blk.Kind {
 	case funcgraph.BlockRangeHead:
-		a.add(b, a.rangeStep(blk.Stmt.(*ast.RangeStmt)))
+		a.add(b, a.rangeTest(blk.Stmt.(*ast.RangeStmt)))
+	case funcgraph.BlockRangeBody:
+		a.add(b, a.rangeAssign(blk.Stmt.(*ast.RangeStmt)))
 	case funcgraph.BlockSwitchCase:
 		if ts, ok := blk.Stmt.(*ast.TypeSwitchStmt); ok {
 			i := a.seen[ts]
@@ -342,9 +344,19 @@ func (a *analysis) decides(b numbering.BlockID) bool {
 	return false
 }
 
-// rangeStep is the head of range loop s: it defines the key and the value
-// from the range expression's value.
-func (a *analysis) rangeStep(s *ast.RangeStmt) profile.DepStmt {
+// rangeTest is the head of range loop s: whether there is another round,
+// from the range expression's value (and not from the elements, which
+// rangeAssign reads, so that a round does not depend on the values of the
+// rounds before it).
+func (a *analysis) rangeTest(s *ast.RangeStmt) profile.DepStmt {
+	st := profile.DepStmt{Uses: []int32{a.tags[s]}}
+	a.place(&st, s.For, s.X.End())
+	return st
+}
+
+// rangeAssign begins the body of range loop s: it defines the key and the
+// value from the range expression's value, and reads the element.
+func (a *analysis) rangeAssign(s *ast.RangeStmt) profile.DepStmt {
 	st := profile.DepStmt{}
 	a.place(&st, s.For, s.X.End())
 	w := a.walker(&st)
@@ -362,7 +374,16 @@ func (a *analysis) rangeStep(s *ast.RangeStmt) profile.DepStmt {
 		} else {
 			st.Memory = append(st.Memory, "<-"+types.ExprString(s.X))
 		}
-	case *types.Map, *types.Pointer:
+	case *types.Map:
+		if key, ok := s.Key.(*ast.Ident); ok && key.Name != "_" && a.cfg.Record && a.simple(s.X) {
+			// Each round reads the entry of its key: recorded at the
+			// start of the body, where the key is known.
+			acc := a.access(w.stmt, key, profile.WPPMapRead)
+			acc.After, acc.Map = s, s.X
+		} else {
+			st.Memory = append(st.Memory, "elements of "+types.ExprString(s.X))
+		}
+	case *types.Pointer:
 		st.Memory = append(st.Memory, "elements of "+types.ExprString(s.X))
 	}
 	for _, lhs := range []ast.Expr{s.Key, s.Value} {

@@ -26,8 +26,9 @@
 // statement, an if or for condition, a switch tag or case expression, the
 // range expression. Some are added that the syntax does not have as nodes:
 // Stmts[0], the function's entry, which defines the parameters and the
-// named results; each range loop's step, at the head, which defines the
-// key and value from the range expression's value; each type switch
+// named results; each range loop's test, at the head, which reads the
+// range expression's value, and its assignment, at the start of the body,
+// which defines the key and value and reads the element; each type switch
 // clause's binding of its variable; and a switch's tag, a synthetic
 // variable that the tag defines and the case expressions use.
 //

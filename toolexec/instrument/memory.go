@@ -53,8 +53,11 @@ func (u *function) emitMemory(e *editor, info *types.Info, src []byte) {
 		case a.After != nil:
 			if r, ok := a.After.(*ast.RangeStmt); ok {
 				stmt := declaredStmt(op, text(a.Expr)) + "; "
-				if a.Kind == profile.WPPRecv {
+				switch a.Kind {
+				case profile.WPPRecv:
 					stmt = chanStmt(op, text(a.Expr))
+				case profile.WPPMapRead:
+					stmt = mapKeyOpen(op, text(a.Map)) + text(a.Expr) + "); "
 				}
 				e.insertAt(r.Body.Lbrace+1, phaseWrapOpen, 0, stmt)
 			} else if lists[a.After] {
@@ -164,9 +167,11 @@ func accessOpen(op uint64) string {
 	return fmt.Sprintf("(*%s(%s, %d, &", depsAccess, wppFrame, op)
 }
 
-// mapKeyOpen starts the wrapper of the key of an access to map m:
+// mapKeyOpen starts the wrapper of the key of an access to map m, or, at
+// the start of a range loop's body, the record of the entry it reads:
 //
 //	m[_pathcoverMapKey(_pathcoverF, 100, m).Key(k)]
+//	for k, v := range m { _pathcoverMapKey(_pathcoverF, 132, m).Key(k); ...
 func mapKeyOpen(op uint64, m string) string {
 	return fmt.Sprintf("%s(%s, %d, %s).Key(", depsMapKey, wppFrame, op, m)
 }

@@ -152,7 +152,16 @@ func ranges() int { //@rg
 	for v := range ch { //@r_range
 		sum += v //@r_add
 	}
-	return sum //@slice(sum) r_add r_sum0 r_range r_send r_for r_ch rg call_rg main
+	m := map[int]int{} //@r_m
+	m[1] = sum         //@r_m1
+	m[2] = 7
+	total := 0            //@r_total0
+	for k, v := range m { //@r_mrange
+		if k == 1 { //@r_k
+			total += v //@r_total
+		}
+	}
+	return total //@slice(total) r_total r_k r_mrange r_total0 r_m r_m1 r_add r_sum0 r_range r_send r_for r_ch rg call_rg main
 }
 
 // An address-taken local on the stack, read after a deep recursion has
