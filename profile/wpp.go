@@ -14,7 +14,7 @@ package profile
 // the byte order mark gives.
 //
 //	header (unit 0)
-//	 0  [8]byte  "pcovwpp1"
+//	 0  [8]byte  "pcovwpp2" (the format's version is its last byte)
 //	 8  uint64   byte order mark 0x0102030405060708
 //	16  uint64   limit: the file size past which the program stops recording
 //	24  uint32   flags: WPPLimitReached
@@ -29,7 +29,7 @@ package profile
 //	 5  [3]byte  0
 //	 8  uint32   size: bytes of the chunk, header included, a multiple of
 //	             512, at most WPPMaxChunk
-//	12  uint32   used: bytes of payload written, after the 32-byte header
+//	12  uint32   0
 //	16  uint64   goroutine id (kind 1) or package number (kind 2)
 //	24  uint64   0
 //	32  payload
@@ -38,25 +38,29 @@ package profile
 // package that the number stands for (numbers count from 1, in the order
 // packages register in the process).
 //
-// An events chunk's payload is a sequence of events, each a uvarint x
-// (encoding/binary), sometimes followed by more uvarints:
+// An events chunk's payload is a sequence of records, then zeros up to
+// the chunk's end: no record begins with a zero byte, so the first zero
+// byte where a record would begin ends the chunk's records. A record is a
+// uvarint x (encoding/binary), sometimes followed by more uvarints:
 //
-//	x&3 == 0            path: the current call completed Ball-Larus path x>>2
-//	x&3 == 3            path: the id is the next uvarint (ids of 2^61 and more)
-//	x&3 == 1            enter: a call of function f (next uvarint, the index in
+//	x == 0              no more records in this chunk
+//	x&3 == 1            path: the current call completed Ball-Larus path x>>2
+//	x&3 == 2            path and return: the current call completed path x>>2,
+//	                    its last, and returned
+//	x&3 == 3            enter: a call of function f (next uvarint, the index in
 //	                    the metadata) of package x>>2; it becomes the current call
-//	x&3 == 2, x>>2 == 0 return: the current call returned, normally or by a panic
-//	x&3 == 2, x>>2 == 1 spawn s: the current call started a goroutine at a go
+//	x&3 == 0, x>>2 == 1 return: the current call returned, normally or by a panic
+//	x&3 == 0, x>>2 == 2 spawn s: the current call started a goroutine at a go
 //	                    statement; s (next uvarint) is unique in the process
-//	x&3 == 2, x>>2 == 2 start p s: the goroutine's first event: it was
+//	x&3 == 0, x>>2 == 3 start p s: the goroutine's first record: it was
 //	                    created by goroutine p, at spawn s (0: by code that
 //	                    is not instrumented)
-//	x&3 == 2, x>>2 == 3 stop: recording stopped here (the size limit)
-//	x&3 == 2, x>>2 == 4 up k, path: a path completed by the call k levels
+//	x&3 == 0, x>>2 == 4 stop: recording stopped here (the size limit)
+//	x&3 == 0, x>>2 == 5 up k, path: a path completed by the call k levels
 //	                    below the current one (the body of a range-over-func
 //	                    loop runs inside the iterator's call); k and the id
 //	                    follow as uvarints
-//	x&3 == 2, x>>2 == 5 memory op seq addr size [src]: an access to memory by
+//	x&3 == 0, x>>2 == 6 memory op seq addr size [src]: an access to memory by
 //	                    statement op>>5 of the current call (an index in its
 //	                    Deps.Stmts, -deps builds): access kind op&7
 //	                    (WPPAccess), flags op>>3&3 (WPPStackAddr, WPPStackSrc);
@@ -69,16 +73,25 @@ package profile
 //	                    from. An address on the goroutine's stack is
 //	                    written as its distance below the stack's top, which
 //	                    stays the same when the stack moves.
+//	x&3 == 0, x>>2 == 7 path, id: as x&3 == 1, for ids of 2^61 and more
+//	x&3 == 0, x>>2 == 8 path and return, id: as x&3 == 2, for those ids
 //
-// A goroutine's stream is the payload of its chunks in the order of their
-// offsets: a goroutine takes its next chunk only when the last is full, and
-// chunks are taken at increasing offsets. Goroutine ids are the runtime's,
-// unique in a process and never reused.
+// A record stands for one event, but a path-and-return record, which
+// stands for two: a path and the return that follows it (Events gives
+// them apart). rt writes one where it knows, when the path is counted,
+// that the call returns before it makes any other event: at a return
+// statement whose results call nothing, in a function with no defer.
 //
-// An event is written before used is increased, so a kill loses at most
-// the event being written by each goroutine at that moment; nothing that
-// was written before it. Calls still open at the end of a stream were
-// running when the process ended (os.Exit, a kill, a crash).
+// A goroutine's stream is the records of its chunks in the order of their
+// offsets: a goroutine takes its next chunk only when the last has no room
+// for its next record, and chunks are taken at increasing offsets.
+// Goroutine ids are the runtime's, unique in a process and never reused.
+//
+// A record's first byte is written last, after the rest, so a kill loses
+// at most the record each goroutine was writing at that moment, and leaves
+// no part of it where a record is read: nothing written before it is lost.
+// Calls still open at the end of a stream were running when the process
+// ended (os.Exit, a kill, a crash).
 
 import "time"
 
@@ -93,6 +106,7 @@ const (
 
 // Sizes of a WPP file.
 const (
+	wppMagic       = "pcovwpp2"
 	WPPUnit        = 512
 	WPPChunkHeader = 32
 	WPPMaxChunk    = 1 << 20
@@ -134,13 +148,17 @@ const (
 // A WPPEvent is one event of a goroutine's stream; which fields are set
 // depends on its kind.
 type WPPEvent struct {
-	Kind   WPPEventKind
-	Pkg    uint32 // enter: package number
-	Func   uint32 // enter: function index in the package's metadata
-	Up     uint32 // path: how many calls below the current one
-	Path   uint64 // path: Ball-Larus id
-	Spawn  uint64 // spawn, start
-	Parent uint64 // start: the goroutine that created this one
+	Kind WPPEventKind
+	Pkg  uint32 // enter: package number
+	Func uint32 // enter: function index in the package's metadata
+	Up   uint32 // path: how many calls below the current one
+	Path uint64 // path: Ball-Larus id
+	// Returns, on a path, says that the call returned right after it: a
+	// path-and-return record, as DecodeWPPEvent gives it. Events gives
+	// the path and the return apart, so its events never have it.
+	Returns bool   `json:",omitempty"`
+	Spawn   uint64 // spawn, start
+	Parent  uint64 // start: the goroutine that created this one
 	// memory: the statement, the access and its flags, the access's
 	// number less the goroutine's previous one, and the bytes
 	Stmt   uint32    `json:",omitempty"`

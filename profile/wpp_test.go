@@ -100,14 +100,19 @@ func TestWPPEventEncoding(t *testing.T) {
 		e    WPPEvent
 		want []uint64
 	}{
-		{WPPEvent{Kind: WPPPath, Path: 5}, []uint64{20}},
-		{WPPEvent{Kind: WPPPath, Path: 1 << 62}, []uint64{3, 1 << 62}},
-		{WPPEvent{Kind: WPPEnter, Pkg: 2, Func: 9}, []uint64{9, 9}},
-		{WPPEvent{Kind: WPPReturn}, []uint64{2}},
-		{WPPEvent{Kind: WPPSpawn, Spawn: 4}, []uint64{6, 4}},
-		{WPPEvent{Kind: WPPStart, Parent: 1, Spawn: 3}, []uint64{10, 1, 3}},
-		{WPPEvent{Kind: WPPStop}, []uint64{14}},
-		{WPPEvent{Kind: WPPPath, Up: 2, Path: 7}, []uint64{18, 2, 7}},
+		{WPPEvent{Kind: WPPPath, Path: 5}, []uint64{21}},
+		{WPPEvent{Kind: WPPPath, Path: 0}, []uint64{1}},
+		{WPPEvent{Kind: WPPPath, Path: 5, Returns: true}, []uint64{22}},
+		{WPPEvent{Kind: WPPPath, Path: 1 << 62}, []uint64{28, 1 << 62}},
+		{WPPEvent{Kind: WPPPath, Path: 1 << 62, Returns: true}, []uint64{32, 1 << 62}},
+		{WPPEvent{Kind: WPPEnter, Pkg: 2, Func: 9}, []uint64{11, 9}},
+		{WPPEvent{Kind: WPPReturn}, []uint64{4}},
+		{WPPEvent{Kind: WPPSpawn, Spawn: 4}, []uint64{8, 4}},
+		{WPPEvent{Kind: WPPStart, Parent: 1, Spawn: 3}, []uint64{12, 1, 3}},
+		{WPPEvent{Kind: WPPStop}, []uint64{16}},
+		{WPPEvent{Kind: WPPPath, Up: 2, Path: 7}, []uint64{20, 2, 7}},
+		{WPPEvent{Kind: WPPMemory, Stmt: 3, Access: WPPStore, Flags: WPPStackAddr, Seq: 2, Addr: 40, Size: 8}, []uint64{24, 3<<5 | 1<<3 | 1, 2, 40, 8}},
+		{WPPEvent{Kind: WPPMemory, Stmt: 1, Access: WPPCopy, Flags: WPPStackSrc, Seq: 1, Addr: 4096, Size: 16, Src: 24}, []uint64{24, 1<<5 | 2<<3 | 3, 1, 4096, 16, 24}},
 	} {
 		var want []byte
 		for _, v := range c.want {
@@ -120,6 +125,46 @@ func TestWPPEventEncoding(t *testing.T) {
 		if err != nil || n != len(want) || e != c.e {
 			t.Errorf("%x decodes as %+v, %d, %v; want %+v", want, e, n, err, c.e)
 		}
+		if want[0] == 0 {
+			t.Errorf("%+v: a record that begins with a zero byte", c.e)
+		}
+	}
+}
+
+// TestWPPPathReturn: a path-and-return record is two events, a path and
+// a return, to every reader of Events.
+func TestWPPPathReturn(t *testing.T) {
+	evs := []WPPEvent{{Kind: WPPStart}, {Kind: WPPEnter, Pkg: 1, Func: 2}, {Kind: WPPPath, Path: 3}, {Kind: WPPReturn}, {Kind: WPPEnter, Pkg: 1}, {Kind: WPPPath, Path: 1 << 62}, {Kind: WPPReturn}}
+	var buf bytes.Buffer
+	if err := WriteWPP(&buf, WPPHeader{}, testPackages[:1], map[uint64][]WPPEvent{1: evs}); err != nil {
+		t.Fatal(err)
+	}
+	payload := buf.Bytes()[2*WPPUnit+WPPChunkHeader:]
+	want := []byte{12, 0, 0, 7, 2, 14, 7, 0, 32}
+	if !bytes.Equal(payload[:len(want)], want) || payload[len(want)+9] != 0 {
+		t.Errorf("records % x, want % x then the long id and a zero", payload[:len(want)+10], want)
+	}
+	_, got, err := readAllWPP(t, buf.Bytes())
+	if err != nil || !reflect.DeepEqual(got[1], evs) {
+		t.Errorf("read %v, %v; want %v", got[1], err, evs)
+	}
+}
+
+// TestWPPTorn: rt writes a record's first byte last, so a record cut
+// short by a kill has a zero where it begins, and the stream ends before
+// it; what follows a zero is never read.
+func TestWPPTorn(t *testing.T) {
+	evs := []WPPEvent{{Kind: WPPStart}, {Kind: WPPEnter, Pkg: 1, Func: 300}, {Kind: WPPPath, Path: 1 << 40}}
+	var buf bytes.Buffer
+	if err := WriteWPP(&buf, WPPHeader{}, testPackages[:1], map[uint64][]WPPEvent{1: evs}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	last := 2*WPPUnit + WPPChunkHeader + len(AppendWPPEvent(AppendWPPEvent(nil, evs[0]), evs[1]))
+	b[last] = 0
+	_, got, err := readAllWPP(t, b)
+	if err != nil || !reflect.DeepEqual(got[1], evs[:2]) {
+		t.Errorf("read %v, %v; want %v", got[1], err, evs[:2])
 	}
 }
 
@@ -137,14 +182,19 @@ func TestWPPMalformed(t *testing.T) {
 	}{
 		{"short", func(b []byte) []byte { return b[:100] }, "not a WPP file"},
 		{"magic", func(b []byte) []byte { b[0] = 'x'; return b }, "not a WPP file"},
+		{"version", func(b []byte) []byte { b[7] = '1'; return b }, `version "1"`},
 		{"flags", func(b []byte) []byte { b[24] = 0x80; return b }, "unknown flags"},
 		{"chunk size", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[512+8:], 100); return b }, "offset 512: chunk of 100 bytes"},
 		{"past end", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+8:], 4096); return b }, "runs past the end"},
-		{"used", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+12:], 600); return b }, "uses 600 bytes"},
 		{"kind", func(b []byte) []byte { b[1024+4] = 9; return b }, "unknown kind 9"},
-		{"package twice", func(b []byte) []byte { b[1024+4], b[1024+12] = 2, 16; b[1024+16] = 1; return b }, "package 1 named twice"},
-		{"event", func(b []byte) []byte { b[1024+32] = 0x26; return b }, "unknown control event 9"},
-		{"truncated event", func(b []byte) []byte { b[1024+12] = 3; b[1024+32+2] = 0x81; return b }, "truncated"},
+		{"package twice", func(b []byte) []byte { b[1024+4] = 2; b[1024+16] = 1; return b }, "package 1 named twice"},
+		{"event", func(b []byte) []byte { b[1024+32] = 0x24; return b }, "unknown control event 9"},
+		{"truncated event", func(b []byte) []byte {
+			for i := 1024 + 32 + 5; i < 1536; i++ {
+				b[i] = 0x81
+			}
+			return b
+		}, "truncated"},
 	} {
 		b := c.edit(bytes.Clone(good))
 		_, _, err := readAllWPP(t, b)

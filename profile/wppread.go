@@ -28,7 +28,7 @@ type WPPFile struct {
 
 type wppChunk struct {
 	off  int64 // of the payload
-	used int
+	size int   // of the payload: its records, then zeros
 }
 
 // OpenWPP opens a WPP file and indexes it. The caller closes it.
@@ -72,7 +72,11 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 	if _, err := r.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
-	if string(hdr[:8]) != "pcovwpp1" {
+	switch magic := string(hdr[:8]); {
+	case magic == wppMagic:
+	case magic[:7] == wppMagic[:7]:
+		return nil, fmt.Errorf("a WPP file of version %q, which this pathcover does not read (it reads %q): record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
+	default:
 		return nil, fmt.Errorf("not a WPP file")
 	}
 	w := &WPPFile{r: r, Packages: make(map[uint32]string), chunks: make(map[uint64][]wppChunk)}
@@ -103,20 +107,18 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 			off += WPPUnit // a unit never written
 			continue
 		}
-		kind, csize, used, id := ch[4], int64(w.order.Uint32(ch[8:])), int(w.order.Uint32(ch[12:])), w.order.Uint64(ch[16:])
+		kind, csize, id := ch[4], int64(w.order.Uint32(ch[8:])), w.order.Uint64(ch[16:])
 		switch {
 		case csize < WPPUnit || csize%WPPUnit != 0 || csize > WPPMaxChunk:
 			return nil, fmt.Errorf("offset %d: chunk of %d bytes", off, csize)
 		case off+csize > size:
 			return nil, fmt.Errorf("offset %d: chunk of %d bytes runs past the end of the file", off, csize)
-		case used > int(csize)-WPPChunkHeader:
-			return nil, fmt.Errorf("offset %d: chunk uses %d bytes of %d", off, used, csize-WPPChunkHeader)
 		}
 		switch kind {
 		case 1:
-			w.chunks[id] = append(w.chunks[id], wppChunk{off + WPPChunkHeader, used})
+			w.chunks[id] = append(w.chunks[id], wppChunk{off + WPPChunkHeader, int(csize) - WPPChunkHeader})
 		case 2:
-			if used != 16 || id == 0 || id > 1<<32-1 {
+			if id == 0 || id > 1<<32-1 {
 				return nil, fmt.Errorf("offset %d: bad package chunk", off)
 			}
 			if _, dup := w.Packages[uint32(id)]; dup {
@@ -142,33 +144,66 @@ func (w *WPPFile) Goroutines() []uint64 {
 	return ids
 }
 
-// Events calls fn with each event of goroutine g, in order. An event is
-// never split between chunks (rt takes a new chunk when the next event
-// might not fit), so each chunk decodes on its own; a malformed event is
-// an error naming the goroutine and the offset.
+// Events calls fn with each event of goroutine g, in order: a
+// path-and-return record as its path, then its return. A record is never
+// split between chunks (rt takes a new chunk when the next record might
+// not fit), so each chunk decodes on its own, up to its first zero byte
+// where a record would begin; a malformed record is an error naming the
+// goroutine and the offset.
 func (w *WPPFile) Events(g uint64, fn func(WPPEvent) error) error {
 	var buf []byte
 	for _, c := range w.chunks[g] {
-		buf = slices.Grow(buf[:0], c.used)[:c.used]
+		buf = slices.Grow(buf[:0], c.size)[:c.size]
 		if _, err := w.r.ReadAt(buf, c.off); err != nil {
 			return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off, err)
 		}
-		for i := 0; i < len(buf); {
+		for i := 0; i < len(buf) && buf[i] != 0; {
 			e, n, err := DecodeWPPEvent(buf[i:])
 			if err != nil {
 				return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
 			}
+			i += n
+			returns := e.Returns
+			e.Returns = false
 			if err := fn(e); err != nil {
 				return err
 			}
-			i += n
+			if returns {
+				if err := fn(WPPEvent{Kind: WPPReturn}); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// DecodeWPPEvent decodes the event at the start of b and returns it with
-// its length in bytes.
+// The first uvarint of a record: its low two bits (profile/wpp.go).
+const (
+	wppTagControl    = 0
+	wppTagPath       = 1
+	wppTagPathReturn = 2
+	wppTagEnter      = 3
+)
+
+// Control records: the rest of their first uvarint.
+const (
+	wppControlReturn         = 1
+	wppControlSpawn          = 2
+	wppControlStart          = 3
+	wppControlStop           = 4
+	wppControlUp             = 5
+	wppControlMemory         = 6
+	wppControlLongPath       = 7
+	wppControlLongPathReturn = 8
+)
+
+// wppShortPath bounds the path ids that fit in a record's first uvarint.
+const wppShortPath = 1 << 61
+
+// DecodeWPPEvent decodes the record at the start of b and returns it with
+// its length in bytes: one event, or, for a path-and-return record, its
+// path with Returns set.
 func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 	n := 0
 	next := func() (uint64, error) {
@@ -185,18 +220,11 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 	}
 	var e WPPEvent
 	switch x & 3 {
-	case 0:
+	case wppTagPath:
 		e = WPPEvent{Kind: WPPPath, Path: x >> 2}
-	case 3:
-		if x>>2 != 0 {
-			return WPPEvent{}, 0, fmt.Errorf("bad long path event")
-		}
-		id, err := next()
-		if err != nil {
-			return WPPEvent{}, 0, err
-		}
-		e = WPPEvent{Kind: WPPPath, Path: id}
-	case 1:
+	case wppTagPathReturn:
+		e = WPPEvent{Kind: WPPPath, Path: x >> 2, Returns: true}
+	case wppTagEnter:
 		fn, err := next()
 		if err != nil {
 			return WPPEvent{}, 0, err
@@ -205,17 +233,19 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			return WPPEvent{}, 0, fmt.Errorf("enter event names package %d, function %d", x>>2, fn)
 		}
 		e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(fn)}
-	case 2:
+	case wppTagControl:
 		switch x >> 2 {
 		case 0:
+			return WPPEvent{}, 0, fmt.Errorf("no record: a zero byte")
+		case wppControlReturn:
 			e = WPPEvent{Kind: WPPReturn}
-		case 1:
+		case wppControlSpawn:
 			s, err := next()
 			if err != nil {
 				return WPPEvent{}, 0, err
 			}
 			e = WPPEvent{Kind: WPPSpawn, Spawn: s}
-		case 2:
+		case wppControlStart:
 			p, err := next()
 			if err != nil {
 				return WPPEvent{}, 0, err
@@ -225,9 +255,9 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, err
 			}
 			e = WPPEvent{Kind: WPPStart, Parent: p, Spawn: s}
-		case 3:
+		case wppControlStop:
 			e = WPPEvent{Kind: WPPStop}
-		case 4:
+		case wppControlUp:
 			up, err := next()
 			if err != nil {
 				return WPPEvent{}, 0, err
@@ -240,7 +270,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, fmt.Errorf("path event %d calls up", up)
 			}
 			e = WPPEvent{Kind: WPPPath, Up: uint32(up), Path: id}
-		case 5:
+		case wppControlMemory:
 			var v [5]uint64
 			for i := range 4 {
 				if v[i], err = next(); err != nil {
@@ -259,6 +289,15 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			} else if e.Flags&WPPStackSrc != 0 {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
 			}
+		case wppControlLongPath, wppControlLongPathReturn:
+			id, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			if id < wppShortPath {
+				return WPPEvent{}, 0, fmt.Errorf("long path event of the short id %d", id)
+			}
+			e = WPPEvent{Kind: WPPPath, Path: id, Returns: x>>2 == wppControlLongPathReturn}
 		default:
 			return WPPEvent{}, 0, fmt.Errorf("unknown control event %d", x>>2)
 		}
@@ -266,37 +305,43 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 	return e, n, nil
 }
 
-// AppendWPPEvent appends the encoding of e to b: the inverse of
-// DecodeWPPEvent, and what rt writes.
+// AppendWPPEvent appends the record of e to b, as rt writes it: the
+// inverse of DecodeWPPEvent.
 func AppendWPPEvent(b []byte, e WPPEvent) []byte {
+	control := func(kind uint64) []byte { return binary.AppendUvarint(b, kind<<2|wppTagControl) }
 	switch e.Kind {
 	case WPPPath:
 		switch {
 		case e.Up > 0:
-			b = binary.AppendUvarint(b, 4<<2|2)
+			b = control(wppControlUp)
 			b = binary.AppendUvarint(b, uint64(e.Up))
 			return binary.AppendUvarint(b, e.Path)
-		case e.Path < 1<<61:
-			return binary.AppendUvarint(b, e.Path<<2)
+		case e.Path < wppShortPath && e.Returns:
+			return binary.AppendUvarint(b, e.Path<<2|wppTagPathReturn)
+		case e.Path < wppShortPath:
+			return binary.AppendUvarint(b, e.Path<<2|wppTagPath)
+		case e.Returns:
+			b = control(wppControlLongPathReturn)
+		default:
+			b = control(wppControlLongPath)
 		}
-		b = binary.AppendUvarint(b, 3)
 		return binary.AppendUvarint(b, e.Path)
 	case WPPEnter:
-		b = binary.AppendUvarint(b, uint64(e.Pkg)<<2|1)
+		b = binary.AppendUvarint(b, uint64(e.Pkg)<<2|wppTagEnter)
 		return binary.AppendUvarint(b, uint64(e.Func))
 	case WPPReturn:
-		return binary.AppendUvarint(b, 0<<2|2)
+		return control(wppControlReturn)
 	case WPPSpawn:
-		b = binary.AppendUvarint(b, 1<<2|2)
+		b = control(wppControlSpawn)
 		return binary.AppendUvarint(b, e.Spawn)
 	case WPPStart:
-		b = binary.AppendUvarint(b, 2<<2|2)
+		b = control(wppControlStart)
 		b = binary.AppendUvarint(b, e.Parent)
 		return binary.AppendUvarint(b, e.Spawn)
 	case WPPStop:
-		return binary.AppendUvarint(b, 3<<2|2)
+		return control(wppControlStop)
 	case WPPMemory:
-		b = binary.AppendUvarint(b, 5<<2|2)
+		b = control(wppControlMemory)
 		b = binary.AppendUvarint(b, uint64(e.Stmt)<<5|uint64(e.Flags&3)<<3|uint64(e.Access&7))
 		b = binary.AppendUvarint(b, e.Seq)
 		b = binary.AppendUvarint(b, e.Addr)
@@ -311,12 +356,13 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 
 // WriteWPP writes a WPP file of the given goroutines' events, as rt would:
 // for tests and tools that make WPP files without running a program.
-// packages lists metadata hashes (hex) by package number - 1.
+// packages lists metadata hashes (hex) by package number - 1. A path
+// followed by its call's return is written as one path-and-return record.
 func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64][]WPPEvent) error {
 	var buf bytes.Buffer
 	le := binary.LittleEndian
 	hdr := make([]byte, WPPUnit)
-	copy(hdr, "pcovwpp1")
+	copy(hdr, wppMagic)
 	le.PutUint64(hdr[8:], byteOrderMark)
 	le.PutUint64(hdr[16:], h.Limit)
 	if h.LimitReached {
@@ -331,7 +377,6 @@ func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64
 		copy(c, "wppc")
 		c[4] = kind
 		le.PutUint32(c[8:], uint32(size))
-		le.PutUint32(c[12:], uint32(len(payload)))
 		le.PutUint64(c[16:], id)
 		copy(c[WPPChunkHeader:], payload)
 		buf.Write(c)
@@ -346,7 +391,13 @@ func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64
 	const room = WPPMaxChunk/4 - WPPChunkHeader
 	for _, g := range slices.Sorted(maps.Keys(goroutines)) {
 		var payload []byte
-		for _, e := range goroutines[g] {
+		evs := goroutines[g]
+		for i := 0; i < len(evs); i++ {
+			e := evs[i]
+			if e.Kind == WPPPath && e.Up == 0 && i+1 < len(evs) && evs[i+1].Kind == WPPReturn {
+				e.Returns = true
+				i++
+			}
 			n := len(payload)
 			payload = AppendWPPEvent(payload, e)
 			if len(payload) > room {

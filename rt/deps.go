@@ -42,7 +42,7 @@ const (
 // mem records one access of size bytes at addr, and src for a copy.
 func (f WPPFrame) mem(op uint64, addr, size, src uintptr) {
 	r := f.r
-	if r == nil || !r.room() {
+	if r == nil || !r.room(wppMaxEvent) {
 		return
 	}
 	seq := depSeq.Add(1)
@@ -52,21 +52,16 @@ func (f WPPFrame) mem(op uint64, addr, size, src uintptr) {
 		a = uint64(hi - addr)
 		op |= 1 << depFlagsAt
 	}
-	if op&7 == depCopy && lo <= src && src < hi {
-		s = uint64(hi - src)
-		op |= 2 << depFlagsAt
-	}
-	p := r.chunk[wppChunkHeader+r.used:]
-	n := putUvarint(p, wppControlMemory<<2|wppTagControl)
-	n += putUvarint(p[n:], op)
-	n += putUvarint(p[n:], seq-r.seq)
-	n += putUvarint(p[n:], a)
-	n += putUvarint(p[n:], uint64(size))
 	if op&7 == depCopy {
-		n += putUvarint(p[n:], s)
+		if lo <= src && src < hi {
+			s = uint64(hi - src)
+			op |= 2 << depFlagsAt
+		}
+		r.put(wppControlMemory<<2|wppTagControl, op, seq-r.seq, a, uint64(size), s)
+	} else {
+		r.put(wppControlMemory<<2|wppTagControl, op, seq-r.seq, a, uint64(size))
 	}
 	r.seq = seq
-	r.commit(n)
 }
 
 // Access records a load, a store or both (x op= y) of *p, by kind of op,

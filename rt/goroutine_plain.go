@@ -2,17 +2,41 @@
 
 package rt
 
-// goroutine, in rt as compiled by the go command (pathcover's own tests and
-// tools; programs get rt from pppexec, goroutine_wpp.go), tells goroutines
-// apart through testGoroutine, which rt's tests set; by default it cannot.
-func goroutine() (g uintptr, goid, parent uint64) {
-	if testGoroutine != nil {
-		return testGoroutine()
+import (
+	"sync"
+	"unsafe"
+)
+
+// In rt as compiled by the go command (pathcover's own tests and tools;
+// programs get rt from pppexec, goroutine_wpp.go), there is no field in
+// the runtime's g: recorders are kept in a map by goroutine, which
+// testGoroutine, set by rt's tests, tells apart; by default it cannot.
+var (
+	testGoroutine func() (g uintptr, goid, parent uint64)
+	testMu        sync.Mutex
+	testRecorders = map[uintptr]unsafe.Pointer{}
+)
+
+func recorderField() (unsafe.Pointer, uint64) {
+	if testGoroutine == nil {
+		return nil, 0
 	}
-	return 0, 0, 0
+	g, goid, _ := testGoroutine()
+	testMu.Lock()
+	defer testMu.Unlock()
+	return testRecorders[g], goid
 }
 
-var testGoroutine func() (g uintptr, goid, parent uint64)
+func setRecorderField(rec unsafe.Pointer) (goid, parent uint64) {
+	if testGoroutine == nil {
+		return 0, 0
+	}
+	g, goid, parent := testGoroutine()
+	testMu.Lock()
+	defer testMu.Unlock()
+	testRecorders[g] = rec
+	return goid, parent
+}
 
 // stackBounds is the calling goroutine's stack for memory accesses
 // (deps.go); rt's tests cannot know it, so every address counts as the

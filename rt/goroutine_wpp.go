@@ -4,24 +4,29 @@ package rt
 
 import "unsafe"
 
-// goroutine returns the calling goroutine's g, as a number, its goid, and
-// the goid of the goroutine that created it. pppexec compiles rt with the
-// build tag pathcover_rt, and, in a -wpp build, adds the function this
-// pulls to package runtime (toolexec/goroutine.go), which pushes it; a
-// program that calls no WPP function never refers to it, so builds
-// without -wpp link without it. The runtime of a build where pppexec could
-// not add it returns zeros.
-func goroutine() (g uintptr, goid, parent uint64) {
-	p, goid, parent := runtimeGoroutine()
-	return uintptr(p), goid, parent
-}
+// recorderField returns the calling goroutine's WPP recorder, from the
+// field pppexec adds to the runtime's g in a -wpp build, and the
+// goroutine's id; the recorder may be one a goroutine that had the same g
+// before left there (its goid tells). pppexec compiles rt with the build
+// tag pathcover_rt, and, in a -wpp build, adds the functions these pull
+// to package runtime (toolexec/goroutine.go), which pushes them; a program
+// that calls no WPP function never refers to them, so builds without -wpp
+// link without them. The runtime of a build where pppexec could not add
+// the field returns nil and 0.
+//
+//go:linkname recorderField runtime.pathcoverRecorder
+func recorderField() (rec unsafe.Pointer, goid uint64)
 
-//go:linkname runtimeGoroutine runtime.pathcoverGoroutine
-func runtimeGoroutine() (g unsafe.Pointer, goid, parentGoid uint64)
+// setRecorderField sets the calling goroutine's recorder and returns its
+// id and the id of the goroutine that created it; 0 and 0 where pppexec
+// could not add the field.
+//
+//go:linkname setRecorderField runtime.pathcoverSetRecorder
+func setRecorderField(rec unsafe.Pointer) (goid, parentGoid uint64)
 
 // stackBounds returns the calling goroutine's stack, [lo, hi), for memory
-// accesses of -deps builds (deps.go), from a second function pppexec adds
-// to package runtime; zeros where it could not.
+// accesses of -deps builds (deps.go), from a function pppexec adds to
+// package runtime; zeros where it could not.
 func stackBounds() (lo, hi uintptr) { return runtimeStack() }
 
 //go:linkname runtimeStack runtime.pathcoverStack

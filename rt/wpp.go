@@ -16,9 +16,13 @@ import (
 // format (profile/wpp.go); this is its writer.
 //
 // The file is written through shared mappings, like the counters, so that
-// every event written survives os.Exit, panics and kills. Each goroutine
+// every record written survives os.Exit, panics and kills. Each goroutine
 // has a recorder, which owns one chunk of the file at a time and writes
-// into it alone: no locks on the way of an event. A recorder's first chunk
+// into it alone: no locks, and no atomic operation, on the way of a
+// record. A record's first byte is written last, and no record begins
+// with a zero byte, so a reader finds where a chunk's records end without
+// a count kept beside them (which would cost a second store per record):
+// at the first zero where a record would begin. A recorder's first chunk
 // is one 512-byte unit and each next one twice the last, up to
 // wppMaxChunkSize, so that thousands of short goroutines do not each take
 // a large chunk. Chunks are taken under wppMu from the end of the file,
@@ -26,35 +30,51 @@ import (
 // are mapped (as counter segments are: a store into a hole of a full disk
 // would kill the program).
 //
-// Recorders are found by the goroutine's g, which an accessor that pppexec
-// adds to package runtime returns (goroutine_wpp.go), with its goid: a g
-// is reused after its goroutine exits, a goid never is. So the recorders
-// kept are at most the process's peak number of goroutines.
+// A goroutine finds its recorder through a field that pppexec adds to the
+// runtime's g (goroutine_wpp.go): one call that reads it and the
+// goroutine's id, which tells a recorder of this goroutine from one left
+// by a goroutine that had the same g before (g's are reused, goids never
+// are). So recorders are at most the g's the process ever had, its peak
+// number of goroutines.
+//
+// What a call costs, on the way that does not leave the inlined code
+// (each checked by TestWPPInlined): WPPEnter reads the field, writes the
+// call's record, which WPPRegister encoded beforehand, and counts the
+// depth; Path writes one byte for an id under 32, PathReturn one byte for
+// the path and the return; Return, deferred, one byte, or nothing after a
+// PathReturn.
 
 const (
 	wppUnit         = 512
 	wppChunkHeader  = 32
 	wppMaxChunkSize = 64 << 10
 	wppExtentSize   = 1 << 20
-	wppMaxEvent     = 64 // an event's largest encoding (a copy's: 6 uvarints), with room to spare
+	wppMaxEvent     = 64 // a record's largest encoding (a copy's: 6 uvarints), with room to spare
+	wppFastRoom     = 16 // the room a fast record needs: an enter is at most 7 bytes
 	wppDefaultLimit = 1 << 30
-	wppProbes       = 8 // slots of the recorder table searched for a goroutine
+	wppMaxPackages  = 1 << 19 // an enter's first uvarint takes at most 3 bytes
+	wppMaxFuncs     = 1 << 28 // and its second at most 4
 )
 
-// The event encoding (profile/wpp.go): the low two bits of an event's first
-// uvarint.
+// The record encoding (profile/wpp.go): the low two bits of a record's
+// first uvarint, and, for control records, the rest of it.
 const (
-	wppTagPath    = 0
-	wppTagEnter   = 1
-	wppTagControl = 2
-	wppTagBigPath = 3
+	wppTagControl    = 0
+	wppTagPath       = 1
+	wppTagPathReturn = 2
+	wppTagEnter      = 3
 
-	wppControlReturn = 0
-	wppControlSpawn  = 1
-	wppControlStart  = 2
-	wppControlStop   = 3
-	wppControlUp     = 4
-	wppControlMemory = 5
+	wppControlReturn         = 1
+	wppControlSpawn          = 2
+	wppControlStart          = 3
+	wppControlStop           = 4
+	wppControlUp             = 5
+	wppControlMemory         = 6
+	wppControlLongPath       = 7
+	wppControlLongPathReturn = 8
+
+	wppReturnByte = wppControlReturn<<2 | wppTagControl
+	wppShortPath  = 1 << 61 // ids below fit in a record's first uvarint
 )
 
 var (
@@ -69,22 +89,20 @@ var (
 	wppHeader   []byte
 	wppSpawns   atomic.Uint64 // spawn ids given
 	wppFailed   bool          // could not make the file: never try again
-	// wppTable holds the recorders by goroutine: open addressing on the
-	// g, read without locks (wppLookup), changed under wppTableMu by
-	// copying, so a reader sees one table or the next, whole.
-	wppTable   atomic.Pointer[[]atomic.Pointer[wppRecorder]]
-	wppTableMu sync.Mutex
 )
 
-// A wppRecorder writes one goroutine's events into its current chunk.
+// A wppRecorder writes one goroutine's records into its current chunk.
 type wppRecorder struct {
-	g       uintptr
-	goid    uint64
-	seq     uint64 // the number of its last memory access (deps.go)
+	chunk []byte // the current chunk, mapped, header included; nil before the first
+	next  int    // where the next record goes in chunk
+	// fast is the last offset at which a record of at most wppFastRoom
+	// bytes may begin: the inlined paths write when next <= fast. It is
+	// -1 without a chunk, and once stopped, so they never do.
+	fast    int
 	depth   uint32
 	stopped bool
-	chunk   []byte // the current chunk, mapped; nil before the first
-	used    int    // payload bytes written into it
+	goid    uint64
+	seq     uint64 // the number of its last memory access (deps.go)
 	size    int    // the size of the next chunk to take
 }
 
@@ -98,38 +116,66 @@ type WPPFrame struct {
 
 // WPPRegister is called once for each instrumented package of a -wpp build,
 // from a package-level variable initializer of its generated file, with
-// the package's metadata hash and the size limit pppexec was given
-// (-wppmax; 0 for the default), which $PATHCOVERWPPMAX overrides. It
-// returns the package's number in this process's file, which WPPEnter
-// takes; 0 if nothing is recorded.
-func WPPRegister(hash string, limit int64) uint32 {
+// the package's metadata hash, the size limit pppexec was given (-wppmax;
+// 0 for the default), which $PATHCOVERWPPMAX overrides, and the number of
+// its functions. It returns, for each function, the code that WPPEnter
+// takes to record a call of it: its enter record, encoded (the bytes from
+// the lowest, the length in the top byte); zeros if nothing is recorded.
+func WPPRegister(hash string, limit int64, funcs int) []uint64 {
+	codes := make([]uint64, funcs)
 	wppMu.Lock()
 	defer wppMu.Unlock()
 	if !wppReady(limit) {
-		return 0
+		return codes
+	}
+	if len(wppPackages)+1 >= wppMaxPackages || funcs > wppMaxFuncs {
+		writeStderr("pathcover: too many instrumented packages or functions to record whole program paths of package " + hash + "\n")
+		return codes
+	}
+	c := wppTake(wppUnit)
+	if c == nil {
+		return codes
 	}
 	wppPackages = append(wppPackages, hash)
 	n := uint32(len(wppPackages))
-	c := wppTake(wppUnit)
-	if c == nil {
-		return 0
-	}
 	putUint64(c[16:], uint64(n))
 	copy(c[wppChunkHeader:], hashBytes(hash))
-	putUint32(c[12:], 16)
 	c[4] = 2
 	copy(c[:4], "wppc") // last: the chunk is complete
-	return n
+	for fn := range codes {
+		var b [16]byte
+		k := putUvarint(b[:], uint64(n)<<2|wppTagEnter)
+		k += putUvarint(b[k:], uint64(fn))
+		var code uint64
+		for i := k - 1; i >= 0; i-- {
+			code = code<<8 | uint64(b[i])
+		}
+		codes[fn] = code | uint64(k)<<56
+	}
+	return codes
 }
 
-// WPPEnter records a call of function fn of package pkg (the number that
-// WPPRegister gave) by the calling goroutine, and returns the call's frame.
+// WPPEnter records a call by the calling goroutine of the function whose
+// code (from WPPRegister) it is given, and returns the call's frame.
 //
 // Past the file's size limit, each goroutine goes on recording into the
 // chunk it has, and stops when that is full (room), so that what each
 // goroutine recorded is a prefix of what it did.
-func WPPEnter(pkg, fn uint32) WPPFrame {
-	if pkg == 0 {
+func WPPEnter(code uint64) WPPFrame {
+	p, goid := recorderField()
+	r := (*wppRecorder)(p)
+	if r == nil || r.goid != goid || r.next > r.fast || code == 0 {
+		return wppEnterSlow(code)
+	}
+	r.depth++
+	r.next = putCode(r.chunk, r.next, code)
+	return WPPFrame{r, r.depth}
+}
+
+// wppEnterSlow is WPPEnter when the goroutine has no recorder yet, or its
+// chunk is full, or recording is off.
+func wppEnterSlow(code uint64) WPPFrame {
+	if code == 0 {
 		return WPPFrame{}
 	}
 	r := wppCurrent(0)
@@ -137,31 +183,88 @@ func WPPEnter(pkg, fn uint32) WPPFrame {
 		return WPPFrame{}
 	}
 	r.depth++
-	if r.room() {
-		r.put2(uint64(pkg)<<2|wppTagEnter, uint64(fn))
+	if r.room(wppFastRoom) {
+		r.next = putCode(r.chunk, r.next, code)
 	}
 	return WPPFrame{r, r.depth}
 }
 
 // Path records that the frame's call completed Ball-Larus path id.
 func (f WPPFrame) Path(id uint64) {
-	if f.r != nil {
-		f.r.path(f.depth, id)
+	if !f.TryPath(id) {
+		f.pathSlow(id, false)
 	}
 }
 
-// Return records that the frame's call returned; instrumented functions
-// defer it, so a panic that unwinds the call records its return too.
-func (f WPPFrame) Return() {
-	r := f.r
-	if r == nil {
-		return
+// TryPath records path id as Path does, if that takes one byte in the
+// chunk the goroutine has (an id under 32, of the current call), and
+// reports whether it did. It is small enough to be inlined: instrumented
+// code calls Path only when it reports false.
+func (f WPPFrame) TryPath(id uint64) bool {
+	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next <= r.fast {
+		r.chunk[r.next] = byte(id<<2 | wppTagPath)
+		r.next++
+		return true
 	}
-	// Calls above this one that recorded no return (none should: each
-	// defers its own) are closed first, so that the stream stays nested.
+	return false
+}
+
+// PathReturn records that the frame's call completed Ball-Larus path id
+// and returns with no other event in between: instrumented code calls it
+// for the last path of a call, at a return statement whose results call
+// nothing, in a function with no defer statement. The deferred Return
+// then finds the call returned already.
+func (f WPPFrame) PathReturn(id uint64) {
+	if !f.TryPathReturn(id) {
+		f.pathSlow(id, true)
+	}
+}
+
+// TryPathReturn is to PathReturn what TryPath is to Path.
+func (f WPPFrame) TryPathReturn(id uint64) bool {
+	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next <= r.fast {
+		r.chunk[r.next] = byte(id<<2 | wppTagPathReturn)
+		r.next++
+		r.depth--
+		return true
+	}
+	return false
+}
+
+// Return records that the frame's call returned; instrumented functions
+// defer it, so a panic that unwinds the call records it too.
+func (f WPPFrame) Return() {
+	if !f.TryReturn() {
+		f.returnSlow()
+	}
+}
+
+// TryReturn records the frame's return as Return does, if it is the
+// current call and its chunk has room, or does nothing if the call
+// returned already (PathReturn) or nothing is recorded, and reports
+// whether that was all. Inlined into the deferred call, as TryPath.
+func (f WPPFrame) TryReturn() bool {
+	r := f.r
+	if r == nil || r.depth < f.depth {
+		return true
+	}
+	if r.depth == f.depth && r.next <= r.fast {
+		r.chunk[r.next] = wppReturnByte
+		r.next++
+		r.depth--
+		return true
+	}
+	return false
+}
+
+// returnSlow closes the calls above the frame's that recorded no return
+// (none should: each defers its own), then the frame's call, so that the
+// stream stays nested.
+func (f WPPFrame) returnSlow() {
+	r := f.r
 	for r.depth >= f.depth && r.depth > 0 {
-		if r.room() {
-			r.put1(wppControlReturn<<2 | wppTagControl)
+		if r.room(1) {
+			r.put(wppReturnByte)
 		}
 		r.depth--
 	}
@@ -175,8 +278,8 @@ func (f WPPFrame) Spawn() uint64 {
 		return 0
 	}
 	s := wppSpawns.Add(1)
-	if r.room() {
-		r.put2(wppControlSpawn<<2|wppTagControl, s)
+	if r.room(wppMaxEvent) {
+		r.put(wppControlSpawn<<2|wppTagControl, s)
 	}
 	return s
 }
@@ -189,39 +292,47 @@ func wppStart(s uint64) {
 	}
 }
 
-func (r *wppRecorder) path(depth uint32, id uint64) {
-	// The common case: a small id of the current call, with room in the
-	// chunk (a uvarint of a 61-bit id takes at most 9 bytes).
-	if depth == r.depth && id < 1<<61 && wppChunkHeader+r.used+9 <= len(r.chunk) {
-		r.put1(id<<2 | wppTagPath)
+// pathSlow records path id of the frame's call, and its return with it if
+// returns, where Path and PathReturn could not: a long id, a path of a
+// call below the current one, a full chunk.
+func (f WPPFrame) pathSlow(id uint64, returns bool) {
+	r := f.r
+	if r == nil || !r.room(wppMaxEvent) {
 		return
 	}
-	if !r.room() {
-		return
-	}
-	if depth != r.depth {
-		if depth > r.depth || depth == 0 {
+	switch {
+	case f.depth != r.depth:
+		if f.depth > r.depth || f.depth == 0 {
 			return // not a call of this goroutine's: cannot be placed
 		}
-		r.put3(wppControlUp<<2|wppTagControl, uint64(r.depth-depth), id)
+		// A path of a call below the current one (the body of a
+		// range-over-func loop): the call returns later, when the
+		// calls above it have, so its deferred Return records it.
+		r.put(wppControlUp<<2|wppTagControl, uint64(r.depth-f.depth), id)
 		return
+	case id < wppShortPath && returns:
+		r.put(id<<2 | wppTagPathReturn)
+	case id < wppShortPath:
+		r.put(id<<2 | wppTagPath)
+	case returns:
+		r.put(wppControlLongPathReturn<<2|wppTagControl, id)
+	default:
+		r.put(wppControlLongPath<<2|wppTagControl, id)
 	}
-	if id < 1<<61 {
-		r.put1(id<<2 | wppTagPath)
-		return
+	if returns {
+		r.depth--
 	}
-	r.put2(wppTagBigPath, id)
 }
 
-// room makes sure the recorder's chunk has room for one more event, taking
-// a new chunk if not, and reports whether the event can be written. Once
+// room makes sure the recorder's chunk has room for a record of n bytes,
+// taking a new chunk if not, and reports whether it can be written. Once
 // the file has reached its limit, a recorder writes on into the chunk it
 // has, and stops when that is full: the file does not grow.
-func (r *wppRecorder) room() bool {
+func (r *wppRecorder) room(n int) bool {
 	if r.stopped {
 		return false
 	}
-	if r.chunk != nil && wppChunkHeader+r.used+wppMaxEvent <= len(r.chunk) {
+	if r.chunk != nil && r.next+n <= len(r.chunk) {
 		return true
 	}
 	wppMu.Lock()
@@ -234,167 +345,57 @@ func (r *wppRecorder) room() bool {
 	putUint64(c[16:], r.goid)
 	c[4] = 1
 	copy(c[:4], "wppc")
-	r.chunk, r.used = c, 0
+	r.chunk, r.next, r.fast = c, wppChunkHeader, len(c)-wppFastRoom
 	r.size = min(2*r.size, wppMaxChunkSize)
 	return true
 }
 
-// stop ends the recorder's stream with a stop event (one byte), if its
+// stop ends the recorder's stream with a stop record (one byte), if its
 // chunk has room, and lets go of the chunk, so that nothing more is
 // written.
 func (r *wppRecorder) stop() {
-	if r.chunk != nil && wppChunkHeader+r.used+1 <= len(r.chunk) {
-		r.put1(wppControlStop<<2 | wppTagControl)
+	if r.chunk != nil && r.next < len(r.chunk) {
+		r.put(wppControlStop<<2 | wppTagControl)
 	}
-	r.stopped, r.chunk = true, nil
+	r.stopped, r.chunk, r.fast = true, nil, -1
 }
 
-// put1, put2 and put3 write an event of one, two or three uvarints, then
-// count its bytes as used: a kill in between loses this event only.
-func (r *wppRecorder) put1(a uint64) {
-	b := r.chunk[wppChunkHeader+r.used:]
-	n := putUvarint(b, a)
-	r.commit(n)
-}
-
-func (r *wppRecorder) put2(a, b uint64) {
-	p := r.chunk[wppChunkHeader+r.used:]
-	n := putUvarint(p, a)
-	n += putUvarint(p[n:], b)
-	r.commit(n)
-}
-
-func (r *wppRecorder) put3(a, b, c uint64) {
-	p := r.chunk[wppChunkHeader+r.used:]
-	n := putUvarint(p, a)
-	n += putUvarint(p[n:], b)
-	n += putUvarint(p[n:], c)
-	r.commit(n)
-}
-
-// commit counts n more bytes as used, in the chunk's header too: a plain
-// store, after the event's, which a kill cannot reorder (only the
-// process's own goroutine reads the chunk while it runs).
-func (r *wppRecorder) commit(n int) {
-	r.used += n
-	*(*uint32)(unsafe.Pointer(&r.chunk[12])) = uint32(r.used)
+// put writes a record of the uvarints vs, which room has made room for,
+// its first byte last: a kill in between leaves a zero where the record
+// begins, so a reader never sees part of it.
+func (r *wppRecorder) put(vs ...uint64) {
+	var b [wppMaxEvent]byte
+	n := 0
+	for _, v := range vs {
+		n += putUvarint(b[n:], v)
+	}
+	copy(r.chunk[r.next+1:], b[1:n])
+	r.chunk[r.next] = b[0]
+	r.next += n
 }
 
 // wppCurrent returns the calling goroutine's recorder, making it (with a
 // start event naming spawn) if the goroutine has none; nil if the
-// goroutine cannot be told apart.
+// goroutine cannot be told apart or nothing is recorded.
 func wppCurrent(spawn uint64) *wppRecorder {
-	g, goid, parent := goroutine()
-	if g == 0 {
+	p, goid := recorderField()
+	if r := (*wppRecorder)(p); r != nil && r.goid == goid {
+		return r
+	}
+	if !wppOn.Load() {
+		return nil
+	}
+	r := &wppRecorder{size: wppUnit, fast: -1}
+	goid, parent := setRecorderField(unsafe.Pointer(r))
+	if goid == 0 {
 		wppNoGoroutines()
 		return nil
 	}
-	if r := wppLookup(g, goid); r != nil {
-		return r
+	r.goid = goid
+	if r.room(wppMaxEvent) {
+		r.put(wppControlStart<<2|wppTagControl, parent, spawn)
 	}
-	return wppNewRecorder(g, goid, parent, spawn)
-}
-
-// wppHome is where goroutine g's recorder is looked for first in a table
-// of mask+1 slots.
-func wppHome(g uintptr, mask int) int {
-	h := uint64(g) * 0x9e3779b97f4a7c15
-	return int(h>>32) & mask
-}
-
-// wppLookup finds goroutine goid's recorder, without locks.
-func wppLookup(g uintptr, goid uint64) *wppRecorder {
-	t := wppTable.Load()
-	if t == nil {
-		return nil
-	}
-	slots := *t
-	mask := len(slots) - 1
-	i := wppHome(g, mask)
-	for range wppProbes {
-		r := slots[i].Load()
-		if r == nil {
-			return nil
-		}
-		if r.g == g {
-			if r.goid == goid {
-				return r
-			}
-			return nil // a goroutine that exited had this g
-		}
-		i = (i + 1) & mask
-	}
-	return nil
-}
-
-// wppNewRecorder makes goroutine goid's recorder, whose stream starts with
-// its creator and spawn, and puts it in the table: in the slot of the
-// goroutine that had the same g before, which has exited, or in a free
-// one, or in a table twice as large.
-func wppNewRecorder(g uintptr, goid, parent, spawn uint64) *wppRecorder {
-	r := &wppRecorder{g: g, goid: goid, size: wppUnit}
-	if r.room() {
-		r.put3(wppControlStart<<2|wppTagControl, parent, spawn)
-	}
-	wppTableMu.Lock()
-	defer wppTableMu.Unlock()
-	for {
-		t := wppTable.Load()
-		if t == nil {
-			slots := make([]atomic.Pointer[wppRecorder], 64)
-			wppTable.Store(&slots)
-			continue
-		}
-		slots := *t
-		mask := len(slots) - 1
-		i := wppHome(g, mask)
-		for range wppProbes {
-			old := slots[i].Load()
-			if old == nil || old.g == g {
-				slots[i].Store(r)
-				return r
-			}
-			i = (i + 1) & mask
-		}
-		// No room near g's home: a larger table, in which every recorder
-		// is within wppProbes slots of its home, as wppLookup needs (a
-		// live goroutine that missed its recorder would start a second
-		// stream).
-		wppTable.Store(wppGrow(slots))
-	}
-}
-
-// wppGrow returns a table at least twice as large as slots with the same
-// recorders, each within wppProbes slots of its home.
-func wppGrow(slots []atomic.Pointer[wppRecorder]) *[]atomic.Pointer[wppRecorder] {
-	for size := 2 * len(slots); ; size *= 2 {
-		bigger := make([]atomic.Pointer[wppRecorder], size)
-		ok := true
-		for k := range slots {
-			if old := slots[k].Load(); old != nil && !wppPlace(bigger, old) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return &bigger
-		}
-	}
-}
-
-// wppPlace puts r into a new table, not yet shared, within wppProbes
-// slots of its home, and reports whether there was room.
-func wppPlace(slots []atomic.Pointer[wppRecorder], r *wppRecorder) bool {
-	mask := len(slots) - 1
-	i := wppHome(r.g, mask)
-	for range wppProbes {
-		if slots[i].Load() == nil {
-			slots[i].Store(r)
-			return true
-		}
-		i = (i + 1) & mask
-	}
-	return false
+	return r
 }
 
 // wppNoGoroutines turns recording off, once, when the runtime cannot tell
@@ -444,7 +445,7 @@ func wppReady(limit int64) bool {
 	syscall.Gettimeofday(&tv)
 	putUint64(wppHeader[32:], uint64(tv.Nano()))
 	putUint64(wppHeader[40:], uint64(syscall.Getpid()))
-	copy(wppHeader[:8], "pcovwpp1")
+	copy(wppHeader[:8], "pcovwpp2")
 	wppEnd = wppUnit
 	wppFailed = false
 	wppOn.Store(true)

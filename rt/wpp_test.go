@@ -64,11 +64,14 @@ func (l *wppLog) add(e profile.WPPEvent) {
 // spawns of goroutines (which it waits for), panics recovered a few calls
 // up. It records each event in log as it asks rt to.
 func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
-	f := rt.WPPEnter(pkg, fn)
+	f := rt.WPPEnter(codes[fn])
 	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: fn})
+	returned := false // by PathReturn: the deferred Return records nothing
 	defer func() {
 		f.Return()
-		log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+		if !returned {
+			log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+		}
 	}()
 	if depth > 0 && r.IntN(8) == 0 {
 		// A panic from a callee, recovered here: the callee's frames
@@ -102,7 +105,7 @@ func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
 		default:
 			// A path of the caller while a callee runs, as a
 			// range-over-func loop body's.
-			inner := rt.WPPEnter(pkg, 30)
+			inner := rt.WPPEnter(codes[30])
 			log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 30})
 			f.Path(7)
 			log.add(profile.WPPEvent{Kind: profile.WPPPath, Up: 1, Path: 7})
@@ -110,10 +113,22 @@ func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
 			log.add(profile.WPPEvent{Kind: profile.WPPReturn})
 		}
 	}
+	if r.IntN(2) == 0 {
+		// The last path and the return in one record, as at a return
+		// statement that calls nothing.
+		id := r.Uint64N(40)
+		if r.IntN(50) == 0 {
+			id = 1<<62 + id
+		}
+		f.PathReturn(id)
+		log.add(profile.WPPEvent{Kind: profile.WPPPath, Path: id})
+		log.add(profile.WPPEvent{Kind: profile.WPPReturn})
+		returned = true
+	}
 }
 
 func panicking(log *wppLog, pkg uint32, n int) {
-	f := rt.WPPEnter(pkg, 40)
+	f := rt.WPPEnter(codes[40])
 	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 40})
 	defer func() {
 		f.Return()
@@ -125,12 +140,16 @@ func panicking(log *wppLog, pkg uint32, n int) {
 	panicking(log, pkg, n-1)
 }
 
+// codes are the helper's second package's functions' codes for WPPEnter.
+var codes []uint64
+
 // wppHelper registers two packages, runs RT_WPP_GOROUTINES goroutines
 // of random call trees at once, and prints its account as JSON. With
 // RT_WPP_KILL it prints "ready" after its events and waits to be killed.
 func wppHelper() {
-	rt.WPPRegister(strings.Repeat("ab", 16), 0)
-	pkg := rt.WPPRegister(strings.Repeat("cd", 16), 0)
+	rt.WPPRegister(strings.Repeat("ab", 16), 0, 10)
+	codes = rt.WPPRegister(strings.Repeat("cd", 16), 0, 64)
+	const pkg = 2
 	log := &wppLog{evs: make(map[uint64][]profile.WPPEvent)}
 	n, _ := strconv.Atoi(os.Getenv("RT_WPP_GOROUTINES"))
 	var wg sync.WaitGroup
@@ -152,7 +171,7 @@ func wppHelper() {
 	json.NewEncoder(os.Stdout).Encode(log.evs)
 	if os.Getenv("RT_WPP_KILL") != "" {
 		// Calls left open, then killed.
-		f := rt.WPPEnter(pkg, 50)
+		f := rt.WPPEnter(codes[50])
 		f.Path(3)
 		fmt.Println("ready")
 		select {}
@@ -367,7 +386,7 @@ func TestWPPOff(t *testing.T) {
 	if os.Getenv("PATHCOVERDIR") != "" {
 		t.Skip("PATHCOVERDIR is set")
 	}
-	f := rt.WPPEnter(0, 1)
+	f := rt.WPPEnter(0)
 	f.Path(3)
 	f.Return()
 	if f != (rt.WPPFrame{}) {
@@ -381,9 +400,27 @@ func BenchmarkWPPPath(b *testing.B) {
 	dir := b.TempDir()
 	os.Setenv("PATHCOVERDIR", dir)
 	defer os.Unsetenv("PATHCOVERDIR")
-	pkg := rt.WPPRegister(strings.Repeat("ef", 16), 0)
-	f := rt.WPPEnter(pkg, 1)
+	codes := rt.WPPRegister(strings.Repeat("ef", 16), 0, 2)
+	f := rt.WPPEnter(codes[1])
 	for i := 0; b.Loop(); i++ {
 		f.Path(uint64(i & 63))
+	}
+}
+
+// TestWPPInlined checks that the compiler inlines the fast paths of the
+// records that instrumented code makes most (rt/wpp.go): their cost is
+// what a -wpp build adds to every path and return.
+func TestWPPInlined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rt")
+	}
+	out, err := exec.Command("go", "build", "-tags", "pathcover_rt", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, fn := range []string{"WPPFrame.TryPath", "WPPFrame.TryPathReturn", "WPPFrame.TryReturn", "putCode"} {
+		if !strings.Contains(string(out), ": can inline "+fn+"\n") {
+			t.Errorf("the compiler does not inline %s:\n%s", fn, out)
+		}
 	}
 }

@@ -30,11 +30,13 @@ func (x *Exec) compile(args []string) int {
 	if importPath == "" {
 		importPath, _ = t.flag("p")
 	}
+	if x.Config.WPP && importPath == "runtime" {
+		// Under the go commands pppexec runs itself too: they build
+		// what rt is compiled against, which must be this runtime.
+		return x.compileRuntime(args, t)
+	}
 	if os.Getenv(nestedEnv) != "" {
 		return run(args, x.Stderr)
-	}
-	if x.Config.WPP && importPath == "runtime" {
-		return x.compileRuntime(args, t)
 	}
 	if !x.selected(importPath, t) {
 		return run(args, x.Stderr)

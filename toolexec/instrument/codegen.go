@@ -40,7 +40,7 @@ const (
 	traceReturnFunc = "_pathcoverTraceReturn"
 	sinkFunc        = "_pathcoverSink"
 	wppFrame        = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
-	wppPackage      = "_pathcoverW"        // the package's number in the WPP file
+	wppEnters       = "_pathcoverWE"       // the functions' codes for rt.WPPEnter
 	wppEnter        = "_pathcoverWPPEnter" // records a call, returns its frame
 	wppGoPrefix     = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
 	clonePrefix     = "_pathcoverIPPP"
@@ -56,7 +56,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	entry := u.EntrySite()
 	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		return u.Edges[id].Site, true, nil
-	}, u.witness(opt), u.ct, opt)
+	}, u.witness(opt), u.returns, u.ct, opt)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *super) emitCaller(e *editor, opt *Options) error {
 		return funcgraph.Site{}, false, nil // in the clone
 	}
 	entry := fn.EntrySite()
-	if _, err := emitEdges(e, s.p, &entry, where, nil, s.ct, opt); err != nil {
+	if _, err := emitEdges(e, s.p, &entry, where, nil, nil, s.ct, opt); err != nil {
 		return err
 	}
 	s.renameCalls(e, -1, "&"+superReg)
@@ -114,20 +114,22 @@ func (s *super) emitCaller(e *editor, opt *Options) error {
 // ops, after its witness (witness may be nil), at the site that where
 // gives; where reports false for an edge whose code goes elsewhere. Each
 // edge's code is one insertion, since a synthesized else or default can be
-// made only once, ordered by the topological index of its source. It
-// reports whether the code reads the register.
-func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where func(numbering.EdgeID) (funcgraph.Site, bool, error), witness func(numbering.EdgeID) string, ct *counting, opt *Options) (usesRegister bool, err error) {
+// made only once, ordered by the topological index of its source. At the
+// edges in returns (may be nil), a -wpp build records a path counted there
+// with the call's return (wppPathReturnStmt). It reports whether the code
+// reads the register.
+func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where func(numbering.EdgeID) (funcgraph.Site, bool, error), witness func(numbering.EdgeID) string, returns map[numbering.EdgeID]bool, ct *counting, opt *Options) (usesRegister bool, err error) {
 	n := p.Numbering
-	add := func(site funcgraph.Site, src numbering.BlockID, trace string, ops []numbering.Op) {
+	add := func(site funcgraph.Site, src numbering.BlockID, trace string, ops []numbering.Op, returns bool) {
 		for _, op := range ops {
 			usesRegister = usesRegister || op.Kind != numbering.OpCountConst
 		}
 		if trace != "" || len(ops) > 0 {
-			e.insert(site, n.TopoIndex(src), trace+opsCode(ops, ct, opt))
+			e.insert(site, n.TopoIndex(src), trace+opsCode(ops, ct, opt, returns))
 		}
 	}
 	if entry != nil {
-		add(*entry, n.Root(), "", p.EntryOps())
+		add(*entry, n.Root(), "", p.EntryOps(), false)
 	}
 	for id, ge := range n.Graph().Edges {
 		eid := numbering.EdgeID(id)
@@ -146,17 +148,18 @@ func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where f
 			return false, err
 		}
 		if ok {
-			add(site, ge.Src, trace, ops)
+			add(site, ge.Src, trace, ops, returns[eid])
 		}
 	}
 	return usesRegister, nil
 }
 
-// opsCode writes ops as Go statements, each ended by a semicolon.
-func opsCode(ops []numbering.Op, ct *counting, opt *Options) string {
+// opsCode writes ops as Go statements, each ended by a semicolon; a path
+// counted records the call's return with it if returns.
+func opsCode(ops []numbering.Op, ct *counting, opt *Options, returns bool) string {
 	s := ""
 	for _, op := range ops {
-		if c := opStmt(op, ct, opt); c != "" {
+		if c := opStmt(op, ct, opt, returns); c != "" {
 			s += c + "; "
 		}
 	}
@@ -164,8 +167,9 @@ func opsCode(ops []numbering.Op, ct *counting, opt *Options) string {
 }
 
 // opStmt is the statement of one op: an increment of the registers, their
-// initialisation, or the count of a path.
-func opStmt(op numbering.Op, ct *counting, opt *Options) string {
+// initialisation, or the count of a path (with the call's return, in a
+// -wpp build, if returns).
+func opStmt(op numbering.Op, ct *counting, opt *Options, returns bool) string {
 	reg, preg := ct.registers()
 	var pinc uint64 // the PPP register's part of the op
 	if ct.ppp != nil {
@@ -189,7 +193,7 @@ func opStmt(op numbering.Op, ct *counting, opt *Options) string {
 	if ct.ppp != nil {
 		id.ppp, id.pppConst = pathID(preg, numbering.Op{Kind: op.Kind, Inc: pinc}), pinc
 	}
-	return countAndRecord(ct, opt, id)
+	return countAndRecord(ct, opt, id, returns)
 }
 
 // pathIDs are the ids of the path that a count counts: Go expressions
@@ -226,10 +230,15 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 }
 
 // countAndRecord is the statement that counts path id, followed, in a -wpp
-// build, by the path's event in the call's frame (wppPathStmt).
-func countAndRecord(ct *counting, opt *Options, id pathIDs) string {
+// build, by the path's event in the call's frame (wppPathStmt), or, if
+// returns, by the path's and the return's (wppPathReturnStmt).
+func countAndRecord(ct *counting, opt *Options, id pathIDs, returns bool) string {
 	s := countStmt(ct, opt, id)
-	if opt.WPP && ct.sink == "" {
+	switch {
+	case !opt.WPP || ct.sink != "":
+	case returns:
+		s += "; " + wppPathReturnStmt(id.bl)
+	default:
 		s += "; " + wppPathStmt(id.bl)
 	}
 	return s
@@ -368,18 +377,31 @@ func registerDecls(ppp bool) string {
 }
 
 // wppEnterDecl records a call of function fn in a -wpp build and defers
-// its return, so that a panic unwinding the call records it too
-// (rt.WPPEnter, rt.WPPFrame.Return):
+// the record of its return, so that a panic unwinding the call records it
+// too (rt.WPPEnter; rt.WPPFrame.TryReturn, inlined, and Return where it
+// reports false):
 //
-//	_pathcoverF := _pathcoverWPPEnter(3); defer _pathcoverF.Return();
+//	_pathcoverF := _pathcoverWPPEnter(3); defer func() { if !_pathcoverF.TryReturn() { _pathcoverF.Return() } }();
 func wppEnterDecl(fn int) string {
-	return fmt.Sprintf("%s := %s(%d); defer %s.Return(); ", wppFrame, wppEnter, fn, wppFrame)
+	return fmt.Sprintf("%s := %s(%d); defer func() { if !%s.TryReturn() { %s.Return() } }(); ", wppFrame, wppEnter, fn, wppFrame, wppFrame)
 }
 
-// wppPathStmt records that the call completed path bl (rt.WPPFrame.Path):
+// wppPathStmt records that the call completed path bl (rt.WPPFrame.TryPath,
+// inlined, and Path where it reports false):
 //
-//	_pathcoverF.Path((_pathcoverR+2))
-func wppPathStmt(bl string) string { return wppFrame + ".Path(" + bl + ")" }
+//	if !_pathcoverF.TryPath((_pathcoverR+2)) { _pathcoverF.Path((_pathcoverR+2)) }
+func wppPathStmt(bl string) string {
+	return fmt.Sprintf("if !%s.TryPath(%s) { %s.Path(%s) }", wppFrame, bl, wppFrame, bl)
+}
+
+// wppPathReturnStmt records that the call completed path bl and returns
+// with nothing in between (rt.WPPFrame.TryPathReturn and PathReturn; see
+// pathReturns):
+//
+//	if !_pathcoverF.TryPathReturn(2) { _pathcoverF.PathReturn(2) }
+func wppPathReturnStmt(bl string) string {
+	return fmt.Sprintf("if !%s.TryPathReturn(%s) { %s.PathReturn(%s) }", wppFrame, bl, wppFrame, bl)
+}
 
 // wppGoOpen and wppGoClose wrap the function value of a go statement, so
 // that the goroutine it starts records its spawn (rt.WPPGo...):

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
+	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -28,6 +29,9 @@ type function struct {
 	// accesses are, in a -deps build, the memory accesses to record
 	// (memory.go).
 	accesses []defuse.Access
+	// returns are, in a -wpp build, the edges into the exit where a path's
+	// record records the return too (pathreturn.go).
+	returns map[numbering.EdgeID]bool
 }
 
 // number numbers the functions of graphs, describes them in the metadata and

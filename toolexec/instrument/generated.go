@@ -102,15 +102,15 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 }
 
 // wppDecls are the generated file's declarations of a -wpp build: the
-// package's number in the process's WPP file, the function that records a
-// call, and the helpers of the go statements' shapes that the package
+// codes of its funcs functions' enter records (rt.WPPRegister), the
+// function that records a call, and the helpers of the go statements' shapes that the package
 // uses, in a fixed order.
-func wppDecls(hash string, limit int64, shapes map[goShape]bool) []byte {
+func wppDecls(hash string, limit int64, funcs int, shapes map[goShape]bool) []byte {
 	src := fmt.Appendf(nil, `
-var %s = _pathcoverRT.WPPRegister(%q, %d)
+var %s = _pathcoverRT.WPPRegister(%q, %d, %d)
 
-func %s(fn uint32) _pathcoverRT.WPPFrame { return _pathcoverRT.WPPEnter(%s, fn) }
-`, wppPackage, hash, limit, wppEnter, wppPackage)
+func %s(fn int) _pathcoverRT.WPPFrame { return _pathcoverRT.WPPEnter(%s[fn]) }
+`, wppEnters, hash, limit, funcs, wppEnter, wppEnters)
 	sorted := slices.SortedFunc(maps.Keys(shapes), func(a, b goShape) int {
 		return cmp.Or(cmp.Compare(a.params, b.params), cmp.Compare(boolInt(a.variadic), boolInt(b.variadic)), cmp.Compare(a.results, b.results))
 	})

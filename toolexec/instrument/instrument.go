@@ -190,7 +190,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	out.Meta, out.Hash = raw, profile.Hash(raw)
 	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, raw, b.meta, b.init, cfg)
 	if cfg.WPP {
-		out.Generated = append(out.Generated, wppDecls(out.Hash, cfg.WPPLimit, b.goShapes)...)
+		out.Generated = append(out.Generated, wppDecls(out.Hash, cfg.WPPLimit, len(b.meta.Funcs), b.goShapes)...)
 	}
 	if cfg.Deps && memoryAllowed(in.Lang) {
 		out.Generated = append(out.Generated, depsDecls...)
@@ -245,6 +245,9 @@ func (b *builder) rewrite() error {
 	for _, u := range b.funcs {
 		if edits[u.file] == nil {
 			edits[u.file] = newEditor(in.Fset, in.Files[u.file], in.Src[u.file])
+		}
+		if b.cfg.WPP {
+			u.returns = u.pathReturns(in.Info)
 		}
 		if err := u.emit(edits[u.file], &b.cfg.Options, true); err != nil {
 			return err

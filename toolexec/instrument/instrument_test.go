@@ -62,10 +62,14 @@ func TraceEdge(inv uint64, e int) {}
 func TraceReturn(inv uint64) {}
 type WPPFrame struct{}
 func (WPPFrame) Path(id uint64) {}
+func (WPPFrame) TryPath(id uint64) bool { return true }
+func (WPPFrame) PathReturn(id uint64) {}
+func (WPPFrame) TryPathReturn(id uint64) bool { return true }
 func (WPPFrame) Return() {}
+func (WPPFrame) TryReturn() bool { return true }
 func (WPPFrame) Spawn() uint64 { return 0 }
-func WPPRegister(hash string, limit int64) uint32 { return 0 }
-func WPPEnter(pkg, fn uint32) WPPFrame { return WPPFrame{} }
+func WPPRegister(hash string, limit int64, funcs int) []uint64 { return nil }
+func WPPEnter(code uint64) WPPFrame { return WPPFrame{} }
 func wppStart(s uint64) {}
 `
 
