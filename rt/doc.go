@@ -50,13 +50,14 @@
 // In a -wpp build, each goroutine also records its calls, the paths each
 // completes and the goroutines it starts (wpp.go), into
 // pathcover.<pid>.<n>.wpp, through shared mappings as the counters are.
-// $PATHCOVERWPPMAX bounds the file (default 1G). rt tells goroutines apart
-// by an accessor that pppexec adds to package runtime (goroutine_wpp.go).
-// In a -deps build each goroutine's stream also holds the memory accesses
-// its statements make, each with a number in the process's order of
-// accesses (deps.go), for the slicer; the same accessor gives the stack's
+// $PATHCOVERWPPMAX bounds the file (default 1G). rt finds a goroutine's
+// recorder in a field that pppexec appends to the runtime's g, through
+// functions it adds to package runtime (goroutine_wpp.go). In a -deps
+// build each goroutine's stream also holds the memory accesses its
+// statements make, each with a number in the process's order of accesses
+// (deps.go), for the slicer; functions added the same way give the stack's
 // bounds, so that a stack address is recorded by its distance from the
-// top, and hashes map keys as the runtime's maps do.
+// top, and hash map keys as the runtime's maps do.
 //
 // # Why counts are never lost
 //

@@ -4,3 +4,7 @@ package rt
 // the go command's runtime, where pppexec's accessor is missing
 // (goroutine_plain.go).
 func SetTestGoroutine(f func() (g uintptr, goid, parent uint64)) { testGoroutine = f }
+
+// UvarintCode is uvarintCode, for the tests of the codes WPPRegister and
+// the path records encode.
+var UvarintCode = uvarintCode

@@ -143,14 +143,10 @@ func WPPRegister(hash string, limit int64, funcs int) []uint64 {
 	c[4] = 2
 	copy(c[:4], "wppc") // last: the chunk is complete
 	for fn := range codes {
-		var b [16]byte
-		k := putUvarint(b[:], uint64(n)<<2|wppTagEnter)
-		k += putUvarint(b[k:], uint64(fn))
-		var code uint64
-		for i := k - 1; i >= 0; i-- {
-			code = code<<8 | uint64(b[i])
-		}
-		codes[fn] = code | uint64(k)<<56
+		enter := uvarintCode(uint64(n)<<2 | wppTagEnter)
+		fnCode := uvarintCode(uint64(fn))
+		k := enter >> 56
+		codes[fn] = enter&(1<<(8*k)-1) | (fnCode&(1<<56-1))<<(8*k) | (k+fnCode>>56)<<56
 	}
 	return codes
 }
@@ -190,11 +186,7 @@ func wppEnterSlow(code uint64) WPPFrame {
 }
 
 // Path records that the frame's call completed Ball-Larus path id.
-func (f WPPFrame) Path(id uint64) {
-	if !f.TryPath(id) {
-		f.pathSlow(id, false)
-	}
-}
+func (f WPPFrame) Path(id uint64) { f.pathSlow(id, false) }
 
 // TryPath records path id as Path does, if that takes one byte in the
 // chunk the goroutine has (an id under 32, of the current call), and
@@ -214,11 +206,7 @@ func (f WPPFrame) TryPath(id uint64) bool {
 // for the last path of a call, at a return statement whose results call
 // nothing, in a function with no defer statement. The deferred Return
 // then finds the call returned already.
-func (f WPPFrame) PathReturn(id uint64) {
-	if !f.TryPathReturn(id) {
-		f.pathSlow(id, true)
-	}
-}
+func (f WPPFrame) PathReturn(id uint64) { f.pathSlow(id, true) }
 
 // TryPathReturn is to PathReturn what TryPath is to Path.
 func (f WPPFrame) TryPathReturn(id uint64) bool {
@@ -233,11 +221,7 @@ func (f WPPFrame) TryPathReturn(id uint64) bool {
 
 // Return records that the frame's call returned; instrumented functions
 // defer it, so a panic that unwinds the call records it too.
-func (f WPPFrame) Return() {
-	if !f.TryReturn() {
-		f.returnSlow()
-	}
-}
+func (f WPPFrame) Return() { f.returnSlow() }
 
 // TryReturn records the frame's return as Return does, if it is the
 // current call and its chunk has room, or does nothing if the call
@@ -257,10 +241,14 @@ func (f WPPFrame) TryReturn() bool {
 	return false
 }
 
-// returnSlow closes the calls above the frame's that recorded no return
-// (none should: each defers its own), then the frame's call, so that the
-// stream stays nested.
+// returnSlow records the frame's return: when the call is the current
+// one, as TryReturn does; else it closes the calls above the frame's that
+// recorded no return (none should: each defers its own), then the
+// frame's, so that the stream stays nested.
 func (f WPPFrame) returnSlow() {
+	if f.TryReturn() {
+		return
+	}
 	r := f.r
 	for r.depth >= f.depth && r.depth > 0 {
 		if r.room(1) {
@@ -293,12 +281,35 @@ func wppStart(s uint64) {
 }
 
 // pathSlow records path id of the frame's call, and its return with it if
-// returns, where Path and PathReturn could not: a long id, a path of a
-// call below the current one, a full chunk.
+// returns: where TryPath and TryPathReturn could not, most often an id of
+// 32 or more, written here with one store (as an enter's record) up to
+// 2^47; pathRare does the rest.
 func (f WPPFrame) pathSlow(id uint64, returns bool) {
+	r := f.r
+	if r != nil && r.depth == f.depth && id < 1<<47 && r.next <= r.fast {
+		tag := uint64(wppTagPath)
+		if returns {
+			tag = wppTagPathReturn
+			r.depth--
+		}
+		r.next = putCode(r.chunk, r.next, uvarintCode(id<<2|tag))
+		return
+	}
+	f.pathRare(id, returns)
+}
+
+// pathRare records what pathSlow does not: a longer id, a path of a call
+// below the current one, a path when the chunk is full.
+//
+//go:noinline
+func (f WPPFrame) pathRare(id uint64, returns bool) {
 	r := f.r
 	if r == nil || !r.room(wppMaxEvent) {
 		return
+	}
+	tag := uint64(wppTagPath)
+	if returns {
+		tag = wppTagPathReturn
 	}
 	switch {
 	case f.depth != r.depth:
@@ -310,10 +321,8 @@ func (f WPPFrame) pathSlow(id uint64, returns bool) {
 		// calls above it have, so its deferred Return records it.
 		r.put(wppControlUp<<2|wppTagControl, uint64(r.depth-f.depth), id)
 		return
-	case id < wppShortPath && returns:
-		r.put(id<<2 | wppTagPathReturn)
 	case id < wppShortPath:
-		r.put(id<<2 | wppTagPath)
+		r.put(id<<2 | tag)
 	case returns:
 		r.put(wppControlLongPathReturn<<2|wppTagControl, id)
 	default:
@@ -322,6 +331,28 @@ func (f WPPFrame) pathSlow(id uint64, returns bool) {
 	if returns {
 		r.depth--
 	}
+}
+
+// uvarintCode encodes x, under 2^49, as a code of putCode: its uvarint's
+// bytes (at most 7), the first the lowest, with their number in the top
+// byte.
+func uvarintCode(x uint64) uint64 {
+	switch {
+	case x < 1<<7:
+		return x | 1<<56
+	case x < 1<<14:
+		return x&0x7f | 0x80 | x>>7<<8 | 2<<56
+	case x < 1<<21:
+		return x&0x7f | 0x80 | (x>>7&0x7f|0x80)<<8 | x>>14<<16 | 3<<56
+	}
+	var code uint64
+	n := uint64(0)
+	for x >= 0x80 {
+		code |= (x&0x7f | 0x80) << (8 * n)
+		x >>= 7
+		n++
+	}
+	return code | x<<(8*n) | (n+1)<<56
 }
 
 // room makes sure the recorder's chunk has room for a record of n bytes,

@@ -5,6 +5,7 @@ package rt_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -84,10 +85,7 @@ func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
 	for range r.IntN(6) {
 		switch k := r.IntN(10); {
 		case k < 6:
-			id := r.Uint64N(40)
-			if r.IntN(50) == 0 {
-				id = 1<<62 + id
-			}
+			id := randomPath(r)
 			f.Path(id)
 			log.add(profile.WPPEvent{Kind: profile.WPPPath, Path: id})
 		case k < 8 && depth < 6:
@@ -116,15 +114,26 @@ func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
 	if r.IntN(2) == 0 {
 		// The last path and the return in one record, as at a return
 		// statement that calls nothing.
-		id := r.Uint64N(40)
-		if r.IntN(50) == 0 {
-			id = 1<<62 + id
-		}
+		id := randomPath(r)
 		f.PathReturn(id)
 		log.add(profile.WPPEvent{Kind: profile.WPPPath, Path: id})
 		log.add(profile.WPPEvent{Kind: profile.WPPReturn})
 		returned = true
 	}
+}
+
+// randomPath returns a path id of each size that rt writes its own way:
+// one byte, one store of up to 7 bytes, a longer uvarint, a long path.
+func randomPath(r *rand.Rand) uint64 {
+	switch r.IntN(8) {
+	case 0:
+		return r.Uint64N(1 << 47)
+	case 1:
+		return 1<<47 + r.Uint64N(1<<50)
+	case 2:
+		return 1<<62 + r.Uint64N(40)
+	}
+	return r.Uint64N(40)
 }
 
 func panicking(log *wppLog, pkg uint32, n int) {
@@ -423,4 +432,22 @@ func TestWPPInlined(t *testing.T) {
 			t.Errorf("the compiler does not inline %s:\n%s", fn, out)
 		}
 	}
+}
+
+// FuzzUvarintCode checks the codes that records are written from (one
+// store of up to 7 bytes) against encoding/binary's uvarints.
+func FuzzUvarintCode(f *testing.F) {
+	for _, x := range []uint64{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<49 - 1} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x uint64) {
+		x &= 1<<49 - 1 // the codes' domain: 7 bytes
+		code := rt.UvarintCode(x)
+		want := binary.AppendUvarint(nil, x)
+		n := int(code >> 56)
+		got := binary.LittleEndian.AppendUint64(nil, code)[:n]
+		if !bytes.Equal(got, want) || code&^(1<<(8*n)-1)&^(0xff<<56) != 0 {
+			t.Errorf("uvarintCode(%d) = %#x: bytes % x, want % x", x, code, got, want)
+		}
+	})
 }
