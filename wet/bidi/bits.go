@@ -1,0 +1,81 @@
+package bidi
+
+import "math/bits"
+
+// A bitStack is a stack of bits: push appends the low k bits of a number,
+// pop takes back the last k bits pushed. Bit i of the stack is bit i%64 of
+// word i/64; the bits past the top are zero, so that a push can OR them in.
+type bitStack struct {
+	w []uint64
+	n int // bits on the stack
+}
+
+func lowMask(k int) uint64 {
+	if k >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<uint(k) - 1
+}
+
+// push pushes the low k bits of x, k ≤ 64.
+func (s *bitStack) push(x uint64, k int) {
+	if k == 0 {
+		return
+	}
+	x &= lowMask(k)
+	off := s.n & 63
+	if off == 0 {
+		s.w = append(s.w, x)
+	} else {
+		s.w[len(s.w)-1] |= x << uint(off)
+		if off+k > 64 {
+			s.w = append(s.w, x>>uint(64-off))
+		}
+	}
+	s.n += k
+}
+
+// pop pops k bits, k ≤ 64; false if the stack has fewer.
+func (s *bitStack) pop(k int) (uint64, bool) {
+	if k > s.n {
+		return 0, false
+	}
+	if k == 0 {
+		return 0, true
+	}
+	s.n -= k
+	idx, off := s.n>>6, s.n&63
+	x := s.w[idx] >> uint(off)
+	if off+k > 64 {
+		x |= s.w[idx+1] << uint(64-off)
+	}
+	// Clear what was popped: the words past the top go, and the bits
+	// past the top of the last word are zeroed.
+	if off == 0 {
+		s.w = s.w[:idx]
+	} else {
+		s.w[idx] &= lowMask(off)
+		s.w = s.w[:idx+1]
+	}
+	return x & lowMask(k), true
+}
+
+// pushPayload pushes x as a miss stores it: its significant bits, then
+// their number in 7 bits (so that a pop reads the number first).
+func (s *bitStack) pushPayload(x uint64) {
+	k := bits.Len64(x)
+	s.push(x, k)
+	s.push(uint64(k), 7)
+}
+
+// popPayload pops what pushPayload pushed.
+func (s *bitStack) popPayload() (uint64, bool) {
+	k, ok := s.pop(7)
+	if !ok || k > 64 {
+		return 0, false
+	}
+	return s.pop(int(k))
+}
+
+// payloadBits is what pushPayload takes for x.
+func payloadBits(x uint64) int { return bits.Len64(x) + 7 }

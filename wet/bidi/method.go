@@ -1,0 +1,238 @@
+package bidi
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// A Kind is a way of predicting a value from its neighbours.
+type Kind uint8
+
+const (
+	Raw         Kind = iota // no prediction: each value's bits, as a miss stores them
+	FCM                     // the value that followed the same Order values last time
+	DFCM                    // the difference that followed the same Order differences last time
+	LastN                   // one of the Order nearest values
+	LastNStride             // the nearest value plus one of the Order nearest strides
+	numKinds
+)
+
+var kindNames = [...]string{Raw: "raw", FCM: "fcm", DFCM: "dfcm", LastN: "last-n", LastNStride: "last-n-stride"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Limits of a Method.
+const (
+	MaxOrder     = 8
+	MaxTableBits = 16
+)
+
+// A Method is a predictor with its parameters: a context of Order values
+// (1 to MaxOrder), and for FCM and DFCM a table of 2^TableBits entries
+// (TableBits 1 to MaxTableBits; 0 for the others).
+type Method struct {
+	Kind      Kind
+	Order     int
+	TableBits int
+}
+
+func (m Method) String() string {
+	switch m.Kind {
+	case Raw:
+		return "raw"
+	case FCM, DFCM:
+		return fmt.Sprintf("%s(%d, 2^%d)", m.Kind, m.Order, m.TableBits)
+	}
+	return fmt.Sprintf("%s(%d)", m.Kind, m.Order)
+}
+
+// check reports whether m's parameters are in range.
+func (m Method) check() error {
+	switch {
+	case m.Kind >= numKinds:
+		return fmt.Errorf("unknown kind %d", m.Kind)
+	case m.Kind == Raw && (m.Order != 0 || m.TableBits != 0):
+		return fmt.Errorf("raw method with order %d, table 2^%d", m.Order, m.TableBits)
+	case m.Kind != Raw && (m.Order < 1 || m.Order > MaxOrder):
+		return fmt.Errorf("%s of order %d", m.Kind, m.Order)
+	case (m.Kind == FCM || m.Kind == DFCM) && (m.TableBits < 1 || m.TableBits > MaxTableBits):
+		return fmt.Errorf("%s with a table of 2^%d", m.Kind, m.TableBits)
+	case (m.Kind == LastN || m.Kind == LastNStride) && m.TableBits != 0:
+		return fmt.Errorf("%s with a table", m.Kind)
+	}
+	return nil
+}
+
+// window is how many values the method's context holds: the values a
+// stream keeps plainly at its cursor.
+func (m Method) window() int {
+	switch m.Kind {
+	case Raw:
+		return 1
+	case DFCM, LastNStride:
+		return m.Order + 1 // Order differences need one value more
+	}
+	return m.Order
+}
+
+// A coder pushes values on a stack and pops them back, predicting each
+// from its context: the method's window of neighbours, nearest first. A
+// pop undoes the push before it exactly, the coder's table included.
+type coder interface {
+	push(s *bitStack, v uint64, ctx []uint64)
+	pop(s *bitStack, ctx []uint64) (uint64, bool)
+}
+
+func (m Method) coder() coder {
+	switch m.Kind {
+	case FCM, DFCM:
+		return &tableCoder{order: m.Order, diff: m.Kind == DFCM, shift: uint(64 - m.TableBits), table: make([]uint64, 1<<m.TableBits)}
+	case LastN:
+		return lastN{m.Order}
+	case LastNStride:
+		return lastNStride{m.Order}
+	}
+	return raw{}
+}
+
+// A tableCoder is FCM, or DFCM if diff. After a push, the entry its
+// context hashes to holds the value (or difference) pushed; a hit pushes a
+// 1, a miss the XOR of the entry it evicts with the value, then a 0. A pop
+// reads the value from the entry, and on a miss puts the evicted entry
+// back. (The paper's miss stores the value, and its pop sets the entry to
+// the value, losing the evicted one: doc.go.)
+type tableCoder struct {
+	order int
+	diff  bool
+	shift uint
+	table []uint64
+}
+
+const hashMul = 0x9e3779b97f4a7c15
+
+func (c *tableCoder) index(ctx []uint64) int {
+	var h uint64
+	for k := range c.order {
+		x := ctx[k]
+		if c.diff {
+			x -= ctx[k+1]
+		}
+		h = (h ^ x) * hashMul
+	}
+	return int(h >> c.shift)
+}
+
+func (c *tableCoder) push(s *bitStack, v uint64, ctx []uint64) {
+	i := c.index(ctx)
+	if c.diff {
+		v -= ctx[0]
+	}
+	if old := c.table[i]; old == v {
+		s.push(1, 1)
+	} else {
+		s.pushPayload(old ^ v)
+		s.push(0, 1)
+		c.table[i] = v
+	}
+}
+
+func (c *tableCoder) pop(s *bitStack, ctx []uint64) (uint64, bool) {
+	i := c.index(ctx)
+	v := c.table[i]
+	hit, ok := s.pop(1)
+	if !ok {
+		return 0, false
+	}
+	if hit == 0 {
+		x, ok := s.popPayload()
+		if !ok {
+			return 0, false
+		}
+		c.table[i] = v ^ x
+	}
+	if c.diff {
+		v += ctx[0]
+	}
+	return v, true
+}
+
+// indexBits is the bits of an index into n candidates.
+func indexBits(n int) int { return bits.Len(uint(n - 1)) }
+
+// lastN predicts one of the n nearest values: a hit pushes its index and
+// a 1, a miss the XOR with the nearest value and a 0. It has no table.
+type lastN struct{ n int }
+
+func (c lastN) push(s *bitStack, v uint64, ctx []uint64) {
+	for k := range c.n {
+		if ctx[k] == v {
+			s.push(uint64(k), indexBits(c.n))
+			s.push(1, 1)
+			return
+		}
+	}
+	s.pushPayload(v ^ ctx[0])
+	s.push(0, 1)
+}
+
+func (c lastN) pop(s *bitStack, ctx []uint64) (uint64, bool) {
+	hit, ok := s.pop(1)
+	if !ok {
+		return 0, false
+	}
+	if hit == 1 {
+		k, ok := s.pop(indexBits(c.n))
+		if !ok || k >= uint64(c.n) {
+			return 0, false
+		}
+		return ctx[k], true
+	}
+	x, ok := s.popPayload()
+	return ctx[0] ^ x, ok
+}
+
+// lastNStride predicts the nearest value plus one of the n nearest
+// strides (differences of neighbours), as lastN does values.
+type lastNStride struct{ n int }
+
+func (c lastNStride) candidate(ctx []uint64, k int) uint64 { return ctx[0] + ctx[k] - ctx[k+1] }
+
+func (c lastNStride) push(s *bitStack, v uint64, ctx []uint64) {
+	for k := range c.n {
+		if c.candidate(ctx, k) == v {
+			s.push(uint64(k), indexBits(c.n))
+			s.push(1, 1)
+			return
+		}
+	}
+	s.pushPayload(v ^ c.candidate(ctx, 0))
+	s.push(0, 1)
+}
+
+func (c lastNStride) pop(s *bitStack, ctx []uint64) (uint64, bool) {
+	hit, ok := s.pop(1)
+	if !ok {
+		return 0, false
+	}
+	if hit == 1 {
+		k, ok := s.pop(indexBits(c.n))
+		if !ok || k >= uint64(c.n) {
+			return 0, false
+		}
+		return c.candidate(ctx, int(k)), true
+	}
+	x, ok := s.popPayload()
+	return c.candidate(ctx, 0) ^ x, ok
+}
+
+// raw pushes each value's bits as a miss does.
+type raw struct{}
+
+func (raw) push(s *bitStack, v uint64, _ []uint64) { s.pushPayload(v) }
+
+func (raw) pop(s *bitStack, _ []uint64) (uint64, bool) { return s.popPayload() }

@@ -1,0 +1,213 @@
+package bidi
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// A Stream is a compressed sequence of values with a cursor that steps
+// both ways (doc.go). Its zero value is an empty stream.
+type Stream struct {
+	method Method
+	n, pos int
+	// win holds v[pos..pos+W), zero past the end.
+	win         []uint64
+	left, right bitStack
+	// lc pushes values on the left stack, predicted from their right
+	// context; rc on the right stack, from their left context.
+	lc, rc coder
+	ctx    []uint64 // scratch: a context, nearest first
+}
+
+// newStream returns an empty stream of method m with its coders, cursor
+// at 0.
+func newStream(m Method, n int) *Stream {
+	w := m.window()
+	return &Stream{method: m, n: n, win: make([]uint64, w), lc: m.coder(), rc: m.coder(), ctx: make([]uint64, w)}
+}
+
+// Encode compresses vals with method m, cursor at 0.
+func Encode(vals []uint64, m Method) (*Stream, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	s := newStream(m, len(vals))
+	copy(s.win, vals)
+	w := len(s.win)
+	for j := len(vals) - 1; j >= w; j-- {
+		s.rc.push(&s.right, vals[j], s.leftContext(vals[j-w:j]))
+	}
+	return s, nil
+}
+
+// leftContext returns the values before a value, in order, as its
+// context: nearest first.
+func (s *Stream) leftContext(before []uint64) []uint64 {
+	for k := range s.ctx {
+		s.ctx[k] = before[len(before)-1-k]
+	}
+	return s.ctx
+}
+
+// Method returns the stream's method.
+func (s *Stream) Method() Method { return s.method }
+
+// Len returns the number of values.
+func (s *Stream) Len() int { return s.n }
+
+// Pos returns the cursor: Next gives the value at Pos, Prev the one
+// before it.
+func (s *Stream) Pos() int { return s.pos }
+
+// Next returns the value at the cursor and moves the cursor past it; false
+// at the end.
+func (s *Stream) Next() (uint64, bool) {
+	if s.pos >= s.n {
+		return 0, false
+	}
+	w := len(s.win)
+	v := s.win[0]
+	var in uint64 // what enters the window on the right: v[pos+W], or zero past the end
+	if s.pos+w < s.n {
+		var ok bool
+		if in, ok = s.rc.pop(&s.right, s.leftContext(s.win)); !ok {
+			panic("bidi: corrupt stream") // Parse and Encode make none
+		}
+	}
+	copy(s.win, s.win[1:])
+	s.win[w-1] = in
+	s.lc.push(&s.left, v, s.win)
+	s.pos++
+	return v, true
+}
+
+// Prev moves the cursor back one value and returns it; false at the
+// start.
+func (s *Stream) Prev() (uint64, bool) {
+	if s.pos == 0 {
+		return 0, false
+	}
+	w := len(s.win)
+	v, ok := s.lc.pop(&s.left, s.win)
+	if !ok {
+		panic("bidi: corrupt stream")
+	}
+	out := s.win[w-1]
+	copy(s.win[1:], s.win[:w-1])
+	s.win[0] = v
+	s.pos--
+	if s.pos+w < s.n {
+		s.rc.push(&s.right, out, s.leftContext(s.win))
+	}
+	return v, true
+}
+
+// Seek moves the cursor to position i (0 ≤ i ≤ Len), stepping there.
+func (s *Stream) Seek(i int) {
+	i = max(0, min(i, s.n))
+	for s.pos < i {
+		s.Next()
+	}
+	for s.pos > i {
+		s.Prev()
+	}
+}
+
+// Bits returns the stream's size at its cursor: the two stacks, the
+// window's values, and the tables' entries in use, each an index and a
+// value.
+func (s *Stream) Bits() int {
+	b := s.left.n + s.right.n
+	for _, v := range s.win {
+		b += bits.Len64(v) + 7
+	}
+	for _, c := range []coder{s.lc, s.rc} {
+		if t, ok := c.(*tableCoder); ok {
+			for _, e := range t.table {
+				if e != 0 {
+					b += 64 - int(t.shift) + bits.Len64(e) + 7
+				}
+			}
+		}
+	}
+	return b
+}
+
+// Options say how Compress chooses a method.
+type Options struct {
+	// Candidates are the methods tried; nil for DefaultCandidates.
+	Candidates []Method
+	// WarmUp is how many values each candidate compresses before the best
+	// so far is kept; 0 for 4096.
+	WarmUp int
+}
+
+// DefaultCandidates returns the paper's four predictors with three context
+// sizes each, and Raw, for a stream of n values: tables of FCM and DFCM
+// are sized to the stream, from 2^4 to 2^12 entries.
+func DefaultCandidates(n int) []Method {
+	tb := min(max(bits.Len(uint(n)), 4), 12)
+	ms := []Method{{Kind: Raw}}
+	for _, k := range []Kind{FCM, DFCM} {
+		for _, o := range []int{1, 2, 3} {
+			ms = append(ms, Method{Kind: k, Order: o, TableBits: tb})
+		}
+	}
+	for _, k := range []Kind{LastN, LastNStride} {
+		for _, o := range []int{1, 2, 4} {
+			ms = append(ms, Method{Kind: k, Order: o})
+		}
+	}
+	return ms
+}
+
+// Compress compresses vals with the candidate that takes the fewest bits
+// for the first WarmUp values (the first candidate of those that tie).
+func Compress(vals []uint64, opt *Options) *Stream {
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	if o.Candidates == nil {
+		o.Candidates = DefaultCandidates(len(vals))
+	}
+	if o.WarmUp <= 0 {
+		o.WarmUp = 4096
+	}
+	head := vals[:min(len(vals), o.WarmUp)]
+	var best *Stream
+	bestBits := 0
+	for _, m := range o.Candidates {
+		s, err := Encode(head, m)
+		if err != nil {
+			continue
+		}
+		if b := s.Bits(); best == nil || b < bestBits {
+			best, bestBits = s, b
+		}
+	}
+	if best == nil {
+		best, _ = Encode(head, Method{Kind: Raw})
+	}
+	if len(head) == len(vals) {
+		return best
+	}
+	s, _ := Encode(vals, best.method)
+	return s
+}
+
+// Values returns all the values, leaving the cursor where it was.
+func (s *Stream) Values() []uint64 {
+	at := s.pos
+	s.Seek(0)
+	out := make([]uint64, 0, s.n)
+	for {
+		v, ok := s.Next()
+		if !ok {
+			break
+		}
+		out = append(out, v)
+	}
+	s.Seek(at)
+	return slices.Clip(out)
+}
