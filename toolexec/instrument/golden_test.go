@@ -36,6 +36,9 @@ var goldenP, goldenQ = goldenPkg{"example.com/p", "p"}, goldenPkg{"example.com/q
 // for the wpp mode.
 var goldenW = goldenPkg{"example.com/w", "w"}
 
+// goldenD reads and writes memory, for the deps mode.
+var goldenD = goldenPkg{"example.com/d", "d"}
+
 // TestGolden instruments small packages in every mode and compares the
 // code with the golden files (go test -run TestGolden -update rewrites
 // them): the exact Go that each kind of counter, PPP, tracing and the
@@ -63,6 +66,9 @@ func TestGolden(t *testing.T) {
 		// Whole program paths: each function's frame, its paths' events,
 		// and go statements wrapped (package w).
 		{"wpp", Config{Options: Options{WPP: true}}},
+		// Dynamic slicing: the memory accesses of package d recorded,
+		// and which returns ride on a path's record.
+		{"deps", Config{Options: Options{WPP: true, Deps: true}}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var ar txtar.Archive
@@ -77,6 +83,10 @@ func TestGolden(t *testing.T) {
 			if mode.cfg.WPP {
 				wOut, _ := goldenInstrument(t, goldenW, mode.cfg, nil)
 				ar.Files = append(ar.Files, wOut.files(goldenW)...)
+			}
+			if mode.cfg.Deps {
+				dOut, _ := goldenInstrument(t, goldenD, mode.cfg, nil)
+				ar.Files = append(ar.Files, dOut.files(goldenD)...)
 			}
 			got := txtar.Format(&ar)
 			name := filepath.Join(goldenDir, mode.name+".txtar")

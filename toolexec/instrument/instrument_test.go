@@ -70,6 +70,18 @@ func (WPPFrame) TryReturn() bool { return true }
 func (WPPFrame) Spawn() uint64 { return 0 }
 func WPPRegister(hash string, limit int64, funcs int) []uint64 { return nil }
 func WPPEnter(code uint64) WPPFrame { return WPPFrame{} }
+func Access[T any](f WPPFrame, op uint64, p *T) *T { return p }
+type MapEntry[K comparable] struct{}
+func (e MapEntry[K]) Key(k K) K { return k }
+func MapOf[M ~map[K]V, K comparable, V any](f WPPFrame, op uint64, m M) MapEntry[K] { return MapEntry[K]{} }
+func Send[E any](f WPPFrame, op uint64, c chan<- E) chan<- E { return c }
+func Recv[E any](f WPPFrame, op uint64, c <-chan E) <-chan E { return c }
+func Chan[C any](f WPPFrame, op uint64, c C) {}
+func Copy[E any](f WPPFrame, op uint64, dst, src []E) int { return 0 }
+func CopyString(f WPPFrame, op uint64, dst []byte, src string) int { return 0 }
+func Append[S ~[]E, E any](f WPPFrame, op uint64, old, s S) S { return s }
+func Made[S ~[]E, E any](f WPPFrame, op uint64, s S) S { return s }
+func Elems[S ~[]E, E any](f WPPFrame, op uint64, s S) S { return s }
 func wppStart(s uint64) {}
 `
 

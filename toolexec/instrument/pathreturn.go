@@ -41,7 +41,7 @@ func (u *function) pathReturns(info *types.Info) map[numbering.EdgeID]bool {
 		}
 		switch n := edge.Node.(type) {
 		case *ast.BlockStmt: // the end of the body
-			returns[numbering.EdgeID(id)] = n == u.Body
+			returns[numbering.EdgeID(id)] = n == u.Body && !u.recordsAfterLast()
 		case *ast.ReturnStmt:
 			returns[numbering.EdgeID(id)] = !callsCode(n, info) && !u.accessesIn(n)
 		}
@@ -113,6 +113,23 @@ func quietCall(call *ast.CallExpr, info *types.Info) bool {
 	case "len", "cap", "min", "max", "complex", "real", "imag", "new", "make",
 		"Sizeof", "Alignof", "Offsetof", "Add", "Slice", "SliceData", "String", "StringData":
 		return true
+	}
+	return false
+}
+
+// recordsAfterLast reports whether a -deps build records a memory access
+// after the body's last statement (a variable it declares in memory): at
+// the end of the body, where the count of a path that falls off the end
+// goes first.
+func (u *function) recordsAfterLast() bool {
+	if len(u.Body.List) == 0 {
+		return false
+	}
+	last := u.Body.List[len(u.Body.List)-1]
+	for _, a := range u.accesses {
+		if a.After == last {
+			return true
+		}
 	}
 	return false
 }
