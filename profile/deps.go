@@ -41,6 +41,47 @@ type DepVar struct {
 	Name string
 	Line int // of its declaration
 	Col  int
+	// Kind, in a -wet build, says how the variable's values are recorded
+	// (profile/wpp.go's value records), if they are.
+	Kind ValueKind `json:",omitempty"`
+}
+
+// A ValueKind is how a -wet build records a variable's values: which
+// words, and how each reads.
+type ValueKind string
+
+const (
+	ValueNone    ValueKind = ""        // not recorded (a struct, an array, a type parameter)
+	ValueInt     ValueKind = "int"     // a signed integer, zigzag-coded
+	ValueUint    ValueKind = "uint"    // an unsigned integer
+	ValueFloat   ValueKind = "float"   // a float64's bits (a float32 converted)
+	ValueComplex ValueKind = "complex" // a complex128's parts, as floats
+	ValueBool    ValueKind = "bool"    // 0 or 1
+	ValueString  ValueKind = "string"  // its data's address and its length
+	ValueSlice   ValueKind = "slice"   // its array's address, length and capacity
+	ValueWord    ValueKind = "word"    // a pointer, channel, map, function or unsafe.Pointer: its word
+	ValueIface   ValueKind = "iface"   // an interface's type word and data word
+)
+
+// Words returns how many words a value of kind k is recorded as.
+func (k ValueKind) Words() int {
+	switch k {
+	case ValueNone:
+		return 0
+	case ValueComplex, ValueString, ValueIface:
+		return 2
+	case ValueSlice:
+		return 3
+	}
+	return 1
+}
+
+func (k ValueKind) known() bool {
+	switch k {
+	case ValueNone, ValueInt, ValueUint, ValueFloat, ValueComplex, ValueBool, ValueString, ValueSlice, ValueWord, ValueIface:
+		return true
+	}
+	return false
 }
 
 // A DepStmt is one node of a block: a simple statement, a condition, a
@@ -104,6 +145,11 @@ func (d *Deps) check(blocks int) error {
 			}
 		}
 		return nil
+	}
+	for i, v := range d.Vars {
+		if !v.Kind.known() {
+			return fmt.Errorf("variable %d: unknown value kind %q", i, v.Kind)
+		}
 	}
 	if err := vars("params", d.Params); err != nil {
 		return err

@@ -113,6 +113,7 @@ func TestWPPEventEncoding(t *testing.T) {
 		{WPPEvent{Kind: WPPPath, Up: 2, Path: 7}, []uint64{20, 2, 7}},
 		{WPPEvent{Kind: WPPMemory, Stmt: 3, Access: WPPStore, Flags: WPPStackAddr, Seq: 2, Addr: 40, Size: 8}, []uint64{24, 3<<5 | 1<<3 | 1, 2, 40, 8}},
 		{WPPEvent{Kind: WPPMemory, Stmt: 1, Access: WPPCopy, Flags: WPPStackSrc, Seq: 1, Addr: 4096, Size: 16, Src: 24}, []uint64{24, 1<<5 | 2<<3 | 3, 1, 4096, 16, 24}},
+		{WPPEvent{Kind: WPPValue, Var: 5, Part: 2, Value: 1 << 40}, []uint64{36, 5<<3 | 2, 1 << 40}},
 	} {
 		var want []byte
 		for _, v := range c.want {
@@ -188,7 +189,7 @@ func TestWPPMalformed(t *testing.T) {
 		{"past end", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+8:], 4096); return b }, "runs past the end"},
 		{"kind", func(b []byte) []byte { b[1024+4] = 9; return b }, "unknown kind 9"},
 		{"package twice", func(b []byte) []byte { b[1024+4] = 2; b[1024+16] = 1; return b }, "package 1 named twice"},
-		{"event", func(b []byte) []byte { b[1024+32] = 0x24; return b }, "unknown control event 9"},
+		{"event", func(b []byte) []byte { b[1024+32] = 0x28; return b }, "unknown control event 10"},
 		{"truncated event", func(b []byte) []byte {
 			for i := 1024 + 32 + 5; i < 1536; i++ {
 				b[i] = 0x81
@@ -212,7 +213,8 @@ func TestWPPMalformed(t *testing.T) {
 
 // FuzzParseWPP reads any bytes as a WPP file: errors, never a panic, and
 // what it reads is what WriteWPP writes back.
-// withMemory adds random memory events (-deps builds) to the calls of gs.
+// withMemory adds random memory events (-deps builds) and values (-wet
+// builds) to the calls of gs.
 func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
 	r := rand.New(rand.NewPCG(seed, 2))
 	out := make(map[uint64][]WPPEvent)
@@ -235,6 +237,9 @@ func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
 					m.Flags |= uint8(r.IntN(2)) << 1
 				}
 				with = append(with, m)
+			}
+			if depth > 0 && r.IntN(4) == 0 {
+				with = append(with, WPPEvent{Kind: WPPValue, Var: uint32(r.IntN(40)), Part: uint8(r.IntN(3)), Value: r.Uint64() >> uint(r.IntN(64))})
 			}
 		}
 		out[g] = with

@@ -196,6 +196,7 @@ const (
 	wppControlMemory         = 6
 	wppControlLongPath       = 7
 	wppControlLongPathReturn = 8
+	wppControlValue          = 9
 )
 
 // wppShortPath bounds the path ids that fit in a record's first uvarint.
@@ -289,6 +290,19 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			} else if e.Flags&WPPStackSrc != 0 {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
 			}
+		case wppControlValue:
+			op, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			v, err := next()
+			if err != nil {
+				return WPPEvent{}, 0, err
+			}
+			if op>>3 > 1<<32-1 {
+				return WPPEvent{}, 0, fmt.Errorf("value of variable %d", op>>3)
+			}
+			e = WPPEvent{Kind: WPPValue, Var: uint32(op >> 3), Part: uint8(op & 7), Value: v}
 		case wppControlLongPath, wppControlLongPathReturn:
 			id, err := next()
 			if err != nil {
@@ -350,6 +364,10 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 			b = binary.AppendUvarint(b, e.Src)
 		}
 		return b
+	case WPPValue:
+		b = control(wppControlValue)
+		b = binary.AppendUvarint(b, uint64(e.Var)<<3|uint64(e.Part&7))
+		return binary.AppendUvarint(b, e.Value)
 	}
 	panic(fmt.Sprintf("WPP event kind %d", e.Kind))
 }

@@ -72,6 +72,7 @@ const (
 	wppControlMemory         = 6
 	wppControlLongPath       = 7
 	wppControlLongPathReturn = 8
+	wppControlValue          = 9
 
 	wppReturnByte = wppControlReturn<<2 | wppTagControl
 	wppShortPath  = 1 << 61 // ids below fit in a record's first uvarint

@@ -27,6 +27,7 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
 	fs.BoolVar(&cfg.WPP, "wpp", false, "also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp)")
 	fs.BoolVar(&cfg.Deps, "deps", false, "also describe each function's statements, variables and calls in the metadata, and record whole program paths (as -wpp), for slicing (see pathcover slice)")
+	fs.BoolVar(&cfg.Values, "wet", false, "also record the values each instrumented function gives its variables, besides what -deps records, for whole execution traces")
 	wppMax := fs.String("wppmax", "1G", "with -wpp: a process stops recording when its file reaches `size` (bytes, or with K, M or G); $PATHCOVERWPPMAX overrides it when the program runs")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
@@ -66,6 +67,9 @@ func Main(name string, args []string) int {
 		return 2
 	} else if n != 1<<30 {
 		cfg.WPPLimit = n
+	}
+	if cfg.Values {
+		cfg.Deps = true
 	}
 	if cfg.Deps {
 		cfg.WPP = true

@@ -221,9 +221,10 @@ func (t *TWPP) goroutine(g uint64, pkgs map[uint32]string, s Source) (*Goroutine
 			t.close(top, false, stack, gr)
 		case profile.WPPStop:
 			gr.Stopped, done = true, true
-		case profile.WPPMemory:
+		case profile.WPPMemory, profile.WPPValue:
 			// A -deps build's memory accesses are the slicer's
-			// (package ddg); the TWPP holds control flow only.
+			// (package ddg), a -wet build's values the whole execution
+			// trace's; the TWPP holds control flow only.
 		default:
 			return fmt.Errorf("event of kind %d", e.Kind)
 		}

@@ -45,6 +45,7 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 		coverFiles[i] = coverOutput(f)
 	}
 	positions := newPositioner(in.Fset, in.Files, in.Src, coverFiles)
+	b.positions = positions
 	decls := make(map[types.Object]*ast.FuncDecl)
 	for _, f := range in.Files {
 		for _, d := range f.Decls {

@@ -36,8 +36,9 @@ var goldenP, goldenQ = goldenPkg{"example.com/p", "p"}, goldenPkg{"example.com/q
 // for the wpp mode.
 var goldenW = goldenPkg{"example.com/w", "w"}
 
-// goldenD reads and writes memory, for the deps mode.
-var goldenD = goldenPkg{"example.com/d", "d"}
+// goldenD reads and writes memory, for the deps mode; goldenV gives its
+// variables values, for the wet mode.
+var goldenD, goldenV = goldenPkg{"example.com/d", "d"}, goldenPkg{"example.com/v", "v"}
 
 // TestGolden instruments small packages in every mode and compares the
 // code with the golden files (go test -run TestGolden -update rewrites
@@ -69,6 +70,8 @@ func TestGolden(t *testing.T) {
 		// Dynamic slicing: the memory accesses of package d recorded,
 		// and which returns ride on a path's record.
 		{"deps", Config{Options: Options{WPP: true, Deps: true}}},
+		// Whole execution traces: the values of package v's variables.
+		{"wet", Config{Options: Options{WPP: true, Deps: true, Values: true}}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var ar txtar.Archive
@@ -84,9 +87,13 @@ func TestGolden(t *testing.T) {
 				wOut, _ := goldenInstrument(t, goldenW, mode.cfg, nil)
 				ar.Files = append(ar.Files, wOut.files(goldenW)...)
 			}
-			if mode.cfg.Deps {
+			if mode.cfg.Deps && !mode.cfg.Values {
 				dOut, _ := goldenInstrument(t, goldenD, mode.cfg, nil)
 				ar.Files = append(ar.Files, dOut.files(goldenD)...)
+			}
+			if mode.cfg.Values {
+				vOut, _ := goldenInstrument(t, goldenV, mode.cfg, nil)
+				ar.Files = append(ar.Files, vOut.files(goldenV)...)
 			}
 			got := txtar.Format(&ar)
 			name := filepath.Join(goldenDir, mode.name+".txtar")

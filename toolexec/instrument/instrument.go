@@ -50,6 +50,9 @@ type Options struct {
 	// the metadata (profile.Deps, package defuse), for slicing; it needs
 	// WPP, whose paths the slicer replays.
 	Deps bool
+	// Values records the values of each function's symbolic variables
+	// (values.go), for whole execution traces; it needs Deps.
+	Values bool
 }
 
 // Defaults of Options.
@@ -194,6 +197,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	if cfg.Deps && memoryAllowed(in.Lang) {
 		out.Generated = append(out.Generated, depsDecls...)
+		if cfg.Values {
+			out.Generated = append(out.Generated, valueDecls...)
+		}
 	}
 	for _, s := range b.sinks {
 		out.Generated = append(out.Generated, s...)
@@ -220,6 +226,8 @@ type builder struct {
 	// goShapes are the shapes of the go statements rewritten in a -wpp
 	// build, whose helpers the generated file defines.
 	goShapes map[goShape]bool
+	// positions gives positions as the metadata has them.
+	positions *positioner
 }
 
 // rewrite writes the code of every function into its file, with its
@@ -257,6 +265,9 @@ func (b *builder) rewrite() error {
 		}
 		if b.cfg.Deps && memoryAllowed(in.Lang) {
 			u.emitMemory(edits[u.file], in.Info, in.Src[u.file])
+			if b.cfg.Values {
+				u.recordValues(edits[u.file], in.Info, b.meta.Funcs[u.meta].Deps, b.positions.Position)
+			}
 		}
 		if s := u.super; s != nil {
 			if err := addClones(s); err != nil {

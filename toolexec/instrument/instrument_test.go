@@ -82,6 +82,15 @@ func CopyString(f WPPFrame, op uint64, dst []byte, src string) int { return 0 }
 func Append[S ~[]E, E any](f WPPFrame, op uint64, old, s S) S { return s }
 func Made[S ~[]E, E any](f WPPFrame, op uint64, s S) S { return s }
 func Elems[S ~[]E, E any](f WPPFrame, op uint64, s S) S { return s }
+func ValueInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](f WPPFrame, op uint64, v T) bool { return true }
+func ValueUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](f WPPFrame, op uint64, v T) bool { return true }
+func ValueFloat[T ~float32 | ~float64](f WPPFrame, op uint64, v T) bool { return true }
+func ValueComplex[T ~complex64 | ~complex128](f WPPFrame, op uint64, v T) bool { return true }
+func ValueBool[T ~bool](f WPPFrame, op uint64, v T) bool { return true }
+func ValueString[T ~string](f WPPFrame, op uint64, v T) bool { return true }
+func ValueSlice[S ~[]E, E any](f WPPFrame, op uint64, v S) bool { return true }
+func ValueWord[T any](f WPPFrame, op uint64, v T) bool { return true }
+func ValueIface[T any](f WPPFrame, op uint64, v T) bool { return true }
 func wppStart(s uint64) {}
 `
 

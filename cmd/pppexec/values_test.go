@@ -1,0 +1,101 @@
+package main_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// TestValues builds testdata/values with pppexec -wet and checks the
+// values its main goroutine recorded against the program's own account:
+// after each definition of a variable, in each form the build records
+// (testdata/values/main.go), the program logs the variable's value with
+// package logv, which reads the words a value record holds by code of its
+// own; the recorded values, named and decoded with the metadata, must be
+// the logged ones, in the same order.
+func TestValues(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	dir := t.TempDir()
+	cmdtest.WriteFiles(t, dir, map[string]string{
+		"go.mod":       "module example.com/values\n\ngo 1.25\n",
+		"main.go":      cmdtest.ReadFile(t, "../../testdata/values/main.go"),
+		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
+	})
+	exe := filepath.Join(t.TempDir(), "values")
+	toolexec := bin + " -wet -pkgs=example.com/values"
+	if out, code := run(t, dir, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	prof := t.TempDir()
+	out, code := run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	want := strings.Split(strings.TrimSpace(out), "\n")
+	p := cmdtest.LoadProfile(t, prof)
+	names, _ := filepath.Glob(filepath.Join(prof, "*.wpp"))
+	if len(names) != 1 {
+		t.Fatalf("%d WPP files", len(names))
+	}
+	w, err := profile.OpenWPP(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var got []string
+	for _, g := range w.Goroutines() {
+		var stack []*profile.Func
+		var line []string // the value being read: its name, then its words
+		words := 0
+		err := w.Events(g, func(e profile.WPPEvent) error {
+			switch e.Kind {
+			case profile.WPPEnter:
+				m := p.Metas[w.Packages[e.Pkg]]
+				if m == nil || int(e.Func) >= len(m.Funcs) {
+					return fmt.Errorf("enter of an unknown function %d/%d", e.Pkg, e.Func)
+				}
+				stack = append(stack, &m.Funcs[e.Func])
+			case profile.WPPReturn:
+				stack = stack[:len(stack)-1]
+			case profile.WPPValue:
+				f := stack[len(stack)-1]
+				if f.Deps == nil || int(e.Var) >= len(f.Deps.Vars) {
+					return fmt.Errorf("%s: value of variable %d", f.Name, e.Var)
+				}
+				v := f.Deps.Vars[e.Var]
+				if int(e.Part) != len(line)-min(len(line), 1) || len(line) > 0 && line[0] != v.Name {
+					return fmt.Errorf("%s: word %d of %s after %v", f.Name, e.Part, v.Name, line)
+				}
+				word := e.Value
+				if v.Kind == profile.ValueInt {
+					word = uint64(int64(word>>1) ^ -int64(word&1)) // zigzag
+				}
+				if len(line) == 0 {
+					line, words = []string{v.Name}, v.Kind.Words()
+				}
+				line = append(line, fmt.Sprint(word))
+				if len(line) == words+1 {
+					got = append(got, strings.Join(line, " "))
+					line = nil
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("goroutine %d: %v", g, err)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d values recorded, %d logged", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Fatalf("value %d: recorded %q, logged %q\nrecorded: %q\nlogged:   %q", i, got[i], want[i], got[max(0, i-3):min(len(got), i+3)], want[max(0, i-3):min(len(want), i+3)])
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package rt
+
+import "unsafe"
+
+// Values (pppexec -wet): besides its whole program path and its memory
+// accesses (-deps), each goroutine records the values its instrumented
+// functions give their variables, into the same stream (the value record
+// of profile/wpp.go), for the whole execution trace. The generated code
+// calls one of the functions below after a statement that defines a
+// symbolic variable (or, where that cannot hold code, where the variable
+// is next read: toolexec/instrument/values.go), one by kind of value; each
+// reports true, so that it can stand in a condition (x := f(); Value(...)
+// && cond).
+//
+// op is the variable's index in its function's Deps.Vars shifted left by
+// 3; the low 3 bits say which word of the value a record holds.
+
+// value records word part of the value of variable op>>3 of the frame's
+// call, which must be the goroutine's current one: a value recorded in a
+// range-over-func loop's body, inside the iterator's call, is not.
+func (f WPPFrame) value(op uint64, part int, v uint64) {
+	r := f.r
+	if r == nil || r.depth != f.depth || !r.room(wppMaxEvent) {
+		return
+	}
+	r.put(wppControlValue<<2|wppTagControl, op|uint64(part), v)
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// ValueInt records a signed integer, zigzag-coded.
+func ValueInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](f WPPFrame, op uint64, v T) bool {
+	f.value(op, 0, zigzag(int64(v)))
+	return true
+}
+
+// ValueUint records an unsigned integer.
+func ValueUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](f WPPFrame, op uint64, v T) bool {
+	f.value(op, 0, uint64(v))
+	return true
+}
+
+// ValueFloat records a float, as a float64's bits.
+func ValueFloat[T ~float32 | ~float64](f WPPFrame, op uint64, v T) bool {
+	x := float64(v)
+	f.value(op, 0, *(*uint64)(unsafe.Pointer(&x)))
+	return true
+}
+
+// ValueComplex records a complex number's parts, as float64s.
+func ValueComplex[T ~complex64 | ~complex128](f WPPFrame, op uint64, v T) bool {
+	re, im := real(complex128(v)), imag(complex128(v))
+	f.value(op, 0, *(*uint64)(unsafe.Pointer(&re)))
+	f.value(op, 1, *(*uint64)(unsafe.Pointer(&im)))
+	return true
+}
+
+// ValueBool records a boolean as 0 or 1.
+func ValueBool[T ~bool](f WPPFrame, op uint64, v T) bool {
+	var b uint64
+	if v {
+		b = 1
+	}
+	f.value(op, 0, b)
+	return true
+}
+
+// ValueString records a string's data address and length.
+func ValueString[T ~string](f WPPFrame, op uint64, v T) bool {
+	s := string(v)
+	f.value(op, 0, uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))))
+	f.value(op, 1, uint64(len(s)))
+	return true
+}
+
+// ValueSlice records a slice's array address, length and capacity.
+func ValueSlice[S ~[]E, E any](f WPPFrame, op uint64, v S) bool {
+	f.value(op, 0, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v)))))
+	f.value(op, 1, uint64(len(v)))
+	f.value(op, 2, uint64(cap(v)))
+	return true
+}
+
+// ValueWord records a value that is one pointer word: a pointer, channel,
+// map, function or unsafe.Pointer.
+func ValueWord[T any](f WPPFrame, op uint64, v T) bool {
+	if unsafe.Sizeof(v) == unsafe.Sizeof(uintptr(0)) {
+		f.value(op, 0, uint64(*(*uintptr)(unsafe.Pointer(&v))))
+	}
+	return true
+}
+
+// ValueIface records an interface's two words: its type and its data.
+func ValueIface[T any](f WPPFrame, op uint64, v T) bool {
+	if unsafe.Sizeof(v) == 2*unsafe.Sizeof(uintptr(0)) {
+		w := (*[2]uintptr)(unsafe.Pointer(&v))
+		f.value(op, 0, uint64(w[0]))
+		f.value(op, 1, uint64(w[1]))
+	}
+	return true
+}
