@@ -34,6 +34,19 @@ type Deps struct {
 	// Blocks lists, for each block of the function's graph, the indexes in
 	// Stmts of its nodes, in the order they run.
 	Blocks [][]int32
+	// Values are, in a -wet build, the places where the function records
+	// its variables' values: a value record names one.
+	Values []DepValue `json:",omitempty"`
+}
+
+// A DepValue is a place where a -wet build records a variable's value:
+// when statement Stmt runs (before it, or After it), the value that the
+// definition of Var reaching there gave it. A statement runs at most once
+// in a Ball-Larus path, so the record's path gives the statement's
+// execution.
+type DepValue struct {
+	Var, Stmt int32
+	After     bool `json:",omitempty"`
 }
 
 // A DepVar is a symbolic variable.
@@ -149,6 +162,11 @@ func (d *Deps) check(blocks int) error {
 	for i, v := range d.Vars {
 		if !v.Kind.known() {
 			return fmt.Errorf("variable %d: unknown value kind %q", i, v.Kind)
+		}
+	}
+	for i, v := range d.Values {
+		if v.Var < 0 || int(v.Var) >= len(d.Vars) || v.Stmt < 0 || int(v.Stmt) >= len(d.Stmts) {
+			return fmt.Errorf("value site %d: variable %d, statement %d out of range", i, v.Var, v.Stmt)
 		}
 	}
 	if err := vars("params", d.Params); err != nil {

@@ -75,16 +75,15 @@ package profile
 //	                    stays the same when the stack moves.
 //	x&3 == 0, x>>2 == 7 path, id: as x&3 == 1, for ids of 2^61 and more
 //	x&3 == 0, x>>2 == 8 path and return, id: as x&3 == 2, for those ids
-//	x&3 == 0, x>>2 == 9 value op v: the value of a variable of the current
-//	                    call (-wet builds): op>>3 is its index in the
-//	                    function's Deps.Vars, op&7 which word of it (a
-//	                    string's data and length, a slice's data, length
-//	                    and capacity, an interface's type and data, a
-//	                    complex number's parts); v the word, zigzag-coded
-//	                    for signed integers (DepVar.Kind says how to read
-//	                    it). A value is recorded after the statement that
-//	                    defines the variable, or where that cannot hold
-//	                    code, before the variable can be defined again.
+//	x&3 == 0, x>>2 == 9 value op v: a word of a variable's value, in the
+//	                    current call (-wet builds): op>>3 is the site that
+//	                    recorded it, an index in the function's
+//	                    Deps.Values (which says which variable, and at
+//	                    which statement), op&7 which word (a string's data
+//	                    and length, a slice's data, length and capacity,
+//	                    an interface's type and data, a complex number's
+//	                    parts); v the word, zigzag-coded for signed
+//	                    integers (DepVar.Kind says how to read it)
 //
 // A record stands for one event, but a path-and-return record, which
 // stands for two: a path and the return that follows it (Events gives
@@ -179,9 +178,9 @@ type WPPEvent struct {
 	Addr   uint64    `json:",omitempty"`
 	Size   uint64    `json:",omitempty"`
 	Src    uint64    `json:",omitempty"`
-	// value: the variable (an index in Deps.Vars), which of its words,
-	// and the word
-	Var   uint32 `json:",omitempty"`
+	// value: the site that recorded it (an index in Deps.Values), which
+	// word of the value, and the word
+	Site  uint32 `json:",omitempty"`
 	Part  uint8  `json:",omitempty"`
 	Value uint64 `json:",omitempty"`
 }

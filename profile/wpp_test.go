@@ -113,7 +113,7 @@ func TestWPPEventEncoding(t *testing.T) {
 		{WPPEvent{Kind: WPPPath, Up: 2, Path: 7}, []uint64{20, 2, 7}},
 		{WPPEvent{Kind: WPPMemory, Stmt: 3, Access: WPPStore, Flags: WPPStackAddr, Seq: 2, Addr: 40, Size: 8}, []uint64{24, 3<<5 | 1<<3 | 1, 2, 40, 8}},
 		{WPPEvent{Kind: WPPMemory, Stmt: 1, Access: WPPCopy, Flags: WPPStackSrc, Seq: 1, Addr: 4096, Size: 16, Src: 24}, []uint64{24, 1<<5 | 2<<3 | 3, 1, 4096, 16, 24}},
-		{WPPEvent{Kind: WPPValue, Var: 5, Part: 2, Value: 1 << 40}, []uint64{36, 5<<3 | 2, 1 << 40}},
+		{WPPEvent{Kind: WPPValue, Site: 5, Part: 2, Value: 1 << 40}, []uint64{36, 5<<3 | 2, 1 << 40}},
 	} {
 		var want []byte
 		for _, v := range c.want {
@@ -239,7 +239,7 @@ func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
 				with = append(with, m)
 			}
 			if depth > 0 && r.IntN(4) == 0 {
-				with = append(with, WPPEvent{Kind: WPPValue, Var: uint32(r.IntN(40)), Part: uint8(r.IntN(3)), Value: r.Uint64() >> uint(r.IntN(64))})
+				with = append(with, WPPEvent{Kind: WPPValue, Site: uint32(r.IntN(40)), Part: uint8(r.IntN(3)), Value: r.Uint64() >> uint(r.IntN(64))})
 			}
 		}
 		out[g] = with

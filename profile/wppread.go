@@ -300,9 +300,9 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, err
 			}
 			if op>>3 > 1<<32-1 {
-				return WPPEvent{}, 0, fmt.Errorf("value of variable %d", op>>3)
+				return WPPEvent{}, 0, fmt.Errorf("value of site %d", op>>3)
 			}
-			e = WPPEvent{Kind: WPPValue, Var: uint32(op >> 3), Part: uint8(op & 7), Value: v}
+			e = WPPEvent{Kind: WPPValue, Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
 		case wppControlLongPath, wppControlLongPathReturn:
 			id, err := next()
 			if err != nil {
@@ -366,7 +366,7 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 		return b
 	case WPPValue:
 		b = control(wppControlValue)
-		b = binary.AppendUvarint(b, uint64(e.Var)<<3|uint64(e.Part&7))
+		b = binary.AppendUvarint(b, uint64(e.Site)<<3|uint64(e.Part&7))
 		return binary.AppendUvarint(b, e.Value)
 	}
 	panic(fmt.Sprintf("WPP event kind %d", e.Kind))

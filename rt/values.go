@@ -12,11 +12,12 @@ import "unsafe"
 // reports true, so that it can stand in a condition (x := f(); Value(...)
 // && cond).
 //
-// op is the variable's index in its function's Deps.Vars shifted left by
-// 3; the low 3 bits say which word of the value a record holds.
+// op is the recording site's index in its function's Deps.Values (which
+// says which variable, and where) shifted left by 3; the low 3 bits say
+// which word of the value a record holds.
 
-// value records word part of the value of variable op>>3 of the frame's
-// call, which must be the goroutine's current one: a value recorded in a
+// value records word part of a value at site op>>3 of the frame's call,
+// which must be the goroutine's current one: a value recorded in a
 // range-over-func loop's body, inside the iterator's call, is not.
 func (f WPPFrame) value(op uint64, part int, v uint64) {
 	r := f.r

@@ -64,10 +64,10 @@ func TestValues(t *testing.T) {
 				stack = stack[:len(stack)-1]
 			case profile.WPPValue:
 				f := stack[len(stack)-1]
-				if f.Deps == nil || int(e.Var) >= len(f.Deps.Vars) {
-					return fmt.Errorf("%s: value of variable %d", f.Name, e.Var)
+				if f.Deps == nil || int(e.Site) >= len(f.Deps.Values) {
+					return fmt.Errorf("%s: value of site %d", f.Name, e.Site)
 				}
-				v := f.Deps.Vars[e.Var]
+				v := f.Deps.Vars[f.Deps.Values[e.Site].Var]
 				if int(e.Part) != len(line)-min(len(line), 1) || len(line) > 0 && line[0] != v.Name {
 					return fmt.Errorf("%s: word %d of %s after %v", f.Name, e.Part, v.Name, line)
 				}

@@ -14,11 +14,12 @@ import (
 // a function gives its symbolic variables (package defuse: locals whose
 // every access the syntax shows), for the whole execution trace: a call
 // of one of the generated file's helpers (valueDecls; rt/values.go)
-// reads the variable and records it, with the variable's index in the
-// function's Deps.Vars. The trace gives a recorded value to the
-// definition of the variable that reaches it, so a value can be recorded
-// anywhere after the definition and before the variable can be defined
-// again:
+// reads the variable and records it, naming its site in the function's
+// Deps.Values: the variable, and the statement at whose execution (after
+// it, or before it) the record is made. The trace gives a recorded value
+// to the definition of the variable that reaches that point, so a value
+// can be recorded anywhere after the definition and before the variable
+// can be defined again:
 //
 //   - after a statement of a statement list that defines it (an
 //     assignment, a declaration, x++):
@@ -135,9 +136,12 @@ type valueRecorder struct {
 	u    *function
 	e    *editor
 	info *types.Info
+	deps *profile.Deps
 	// index gives a variable's index in Deps.Vars, by its name and
-	// position; kinds are what values.go sets in Deps.Vars.
+	// position; stmts the statements of Deps.Stmts by their span.
 	index map[varKey]int32
+	stmts map[spanKey][]int32
+	sites map[profile.DepValue]int // index in Deps.Values
 	pos   func(token.Pos) token.Position
 }
 
@@ -146,12 +150,19 @@ type varKey struct {
 	line, col int
 }
 
+type spanKey struct{ line, col, endLine, endCol int }
+
 // recordValues marks the kinds of u's recorded variables in its metadata
 // and adds the code that records their values.
 func (u *function) recordValues(e *editor, info *types.Info, deps *profile.Deps, pos func(token.Pos) token.Position) {
-	v := &valueRecorder{u: u, e: e, info: info, index: make(map[varKey]int32), pos: pos}
+	v := &valueRecorder{u: u, e: e, info: info, deps: deps, pos: pos,
+		index: make(map[varKey]int32), stmts: make(map[spanKey][]int32), sites: make(map[profile.DepValue]int)}
 	for i, dv := range deps.Vars {
 		v.index[varKey{dv.Name, dv.Line, dv.Col}] = int32(i)
+	}
+	for i, st := range deps.Stmts {
+		k := spanKey{st.Line, st.Col, st.EndLine, st.EndCol}
+		v.stmts[k] = append(v.stmts[k], int32(i))
 	}
 	v.kinds(deps)
 	v.params()
@@ -193,16 +204,53 @@ func (v *valueRecorder) kinds(deps *profile.Deps) {
 	})
 }
 
-// record returns the calls that record the variables that ids name,
-// each once, joined by sep.
-func (v *valueRecorder) record(ids []*ast.Ident, sep string) string {
+// stmt returns the index in Deps.Stmts of the statement that node n is,
+// or -1: one that defines something if several have n's span (a range
+// loop's test and assignment).
+func (v *valueRecorder) stmt(n ast.Node) int32 {
+	from, to := n.Pos(), n.End()
+	switch n := n.(type) {
+	case *ast.LabeledStmt:
+		return v.stmt(n.Stmt)
+	case *ast.RangeStmt:
+		from, to = n.For, n.X.End() // its assignment, at the start of the body
+	}
+	p, q := v.pos(from), v.pos(to)
+	found := int32(-1)
+	for _, i := range v.stmts[spanKey{p.Line, p.Column, q.Line, q.Column}] {
+		if found < 0 || len(v.deps.Stmts[i].Defs) > 0 {
+			found = i
+		}
+	}
+	return found
+}
+
+// record returns the calls that record the variables that ids name, each
+// once, joined by sep, at statement at (nil: the function's entry),
+// before it or after it.
+func (v *valueRecorder) record(ids []*ast.Ident, sep string, at ast.Node, after bool) string {
+	stmt := int32(0)
+	if at != nil {
+		if stmt = v.stmt(at); stmt < 0 {
+			return "" // no statement to say where: nothing recorded
+		}
+	}
 	var calls []string
 	seen := make(map[int32]bool)
 	for _, id := range ids {
-		if i, k, ok := v.variable(id); ok && !seen[i] {
-			seen[i] = true
-			calls = append(calls, fmt.Sprintf("%s(%s, %d, %s)", valueHelper(k), wppFrame, uint64(i)<<3, id.Name))
+		i, k, ok := v.variable(id)
+		if !ok || seen[i] {
+			continue
 		}
+		seen[i] = true
+		site := profile.DepValue{Var: i, Stmt: stmt, After: after}
+		n, ok := v.sites[site]
+		if !ok {
+			n = len(v.deps.Values)
+			v.deps.Values = append(v.deps.Values, site)
+			v.sites[site] = n
+		}
+		calls = append(calls, fmt.Sprintf("%s(%s, %d, %s)", valueHelper(k), wppFrame, uint64(n)<<3, id.Name))
 	}
 	return strings.Join(calls, sep)
 }
@@ -226,7 +274,7 @@ func (v *valueRecorder) params() {
 			ids = append(ids, f.Names...)
 		}
 	}
-	if code := v.record(ids, "; "); code != "" {
+	if code := v.record(ids, "; ", nil, true); code != "" {
 		v.atStart(v.u.Body, code)
 	}
 }
@@ -314,7 +362,7 @@ func (v *valueRecorder) lists(deps *profile.Deps) {
 		case *ast.CommClause:
 			v.list(n.Body)
 			if n.Comm != nil {
-				if code := v.record(defined(n.Comm), "; "); code != "" {
+				if code := v.record(defined(n.Comm), "; ", n.Comm, true); code != "" {
 					v.atStart(n, code)
 				}
 			}
@@ -325,12 +373,14 @@ func (v *valueRecorder) lists(deps *profile.Deps) {
 					ids = append(ids, id)
 				}
 			}
-			if code := v.record(ids, "; "); code != "" {
+			if code := v.record(ids, "; ", n, true); code != "" {
 				v.atStart(n.Body, code)
 			}
 		case *ast.IfStmt:
 			if n.Init != nil {
-				v.init(defined(n.Init), n.Cond)
+				if code := v.record(defined(n.Init), " && ", n.Init, true); code != "" {
+					v.inCond(n.Cond, code)
+				}
 			}
 		case *ast.ForStmt:
 			ids := defined(n.Init)
@@ -338,13 +388,18 @@ func (v *valueRecorder) lists(deps *profile.Deps) {
 				ids = append(ids, defined(n.Post)...)
 			}
 			if n.Cond == nil {
-				// The loop leaves only by a jump: the body follows the
-				// init and every post statement.
-				if code := v.record(ids, "; "); code != "" {
-					v.atStart(n.Body, code)
+				// The loop leaves only by a jump: the body's first
+				// statement follows the init and every post statement.
+				if len(n.Body.List) > 0 {
+					if code := v.record(ids, "; ", n.Body.List[0], false); code != "" {
+						v.atStart(n.Body, code)
+					}
 				}
-			} else {
-				v.init(ids, n.Cond)
+			} else if code := v.record(ids, " && ", n.Cond, false); code != "" {
+				// The condition follows the init and every post
+				// statement: the value is the one whichever ran last
+				// gave.
+				v.inCond(n.Cond, code)
 			}
 		case *ast.SwitchStmt:
 			if n.Init != nil {
@@ -352,7 +407,7 @@ func (v *valueRecorder) lists(deps *profile.Deps) {
 			}
 		case *ast.TypeSwitchStmt:
 			if n.Init != nil {
-				if code := v.record(defined(n.Init), "; "); code != "" {
+				if code := v.record(defined(n.Init), "; ", n.Init, true); code != "" {
 					for _, c := range n.Body.List {
 						v.atStart(c, code)
 					}
@@ -366,17 +421,9 @@ func (v *valueRecorder) lists(deps *profile.Deps) {
 // list records, after each statement of a list, what it defines.
 func (v *valueRecorder) list(stmts []ast.Stmt) {
 	for _, s := range stmts {
-		if code := v.record(defined(s), "; "); code != "" {
+		if code := v.record(defined(s), "; ", s, true); code != "" {
 			v.after(s, code)
 		}
-	}
-}
-
-// init records the variables that an if's or a for's init (and post)
-// statements define, in the condition.
-func (v *valueRecorder) init(ids []*ast.Ident, cond ast.Expr) {
-	if code := v.record(ids, " && "); code != "" {
-		v.inCond(cond, code)
 	}
 }
 
@@ -385,7 +432,7 @@ func (v *valueRecorder) init(ids []*ast.Ident, cond ast.Expr) {
 // bools), or at the start of each clause.
 func (v *valueRecorder) switchInit(s *ast.SwitchStmt) {
 	ids := defined(s.Init)
-	code := v.record(ids, " && ")
+	code := v.record(ids, " && ", s.Init, true)
 	if code == "" {
 		return
 	}
@@ -406,6 +453,6 @@ func (v *valueRecorder) switchInit(s *ast.SwitchStmt) {
 		return
 	}
 	for _, c := range s.Body.List {
-		v.atStart(c, v.record(ids, "; "))
+		v.atStart(c, v.record(ids, "; ", s.Init, true))
 	}
 }
