@@ -1,0 +1,431 @@
+package wet
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet/bidi"
+	"github.com/pathcover/pathcover/wpp"
+)
+
+// A WET is a whole execution trace (doc.go).
+type WET struct {
+	Funcs      []Func
+	Nodes      []Node
+	Goroutines []Goroutine
+	Values     []ValueLabel
+	Accesses   []AccessLabel
+	// Stats are its sizes, from Build.
+	Stats Stats
+}
+
+// A Func is a function that ran: its package's metadata hash and its
+// index there, its package path and name (empty where the profile lacks
+// its metadata).
+type Func struct {
+	Hash          string
+	Index         uint32
+	Package, Name string
+}
+
+// A Node is a Ball-Larus path of a function that ran, labelled with the
+// timestamps of its executions, increasing.
+type Node struct {
+	Func  int
+	Path  uint64
+	Times *bidi.Stream
+}
+
+// A Goroutine is one goroutine of one process: its id and the goroutine
+// and spawn that started it (profile.WPPStart), the timestamps its paths
+// took, [Start, End), and its trace (Symbol).
+type Goroutine struct {
+	Process           int
+	ID, Parent, Spawn uint64
+	Start, End        uint64
+	Trace             *bidi.Stream
+	Stopped           bool // the size limit cut it short
+}
+
+// A ValueLabel is one value site of a function (profile.DepValue: Site
+// indexes its Deps.Values): per value recorded there, the timestamp of
+// the path execution it was recorded in (Times) and its words (Words[i]
+// the i-th word of each value).
+type ValueLabel struct {
+	Func  int
+	Site  uint32
+	Times *bidi.Stream
+	Words []*bidi.Stream
+}
+
+// An AccessLabel is one statement's accesses of one kind: per access, the
+// timestamp of the path execution it was made in, its number in the
+// process's order of accesses (Seq), the bytes it touched (Addr, Size, and
+// Src for a copy) and its flags (profile.WPPStackAddr, WPPStackSrc).
+type AccessLabel struct {
+	Func                        int
+	Stmt                        uint32
+	Access                      profile.WPPAccess
+	Times, Seq, Addr, Size, Src *bidi.Stream
+	Flags                       *bidi.Stream
+}
+
+// Stats are a WET's sizes: the recording's bytes (its records), the words
+// of the first tier's labels (8 bytes each), the bytes of the second
+// tier's streams, and what the run executed.
+type Stats struct {
+	RecordBytes  int64
+	Tier1Words   int64
+	Tier2Bytes   int64
+	ValueBytes   int64 // of Tier2Bytes, the values' streams
+	Paths        int64 // path executions (timestamps)
+	Statements   int64 // statement executions, where the metadata says
+	ValueRecords int64
+	Accesses     int64
+}
+
+// The symbols of a goroutine's trace: the kind in the low 3 bits.
+const (
+	SymPath   = iota // a path: the node's index << 3
+	SymEnter         // a call: the function's index << 3
+	SymReturn        // the current call returned
+	SymSpawn         // the current call started a goroutine: the spawn id << 3
+	SymUp            // the path after it is of the call k << 3 levels below
+	SymStop          // recording stopped (the size limit)
+)
+
+// Build builds the WET of recordings, naming functions from profile p
+// (which may be nil), and compresses its labels (Options for bidi).
+func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, error) {
+	b := &builder{p: p, w: &WET{}, funcs: make(map[funcKey]int), nodes: make(map[nodeKey]int),
+		values: make(map[siteKey]int), accesses: make(map[accessKey]int)}
+	for pi, s := range sources {
+		for _, g := range s.Goroutines() {
+			if err := b.goroutine(pi, s, g); err != nil {
+				return nil, fmt.Errorf("%s, goroutine %d: %v", s.Name(), g, err)
+			}
+		}
+	}
+	if err := b.countStatements(); err != nil {
+		return nil, err
+	}
+	b.compress(opt)
+	return b.w, nil
+}
+
+type funcKey struct {
+	hash  string
+	index uint32
+}
+
+type nodeKey struct {
+	fn   int
+	path uint64
+}
+
+type siteKey struct {
+	fn   int
+	site uint32
+}
+
+type accessKey struct {
+	fn   int
+	stmt uint32
+	kind profile.WPPAccess
+}
+
+// builder holds the first tier: every label uncompressed.
+type builder struct {
+	p        *profile.Profile
+	w        *WET
+	funcs    map[funcKey]int
+	nodes    map[nodeKey]int
+	values   map[siteKey]int
+	accesses map[accessKey]int
+	t        uint64 // the next timestamp
+	// the labels' words, by index in w's slices
+	nodeTimes  [][]uint64
+	traces     [][]uint64
+	valTimes   [][]uint64
+	valWords   [][][]uint64
+	acc        []*accessWords
+	nodeCounts []int64 // executions per node
+}
+
+type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
+
+// A frame is a call open in a goroutine: its function, and the labels'
+// entries made since its last path, whose timestamp is that of the
+// path it completes next.
+type frame struct {
+	fn      int
+	pending []pending
+}
+
+// A pending entry is the i-th entry of a value site's label (access
+// false) or of an access label: by index, since the labels grow.
+type pending struct {
+	access   bool
+	label, i int
+}
+
+// times returns the timestamps of the label p is an entry of.
+func (b *builder) times(p pending) []uint64 {
+	if p.access {
+		return b.acc[p.label].times
+	}
+	return b.valTimes[p.label]
+}
+
+func (b *builder) fn(hash string, index uint32) int {
+	k := funcKey{hash, index}
+	if i, ok := b.funcs[k]; ok {
+		return i
+	}
+	f := Func{Hash: hash, Index: index}
+	if b.p != nil {
+		if m := b.p.Metas[hash]; m != nil && int(index) < len(m.Funcs) {
+			f.Package, f.Name = profile.PackagePath(m.Package), m.Funcs[index].Name
+		}
+	}
+	b.w.Funcs = append(b.w.Funcs, f)
+	b.funcs[k] = len(b.w.Funcs) - 1
+	return len(b.w.Funcs) - 1
+}
+
+// goroutine adds goroutine g of process pi's recording s.
+func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
+	gr := Goroutine{Process: pi, ID: g, Start: b.t}
+	var trace []uint64
+	var stack []*frame
+	var seq uint64
+	pkgs := s.Packages()
+	stamp := func(f *frame, t uint64) {
+		for _, p := range f.pending {
+			b.times(p)[p.i] = t
+		}
+		f.pending = f.pending[:0]
+	}
+	var record []byte
+	err := s.Events(g, func(e profile.WPPEvent) error {
+		record = profile.AppendWPPEvent(record[:0], e)
+		b.w.Stats.RecordBytes += int64(len(record))
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch e.Kind {
+		case profile.WPPStart:
+			gr.Parent, gr.Spawn = e.Parent, e.Spawn
+		case profile.WPPEnter:
+			hash, ok := pkgs[e.Pkg]
+			if !ok {
+				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+			}
+			f := &frame{fn: b.fn(hash, e.Func)}
+			stack = append(stack, f)
+			trace = append(trace, uint64(f.fn)<<3|SymEnter)
+		case profile.WPPPath:
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a path %d calls below %d open calls", e.Up, len(stack))
+			}
+			f := stack[len(stack)-1-int(e.Up)]
+			k := nodeKey{f.fn, e.Path}
+			n, ok := b.nodes[k]
+			if !ok {
+				n = len(b.w.Nodes)
+				b.nodes[k] = n
+				b.w.Nodes = append(b.w.Nodes, Node{Func: f.fn, Path: e.Path})
+				b.nodeTimes = append(b.nodeTimes, nil)
+			}
+			if e.Up > 0 {
+				trace = append(trace, uint64(e.Up)<<3|SymUp)
+			}
+			trace = append(trace, uint64(n)<<3|SymPath)
+			b.nodeTimes[n] = append(b.nodeTimes[n], b.t)
+			stamp(f, b.t)
+			b.t++
+		case profile.WPPReturn:
+			if top == nil {
+				return errors.New("a return outside any call")
+			}
+			// What the call recorded after its last path belongs to a
+			// path that did not complete (it panicked): it takes the
+			// goroutine's next timestamp.
+			stamp(top, b.t)
+			stack = stack[:len(stack)-1]
+			trace = append(trace, SymReturn)
+		case profile.WPPSpawn:
+			trace = append(trace, e.Spawn<<3|SymSpawn)
+		case profile.WPPStop:
+			gr.Stopped = true
+			trace = append(trace, SymStop)
+		case profile.WPPValue:
+			if top == nil {
+				return errors.New("a value outside any call")
+			}
+			k := siteKey{top.fn, e.Site}
+			v, ok := b.values[k]
+			if !ok {
+				v = len(b.w.Values)
+				b.values[k] = v
+				b.w.Values = append(b.w.Values, ValueLabel{Func: top.fn, Site: e.Site})
+				b.valTimes = append(b.valTimes, nil)
+				b.valWords = append(b.valWords, nil)
+			}
+			words := b.valWords[v]
+			if int(e.Part) > len(words) {
+				return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, len(words))
+			}
+			if e.Part == 0 {
+				top.pending = append(top.pending, pending{label: v, i: len(b.valTimes[v])})
+				b.valTimes[v] = append(b.valTimes[v], 0)
+			}
+			if int(e.Part) == len(words) {
+				b.valWords[v] = append(words, make([]uint64, len(b.valTimes[v])-1))
+			}
+			w := &b.valWords[v][e.Part]
+			if len(*w) != len(b.valTimes[v])-1 {
+				return fmt.Errorf("value site %d: word %d out of turn", e.Site, e.Part)
+			}
+			*w = append(*w, e.Value)
+		case profile.WPPMemory:
+			if top == nil {
+				return errors.New("a memory access outside any call")
+			}
+			seq += e.Seq
+			k := accessKey{top.fn, e.Stmt, e.Access}
+			a, ok := b.accesses[k]
+			if !ok {
+				a = len(b.w.Accesses)
+				b.accesses[k] = a
+				b.w.Accesses = append(b.w.Accesses, AccessLabel{Func: top.fn, Stmt: e.Stmt, Access: e.Access})
+				b.acc = append(b.acc, &accessWords{})
+			}
+			aw := b.acc[a]
+			top.pending = append(top.pending, pending{access: true, label: a, i: len(aw.times)})
+			aw.times = append(aw.times, 0)
+			aw.seq = append(aw.seq, seq)
+			aw.addr = append(aw.addr, e.Addr)
+			aw.size = append(aw.size, e.Size)
+			aw.src = append(aw.src, e.Src)
+			aw.flags = append(aw.flags, uint64(e.Flags))
+		default:
+			return fmt.Errorf("event of kind %d", e.Kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range stack {
+		stamp(f, b.t) // calls still open at the end: their last paths did not complete
+	}
+	// Values whose later words never came (a kill) are cut back.
+	for v := range b.valWords {
+		for i := range b.valWords[v] {
+			b.valWords[v][i] = b.valWords[v][i][:min(len(b.valWords[v][i]), len(b.valTimes[v]))]
+		}
+	}
+	gr.End = b.t
+	b.w.Goroutines = append(b.w.Goroutines, gr)
+	b.traces = append(b.traces, trace)
+	return nil
+}
+
+// countStatements counts the statement executions of the run: per node,
+// the statements of its path's blocks (where the metadata describes them)
+// times its executions.
+func (b *builder) countStatements() error {
+	for n, node := range b.w.Nodes {
+		execs := int64(len(b.nodeTimes[n]))
+		b.w.Stats.Paths += execs
+		f := b.w.Funcs[node.Func]
+		if b.p == nil {
+			continue
+		}
+		m := b.p.Metas[f.Hash]
+		if m == nil || int(f.Index) >= len(m.Funcs) || m.Funcs[f.Index].Deps == nil {
+			continue
+		}
+		mf := &m.Funcs[f.Index]
+		num, err := mf.Numbering()
+		if err != nil {
+			return fmt.Errorf("%s: %v", mf.Name, err)
+		}
+		edges, err := num.Decode(node.Path)
+		if err != nil {
+			return fmt.Errorf("%s: path %d: %v", mf.Name, node.Path, err)
+		}
+		stmts := 0
+		for _, blk := range num.Blocks(edges) {
+			if int(blk) < len(mf.Deps.Blocks) {
+				stmts += len(mf.Deps.Blocks[blk])
+			}
+		}
+		b.w.Stats.Statements += int64(stmts) * execs
+	}
+	return nil
+}
+
+// compress makes every label a bidi stream, and counts the sizes.
+func (b *builder) compress(opt *bidi.Options) {
+	st := &b.w.Stats
+	stream := func(vals []uint64, value bool) *bidi.Stream {
+		s := bidi.Compress(vals, opt)
+		enc, _ := s.MarshalBinary()
+		st.Tier1Words += int64(len(vals))
+		st.Tier2Bytes += int64(len(enc))
+		if value {
+			st.ValueBytes += int64(len(enc))
+		}
+		return s
+	}
+	for n := range b.w.Nodes {
+		b.w.Nodes[n].Times = stream(b.nodeTimes[n], false)
+	}
+	for g := range b.w.Goroutines {
+		b.w.Goroutines[g].Trace = stream(b.traces[g], false)
+	}
+	for v := range b.w.Values {
+		st.ValueRecords += int64(len(b.valTimes[v]))
+		b.w.Values[v].Times = stream(b.valTimes[v], false)
+		for _, w := range b.valWords[v] {
+			b.w.Values[v].Words = append(b.w.Values[v].Words, stream(w, true))
+		}
+	}
+	for a, aw := range b.acc {
+		st.Accesses += int64(len(aw.times))
+		l := &b.w.Accesses[a]
+		l.Times, l.Seq, l.Addr = stream(aw.times, false), stream(aw.seq, false), stream(aw.addr, false)
+		l.Size, l.Src, l.Flags = stream(aw.size, false), stream(aw.src, false), stream(aw.flags, false)
+	}
+}
+
+// BuildDir builds the WET of the recordings (*.wpp) of profile directory
+// dir, with its metadata.
+func BuildDir(dir string, opt *bidi.Options) (*WET, error) {
+	p := profile.New()
+	if _, err := p.ReadDir(dir); err != nil {
+		return nil, err
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s holds no recordings (*.wpp files): record them with pppexec -wet", dir)
+	}
+	var sources []wpp.Source
+	for _, name := range names {
+		f, err := profile.OpenWPP(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		sources = append(sources, wpp.FileSource{WPPFile: f})
+	}
+	return Build(p, sources, opt)
+}

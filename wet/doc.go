@@ -1,0 +1,44 @@
+// Package wet builds a whole execution trace (WET, after Zhang and Gupta,
+// "Whole Execution Traces and their Applications", TACO 2005) from the
+// recording of a -wet build (pppexec -wet): the program's static entities
+// labelled with every execution's timestamp, the values each definition
+// gave, and the memory each access touched, each label a stream that can be
+// walked both ways from any point without decompressing the rest.
+//
+// # Timestamps and nodes
+//
+// A node is a Ball-Larus path of a function (the paper's tier 1, 3.1:
+// paths as nodes, all the blocks of a path sharing one timestamp). Every
+// path that a goroutine completes gets the next timestamp; goroutines are
+// numbered one after the other, so each goroutine's paths have consecutive
+// timestamps, [Goroutine.Start, Goroutine.End), and a timestamp names one
+// path execution of the whole run. The paper's programs are sequential;
+// here the order within a goroutine is exact, and the order between
+// goroutines is what their memory accesses' numbers say (Access.Seq).
+//
+// # Labels
+//
+//   - a node's label: the timestamps of its executions (Node.Times);
+//   - a goroutine's trace: its events in order (enters, paths, returns,
+//     spawns), one symbol each (Goroutine.Trace), which is the control-flow
+//     trace the paper walks through the nodes' timestamps, kept whole;
+//   - a value site's label (profile.DepValue: a variable, and the
+//     statement at which its value is recorded): for each record, the
+//     timestamp of the path execution it was made in, and the value's
+//     words (ValueLabel);
+//   - a memory access's label, per statement and kind of access: for each
+//     access, its timestamp, its number in the process's order of
+//     accesses, its address and size (AccessLabel).
+//
+// Every label is a stream of 64-bit words compressed by package bidi (the
+// paper's tier 2): a cursor steps forwards and backwards from anywhere,
+// each stream with the predictor that suits it best.
+//
+// # Not built yet
+//
+// The paper's value groups (3.2, one pattern of unique values shared by
+// the statements of a node that depend on the same inputs) and its
+// dependence labels (3.3): dependences are the slicer's (package ddg,
+// whose compact graph keeps only those through memory); slices over the
+// WET, and the comparison of two runs.
+package wet

@@ -1,0 +1,338 @@
+package wet
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet/bidi"
+)
+
+// A WET file, what `pathcover wet build` writes (profile.wet by default).
+// Every number is a uvarint (encoding/binary); a string is its length and
+// its bytes; a stream is a bidi stream's encoding (wet/bidi/encode.go).
+//
+//	file      = magic "pcovwet1" stats funcs nodes goroutines values accesses
+//	stats     = recordBytes tier1Words tier2Bytes valueBytes paths
+//	            statements valueRecords accesses
+//	funcs     = n { hash index package name }^n         (hash, package, name: strings)
+//	nodes     = n { func path times }^n                  (times: a stream)
+//	goroutines= n { process id parent spawn start end stopped trace }^n
+//	values    = n { func site times nWords word^nWords }^n
+//	accesses  = n { func stmt access times seq addr size src flags }^n
+//
+// The reader checks every index against the tables before it (a node's
+// function, a trace's nodes and functions), that a label's streams have
+// one entry per execution, and each stream as bidi.Parse does; a file
+// that it accepts answers every query without an error.
+
+const magic = "pcovwet1"
+
+// Write writes w in the WET format.
+func (w *WET) Write(out io.Writer) error {
+	bw := bufio.NewWriter(out)
+	var b []byte
+	uv := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	str := func(s string) { uv(uint64(len(s))); b = append(b, s...) }
+	stream := func(s *bidi.Stream) error {
+		var err error
+		b, err = s.AppendBinary(b)
+		return err
+	}
+	flush := func() error {
+		_, err := bw.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = append(b, magic...)
+	st := w.Stats
+	for _, v := range []int64{st.RecordBytes, st.Tier1Words, st.Tier2Bytes, st.ValueBytes, st.Paths, st.Statements, st.ValueRecords, st.Accesses} {
+		uv(uint64(v))
+	}
+	uv(uint64(len(w.Funcs)))
+	for _, f := range w.Funcs {
+		str(f.Hash)
+		uv(uint64(f.Index))
+		str(f.Package)
+		str(f.Name)
+	}
+	uv(uint64(len(w.Nodes)))
+	for _, n := range w.Nodes {
+		uv(uint64(n.Func))
+		uv(n.Path)
+		if err := stream(n.Times); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	uv(uint64(len(w.Goroutines)))
+	for _, g := range w.Goroutines {
+		for _, v := range []uint64{uint64(g.Process), g.ID, g.Parent, g.Spawn, g.Start, g.End} {
+			uv(v)
+		}
+		stopped := uint64(0)
+		if g.Stopped {
+			stopped = 1
+		}
+		uv(stopped)
+		if err := stream(g.Trace); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	uv(uint64(len(w.Values)))
+	for _, v := range w.Values {
+		uv(uint64(v.Func))
+		uv(uint64(v.Site))
+		if err := stream(v.Times); err != nil {
+			return err
+		}
+		uv(uint64(len(v.Words)))
+		for _, s := range v.Words {
+			if err := stream(s); err != nil {
+				return err
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	uv(uint64(len(w.Accesses)))
+	for _, a := range w.Accesses {
+		uv(uint64(a.Func))
+		uv(uint64(a.Stmt))
+		uv(uint64(a.Access))
+		for _, s := range a.streams() {
+			if err := stream(s); err != nil {
+				return err
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func (a *AccessLabel) streams() []*bidi.Stream {
+	return []*bidi.Stream{a.Times, a.Seq, a.Addr, a.Size, a.Src, a.Flags}
+}
+
+// WriteFile writes w to the file name.
+func (w *WET) WriteFile(name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadFile reads a WET file.
+func ReadFile(name string) (*WET, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return w, nil
+}
+
+// Parse reads a WET from its encoding.
+func Parse(data []byte) (*WET, error) {
+	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+		if len(data) >= len(magic) && string(data[:len(magic)-1]) == magic[:len(magic)-1] {
+			return nil, fmt.Errorf("a WET file of version %q, which this pathcover does not read", data[len(magic)-1:len(magic)])
+		}
+		return nil, errors.New("not a WET file")
+	}
+	r := &reader{b: data, pos: len(magic)}
+	w := &WET{}
+	var stats [8]uint64
+	for i := range stats {
+		stats[i] = r.uv("stats")
+	}
+	w.Stats = Stats{int64(stats[0]), int64(stats[1]), int64(stats[2]), int64(stats[3]), int64(stats[4]), int64(stats[5]), int64(stats[6]), int64(stats[7])}
+	nf := r.count("functions", 2)
+	for range nf {
+		f := Func{Hash: r.str("hash")}
+		f.Index = uint32(r.small("function index", 1<<32))
+		f.Package, f.Name = r.str("package"), r.str("name")
+		w.Funcs = append(w.Funcs, f)
+	}
+	nn := r.count("nodes", 3)
+	for range nn {
+		n := Node{Func: int(r.small("node's function", uint64(len(w.Funcs))))}
+		n.Path = r.uv("path")
+		n.Times = r.stream("node's timestamps")
+		w.Nodes = append(w.Nodes, n)
+	}
+	ng := r.count("goroutines", 8)
+	for range ng {
+		g := Goroutine{Process: int(r.small("process", 1<<31))}
+		g.ID, g.Parent, g.Spawn, g.Start, g.End = r.uv("id"), r.uv("parent"), r.uv("spawn"), r.uv("start"), r.uv("end")
+		g.Stopped = r.small("stopped", 2) == 1
+		g.Trace = r.stream("trace")
+		w.Goroutines = append(w.Goroutines, g)
+	}
+	nv := r.count("value sites", 4)
+	for range nv {
+		v := ValueLabel{Func: int(r.small("value's function", uint64(len(w.Funcs)))), Site: uint32(r.small("site", 1<<32))}
+		v.Times = r.stream("value timestamps")
+		nw := r.small("words", 8)
+		for range nw {
+			v.Words = append(v.Words, r.stream("value words"))
+		}
+		w.Values = append(w.Values, v)
+	}
+	na := r.count("access labels", 9)
+	for range na {
+		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
+		a.Times, a.Seq, a.Addr = r.stream("access timestamps"), r.stream("access numbers"), r.stream("addresses")
+		a.Size, a.Src, a.Flags = r.stream("sizes"), r.stream("sources"), r.stream("flags")
+		w.Accesses = append(w.Accesses, a)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.pos != len(data) {
+		return nil, fmt.Errorf("%d bytes after the WET", len(data)-r.pos)
+	}
+	return w, w.check()
+}
+
+// check checks what Parse cannot see field by field: that labels have an
+// entry per execution, and traces name nodes and functions that exist.
+func (w *WET) check() error {
+	for i, v := range w.Values {
+		for _, s := range v.Words {
+			if s.Len() != v.Times.Len() {
+				return fmt.Errorf("value site %d: %d values, %d words", i, v.Times.Len(), s.Len())
+			}
+		}
+	}
+	for i, a := range w.Accesses {
+		for _, s := range a.streams() {
+			if s.Len() != a.Times.Len() {
+				return fmt.Errorf("access label %d: streams of %d and %d", i, a.Times.Len(), s.Len())
+			}
+		}
+	}
+	for i, g := range w.Goroutines {
+		if g.End < g.Start {
+			return fmt.Errorf("goroutine %d ends before it starts", i)
+		}
+		paths := uint64(0)
+		for _, sym := range g.Trace.Values() {
+			switch sym & 7 {
+			case SymPath:
+				if sym>>3 >= uint64(len(w.Nodes)) {
+					return fmt.Errorf("goroutine %d: a path of node %d of %d", i, sym>>3, len(w.Nodes))
+				}
+				paths++
+			case SymEnter:
+				if sym>>3 >= uint64(len(w.Funcs)) {
+					return fmt.Errorf("goroutine %d: a call of function %d of %d", i, sym>>3, len(w.Funcs))
+				}
+			case SymReturn, SymSpawn, SymUp, SymStop:
+			default:
+				return fmt.Errorf("goroutine %d: symbol of kind %d", i, sym&7)
+			}
+		}
+		if paths != g.End-g.Start {
+			return fmt.Errorf("goroutine %d: %d paths for timestamps [%d, %d)", i, paths, g.Start, g.End)
+		}
+	}
+	return nil
+}
+
+type reader struct {
+	b   []byte
+	pos int
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("byte %d: %s", r.pos, fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *reader) uv(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 {
+		r.fail("%s: truncated or overlong number", what)
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+// small reads a number under limit.
+func (r *reader) small(what string, limit uint64) uint64 {
+	v := r.uv(what)
+	if v >= limit {
+		r.fail("%s %d out of range", what, v)
+		return 0
+	}
+	return v
+}
+
+// count reads a count of items that take at least min bytes each, so
+// that a count cannot make the reader allocate more than the file can
+// hold.
+func (r *reader) count(what string, min int) int {
+	v := r.uv(what)
+	if r.err == nil && v > uint64(len(r.b)-r.pos)/uint64(min) {
+		r.fail("%d %s in %d bytes", v, what, len(r.b)-r.pos)
+		return 0
+	}
+	return int(v)
+}
+
+func (r *reader) str(what string) string {
+	n := r.uv(what)
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)-r.pos) {
+		r.fail("%s of %d bytes past the end", what, n)
+		return ""
+	}
+	s := string(r.b[r.pos : r.pos+int(n)])
+	r.pos += int(n)
+	return s
+}
+
+func (r *reader) stream(what string) *bidi.Stream {
+	if r.err != nil {
+		return &bidi.Stream{}
+	}
+	s, n, err := bidi.Parse(r.b[r.pos:])
+	if err != nil {
+		r.fail("%s: %v", what, err)
+		return &bidi.Stream{}
+	}
+	r.pos += n
+	return s
+}

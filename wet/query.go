@@ -1,0 +1,214 @@
+package wet
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// An Event is one symbol of a goroutine's trace, decoded: Kind is one of
+// the Sym constants.
+type Event struct {
+	Kind  int
+	Pos   int    // its position in the goroutine's trace
+	Func  int    // enter; path: the function of the path's node
+	Node  int    // path
+	Path  uint64 // path: the Ball-Larus id
+	T     uint64 // path: its timestamp
+	Up    uint64 // up: how many calls below the current one
+	Spawn uint64 // spawn
+}
+
+// A Cursor walks a goroutine's trace both ways, knowing the timestamp of
+// the next path.
+type Cursor struct {
+	w *WET
+	g int
+	t uint64 // the timestamp of the next path forwards
+}
+
+// Cursor returns a cursor at the start of goroutine g's trace.
+func (w *WET) Cursor(g int) (*Cursor, error) {
+	if g < 0 || g >= len(w.Goroutines) {
+		return nil, fmt.Errorf("no goroutine %d (the WET has %d)", g, len(w.Goroutines))
+	}
+	gr := &w.Goroutines[g]
+	gr.Trace.Seek(0)
+	return &Cursor{w: w, g: g, t: gr.Start}, nil
+}
+
+// Pos returns the cursor's position in the trace.
+func (c *Cursor) Pos() int { return c.w.Goroutines[c.g].Trace.Pos() }
+
+func (c *Cursor) decode(sym uint64, pos int) Event {
+	e := Event{Kind: int(sym & 7), Pos: pos}
+	switch e.Kind {
+	case SymPath:
+		e.Node = int(sym >> 3)
+		n := c.w.Nodes[e.Node]
+		e.Func, e.Path = n.Func, n.Path
+	case SymEnter:
+		e.Func = int(sym >> 3)
+	case SymSpawn:
+		e.Spawn = sym >> 3
+	case SymUp:
+		e.Up = sym >> 3
+	}
+	return e
+}
+
+// Next returns the event at the cursor and moves past it; false at the
+// end.
+func (c *Cursor) Next() (Event, bool) {
+	s := c.w.Goroutines[c.g].Trace
+	pos := s.Pos()
+	sym, ok := s.Next()
+	if !ok {
+		return Event{}, false
+	}
+	e := c.decode(sym, pos)
+	if e.Kind == SymPath {
+		e.T = c.t
+		c.t++
+	}
+	return e, true
+}
+
+// Prev moves the cursor back one event and returns it; false at the
+// start.
+func (c *Cursor) Prev() (Event, bool) {
+	s := c.w.Goroutines[c.g].Trace
+	sym, ok := s.Prev()
+	if !ok {
+		return Event{}, false
+	}
+	e := c.decode(sym, s.Pos())
+	if e.Kind == SymPath {
+		c.t--
+		e.T = c.t
+	}
+	return e, true
+}
+
+// SeekTime moves the cursor to the path of timestamp t, which the
+// goroutine must have: Next then returns it.
+func (c *Cursor) SeekTime(t uint64) error {
+	g := &c.w.Goroutines[c.g]
+	if t < g.Start || t >= g.End {
+		return fmt.Errorf("goroutine %d has the timestamps [%d, %d), not %d", c.g, g.Start, g.End, t)
+	}
+	for c.t > t {
+		c.Prev()
+	}
+	for {
+		pos := g.Trace.Pos()
+		e, ok := c.Next()
+		if !ok {
+			return fmt.Errorf("timestamp %d not in goroutine %d's trace", t, c.g)
+		}
+		if e.Kind == SymPath && e.T == t {
+			g.Trace.Seek(pos)
+			c.t = t
+			return nil
+		}
+	}
+}
+
+// Goroutine returns the index of the goroutine whose paths include
+// timestamp t.
+func (w *WET) Goroutine(t uint64) (int, bool) {
+	i := sort.Search(len(w.Goroutines), func(i int) bool { return w.Goroutines[i].End > t })
+	if i < len(w.Goroutines) && w.Goroutines[i].Start <= t {
+		return i, true
+	}
+	return 0, false
+}
+
+// A Value is one value recorded at a site: the timestamp of the path it
+// was recorded in, and its words.
+type Value struct {
+	T     uint64
+	Words []uint64
+}
+
+// ValuesOf returns the values of value site l, in the order recorded.
+func (w *WET) ValuesOf(l *ValueLabel) []Value {
+	times := l.Times.Values()
+	words := make([][]uint64, len(l.Words))
+	for i, s := range l.Words {
+		words[i] = s.Values()
+	}
+	out := make([]Value, len(times))
+	for i, t := range times {
+		out[i] = Value{T: t, Words: make([]uint64, len(words))}
+		for k := range words {
+			out[i].Words[k] = words[k][i]
+		}
+	}
+	return out
+}
+
+// An Access is one access to memory by a statement.
+type Access struct {
+	T, Seq          uint64
+	Kind            profile.WPPAccess
+	Addr, Size, Src uint64
+	Flags           uint8
+}
+
+// AccessesOf returns the accesses of label l, in the order made.
+func (w *WET) AccessesOf(l *AccessLabel) []Access {
+	times, seq, addr, size, src, flags := l.Times.Values(), l.Seq.Values(), l.Addr.Values(), l.Size.Values(), l.Src.Values(), l.Flags.Values()
+	out := make([]Access, len(times))
+	for i := range times {
+		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
+	}
+	return out
+}
+
+// A Writer is the access that last wrote a byte before another access:
+// its label and the access.
+type Writer struct {
+	Label  *AccessLabel
+	Access Access
+}
+
+// LastWriter returns the last access of process p, before the access
+// numbered seq, that wrote the byte at addr (a distance below the stack's
+// top, of goroutine g, if stack): a store, an update, a copy into it, or
+// an allocation. Map entries and channels are not bytes.
+func (w *WET) LastWriter(p int, addr uint64, stack bool, g int, seq uint64) (Writer, bool) {
+	var best Writer
+	found := false
+	for i := range w.Accesses {
+		l := &w.Accesses[i]
+		if l.Access != profile.WPPStore && l.Access != profile.WPPUpdate && l.Access != profile.WPPCopy {
+			continue
+		}
+		for _, a := range w.AccessesOf(l) {
+			if a.Seq >= seq || (found && a.Seq <= best.Access.Seq) {
+				continue
+			}
+			if (a.Flags&profile.WPPStackAddr != 0) != stack || !covers(a.Addr, a.Size, addr, stack) {
+				continue
+			}
+			ag, ok := w.Goroutine(a.T)
+			if !ok || w.Goroutines[ag].Process != p || stack && ag != g {
+				continue
+			}
+			best, found = Writer{l, a}, true
+		}
+	}
+	return best, found
+}
+
+// covers reports whether an access at addr of size bytes covers the byte
+// at q. On the stack both are distances below the top: the access covers
+// the distances (addr-size, addr].
+func covers(addr, size, q uint64, stack bool) bool {
+	if stack {
+		return q <= addr && addr-q < size
+	}
+	return q >= addr && q-addr < size
+}

@@ -1,0 +1,299 @@
+package wet
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wpp"
+)
+
+// memSource is a recording held in memory.
+type memSource struct {
+	name string
+	pkgs map[uint32]string
+	gs   map[uint64][]profile.WPPEvent
+}
+
+func (s *memSource) Header() profile.WPPHeader   { return profile.WPPHeader{} }
+func (s *memSource) Name() string                { return s.name }
+func (s *memSource) Packages() map[uint32]string { return s.pkgs }
+func (s *memSource) Goroutines() []uint64 {
+	var ids []uint64
+	for g := range s.gs {
+		ids = append(ids, g)
+	}
+	slices.Sort(ids)
+	return ids
+}
+func (s *memSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+	for _, e := range s.gs[g] {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// randomRecording makes a process's goroutines of random events of every
+// kind: nested calls, paths (of calls below too), values of several
+// words, memory accesses, spawns, and calls left open.
+func randomRecording(r *rand.Rand, name string) *memSource {
+	s := &memSource{name: name, pkgs: map[uint32]string{1: strings.Repeat("ab", 16), 2: strings.Repeat("cd", 16)}, gs: make(map[uint64][]profile.WPPEvent)}
+	var seq uint64
+	for g := range uint64(1 + r.IntN(4)) {
+		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: r.Uint64N(4), Spawn: r.Uint64N(3)}}
+		depth := 0
+		for range r.IntN(400) {
+			switch k := r.IntN(12); {
+			case k < 3 || depth == 0:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: uint32(1 + r.IntN(2)), Func: uint32(r.IntN(6))})
+				depth++
+			case k < 6:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: r.Uint64N(9)})
+			case k == 6 && depth > 1:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Up: uint32(1 + r.IntN(depth-1)), Path: r.Uint64N(5)})
+			case k == 7:
+				site := uint32(r.IntN(4))
+				for part := range 1 + int(site)%3 { // a site's values have one number of words
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPValue, Site: site, Part: uint8(part), Value: r.Uint64N(1 << (8 * (part + 1)))})
+				}
+			case k == 8:
+				d := r.Uint64N(3)
+				seq += d
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(5)), Access: profile.WPPAccess(r.IntN(4)), Seq: d, Addr: 4096 + 8*r.Uint64N(16), Size: 8, Flags: uint8(r.IntN(2))})
+			case k == 9:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: r.Uint64N(100)})
+			default:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+				depth--
+			}
+		}
+		s.gs[10*g+1] = evs
+	}
+	return s
+}
+
+// rawTimes gives each path event of a goroutine its timestamp, from t,
+// and each value's first word and each memory event the timestamp of the
+// next path that its call completes (found by searching forwards, at the
+// same depth; the goroutine's end if none).
+func rawTimes(evs []profile.WPPEvent, t uint64) (times []uint64, end uint64) {
+	times = make([]uint64, len(evs))
+	pathT := make([]uint64, len(evs))
+	for i, e := range evs {
+		if e.Kind == profile.WPPPath {
+			pathT[i] = t
+			times[i] = t
+			t++
+		}
+	}
+	for i, e := range evs {
+		if e.Kind != profile.WPPValue && e.Kind != profile.WPPMemory {
+			continue
+		}
+		times[i] = t // the goroutine's end, unless found below
+		depth := 0
+	search:
+		for j := i + 1; j < len(evs); j++ {
+			switch evs[j].Kind {
+			case profile.WPPEnter:
+				depth++
+			case profile.WPPReturn:
+				if depth == 0 {
+					times[i] = t // the call returned first: the next timestamp after
+					for k := j; k < len(evs); k++ {
+						if evs[k].Kind == profile.WPPPath {
+							times[i] = pathT[k]
+							break
+						}
+					}
+					break search
+				}
+				depth--
+			case profile.WPPPath:
+				if depth == int(evs[j].Up) {
+					times[i] = pathT[j]
+					break search
+				}
+			}
+		}
+	}
+	return times, t
+}
+
+// TestBuild builds WETs of random recordings and checks every label and
+// every trace, walked both ways and through the file format, against the
+// recordings themselves.
+func TestBuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for seed := range 30 {
+		src := randomRecording(r, fmt.Sprintf("p%d", seed))
+		w, err := Build(nil, []wpp.Source{src}, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		var buf bytes.Buffer
+		if err := w.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		read, err := Parse(buf.Bytes())
+		if err != nil {
+			t.Fatalf("seed %d: reading it back: %v", seed, err)
+		}
+		for _, x := range []*WET{w, read} {
+			checkWET(t, seed, src, x)
+		}
+	}
+}
+
+func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
+	t.Helper()
+	var next uint64
+	nodeTimes := make(map[[2]uint64][]uint64) // function index, path → timestamps
+	values := make(map[[2]uint64][]Value)     // function, site
+	accesses := make(map[[3]uint64][]Access)  // function, statement, kind
+	for gi, g := range src.Goroutines() {
+		evs := src.gs[g]
+		times, end := rawTimes(evs, next)
+		gr := w.Goroutines[gi]
+		if gr.ID != g || gr.Start != next || gr.End != end {
+			t.Fatalf("seed %d: goroutine %d: %+v, want id %d, timestamps [%d, %d)", seed, gi, gr, g, next, end)
+		}
+		next = end
+		// The trace, forwards.
+		c, _ := w.Cursor(gi)
+		var stack []int
+		var seq uint64
+		var want []Event
+		for i, e := range evs {
+			var fn int
+			if len(stack) > 0 {
+				fn = stack[len(stack)-1]
+			}
+			switch e.Kind {
+			case profile.WPPEnter:
+				f := slices.IndexFunc(w.Funcs, func(f Func) bool { return f.Hash == src.pkgs[e.Pkg] && f.Index == e.Func })
+				stack = append(stack, f)
+				want = append(want, Event{Kind: SymEnter, Func: f})
+			case profile.WPPPath:
+				f := stack[len(stack)-1-int(e.Up)]
+				if e.Up > 0 {
+					want = append(want, Event{Kind: SymUp, Up: uint64(e.Up)})
+				}
+				want = append(want, Event{Kind: SymPath, Func: f, Path: e.Path, T: times[i]})
+				nodeTimes[[2]uint64{uint64(f), e.Path}] = append(nodeTimes[[2]uint64{uint64(f), e.Path}], times[i])
+			case profile.WPPReturn:
+				stack = stack[:len(stack)-1]
+				want = append(want, Event{Kind: SymReturn})
+			case profile.WPPSpawn:
+				want = append(want, Event{Kind: SymSpawn, Spawn: e.Spawn})
+			case profile.WPPValue:
+				k := [2]uint64{uint64(fn), uint64(e.Site)}
+				if e.Part == 0 {
+					values[k] = append(values[k], Value{T: times[i]})
+				}
+				v := &values[k][len(values[k])-1]
+				v.Words = append(v.Words, e.Value)
+			case profile.WPPMemory:
+				seq += e.Seq
+				k := [3]uint64{uint64(fn), uint64(e.Stmt), uint64(e.Access)}
+				accesses[k] = append(accesses[k], Access{T: times[i], Seq: seq, Kind: e.Access, Addr: e.Addr, Size: e.Size, Src: e.Src, Flags: e.Flags})
+			}
+		}
+		var got []Event
+		for {
+			e, ok := c.Next()
+			if !ok {
+				break
+			}
+			e.Pos, e.Node = 0, 0
+			got = append(got, e)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: goroutine %d: trace differs (%d events, want %d)", seed, gi, len(got), len(want))
+		}
+		// Backwards, the same events in reverse.
+		for i := len(want) - 1; i >= 0; i-- {
+			e, ok := c.Prev()
+			e.Pos, e.Node = 0, 0
+			if !ok || e != want[i] {
+				t.Fatalf("seed %d: goroutine %d: backwards at %d: %+v, want %+v", seed, gi, i, e, want[i])
+			}
+		}
+		// From any path's timestamp.
+		for _, e := range want {
+			if e.Kind == SymPath && e.T%3 == 0 {
+				if err := c.SeekTime(e.T); err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := c.Next(); got.T != e.T || got.Path != e.Path {
+					t.Fatalf("seed %d: SeekTime(%d) then Next gave %+v", seed, e.T, got)
+				}
+			}
+		}
+	}
+	for _, n := range w.Nodes {
+		if got, want := n.Times.Values(), nodeTimes[[2]uint64{uint64(n.Func), n.Path}]; !slices.Equal(got, want) {
+			t.Fatalf("seed %d: node %d/%d: times %v, want %v", seed, n.Func, n.Path, got, want)
+		}
+	}
+	for i := range w.Values {
+		l := &w.Values[i]
+		if got, want := w.ValuesOf(l), values[[2]uint64{uint64(l.Func), uint64(l.Site)}]; !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: values of %d/%d: %v, want %v", seed, l.Func, l.Site, got, want)
+		}
+	}
+	if len(w.Values) != len(values) {
+		t.Fatalf("seed %d: %d value sites, want %d", seed, len(w.Values), len(values))
+	}
+	for i := range w.Accesses {
+		l := &w.Accesses[i]
+		if got, want := w.AccessesOf(l), accesses[[3]uint64{uint64(l.Func), uint64(l.Stmt), uint64(l.Access)}]; !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: accesses of %d/%d: differ", seed, l.Func, l.Stmt)
+		}
+	}
+	if len(w.Accesses) != len(accesses) {
+		t.Fatalf("seed %d: %d access labels, want %d", seed, len(w.Accesses), len(accesses))
+	}
+}
+
+// FuzzParse reads any bytes as a WET file: an error, or a WET whose every
+// label and trace can be walked.
+func FuzzParse(f *testing.F) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for seed := range 4 {
+		w, err := Build(nil, []wpp.Source{randomRecording(r, fmt.Sprint(seed))}, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w.Write(&buf)
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for g := range w.Goroutines {
+			c, _ := w.Cursor(g)
+			for {
+				if _, ok := c.Next(); !ok {
+					break
+				}
+			}
+		}
+		for i := range w.Values {
+			w.ValuesOf(&w.Values[i])
+		}
+		for i := range w.Accesses {
+			w.AccessesOf(&w.Accesses[i])
+		}
+	})
+}
