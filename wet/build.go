@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/wet/bidi"
 	"github.com/pathcover/pathcover/wpp"
@@ -150,25 +151,30 @@ type builder struct {
 	traces     [][]uint64
 	valTimes   [][]uint64
 	valWords   [][][]uint64
-	acc        []*accessWords
-	nodeCounts []int64 // executions per node
+	acc   []*accessWords
+	tails map[int]map[int32]bool // by node: the statements after its count
 }
 
 type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
 
-// A frame is a call open in a goroutine: its function, and the labels'
-// entries made since its last path, whose timestamp is that of the
-// path it completes next.
+// A frame is a call open in a goroutine: its function, its last path
+// (node -1 before the first) and that path's timestamp, and the labels'
+// entries made since, which belong to the last path or to the next one
+// (stamp).
 type frame struct {
-	fn      int
-	pending []pending
+	fn       int
+	lastNode int
+	lastT    uint64
+	pending  []pending
 }
 
 // A pending entry is the i-th entry of a value site's label (access
-// false) or of an access label: by index, since the labels grow.
+// false) or of an access label (by index, since the labels grow), made by
+// statement stmt.
 type pending struct {
 	access   bool
 	label, i int
+	stmt     int32
 }
 
 // times returns the timestamps of the label p is an entry of.
@@ -202,11 +208,36 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	var stack []*frame
 	var seq uint64
 	pkgs := s.Packages()
-	stamp := func(f *frame, t uint64) {
-		for _, p := range f.pending {
+	// stamp gives the entries made since f's last path their path
+	// execution, when f completes its next one (node, at t) or returns (node
+	// -1, t the goroutine's next timestamp). A path's record is made where
+	// its path is counted, and the statements after that point on the path
+	// (its tail) run after the record: the first entries, while their
+	// statements are the last path's tail, each once, are the last path's;
+	// the rest the next one's. (A statement's records are consecutive: one
+	// seen again after another's is a second execution, of the next path.)
+	stamp := func(f *frame, node int, t uint64) {
+		i := 0
+		if f.lastNode >= 0 {
+			tail := b.tail(f.lastNode)
+			seen := make(map[int32]bool)
+			for ; i < len(f.pending); i++ {
+				st := f.pending[i].stmt
+				again := seen[st] && (i == 0 || f.pending[i-1].stmt != st)
+				if !tail[st] || again {
+					break
+				}
+				seen[st] = true
+				b.times(f.pending[i])[f.pending[i].i] = f.lastT
+			}
+		}
+		for _, p := range f.pending[i:] {
 			b.times(p)[p.i] = t
 		}
 		f.pending = f.pending[:0]
+		if node >= 0 {
+			f.lastNode, f.lastT = node, t
+		}
 	}
 	var record []byte
 	err := s.Events(g, func(e profile.WPPEvent) error {
@@ -224,7 +255,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			if !ok {
 				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
 			}
-			f := &frame{fn: b.fn(hash, e.Func)}
+			f := &frame{fn: b.fn(hash, e.Func), lastNode: -1}
 			stack = append(stack, f)
 			trace = append(trace, uint64(f.fn)<<3|SymEnter)
 		case profile.WPPPath:
@@ -245,16 +276,16 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			}
 			trace = append(trace, uint64(n)<<3|SymPath)
 			b.nodeTimes[n] = append(b.nodeTimes[n], b.t)
-			stamp(f, b.t)
+			stamp(f, n, b.t)
 			b.t++
 		case profile.WPPReturn:
 			if top == nil {
 				return errors.New("a return outside any call")
 			}
-			// What the call recorded after its last path belongs to a
-			// path that did not complete (it panicked): it takes the
+			// What the call recorded after its last path's tail belongs
+			// to a path that did not complete (it panicked): it takes the
 			// goroutine's next timestamp.
-			stamp(top, b.t)
+			stamp(top, -1, b.t)
 			stack = stack[:len(stack)-1]
 			trace = append(trace, SymReturn)
 		case profile.WPPSpawn:
@@ -280,7 +311,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 				return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, len(words))
 			}
 			if e.Part == 0 {
-				top.pending = append(top.pending, pending{label: v, i: len(b.valTimes[v])})
+				top.pending = append(top.pending, pending{label: v, i: len(b.valTimes[v]), stmt: b.siteStmt(top.fn, e.Site)})
 				b.valTimes[v] = append(b.valTimes[v], 0)
 			}
 			if int(e.Part) == len(words) {
@@ -305,7 +336,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 				b.acc = append(b.acc, &accessWords{})
 			}
 			aw := b.acc[a]
-			top.pending = append(top.pending, pending{access: true, label: a, i: len(aw.times)})
+			top.pending = append(top.pending, pending{access: true, label: a, i: len(aw.times), stmt: int32(e.Stmt)})
 			aw.times = append(aw.times, 0)
 			aw.seq = append(aw.seq, seq)
 			aw.addr = append(aw.addr, e.Addr)
@@ -321,7 +352,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		return err
 	}
 	for _, f := range stack {
-		stamp(f, b.t) // calls still open at the end: their last paths did not complete
+		stamp(f, -1, b.t) // calls still open at the end: their last paths did not complete
 	}
 	// Values whose later words never came (a kill) are cut back.
 	for v := range b.valWords {
@@ -333,6 +364,70 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	b.w.Goroutines = append(b.w.Goroutines, gr)
 	b.traces = append(b.traces, trace)
 	return nil
+}
+
+// meta returns the metadata of function fn, or nil.
+func (b *builder) meta(fn int) *profile.Func {
+	f := b.w.Funcs[fn]
+	if b.p == nil {
+		return nil
+	}
+	m := b.p.Metas[f.Hash]
+	if m == nil || int(f.Index) >= len(m.Funcs) {
+		return nil
+	}
+	return &m.Funcs[f.Index]
+}
+
+// siteStmt returns the statement of value site site of function fn, or -1
+// if the metadata does not say.
+func (b *builder) siteStmt(fn int, site uint32) int32 {
+	if mf := b.meta(fn); mf != nil && mf.Deps != nil && int(site) < len(mf.Deps.Values) {
+		return mf.Deps.Values[site].Stmt
+	}
+	return -1
+}
+
+// tail returns the statements of node n's path that run after the path is
+// counted, where its record is made: those of the blocks the path enters
+// on the edge of its count and after (none if the metadata does not say).
+func (b *builder) tail(n int) map[int32]bool {
+	if t, ok := b.tails[n]; ok {
+		return t
+	}
+	t := make(map[int32]bool)
+	if b.tails == nil {
+		b.tails = make(map[int]map[int32]bool)
+	}
+	b.tails[n] = t
+	mf := b.meta(b.w.Nodes[n].Func)
+	if mf == nil || mf.Deps == nil {
+		return t
+	}
+	pl, err := mf.Placement()
+	if err != nil {
+		return t
+	}
+	edges, err := pl.Decode(b.w.Nodes[n].Path)
+	if err != nil {
+		return t
+	}
+	counted := false
+	for _, e := range edges {
+		if op, ok := pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
+			counted = true
+		}
+		if counted {
+			for _, blk := range pl.Blocks([]numbering.EdgeID{e}) {
+				if int(blk) < len(mf.Deps.Blocks) {
+					for _, st := range mf.Deps.Blocks[blk] {
+						t[st] = true
+					}
+				}
+			}
+		}
+	}
+	return t
 }
 
 // countStatements counts the statement executions of the run: per node,

@@ -3,11 +3,13 @@ package main_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet"
 )
 
 // TestValues builds testdata/values with pppexec -wet and checks the
@@ -93,9 +95,81 @@ func TestValues(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("%d values recorded, %d logged", len(got), len(want))
 	}
+	checkWET(t, prof, p)
 	for i := range min(len(got), len(want)) {
 		if got[i] != want[i] {
 			t.Fatalf("value %d: recorded %q, logged %q\nrecorded: %q\nlogged:   %q", i, got[i], want[i], got[max(0, i-3):min(len(got), i+3)], want[max(0, i-3):min(len(want), i+3)])
 		}
+	}
+}
+
+// checkWET builds the WET of the values test's recording and checks that
+// it gives each value to the right execution of its site's statement: the
+// timestamps of a site's values must be exactly those of the executions of
+// the paths of its function that run the site's statement, in order (every
+// execution of those statements records one value at each site), which an
+// attribution off by one path, or to the wrong call, would break.
+func checkWET(t *testing.T, prof string, p *profile.Profile) {
+	t.Helper()
+	w, err := wet.BuildDir(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stmtKey struct {
+		fn   int
+		stmt int32
+	}
+	runs := make(map[stmtKey][]uint64) // a statement's executions, by timestamp
+	meta := func(fn int) *profile.Func {
+		f := w.Funcs[fn]
+		return &p.Metas[f.Hash].Funcs[f.Index]
+	}
+	for g := range w.Goroutines {
+		c, _ := w.Cursor(g)
+		for {
+			e, ok := c.Next()
+			if !ok {
+				break
+			}
+			if e.Kind != wet.SymPath {
+				continue
+			}
+			mf := meta(e.Func)
+			num, err := mf.Numbering()
+			if err != nil {
+				t.Fatal(err)
+			}
+			edges, err := num.Decode(e.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks := num.Blocks(edges)
+			if len(blocks) > 0 && int32(blocks[0]) == mf.Entry {
+				// Statement 0 is the function's entry.
+				runs[stmtKey{e.Func, 0}] = append(runs[stmtKey{e.Func, 0}], e.T)
+			}
+			for _, b := range blocks {
+				for _, st := range mf.Deps.Blocks[b] {
+					runs[stmtKey{e.Func, st}] = append(runs[stmtKey{e.Func, st}], e.T)
+				}
+			}
+		}
+	}
+	checked := 0
+	for i := range w.Values {
+		l := &w.Values[i]
+		mf := meta(l.Func)
+		site := mf.Deps.Values[l.Site]
+		var got []uint64
+		for _, v := range w.ValuesOf(l) {
+			got = append(got, v.T)
+			checked++
+		}
+		if want := runs[stmtKey{l.Func, site.Stmt}]; !slices.Equal(got, want) {
+			t.Errorf("%s: the values of %s (site %d, statement %d) have the timestamps %v, the statement ran at %v", mf.Name, mf.Deps.Vars[site.Var].Name, l.Site, site.Stmt, got, want)
+		}
+	}
+	if checked == 0 || w.Stats.Statements == 0 {
+		t.Fatalf("the WET has %d values, %d statement executions", checked, w.Stats.Statements)
 	}
 }

@@ -57,6 +57,19 @@ func loops(xs []string) (total int) {
 		logv.Int("k", k)
 		logv.String("x", x)
 	}
+	// A statement after a branch in a loop runs after the round's path is
+	// counted: its values are the round's, not the next one's.
+	acc := 0
+	logv.Int("acc", acc)
+	for _, x := range xs {
+		logv.String("x", x)
+		if len(x) > 1 {
+			acc += 10
+			logv.Int("acc", acc)
+		}
+		acc++
+		logv.Int("acc", acc)
+	}
 	for j := 10; ; j-- {
 		logv.Int("j", j)
 		if j < 8 {
