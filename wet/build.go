@@ -147,12 +147,12 @@ type builder struct {
 	accesses map[accessKey]int
 	t        uint64 // the next timestamp
 	// the labels' words, by index in w's slices
-	nodeTimes  [][]uint64
-	traces     [][]uint64
-	valTimes   [][]uint64
-	valWords   [][][]uint64
-	acc   []*accessWords
-	tails map[int]map[int32]bool // by node: the statements after its count
+	nodeTimes [][]uint64
+	traces    [][]uint64
+	valTimes  [][]uint64
+	valWords  [][][]uint64
+	acc       []*accessWords
+	tails     map[int]map[int32]bool // by node: the statements after its count
 }
 
 type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
