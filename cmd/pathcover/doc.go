@@ -39,6 +39,7 @@
 //	callsites   list the calls between profiled functions on paths that ran
 //	wpp         compact and query whole program paths (pppexec -wpp)
 //	slice       which statements of a run made a value: a backward dynamic slice
+//	wet         build and query whole execution traces (pppexec -wet)
 //	gate        fail when functions have too few of their paths run, for CI
 //	cfg         print a function's control-flow graph and its numbering
 //	pppexec     instrument packages to profile their paths, as go build's -toolexec
@@ -75,7 +76,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -94,6 +95,10 @@
 // slicing, and the tests record their whole program paths: pathcover slice
 // then says which statements made a value (pppexec -deps).
 //
+// With -wet, the tests also record the values their functions give their
+// variables (pppexec -wet), and the whole execution trace is built at the end
+// into D/profile.wet for pathcover wet.
+//
 // The flags are:
 //
 //	-deps
@@ -108,6 +113,8 @@
 //		write JSON
 //	-pkgs patterns
 //		comma-separated patterns of the packages to instrument (default: the main module's)
+//	-wet
+//		also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)
 //	-wpp
 //		also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)
 //
@@ -337,6 +344,32 @@
 //		refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
 //	-why
 //		list each step of the slice with the dependence that brought it in
+//
+// # Build and query whole execution traces (pppexec -wet)
+//
+// Usage:
+//
+//	pathcover wet build|trace|values|addrs [flags] [args]
+//
+// A whole execution trace (WET) is what a program built with pppexec -wet
+// records, made into one structure: each goroutine's calls and Ball-Larus
+// paths with their timestamps, the values that functions gave their
+// variables, and the memory each statement touched, each a compressed stream
+// that can be walked both ways from any point.
+//
+//	pathcover wet build [-dir D] [-o FILE]
+//		build the WET of the profile's recordings (D/profile.wet)
+//	pathcover wet trace [-dir D] [-g N] [-t T] [-n N] [-back] [-lines] [-json]
+//		goroutine N's control flow (0 is the first recorded), from the
+//		path of timestamp T (default its first, or with -back its last),
+//		N events forwards, or backwards with -back; -lines decodes paths
+//	pathcover wet values [-dir D] [-json] [PKG.]FUNC VAR
+//		the values VAR took in FUNC, in order, each with the timestamp
+//		of the path it was given in
+//	pathcover wet addrs [-dir D] [-json] FILE:LINE
+//		the memory accesses of the statements at FILE:LINE, in order
+//
+// The queries read D/profile.wet, made by build; -f names another file.
 //
 // # Fail when functions have too few of their paths run, for CI
 //

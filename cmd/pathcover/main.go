@@ -23,6 +23,7 @@ var commands = []*Command{
 	cmdCallSites,
 	cmdWPP,
 	cmdSlice,
+	cmdWET,
 	cmdGate,
 	cmdCfg,
 	cmdPPPExec,

@@ -12,11 +12,12 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wet"
 	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -35,6 +36,10 @@ which are compacted at the end into D/profile.twpp for pathcover wpp.
 With -deps, the build also describes each function's statements for
 slicing, and the tests record their whole program paths: pathcover slice
 then says which statements made a value (pppexec -deps).
+
+With -wet, the tests also record the values their functions give their
+variables (pppexec -wet), and the whole execution trace is built at the end
+into D/profile.wet for pathcover wet.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		t := &testFlags{
@@ -46,6 +51,7 @@ then says which statements made a value (pppexec -deps).
 			depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
 			wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
 			deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
+			wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
 		}
 		return t.run
 	},
@@ -56,6 +62,7 @@ type testFlags struct {
 	fs                *flag.FlagSet
 	dir, pkgs, sites  *string
 	asJSON, wpp, deps *bool
+	wet               *bool
 	depth             *int
 }
 
@@ -77,7 +84,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 		ours = append(ours, rest[0])
 		rest = rest[1:]
-		if !strings.Contains(ours[len(ours)-1], "=") && flagName != "json" && flagName != "wpp" && flagName != "deps" && len(rest) > 0 {
+		if !strings.Contains(ours[len(ours)-1], "=") && !isBoolFlag(fs.Lookup(flagName)) && len(rest) > 0 {
 			ours = append(ours, rest[0])
 			rest = rest[1:]
 		}
@@ -143,9 +150,35 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
 	}
 	if *t.wpp {
-		return cmp.Or(code, compactTests(name, profileDir))
+		code = cmp.Or(code, compactTests(name, profileDir))
+	}
+	if *t.wet {
+		code = cmp.Or(code, buildWET(name, profileDir))
 	}
 	return code
+}
+
+// isBoolFlag reports whether f takes no value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// buildWET builds the whole execution trace of what the tests recorded in
+// dir, and says where it is; it returns the exit status.
+func buildWET(name, dir string) int {
+	w, err := wet.BuildDir(dir, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitNoData
+	}
+	out := filepath.Join(dir, "profile.wet")
+	if err := w.WriteFile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return exitFail
+	}
+	fmt.Fprintf(os.Stderr, "whole execution trace in %s: %d path executions, %d values (pathcover wet values -dir %s FUNC VAR lists a variable's)\n", out, w.Stats.Paths, w.Stats.ValueRecords, dir)
+	return 0
 }
 
 // hasFlag reports whether go test args set flag name.
@@ -185,6 +218,9 @@ func (t *testFlags) toolexec() (string, error) {
 	}
 	if *t.deps {
 		arg += " -deps"
+	}
+	if *t.wet {
+		arg += " -wet"
 	}
 	return arg, nil
 }

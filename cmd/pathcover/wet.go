@@ -1,0 +1,494 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wet"
+)
+
+var cmdWET = &Command{
+	UsageLine: "pathcover wet build|trace|values|addrs [flags] [args]",
+	Short:     "build and query whole execution traces (pppexec -wet)",
+	Long: `
+A whole execution trace (WET) is what a program built with pppexec -wet
+records, made into one structure: each goroutine's calls and Ball-Larus
+paths with their timestamps, the values that functions gave their
+variables, and the memory each statement touched, each a compressed stream
+that can be walked both ways from any point.
+
+	pathcover wet build [-dir D] [-o FILE]
+		build the WET of the profile's recordings (D/profile.wet)
+	pathcover wet trace [-dir D] [-g N] [-t T] [-n N] [-back] [-lines] [-json]
+		goroutine N's control flow (0 is the first recorded), from the
+		path of timestamp T (default its first, or with -back its last),
+		N events forwards, or backwards with -back; -lines decodes paths
+	pathcover wet values [-dir D] [-json] [PKG.]FUNC VAR
+		the values VAR took in FUNC, in order, each with the timestamp
+		of the path it was given in
+	pathcover wet addrs [-dir D] [-json] FILE:LINE
+		the memory accesses of the statements at FILE:LINE, in order
+
+The queries read D/profile.wet, made by build; -f names another file.
+`,
+	CustomFlags: true,
+	Flags: func(fs *flag.FlagSet) Run {
+		return func(cmd *Command, args []string) int {
+			if len(args) == 0 {
+				cmd.help(os.Stderr)
+				return exitUsage
+			}
+			sub, ok := wetCommands[args[0]]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs)\n", cmd.LongName(), printable(args[0]))
+				return exitUsage
+			}
+			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
+			run := sub(fs)
+			if err := fs.Parse(args[1:]); err != nil {
+				return exitUsage
+			}
+			return run(cmd, fs.Args())
+		}
+	},
+}
+
+var wetCommands = map[string]func(fs *flag.FlagSet) Run{
+	"build":  wetBuild,
+	"trace":  wetTrace,
+	"values": wetValues,
+	"addrs":  wetAddrs,
+}
+
+func wetBuild(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	out := fs.String("o", "", "write the WET to `file` (default DIR/profile.wet)")
+	return func(cmd *Command, args []string) int {
+		if len(args) != 0 || *dir == "" {
+			fs.Usage()
+			return exitUsage
+		}
+		w, err := wet.BuildDir(*dir, nil)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+			return exitNoData
+		}
+		name := *out
+		if name == "" {
+			name = filepath.Join(*dir, "profile.wet")
+		}
+		if err := w.WriteFile(name); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+			return exitFail
+		}
+		st := w.Stats
+		fmt.Printf("%s: %d goroutines, %d path executions, %d statement executions, %d values, %d memory accesses\n",
+			name, len(w.Goroutines), st.Paths, st.Statements, st.ValueRecords, st.Accesses)
+		perStmt := func(b int64) string {
+			if st.Statements == 0 {
+				return "-"
+			}
+			return strconv.FormatFloat(float64(b)/float64(st.Statements), 'f', 2, 64)
+		}
+		fmt.Printf("recording %d bytes (%s a statement), labels %d bytes (%s), compressed %d bytes (%s; values %d)\n",
+			st.RecordBytes, perStmt(st.RecordBytes), 8*st.Tier1Words, perStmt(8*st.Tier1Words), st.Tier2Bytes, perStmt(st.Tier2Bytes), st.ValueBytes)
+		return 0
+	}
+}
+
+// wetProfile is what the queries read: the WET and the metadata that
+// decodes its functions.
+type wetProfile struct {
+	w     *wet.WET
+	metas map[string]*profile.Meta
+}
+
+func openWET(cmd *Command, dir, file string) (*wetProfile, int) {
+	if file == "" {
+		if dir == "" {
+			fmt.Fprintf(os.Stderr, "%s: no profile: give -dir or set PATHCOVERDIR\n", cmd.LongName())
+			return nil, exitUsage
+		}
+		file = filepath.Join(dir, "profile.wet")
+	}
+	w, err := wet.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%v (pathcover wet build makes it)", err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+		return nil, exitNoData
+	}
+	wp := &wetProfile{w: w, metas: make(map[string]*profile.Meta)}
+	if dir == "" {
+		dir = filepath.Dir(file)
+	}
+	if p, _, err := profile.Load(dir); err == nil {
+		wp.metas = p.Metas
+	}
+	return wp, 0
+}
+
+func (wp *wetProfile) meta(fn int) *profile.Func {
+	f := wp.w.Funcs[fn]
+	m := wp.metas[f.Hash]
+	if m == nil || int(f.Index) >= len(m.Funcs) {
+		return nil
+	}
+	return &m.Funcs[f.Index]
+}
+
+func (wp *wetProfile) name(fn int) string {
+	f := wp.w.Funcs[fn]
+	if f.Name == "" {
+		return fmt.Sprintf("%s/%d", f.Hash, f.Index)
+	}
+	return f.Package + "." + f.Name
+}
+
+// A wetEvent is an event of a trace, as trace prints it.
+type wetEvent struct {
+	Kind  string
+	T     *uint64  `json:",omitempty"`
+	Func  string   `json:",omitempty"`
+	Path  *uint64  `json:",omitempty"`
+	Up    uint64   `json:",omitempty"`
+	Spawn uint64   `json:",omitempty"`
+	Steps []string `json:",omitempty"`
+}
+
+var symNames = [...]string{wet.SymPath: "path", wet.SymEnter: "enter", wet.SymReturn: "return", wet.SymSpawn: "spawn", wet.SymUp: "up", wet.SymStop: "stop"}
+
+func wetTrace(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	g := fs.Int("g", 0, "the goroutine: its `index` among those recorded")
+	from := fs.Int64("t", -1, "start at the path of timestamp `T`")
+	n := fs.Int("n", 50, "print `n` events")
+	back := fs.Bool("back", false, "walk backwards")
+	lines := fs.Bool("lines", false, "decode each path to its branches in the source")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 0 || *n < 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		wp, code := openWET(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		c, err := wp.w.Cursor(*g)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+			return exitNoData
+		}
+		gr := wp.w.Goroutines[*g]
+		switch {
+		case *from >= 0:
+			if err := c.SeekTime(uint64(*from)); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitNoData
+			}
+			if *back {
+				c.Next() // the path of timestamp T is printed first
+			}
+		case *back:
+			for {
+				if _, ok := c.Next(); !ok {
+					break
+				}
+			}
+		}
+		var out []wetEvent
+		for range *n {
+			var e wet.Event
+			var ok bool
+			if *back {
+				e, ok = c.Prev()
+			} else {
+				e, ok = c.Next()
+			}
+			if !ok {
+				break
+			}
+			we := wetEvent{Kind: symNames[e.Kind], Up: e.Up, Spawn: e.Spawn}
+			switch e.Kind {
+			case wet.SymEnter:
+				we.Func = wp.name(e.Func)
+			case wet.SymPath:
+				t, p := e.T, e.Path
+				we.T, we.Path, we.Func = &t, &p, wp.name(e.Func)
+				if *lines {
+					f := wp.w.Funcs[e.Func]
+					if m := wp.metas[f.Hash]; m != nil {
+						steps, err := report.DecodeSteps(m, int(f.Index), e.Path)
+						if err == nil {
+							for _, s := range steps {
+								we.Steps = append(we.Steps, report.StepText(s))
+							}
+						}
+					}
+				}
+			}
+			out = append(out, we)
+		}
+		if *asJSON {
+			return writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out})
+		}
+		fmt.Printf("goroutine %d of process %d (timestamps %d to %d):\n", gr.ID, gr.Process, gr.Start, gr.End)
+		for _, e := range out {
+			switch e.Kind {
+			case "path":
+				fmt.Printf("  t=%d path %d of %s\n", *e.T, *e.Path, e.Func)
+				for _, s := range e.Steps {
+					fmt.Printf("      %s\n", s)
+				}
+			case "enter":
+				fmt.Printf("  enter %s\n", e.Func)
+			case "spawn":
+				fmt.Printf("  spawn %d\n", e.Spawn)
+			case "up":
+				fmt.Printf("  (the next path is of the call %d below)\n", e.Up)
+			default:
+				fmt.Printf("  %s\n", e.Kind)
+			}
+		}
+		return 0
+	}
+}
+
+func writeJSON(cmd *Command, v any) int {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+		return exitFail
+	}
+	return 0
+}
+
+// A wetValue is a value as values prints it.
+type wetValue struct {
+	T     uint64
+	Value string
+	Words []uint64
+	Line  int // of the statement where it was recorded
+	order int // the statement's place on the path of T
+}
+
+// stmtOrder returns, for function fn, a function that gives the place of
+// a statement on the path executed at timestamp t (-1 if not known), to
+// order the values recorded in one path execution.
+func (wp *wetProfile) stmtOrder(fn int, mf *profile.Func) func(t uint64, stmt int32) int {
+	pathAt := make(map[uint64]uint64)
+	for _, n := range wp.w.Nodes {
+		if n.Func == fn {
+			for _, t := range n.Times.Values() {
+				pathAt[t] = n.Path
+			}
+		}
+	}
+	num, err := mf.Numbering()
+	places := make(map[uint64]map[int32]int)
+	return func(t uint64, stmt int32) int {
+		id, ok := pathAt[t]
+		if !ok || err != nil {
+			return -1
+		}
+		p, ok := places[id]
+		if !ok {
+			p = map[int32]int{0: 0} // the entry first
+			if edges, err := num.Decode(id); err == nil {
+				for _, b := range num.Blocks(edges) {
+					for _, st := range mf.Deps.Blocks[b] {
+						p[st] = len(p)
+					}
+				}
+			}
+			places[id] = p
+		}
+		if i, ok := p[stmt]; ok {
+			return i
+		}
+		return -1
+	}
+}
+
+// valueText reads a value's words as kind k says.
+func valueText(k profile.ValueKind, w []uint64) string {
+	switch k {
+	case profile.ValueInt:
+		return strconv.FormatInt(int64(w[0]>>1)^-int64(w[0]&1), 10)
+	case profile.ValueUint:
+		return strconv.FormatUint(w[0], 10)
+	case profile.ValueFloat:
+		return strconv.FormatFloat(math.Float64frombits(w[0]), 'g', -1, 64)
+	case profile.ValueComplex:
+		return fmt.Sprint(complex(math.Float64frombits(w[0]), math.Float64frombits(w[1])))
+	case profile.ValueBool:
+		return strconv.FormatBool(w[0] != 0)
+	case profile.ValueString:
+		return fmt.Sprintf("string of %d bytes at %#x", w[1], w[0])
+	case profile.ValueSlice:
+		return fmt.Sprintf("slice of len %d, cap %d at %#x", w[1], w[2], w[0])
+	case profile.ValueWord:
+		return fmt.Sprintf("%#x", w[0])
+	case profile.ValueIface:
+		if w[0] == 0 {
+			return "nil"
+		}
+		return fmt.Sprintf("type %#x, data %#x", w[0], w[1])
+	}
+	return fmt.Sprint(w)
+}
+
+func wetValues(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 2 {
+			fs.Usage()
+			return exitUsage
+		}
+		wp, code := openWET(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		var out []wetValue
+		funcs := 0
+		for fn, f := range wp.w.Funcs {
+			if f.Name != args[0] && f.Package+"."+f.Name != args[0] {
+				continue
+			}
+			funcs++
+			mf := wp.meta(fn)
+			if mf == nil || mf.Deps == nil {
+				continue
+			}
+			order := wp.stmtOrder(fn, mf)
+			for i := range wp.w.Values {
+				l := &wp.w.Values[i]
+				if l.Func != fn || int(l.Site) >= len(mf.Deps.Values) {
+					continue
+				}
+				site := mf.Deps.Values[l.Site]
+				v := mf.Deps.Vars[site.Var]
+				if v.Name != args[1] {
+					continue
+				}
+				for _, x := range wp.w.ValuesOf(l) {
+					if len(x.Words) < v.Kind.Words() {
+						continue // cut short by a kill
+					}
+					o := 2*order(x.T, site.Stmt) + 1
+					if !site.After {
+						o-- // recorded before the statement runs
+					}
+					out = append(out, wetValue{T: x.T, Value: valueText(v.Kind, x.Words), Words: x.Words, Line: mf.Deps.Stmts[site.Stmt].Line, order: o})
+				}
+			}
+		}
+		if funcs == 0 {
+			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the trace\n", cmd.LongName(), printable(args[0]))
+			return exitNoData
+		}
+		slices.SortStableFunc(out, func(a, b wetValue) int { return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.order, b.order)) })
+		if *asJSON {
+			return writeJSON(cmd, out)
+		}
+		if len(out) == 0 {
+			fmt.Fprintf(os.Stderr, "%s: no value of %s was recorded in %s\n", cmd.LongName(), printable(args[1]), printable(args[0]))
+			return exitNoData
+		}
+		for _, v := range out {
+			fmt.Printf("t=%d line %d: %s = %s\n", v.T, v.Line, args[1], v.Value)
+		}
+		return 0
+	}
+}
+
+// A wetAccess is an access as addrs prints it.
+type wetAccess struct {
+	T, Seq     uint64
+	Func       string
+	Line, Col  int
+	Kind       string
+	Addr, Size uint64
+	Stack      bool // Addr is a distance below the goroutine's stack top
+}
+
+var accessNames = [...]string{"load", "store", "update", "copy", "map read", "map write", "send", "receive"}
+
+func wetAddrs(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		name, lineText, ok := strings.Cut(args[0], ":")
+		line, err := strconv.Atoi(lineText)
+		if !ok || err != nil || line <= 0 {
+			fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(args[0]))
+			return exitUsage
+		}
+		wp, code := openWET(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		var out []wetAccess
+		for i := range wp.w.Accesses {
+			l := &wp.w.Accesses[i]
+			mf := wp.meta(l.Func)
+			if mf == nil || mf.Deps == nil || int(l.Stmt) >= len(mf.Deps.Stmts) {
+				continue
+			}
+			st := mf.Deps.Stmts[l.Stmt]
+			m := wp.metas[wp.w.Funcs[l.Func].Hash]
+			if st.Line != line || mf.File >= len(m.Files) || !sameFile(m.Files[mf.File], name) {
+				continue
+			}
+			for _, a := range wp.w.AccessesOf(l) {
+				out = append(out, wetAccess{T: a.T, Seq: a.Seq, Func: wp.name(l.Func), Line: st.Line, Col: st.Col,
+					Kind: accessNames[a.Kind&7], Addr: a.Addr, Size: a.Size, Stack: a.Flags&profile.WPPStackAddr != 0})
+			}
+		}
+		slices.SortStableFunc(out, func(a, b wetAccess) int { return cmp.Compare(a.Seq, b.Seq) })
+		if *asJSON {
+			return writeJSON(cmd, out)
+		}
+		if len(out) == 0 {
+			fmt.Fprintf(os.Stderr, "%s: no memory access recorded at %s\n", cmd.LongName(), printable(args[0]))
+			return exitNoData
+		}
+		for _, a := range out {
+			where := fmt.Sprintf("%#x", a.Addr)
+			if a.Stack {
+				where = fmt.Sprintf("%d bytes below the stack's top", a.Addr)
+			}
+			fmt.Printf("t=%d #%d %s:%d:%d %s of %d bytes at %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a.Kind, a.Size, where)
+		}
+		return 0
+	}
+}
+
+// sameFile reports whether name, as given on the command line, names the
+// file at path: the same path, or its last elements.
+func sameFile(path, name string) bool {
+	path, name = filepath.ToSlash(path), filepath.ToSlash(name)
+	return path == name || strings.HasSuffix(path, "/"+strings.TrimPrefix(name, "./"))
+}

@@ -1,0 +1,109 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
+)
+
+// TestWETCommands builds testdata/values with pathcover pppexec -wet,
+// runs it, and queries its whole execution trace: the values of a
+// variable against the program's own log of them, the trace both ways, a
+// statement's memory accesses, and the errors.
+func TestWETCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := cmdtest.ReadFile(t, "../../testdata/values/main.go")
+	cmdtest.WriteFiles(t, dir, map[string]string{
+		"go.mod":       "module example.com/values\n\ngo 1.25\n",
+		"main.go":      src,
+		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
+	})
+	exe := filepath.Join(t.TempDir(), "values")
+	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -wet -pkgs=example.com/values", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	prof := t.TempDir()
+	logged, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, logged)
+	}
+	out, code := run(t, dir, bin, "wet", "build", "-dir", prof)
+	if code != 0 || !strings.Contains(out, "statement executions") {
+		t.Fatalf("wet build: exit %d\n%s", code, out)
+	}
+
+	// values: loops's acc, in order, as the program logged them (words of
+	// signed integers): twice in one path execution in some rounds.
+	var want []string
+	for _, line := range strings.Split(logged, "\n") {
+		if w, ok := strings.CutPrefix(line, "acc "); ok {
+			u, _ := strconv.ParseUint(w, 10, 64)
+			want = append(want, strconv.FormatInt(int64(u), 10))
+		}
+	}
+	out, code = run(t, dir, bin, "wet", "values", "-json", "-dir", prof, "loops", "acc")
+	var vals []struct{ Value string }
+	if code != 0 || json.Unmarshal([]byte(out), &vals) != nil {
+		t.Fatalf("wet values: exit %d\n%s", code, out)
+	}
+	var got []string
+	for _, v := range vals {
+		got = append(got, v.Value)
+	}
+	if len(got) < 5 || !slices.Equal(got, want) {
+		t.Errorf("wet values loops acc: %v, logged %v", got, want)
+	}
+
+	// trace: the first 30 events forwards, then back from the 30th.
+	type events struct{ Events []map[string]any }
+	var fwd, back events
+	out, code = run(t, dir, bin, "wet", "trace", "-json", "-n", "30", "-dir", prof)
+	if code != 0 || json.Unmarshal([]byte(out), &fwd) != nil || len(fwd.Events) != 30 || fwd.Events[0]["Kind"] != "enter" {
+		t.Fatalf("wet trace: exit %d\n%s", code, out)
+	}
+	var last float64 = -1
+	for _, e := range fwd.Events {
+		if e["Kind"] == "path" {
+			last = e["T"].(float64)
+		}
+	}
+	out, code = run(t, dir, bin, "wet", "trace", "-json", "-back", "-t", fmt.Sprint(last), "-n", "5", "-dir", prof)
+	if code != 0 || json.Unmarshal([]byte(out), &back) != nil || len(back.Events) != 5 || back.Events[0]["T"] != last {
+		t.Fatalf("wet trace -back -t %v: exit %d\n%s", last, code, out)
+	}
+
+	// addrs: `one := 1` stores a variable whose address is taken.
+	line := slices.IndexFunc(strings.Split(src, "\n"), func(l string) bool { return strings.Contains(l, "one := 1") }) + 1
+	out, code = run(t, dir, bin, "wet", "addrs", "-dir", prof, "main.go:"+strconv.Itoa(line))
+	if code != 0 || !strings.Contains(out, "store of 8 bytes") {
+		t.Errorf("wet addrs main.go:%d: exit %d\n%s", line, code, out)
+	}
+
+	// Errors.
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"wet", "values", "-dir", prof, "nosuch", "x"}, exitNoData},
+		{[]string{"wet", "trace", "-dir", prof, "-g", "99"}, exitNoData},
+		{[]string{"wet", "nosuch"}, 2},
+		{[]string{"wet", "addrs", "-dir", prof, "main.go"}, 2},
+		{[]string{"wet", "trace", "-dir", t.TempDir()}, exitNoData},
+	} {
+		if out, code := run(t, dir, bin, c.args...); code != c.code {
+			t.Errorf("pathcover %s: exit %d, want %d\n%s", strings.Join(c.args, " "), code, c.code, out)
+		}
+	}
+	os.WriteFile(filepath.Join(prof, "profile.wet"), []byte("pcovwet1 damaged"), 0o666)
+	if out, code := run(t, dir, bin, "wet", "trace", "-dir", prof); code != exitNoData || !strings.Contains(out, "profile.wet") {
+		t.Errorf("a damaged WET: exit %d\n%s", code, out)
+	}
+}
