@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet/bidi"
 )
 
 // An Event is one symbol of a goroutine's trace, decoded: Kind is one of
@@ -21,11 +22,13 @@ type Event struct {
 }
 
 // A Cursor walks a goroutine's trace both ways, knowing the timestamp of
-// the next path.
+// the next path. It has its own copy of the trace's stream, so cursors
+// walk apart.
 type Cursor struct {
-	w *WET
-	g int
-	t uint64 // the timestamp of the next path forwards
+	w     *WET
+	g     int
+	trace *bidi.Stream
+	t     uint64 // the timestamp of the next path forwards
 }
 
 // Cursor returns a cursor at the start of goroutine g's trace.
@@ -34,12 +37,13 @@ func (w *WET) Cursor(g int) (*Cursor, error) {
 		return nil, fmt.Errorf("no goroutine %d (the WET has %d)", g, len(w.Goroutines))
 	}
 	gr := &w.Goroutines[g]
-	gr.Trace.Seek(0)
-	return &Cursor{w: w, g: g, t: gr.Start}, nil
+	tr := gr.Trace.Clone()
+	tr.Seek(0)
+	return &Cursor{w: w, g: g, trace: tr, t: gr.Start}, nil
 }
 
 // Pos returns the cursor's position in the trace.
-func (c *Cursor) Pos() int { return c.w.Goroutines[c.g].Trace.Pos() }
+func (c *Cursor) Pos() int { return c.trace.Pos() }
 
 func (c *Cursor) decode(sym uint64, pos int) Event {
 	e := Event{Kind: int(sym & 7), Pos: pos}
@@ -61,7 +65,7 @@ func (c *Cursor) decode(sym uint64, pos int) Event {
 // Next returns the event at the cursor and moves past it; false at the
 // end.
 func (c *Cursor) Next() (Event, bool) {
-	s := c.w.Goroutines[c.g].Trace
+	s := c.trace
 	pos := s.Pos()
 	sym, ok := s.Next()
 	if !ok {
@@ -78,7 +82,7 @@ func (c *Cursor) Next() (Event, bool) {
 // Prev moves the cursor back one event and returns it; false at the
 // start.
 func (c *Cursor) Prev() (Event, bool) {
-	s := c.w.Goroutines[c.g].Trace
+	s := c.trace
 	sym, ok := s.Prev()
 	if !ok {
 		return Event{}, false
@@ -102,13 +106,13 @@ func (c *Cursor) SeekTime(t uint64) error {
 		c.Prev()
 	}
 	for {
-		pos := g.Trace.Pos()
+		pos := c.trace.Pos()
 		e, ok := c.Next()
 		if !ok {
 			return fmt.Errorf("timestamp %d not in goroutine %d's trace", t, c.g)
 		}
 		if e.Kind == SymPath && e.T == t {
-			g.Trace.Seek(pos)
+			c.trace.Seek(pos)
 			c.t = t
 			return nil
 		}

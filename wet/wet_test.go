@@ -297,3 +297,64 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDiff: a WET matches itself; a recording with one path changed
+// diverges there, and one cut short diverges at its end.
+func TestDiff(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for seed := range 20 {
+		src := randomRecording(r, fmt.Sprint(seed))
+		a, err := Build(nil, []wpp.Source{src}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := Diff(&Run{W: a}, &Run{W: a}); err != nil || d != nil {
+			t.Fatalf("seed %d: a WET differs from itself: %+v, %v", seed, d, err)
+		}
+		// Change the path of one path event of the first goroutine.
+		g := src.Goroutines()[0]
+		evs := src.gs[g]
+		var paths []int
+		for i, e := range evs {
+			if e.Kind == profile.WPPPath {
+				paths = append(paths, i)
+			}
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		at := paths[r.IntN(len(paths))]
+		changed := &memSource{name: src.name, pkgs: src.pkgs, gs: make(map[uint64][]profile.WPPEvent)}
+		for k, v := range src.gs {
+			changed.gs[k] = slices.Clone(v)
+		}
+		changed.gs[g][at].Path += 100
+		b, err := Build(nil, []wpp.Source{changed}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Diff(&Run{W: a}, &Run{W: b})
+		if err != nil || d == nil {
+			t.Fatalf("seed %d: no divergence found (%v)", seed, err)
+		}
+		// Events before it in the trace: those of the recording but
+		// values, memory accesses and the start (which are not symbols).
+		want := 0
+		for _, e := range evs[:at] {
+			switch e.Kind {
+			case profile.WPPValue, profile.WPPMemory, profile.WPPStart:
+			default:
+				want++
+				if e.Kind == profile.WPPPath && e.Up > 0 {
+					want++ // its up symbol
+				}
+			}
+		}
+		if evs[at].Up > 0 {
+			want++ // the up symbols match
+		}
+		if d.Goroutine != 0 || d.Matched != want || d.A.Event == nil || d.B.Event == nil || d.B.Event.Path != d.A.Event.Path+100 {
+			t.Fatalf("seed %d: divergence %+v (A %+v, B %+v), want after %d events", seed, d, d.A.Event, d.B.Event, want)
+		}
+	}
+}

@@ -349,7 +349,7 @@
 //
 // Usage:
 //
-//	pathcover wet build|trace|values|addrs [flags] [args]
+//	pathcover wet build|trace|values|addrs|diff [flags] [args]
 //
 // A whole execution trace (WET) is what a program built with pppexec -wet
 // records, made into one structure: each goroutine's calls and Ball-Larus
@@ -368,6 +368,12 @@
 //		of the path it was given in
 //	pathcover wet addrs [-dir D] [-json] FILE:LINE
 //		the memory accesses of the statements at FILE:LINE, in order
+//	pathcover wet diff [-json] DIR_A DIR_B
+//		where two runs (of one program, or of two versions of it: a
+//		passing and a failing input, two commits) first differ, goroutine
+//		by goroutine: in control flow (paths compared by the branches they
+//		take in the source) or in a value (numbers, booleans, lengths,
+//		nil or not); exit status 1 if they do
 //
 // The queries read D/profile.wet, made by build; -f names another file.
 //

@@ -19,7 +19,7 @@ import (
 )
 
 var cmdWET = &Command{
-	UsageLine: "pathcover wet build|trace|values|addrs [flags] [args]",
+	UsageLine: "pathcover wet build|trace|values|addrs|diff [flags] [args]",
 	Short:     "build and query whole execution traces (pppexec -wet)",
 	Long: `
 A whole execution trace (WET) is what a program built with pppexec -wet
@@ -39,6 +39,12 @@ that can be walked both ways from any point.
 		of the path it was given in
 	pathcover wet addrs [-dir D] [-json] FILE:LINE
 		the memory accesses of the statements at FILE:LINE, in order
+	pathcover wet diff [-json] DIR_A DIR_B
+		where two runs (of one program, or of two versions of it: a
+		passing and a failing input, two commits) first differ, goroutine
+		by goroutine: in control flow (paths compared by the branches they
+		take in the source) or in a value (numbers, booleans, lengths,
+		nil or not); exit status 1 if they do
 
 The queries read D/profile.wet, made by build; -f names another file.
 `,
@@ -51,7 +57,7 @@ The queries read D/profile.wet, made by build; -f names another file.
 			}
 			sub, ok := wetCommands[args[0]]
 			if !ok {
-				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs)\n", cmd.LongName(), printable(args[0]))
+				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs, diff)\n", cmd.LongName(), printable(args[0]))
 				return exitUsage
 			}
 			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
@@ -69,6 +75,7 @@ var wetCommands = map[string]func(fs *flag.FlagSet) Run{
 	"trace":  wetTrace,
 	"values": wetValues,
 	"addrs":  wetAddrs,
+	"diff":   wetDiff,
 }
 
 func wetBuild(fs *flag.FlagSet) Run {
@@ -491,4 +498,79 @@ func wetAddrs(fs *flag.FlagSet) Run {
 func sameFile(path, name string) bool {
 	path, name = filepath.ToSlash(path), filepath.ToSlash(name)
 	return path == name || strings.HasSuffix(path, "/"+strings.TrimPrefix(name, "./"))
+}
+
+func wetDiff(fs *flag.FlagSet) Run {
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 2 {
+			fs.Usage()
+			return exitUsage
+		}
+		var runs [2]*wet.Run
+		for i, dir := range args {
+			wp, code := openWET(cmd, dir, "")
+			if code != 0 {
+				return code
+			}
+			runs[i] = &wet.Run{W: wp.w, Metas: wp.metas, Steps: decodeSteps}
+		}
+		d, err := wet.Diff(runs[0], runs[1])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+			return exitFail
+		}
+		if *asJSON {
+			if c := writeJSON(cmd, d); c != 0 || d == nil {
+				return c
+			}
+			return exitFail
+		}
+		if d == nil {
+			fmt.Println("the runs do the same: the same control flow, and the same values")
+			return 0
+		}
+		fmt.Printf("the runs diverge in goroutine %d (the %d-th recorded), after %d events in step:\n", d.Goroutine, d.Goroutine+1, d.Matched)
+		for i, s := range []wet.Side{d.A, d.B} {
+			fmt.Printf("  %s (%s):", "AB"[i:i+1], args[i])
+			switch {
+			case s.End:
+				fmt.Printf(" the trace ends\n")
+				continue
+			case s.Value != nil:
+				v := s.Value
+				fmt.Printf(" at t=%d in %s, line %d: %s = %s\n", v.T, s.Func, v.Line, v.Var, valueText(v.Kind, v.Words))
+				continue
+			case d.A.Value != nil || d.B.Value != nil:
+				fmt.Printf(" no such value in %s\n", s.Func)
+				continue
+			}
+			e := s.Event
+			switch e.Kind {
+			case wet.SymPath:
+				fmt.Printf(" t=%d path %d of %s\n", e.T, e.Path, s.Func)
+				for _, st := range s.Steps {
+					fmt.Printf("      %s\n", st)
+				}
+			case wet.SymEnter:
+				fmt.Printf(" enter %s\n", s.Func)
+			default:
+				fmt.Printf(" %s\n", symNames[e.Kind])
+			}
+		}
+		return exitFail
+	}
+}
+
+// decodeSteps decodes a path to its steps in the source, as text.
+func decodeSteps(m *profile.Meta, fn int, path uint64) ([]string, error) {
+	steps, err := report.DecodeSteps(m, fn, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range steps {
+		out = append(out, report.StepText(s))
+	}
+	return out, nil
 }

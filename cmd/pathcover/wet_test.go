@@ -107,3 +107,63 @@ func TestWETCommands(t *testing.T) {
 		t.Errorf("a damaged WET: exit %d\n%s", code, out)
 	}
 }
+
+// TestWETDiff runs a program with three arguments and compares the runs:
+// the same control flow and values, a value that differs, and a branch
+// that differs.
+func TestWETDiff(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmdtest.WriteFiles(t, dir, map[string]string{
+		"go.mod": "module example.com/d\n\ngo 1.25\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args[1]) > 2 {
+		fmt.Println("long")
+		return
+	}
+	k := len(os.Args[1]) * 3
+	fmt.Println(k)
+}
+`,
+	})
+	exe := filepath.Join(t.TempDir(), "d")
+	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -wet -pkgs=example.com/d", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	profs := make(map[string]string)
+	for _, arg := range []string{"a", "b", "bb", "ccc"} {
+		prof := t.TempDir()
+		if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe, arg); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", arg, code, out)
+		}
+		if out, code := run(t, dir, bin, "wet", "build", "-dir", prof); code != 0 {
+			t.Fatalf("wet build: exit %d\n%s", code, out)
+		}
+		profs[arg] = prof
+	}
+	if out, code := run(t, dir, bin, "wet", "diff", profs["a"], profs["b"]); code != 0 || !strings.Contains(out, "the same") {
+		t.Errorf("wet diff a b: exit %d\n%s", code, out)
+	}
+	out, code := run(t, dir, bin, "wet", "diff", profs["a"], profs["bb"])
+	if code != 1 || !strings.Contains(out, "k = 3") || !strings.Contains(out, "k = 6") {
+		t.Errorf("wet diff a bb: exit %d\n%s", code, out)
+	}
+	out, code = run(t, dir, bin, "wet", "diff", "-json", profs["a"], profs["ccc"])
+	var d struct {
+		Matched int
+		A, B    struct {
+			Func  string
+			Steps []string
+		}
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &d) != nil || d.A.Func != "example.com/d.main" || slices.Equal(d.A.Steps, d.B.Steps) || len(d.A.Steps) == 0 {
+		t.Errorf("wet diff a ccc: exit %d\n%s", code, out)
+	}
+}

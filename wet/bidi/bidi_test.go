@@ -103,6 +103,10 @@ func TestWalks(t *testing.T) {
 				t.Fatal(err)
 			}
 			walk(t, r, s, vals, 3*len(vals)+10)
+			// A clone walks apart from the stream it was made from.
+			c := s.Clone()
+			walk(t, r, c, vals, len(vals)+5)
+			walk(t, r, s, vals, len(vals)+5)
 			b, err := s.MarshalBinary()
 			if err != nil {
 				t.Fatal(err)

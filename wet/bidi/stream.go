@@ -211,3 +211,24 @@ func (s *Stream) Values() []uint64 {
 	s.Seek(at)
 	return slices.Clip(out)
 }
+
+// Clone returns a copy of s with its own cursor, which walks apart from
+// s's.
+func (s *Stream) Clone() *Stream {
+	c := *s
+	c.win = slices.Clone(s.win)
+	c.ctx = make([]uint64, len(s.ctx))
+	c.left = bitStack{w: slices.Clone(s.left.w), n: s.left.n}
+	c.right = bitStack{w: slices.Clone(s.right.w), n: s.right.n}
+	c.lc, c.rc = cloneCoder(s.lc), cloneCoder(s.rc)
+	return &c
+}
+
+func cloneCoder(c coder) coder {
+	if t, ok := c.(*tableCoder); ok {
+		u := *t
+		u.table = slices.Clone(t.table)
+		return &u
+	}
+	return c
+}

@@ -1,0 +1,263 @@
+package wet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// Comparing two runs (the paper's matching, 6.2, turned to regression
+// debugging): two WETs of the same program, or of two versions of it,
+// walked goroutine by goroutine in step, until their control flow or a
+// value first differs. Functions are matched by package and name, paths
+// by the branches they take in the source (so that two versions whose
+// numbering differs still match where their code does), and values by
+// variable name and what they are, not where they are (a pointer or a
+// string's address differs from run to run; numbers, booleans and
+// lengths do not).
+
+// A Run is a WET with the metadata that describes its functions.
+type Run struct {
+	W     *WET
+	Metas map[string]*profile.Meta
+	// Steps decodes a function's path to the steps it takes in the
+	// source (report.DecodeSteps, as text); nil compares paths by id.
+	Steps func(m *profile.Meta, fn int, path uint64) ([]string, error)
+}
+
+// A Divergence is where two runs first differ: the goroutine (its index
+// in each), how many events of its trace matched before, and what each
+// run did there (an event, or a value, or nothing at the end).
+type Divergence struct {
+	Goroutine int
+	Matched   int
+	A, B      Side
+}
+
+// A Side is one run's side of a divergence.
+type Side struct {
+	Event *Event   `json:",omitempty"`
+	Func  string   `json:",omitempty"` // of the event or the value
+	Steps []string `json:",omitempty"` // the path's, decoded
+	Value *Named   `json:",omitempty"`
+	End   bool     `json:",omitempty"` // the goroutine's trace ended
+}
+
+// A Named is a value with its variable's name, kind and the line of the
+// statement where it was recorded.
+type Named struct {
+	Var   string
+	Kind  profile.ValueKind
+	Words []uint64
+	Line  int
+	T     uint64
+}
+
+// comparable returns the words of a value that mean the same in another
+// run: all of a number or a boolean, a string's or a slice's length and
+// capacity, whether a pointer or an interface is nil.
+func (n *Named) comparable() []uint64 {
+	switch n.Kind {
+	case profile.ValueString:
+		return n.Words[1:]
+	case profile.ValueSlice:
+		return n.Words[1:]
+	case profile.ValueWord, profile.ValueIface:
+		if n.Words[0] == 0 {
+			return []uint64{0}
+		}
+		return []uint64{1}
+	}
+	return n.Words
+}
+
+// side is what Diff knows of one run.
+type side struct {
+	r      *Run
+	values map[uint64][]Named // by timestamp, in the order of their statements on the path
+}
+
+func (s *side) fn(i int) (*profile.Meta, *profile.Func) {
+	f := s.r.W.Funcs[i]
+	m := s.r.Metas[f.Hash]
+	if m == nil || int(f.Index) >= len(m.Funcs) {
+		return nil, nil
+	}
+	return m, &m.Funcs[f.Index]
+}
+
+func (s *side) name(i int) string {
+	f := s.r.W.Funcs[i]
+	return f.Package + "." + f.Name
+}
+
+func (s *side) steps(e Event) []string {
+	m, _ := s.fn(e.Func)
+	if m == nil || s.r.Steps == nil {
+		return nil
+	}
+	st, err := s.r.Steps(m, int(s.r.W.Funcs[e.Func].Index), e.Path)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// indexValues gathers a run's values by the timestamp of their path
+// execution.
+func (s *side) indexValues() {
+	s.values = make(map[uint64][]Named)
+	type keyed struct {
+		n     Named
+		order int
+	}
+	byT := make(map[uint64][]keyed)
+	for i := range s.r.W.Values {
+		l := &s.r.W.Values[i]
+		_, mf := s.fn(l.Func)
+		if mf == nil || mf.Deps == nil || int(l.Site) >= len(mf.Deps.Values) {
+			continue
+		}
+		site := mf.Deps.Values[l.Site]
+		v := mf.Deps.Vars[site.Var]
+		for _, x := range s.r.W.ValuesOf(l) {
+			if len(x.Words) < v.Kind.Words() {
+				continue
+			}
+			o := 2 * int(site.Stmt)
+			if site.After {
+				o++
+			}
+			byT[x.T] = append(byT[x.T], keyed{Named{Var: v.Name, Kind: v.Kind, Words: x.Words, Line: mf.Deps.Stmts[site.Stmt].Line, T: x.T}, o})
+		}
+	}
+	for t, ks := range byT {
+		slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.order, b.order) })
+		for _, k := range ks {
+			s.values[t] = append(s.values[t], k.n)
+		}
+	}
+}
+
+// Diff walks runs a and b goroutine by goroutine (the i-th recorded of one
+// with the i-th of the other) and returns where they first differ, or nil
+// if they do not.
+func Diff(a, b *Run) (*Divergence, error) {
+	sa, sb := &side{r: a}, &side{r: b}
+	sa.indexValues()
+	sb.indexValues()
+	for g := range max(len(a.W.Goroutines), len(b.W.Goroutines)) {
+		if g >= len(a.W.Goroutines) || g >= len(b.W.Goroutines) {
+			d := &Divergence{Goroutine: g}
+			d.A.End, d.B.End = g >= len(a.W.Goroutines), g >= len(b.W.Goroutines)
+			return d, nil
+		}
+		ca, _ := a.W.Cursor(g)
+		cb, _ := b.W.Cursor(g)
+		for matched := 0; ; matched++ {
+			ea, oka := ca.Next()
+			eb, okb := cb.Next()
+			if !oka && !okb {
+				break
+			}
+			d := &Divergence{Goroutine: g, Matched: matched}
+			if !oka || !okb || !sa.same(ea, sb, eb) {
+				d.A, d.B = sa.sideOf(ea, oka), sb.sideOf(eb, okb)
+				return d, nil
+			}
+			if ea.Kind != SymPath {
+				continue
+			}
+			if x, y, differ := diffValues(sa.values[ea.T], sb.values[eb.T]); differ {
+				d.A, d.B = sa.sideOf(ea, true), sb.sideOf(eb, true)
+				d.A.Value, d.B.Value = x, y
+				return d, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// same reports whether event ea of s and eb of o did the same thing.
+func (s *side) same(ea Event, o *side, eb Event) bool {
+	if ea.Kind != eb.Kind {
+		return false
+	}
+	switch ea.Kind {
+	case SymEnter:
+		return s.name(ea.Func) == o.name(eb.Func)
+	case SymPath:
+		if s.name(ea.Func) != o.name(eb.Func) {
+			return false
+		}
+		if s.r.Steps == nil || o.r.Steps == nil {
+			return ea.Path == eb.Path
+		}
+		return slices.Equal(s.steps(ea), o.steps(eb))
+	case SymUp:
+		return ea.Up == eb.Up
+	}
+	return true
+}
+
+func (s *side) sideOf(e Event, ok bool) Side {
+	if !ok {
+		return Side{End: true}
+	}
+	sd := Side{Event: &e}
+	switch e.Kind {
+	case SymEnter, SymPath:
+		sd.Func = s.name(e.Func)
+	}
+	if e.Kind == SymPath {
+		sd.Steps = s.steps(e)
+	}
+	return sd
+}
+
+// String says where the runs diverge, in a line.
+func (d *Divergence) String() string {
+	return fmt.Sprintf("goroutine %d, after %d events in step", d.Goroutine, d.Matched)
+}
+
+// diffValues compares the values of one path execution in two runs,
+// variable by variable (each variable's values in order, so that two
+// versions that number their statements apart still match), and returns
+// the first that differ: A's first variable whose values B does not have
+// the same of, or B's that A lacks.
+func diffValues(va, vb []Named) (*Named, *Named, bool) {
+	byVar := func(vs []Named) map[string][]Named {
+		m := make(map[string][]Named)
+		for _, v := range vs {
+			m[v.Var] = append(m[v.Var], v)
+		}
+		return m
+	}
+	ma, mb := byVar(va), byVar(vb)
+	check := func(vs []Named, ma, mb map[string][]Named) (*Named, *Named, bool) {
+		for _, v := range vs {
+			xa, xb := ma[v.Var], mb[v.Var]
+			for i := range max(len(xa), len(xb)) {
+				if i < len(xa) && i < len(xb) && xa[i].Kind == xb[i].Kind && slices.Equal(xa[i].comparable(), xb[i].comparable()) {
+					continue
+				}
+				var a, b *Named
+				if i < len(xa) {
+					a = &xa[i]
+				}
+				if i < len(xb) {
+					b = &xb[i]
+				}
+				return a, b, true
+			}
+		}
+		return nil, nil, false
+	}
+	if a, b, differ := check(va, ma, mb); differ {
+		return a, b, true
+	}
+	b, a, differ := check(vb, mb, ma)
+	return a, b, differ
+}
