@@ -19,7 +19,7 @@ import (
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -162,6 +162,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec + " -wpp"}
 	case "deps":
 		return []string{"-toolexec=" + pppexec + " -deps"}
+	case "wet":
+		return []string{"-toolexec=" + pppexec + " -wet"}
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
@@ -187,7 +189,7 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || mode == "wpp" || mode == "deps" {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || recording(mode) {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err
@@ -237,3 +239,7 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// recording reports whether mode records whole program paths (and more):
+// its programs write .wpp files.
+func recording(mode string) bool { return mode == "wpp" || mode == "deps" || mode == "wet" }

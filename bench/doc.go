@@ -22,6 +22,8 @@
 //	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
 //	ippp      go test -c -toolexec='pppexec -pkgs=PKG -ippp=T -interesting=S'
 //	wpp       go test -c -toolexec='pppexec -pkgs=PKG -wpp'            (not by default)
+//	deps      go test -c -toolexec='pppexec -pkgs=PKG -deps'           (not by default)
+//	wet       go test -c -toolexec='pppexec -pkgs=PKG -wet'            (not by default)
 //
 // where T is the profile of the package's own tests, run from the bl
 // binary, and S that of its tests run from a build with -ippp=T (PPP with

@@ -373,6 +373,7 @@ var modeTitle = map[string]string{
 	"ippp":     "IPPP (PPP and supergraphs)",
 	"wpp":      "Ball-Larus and whole program paths (`-wpp`)",
 	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
+	"wet":      "whole execution traces' recording (`-wet`: `-deps` and values)",
 }
 
 // JSON is the results, indented.

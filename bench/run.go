@@ -30,7 +30,7 @@ func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]f
 	}
 	defer os.RemoveAll(counts)
 	env := []string{"PATHCOVERDIR=" + counts}
-	if mode == "wpp" || mode == "deps" {
+	if recording(mode) {
 		env = append(env, "PATHCOVERWPPMAX="+wppBenchLimit)
 	}
 	out, err := h.command(t.runDir, env, t.bins[mode],
@@ -38,7 +38,7 @@ func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]f
 	if err != nil {
 		return nil, err
 	}
-	if mode == "wpp" || mode == "deps" {
+	if recording(mode) {
 		if err := wppRecordedAll(counts); err != nil {
 			return nil, err
 		}
