@@ -298,3 +298,18 @@ func FuzzRenderSlice(f *testing.F) {
 		renderSlice(f, io.Discard, io.Discard, "", "", "", "bench-slice")
 	})
 }
+
+// FuzzRenderWET renders any JSON as a -wet run's: an error or a table,
+// never a panic.
+func FuzzRenderWET(f *testing.F) {
+	f.Add([]byte(`{"Workloads":[{"Workload":"p","Statements":300,"Tier1Words":100,"Tier2Bytes":70,"ValueBytes":30,"RecordBytes":400}]}`))
+	f.Add([]byte(`{"Workloads":[{"Workload":"p"}]}`))
+	f.Add([]byte(`{"Workloads":[null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		f := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		renderWET(f, io.Discard, io.Discard, "", "", "", "bench-wet")
+	})
+}

@@ -42,6 +42,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	modeList := fs.String("modes", strings.Join(modes[1:], ","), "comma-separated `modes` to compare with plain, from "+strings.Join(allModes[1:], ", "))
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
+	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
@@ -58,6 +59,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	*section = sectionOf(*section, set["section"], *wppMode, *sliceMode)
+	if *wetMode && !set["section"] {
+		*section = "bench-wet"
+	}
+	if *wetMode && *from != "" {
+		return renderWET(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	}
 	if *sliceMode && *from != "" {
 		return renderSlice(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
@@ -134,6 +141,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
+	}
+	if *wetMode {
+		return h.runWET(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *sliceMode {
 		return h.runSlice(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
@@ -385,9 +395,11 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, secti
 	return 0
 }
 
-func writeOutputs(r *results, md, jsonOut, mdOut, readme, section string) error {
+// writeOutputs writes a run's results r as JSON to jsonOut, its Markdown
+// md to mdOut, and md into section of the README readme, where given.
+func writeOutputs(r any, md, jsonOut, mdOut, readme, section string) error {
 	if jsonOut != "" {
-		data, err := r.JSON()
+		data, err := json.MarshalIndent(r, "", "\t")
 		if err != nil {
 			return err
 		}

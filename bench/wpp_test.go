@@ -426,3 +426,40 @@ func BenchmarkGrammarTraces(b *testing.B) {
 		}
 	})
 }
+
+// TestWETHarness runs bench -wet on the example: its WET is measured, its
+// sizes add up and the README's section is written.
+func TestWETHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	work := t.TempDir()
+	jsonFile := filepath.Join(work, "wet.json")
+	readme := filepath.Join(work, "README.md")
+	if err := os.WriteFile(readme, []byte("x\n<!-- bench-wet:begin -->\n<!-- bench-wet:end -->\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := benchMain([]string{"-wet", "-run", "example/expr$", "-work", work, "-json", jsonFile, "-readme", readme}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r wetResults
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 || len(r.Workloads) != 1 {
+		t.Fatalf("warnings %q, %d workloads", r.Warnings, len(r.Workloads))
+	}
+	w := r.Workloads[0]
+	if w.Statements <= w.Paths || w.Paths == 0 || w.ValueRecords == 0 || w.Tier2Bytes <= w.ValueBytes || w.TraceWords < w.Paths || w.TraceFwdMBs <= 0 {
+		t.Errorf("%+v", w)
+	}
+	md, _ := os.ReadFile(readme)
+	if !strings.Contains(string(md), "| github.com/pathcover/pathcover/example/expr |") {
+		t.Errorf("README section:\n%s", md)
+	}
+}

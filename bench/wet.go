@@ -1,0 +1,210 @@
+package main
+
+// The whole-execution-trace part of the harness (-wet; issue 18): for each
+// workload, its tests run once from a build with pppexec -wet, the
+// recording is made a WET (package wet), and measured: its sizes before
+// and after each tier, per statement executed (the paper's Table I), the
+// values' share, and how fast its queries walk it: each goroutine's
+// control-flow trace forwards and backwards, every value site's values,
+// every statement's accesses (the paper's Tables V to VII), in megabytes
+// of the first tier's words a second.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pathcover/pathcover/wet"
+)
+
+// wetWorkload is one workload's WET measured.
+type wetWorkload struct {
+	Workload string
+	wet.Stats
+	Goroutines   int
+	BuildSeconds float64
+	// Query speeds, megabytes of first-tier words a second: the traces
+	// forwards and backwards, the values, the accesses.
+	TraceWords, ValueWords, AccessWords int64
+	TraceFwdMBs, TraceBackMBs           float64
+	ValueMBs, AccessMBs                 float64
+}
+
+// wetResults is what a -wet run measured; -json writes it.
+type wetResults struct {
+	Date      string
+	Machine   string
+	GoVersion string
+	Selection []string
+	Workloads []*wetWorkload
+	Warnings  []string
+}
+
+func (h *harness) runWET(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	r := &wetResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: runtime.Version()}
+	if set["quick"] {
+		r.Selection = append(r.Selection, "-quick")
+	}
+	if set["run"] {
+		r.Selection = append(r.Selection, "-run="+strconv.Quote(run))
+	}
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		r.GoVersion = strings.TrimSpace(string(out))
+	}
+	h.log("work directory %s", h.work)
+	if err := h.buildPPPExec(); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	for _, w := range selected {
+		m, err := h.measureWETWorkload(w)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
+			h.log("%s: %v", w.Pkg, err)
+			continue
+		}
+		r.Workloads = append(r.Workloads, m)
+	}
+	if len(r.Workloads) == 0 {
+		fmt.Fprintf(stderr, "bench: no workload could be measured\n")
+		return 1
+	}
+	return writeWETOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+func (h *harness) measureWETWorkload(w workload) (*wetWorkload, error) {
+	t, err := h.prepare(w)
+	if err != nil {
+		return nil, err
+	}
+	h.log("build %s wet", t.name)
+	if t.bins["wet"], _, err = h.build(t, "wet", nil); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(h.work, "wet", strings.ReplaceAll(t.name, "/", "_"))
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	h.log("%s: tests, recording", t.name)
+	if out, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + dir, "PATHCOVERWPPMAX=" + wppBenchLimit}, t.bins["wet"], "-test.run=.", "-test.bench=^$", "-test.short", "-test.timeout=10m"); err != nil {
+		h.log("%s: tests: %v", t.name, firstLine(string(out)))
+	}
+	h.log("%s: building the WET", t.name)
+	start := time.Now()
+	x, err := wet.BuildDir(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	m := &wetWorkload{Workload: t.name, Stats: x.Stats, Goroutines: len(x.Goroutines), BuildSeconds: time.Since(start).Seconds()}
+	if m.Statements == 0 {
+		return nil, errors.New("the tests executed no statement the WET knows")
+	}
+	mbs := func(words int64, d time.Duration) float64 { return float64(8*words) / (1 << 20) / d.Seconds() }
+
+	// The traces, forwards then backwards.
+	start = time.Now()
+	var cursors []*wet.Cursor
+	for g := range x.Goroutines {
+		c, _ := x.Cursor(g)
+		for {
+			if _, ok := c.Next(); !ok {
+				break
+			}
+			m.TraceWords++
+		}
+		cursors = append(cursors, c)
+	}
+	m.TraceFwdMBs = mbs(m.TraceWords, time.Since(start))
+	start = time.Now()
+	for _, c := range cursors {
+		for {
+			if _, ok := c.Prev(); !ok {
+				break
+			}
+		}
+	}
+	m.TraceBackMBs = mbs(m.TraceWords, time.Since(start))
+
+	start = time.Now()
+	for i := range x.Values {
+		for _, v := range x.ValuesOf(&x.Values[i]) {
+			m.ValueWords += int64(1 + len(v.Words))
+		}
+	}
+	m.ValueMBs = mbs(m.ValueWords, time.Since(start))
+	start = time.Now()
+	for i := range x.Accesses {
+		m.AccessWords += 6 * int64(len(x.AccessesOf(&x.Accesses[i])))
+	}
+	m.AccessMBs = mbs(m.AccessWords, time.Since(start))
+	return m, nil
+}
+
+// Markdown renders the results as a table, with the WET paper's figures.
+func (r *wetResults) Markdown() string {
+	var b strings.Builder
+	cmd := "go run ./bench -wet"
+	for _, f := range r.Selection {
+		cmd += " " + f
+	}
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -wet` build, made a WET (`wet.BuildDir`).\n\n", cmd, r.Date, r.Machine, r.GoVersion)
+	b.WriteString("| workload | statements run | values | accesses | recording, B/stmt | tier 1, B/stmt | tier 2, B/stmt | tier 1 / tier 2 | values' share | build |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var factors, shares, perStmt []float64
+	for _, w := range r.Workloads {
+		s := float64(w.Statements)
+		f := float64(8*w.Tier1Words) / float64(w.Tier2Bytes)
+		share := float64(w.ValueBytes) / float64(w.Tier2Bytes)
+		factors, shares, perStmt = append(factors, f), append(shares, share), append(perStmt, float64(w.Tier2Bytes)/s)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f× | %.0f%% | %.1f s |\n", w.Workload, count(uint64(w.Statements)), count(uint64(w.ValueRecords)), count(uint64(w.Accesses)),
+			float64(w.RecordBytes)/s, float64(8*w.Tier1Words)/s, float64(w.Tier2Bytes)/s, f, 100*share, w.BuildSeconds)
+	}
+	fmt.Fprintf(&b, "\nThe recording is its records' bytes (the .wpp files' payloads); tier 1 the labels' words, 8 bytes each (timestamps, trace symbols, values, access fields); tier 2 their bidi streams' encodings. Median over workloads: %.2f bytes a statement after tier 2 (the paper: about 0.51), tier 1 / tier 2 %.1f× (the paper's tier 2 alone: 6 to 11× on values, 47 to 1172× on timestamps), values %.0f%% of tier 2 (the paper: about two thirds).\n\n",
+		median(perStmt), median(factors), 100*median(shares))
+	b.WriteString("| workload | trace forwards | backwards | values | accesses |\n|---|---:|---:|---:|---:|\n")
+	for _, w := range r.Workloads {
+		fmt.Fprintf(&b, "| %s | %.1f MB/s | %.1f MB/s | %.1f MB/s | %.1f MB/s |\n", w.Workload, w.TraceFwdMBs, w.TraceBackMBs, w.ValueMBs, w.AccessMBs)
+	}
+	b.WriteString("\nQuery speeds in megabytes of first-tier words a second, decompressing as they walk: every goroutine's trace forwards then backwards, every value site's values, every statement's accesses (the paper, tier 2: 126 MB/s for traces, 1.6 MB/s for values, 1.3 MB/s for addresses).\n")
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "\nNot measured: %s\n", w)
+	}
+	return b.String()
+}
+
+// renderWET writes the outputs of a -wet run saved by -json.
+func renderWET(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	var r wetResults
+	if err := json.Unmarshal(data, &r); err != nil {
+		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
+		return 1
+	}
+	if len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
+		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -wet run\n", file)
+		return 1
+	}
+	return writeWETOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+func writeWETOutputs(r *wetResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if err := writeOutputs(r, md, jsonOut, mdOut, readme, section); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
