@@ -274,7 +274,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			if e.Up > 0 {
 				trace = append(trace, uint64(e.Up)<<3|SymUp)
 			}
-			trace = append(trace, uint64(n)<<3|SymPath)
+			trace = append(trace, uint64(n)<<3) // SymPath is 0
 			b.nodeTimes[n] = append(b.nodeTimes[n], b.t)
 			stamp(f, n, b.t)
 			b.t++

@@ -76,6 +76,3 @@ func (s *bitStack) popPayload() (uint64, bool) {
 	}
 	return s.pop(int(k))
 }
-
-// payloadBits is what pushPayload takes for x.
-func payloadBits(x uint64) int { return bits.Len64(x) + 7 }
