@@ -1,6 +1,7 @@
 package wpp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -297,13 +298,14 @@ func satAdd(a, b uint64) uint64 {
 	return a + b
 }
 
+// pathsKey is paths as uvarints, one after the other (a uvarint ends
+// itself, so different paths make different keys).
 func pathsKey(paths []uint64) string {
-	var b strings.Builder
+	b := make([]byte, 0, 2*len(paths))
 	for _, p := range paths {
-		b.WriteString(strconv.FormatUint(p, 36))
-		b.WriteByte(',')
+		b = binary.AppendUvarint(b, p)
 	}
-	return b.String()
+	return string(b)
 }
 
 func nodeKey(n *Node) string {

@@ -286,7 +286,7 @@ func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
 	for i, f := range t.Funcs {
 		r.traceBase[i+1] = r.traceBase[i] + len(f.Traces)
 	}
-	nt := d.count(2)
+	nt := d.count(1) // a private call's terminal is one byte
 	for range nt {
 		x := d.uvarint()
 		tm := terminal{kind: uint8(x & 3), dAt: x >> 2}
@@ -313,6 +313,9 @@ func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
 				d.fail("a run of %d", rule.run)
 			}
 			rule.body = []uint32{r.symbol(i)}
+			if d.err != nil {
+				return
+			}
 			n = satMul(r.symLen(rule.body[0]), rule.run)
 		} else {
 			l := x >> 1
@@ -324,7 +327,9 @@ func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
 			}
 			rule.body = make([]uint32, l)
 			for j := range rule.body {
-				rule.body[j] = r.symbol(i)
+				if rule.body[j] = r.symbol(i); d.err != nil {
+					return
+				}
 				n = satAdd(n, r.symLen(rule.body[j]))
 			}
 		}
@@ -398,7 +403,9 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 	syms := make([]uint32, n)
 	var total uint64
 	for i := range syms {
-		syms[i] = r.symbol(-1)
+		if syms[i] = r.symbol(-1); d.err != nil {
+			return nil, nil
+		}
 		total = satAdd(total, r.symLen(syms[i]))
 	}
 	if d.err != nil {

@@ -4,33 +4,55 @@ package wpp
 // default), holds a TWPP. Every number is a uvarint (encoding/binary)
 // unless said otherwise.
 //
-//	file     = magic "pcovtwpp" (8 bytes) version(=1) headerLen header data
+//	file     = magic "pcovtwpp" (8 bytes) version(=2) headerLen header data
 //	header   = nPackages hash(16 bytes)^nPackages
-//	           nFuncs { package index offset length calls } nodesOffset nodesLength procsOffset procsLength
-//	data     = funcSection* nodes procs          (offsets are from the start of data)
+//	           nFuncs { package index section calls } calls:section
+//	section  = offset length rawLength          (offset from the start of data)
+//	data     = funcSection* callsSection        (each stored, or deflated if that is smaller)
 //
-//	funcSection = nTraces trace*                 (one function's traces: one read)
-//	trace       = calls nDBB { len path^len } form body
-//	body        = form 0: n dbb^n                (the sequence of DBBs)
-//	            | form 1: { nSeries { lo stride n }^nSeries }^nDBB
-//	                                             (each DBB's timestamps)
-//	nodes       = nNodes node*
-//	node        = func trace open nRuns run^nRuns
-//	run         = kind<<1|0 payload at                       (one item)
-//	            | kind<<1|1 payload step count at atStride   (count items; step zigzag-coded)
-//	procs       = nProcs { nameLen name pid start limitReached nPackages { number package }^nPackages nGoroutines goroutine* }
-//	goroutine   = id parent spawn stopped nRootRuns { node count }^nRootRuns
+//	funcSection  = nTraces trace*               (one function's traces: one read)
+//	trace        = calls nDBB { len path^len } form body
+//	body         = form 0: n dbb^n              (the sequence of DBBs)
+//	             | form 1: { nSeries { lo stride n }^nSeries }^nDBB
+//	                                            (each DBB's timestamps)
+//
+//	callsSection = nTerms terminal^nTerms nRules rule^nRules
+//	               nShared tree^nShared nProcs process^nProcs
+//	terminal     = dAt<<2|kind payload          (kind 0 a call of shared node payload,
+//	                                             1 spawn payload, 2 a path payload levels up;
+//	             | dAt<<2|3                      3 a call of a private node: no payload)
+//	rule         = len<<1 symbol^len            (a sequence of len ≥ 2 symbols)
+//	             | n<<1|1 symbol                (one symbol repeated n ≥ 2 times)
+//	symbol       = terminal<<1 | rule<<1|1      (a rule uses only rules before it)
+//	tree         = trace<<1|open body tree^k    (a node, then the trees of its k private calls, in order)
+//	body         = nSymbols symbol^nSymbols     (expanded: the node's items)
+//	process      = nameLen name pid start limitReached nPackages { number package }^nPackages
+//	               nGoroutines goroutine^nGoroutines
+//	goroutine    = id parent spawn stopped body tree^k
+//	                                            (body: its roots, as calls at dAt 0;
+//	                                             then the trees of its k private roots)
 //
 // Packages are named once, by their metadata hash, in the header; a
 // function, and a process's package numbers, refer to them by index.
-// A node's items are written as runs: count items of one kind whose
-// payloads (the called node, the spawn id, the levels up) go up by step
-// and whose positions in the trace go up by atStride from at. A node's
-// children come before it, so nodes are written and read in one pass.
-// start is the process's start in Unix nanoseconds. The reader checks
-// every index, count and position against the file, and never allocates
-// more than the file's size justifies, except for traces in the
-// timestamped form, whose paths it expands up to maxTracePaths in all.
+// A section whose length is its rawLength is stored as it is; a shorter
+// one is deflated (RFC 1951, compress/flate), and inflates to exactly
+// rawLength bytes, at most maxInflate times its length: so one
+// function's traces are still one read, and the reader allocates no more
+// than a fixed multiple of what it read.
+//
+// The calls section is the dynamic call graph (dcg.go): a node's trace is
+// numbered over all functions' traces, in order (function 0's first);
+// terminals are items, dAt the paths of the node's trace completed since
+// the item before; a node's body, expanded through the rules
+// (grammar.go), is its items in order. A shared node (one referenced more
+// than once) is numbered in the order of the shared trees, and calls
+// only shared nodes before it; a private node's tree comes right after
+// the node that calls it, so nodes are read in one pass. start is the
+// process's start in Unix nanoseconds. The reader checks every index,
+// count and position against the file, and never allocates more than the
+// file's size justifies, except for what expands: the paths of traces in
+// the timestamped form, up to maxTracePaths in all, and the items of
+// bodies through rules, up to maxItems in all.
 
 import (
 	"bufio"
@@ -531,19 +553,27 @@ func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
 		if d.err != nil {
 			return nil
 		}
+		total := 0
 		for _, s := range seq {
-			if len(dict[s]) > *budget {
+			if len(dict[s]) > *budget-total {
 				d.fail("traces longer than %d paths", maxTracePaths)
 				return nil
 			}
-			*budget -= len(dict[s])
+			total += len(dict[s])
+		}
+		*budget -= total
+		if total > 0 {
+			tr.Paths = make([]uint64, 0, total)
+		}
+		for _, s := range seq {
 			tr.Paths = append(tr.Paths, dict[s]...)
 		}
-		if _, dup := fn.index[pathsKey(tr.Paths)]; dup {
+		key := pathsKey(tr.Paths)
+		if _, dup := fn.index[key]; dup {
 			d.fail("a trace twice")
 			return nil
 		}
-		fn.index[pathsKey(tr.Paths)] = len(fn.Traces)
+		fn.index[key] = len(fn.Traces)
 		fn.Traces = append(fn.Traces, tr)
 	}
 	return fn
