@@ -103,10 +103,11 @@ const (
 // of the call's paths completed before it).
 type Item struct {
 	At    uint64
-	Kind  ItemKind
 	Node  int    // ItemCall
 	Spawn uint64 // ItemSpawn
 	Up    uint32 // ItemUp
+	Kind  ItemKind
+	// (Kind last: 32 bytes an item, not 40; a read TWPP holds them all.)
 }
 
 // A Source is a recording to compact: the WPP files of a profile.

@@ -38,8 +38,10 @@ const (
 )
 
 // maxItems bounds the items (calls, spawns, paths up) of all the nodes
-// and roots a reader expands.
-const maxItems = 1 << 26
+// and roots a reader expands, each 32 bytes in memory; the writer writes
+// no more. (The largest recording of the bench, compress/flate's tests,
+// has 21 million.)
+const maxItems = 1 << 27
 
 type terminal struct {
 	kind         uint8
@@ -93,6 +95,18 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 			return terminal{termPrivate, 0, dAt}
 		}
 		return terminal{termShared, uint64(shared[n]), dAt}
+	}
+	var items uint64
+	for _, n := range t.Nodes {
+		items += uint64(len(n.Items))
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			items += uint64(len(g.Roots))
+		}
+	}
+	if items > maxItems {
+		return nil, fmt.Errorf("the call graph has %d calls, spawns and paths up, more than a TWPP file holds (%d)", items, maxItems)
 	}
 	seqs := make([][]uint32, 0, len(t.Nodes))
 	for _, n := range t.Nodes {

@@ -493,6 +493,16 @@ func (f *File) read(s section, what string) (*decoder, error) {
 	return &decoder{b: raw, what: what + " (inflated)"}, nil
 }
 
+// Sizes returns the bytes of the file's parts as stored: its header
+// (with the magic and version), its functions' sections, and its calls
+// section.
+func (f *File) Sizes() (header, traces, calls int64) {
+	for _, ff := range f.funcs {
+		traces += int64(ff.sec.len)
+	}
+	return f.dataOff, traces, int64(f.calls.len)
+}
+
 // Funcs returns the functions of the file, with how many calls each made.
 func (f *File) Funcs() []FuncKey {
 	keys := make([]FuncKey, len(f.funcs))

@@ -125,6 +125,9 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if h, tr, c := f.Sizes(); h+tr+c != int64(buf.Len()) {
+		t.Fatalf("header %d, traces %d, calls %d bytes: not the file's %d", h, tr, c, buf.Len())
+	}
 	back, err := f.ReadAll()
 	if err != nil {
 		t.Fatal(err)
