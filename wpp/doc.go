@@ -82,10 +82,14 @@
 //
 // format.go defines the TWPP file: a header that gives each function's
 // section (one read gives a function's traces: File.ReadFunc), and the
-// calls section: the call graph, and the processes with their goroutines. Expand gives back every event
-// of every goroutine, in order: TestRoundTrip and FuzzRoundTrip check the
-// round trip raw → TWPP → file → raw on random recordings, and the
-// end-to-end tests of pppexec -wpp on real programs.
+// calls section: the call graph, and the processes with their
+// goroutines. Expand gives back every event of every goroutine, in
+// order: TestRoundTrip and FuzzRoundTrip check the round trip raw → TWPP
+// → file → raw on random recordings, and the end-to-end tests of pppexec
+// -wpp on real programs. FuzzGrammar checks the grammar against its own
+// expansion, written apart; TestHandWritten reads a file written by hand
+// from the format's drawing, and FuzzReadTWPP reads any bytes: an error,
+// or a TWPP that answers every query, never a panic.
 //
 // # Queries
 //
