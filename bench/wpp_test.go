@@ -345,6 +345,10 @@ func TestWPPHarness(t *testing.T) {
 		w.Funcs == 0 || w.Timed != w.Funcs || w.TWPPMs <= 0 || w.RawMs <= 0 || w.SequiturReadMs <= 0 {
 		t.Errorf("%+v", w)
 	}
+	// The parts of the TWPP are within it, and it has both.
+	if w.TWPPTraceBytes <= 0 || w.TWPPCallBytes <= 0 || w.TWPPTraceBytes+w.TWPPCallBytes >= w.TWPPBytes {
+		t.Errorf("TWPP of %d bytes: traces %d, calls %d", w.TWPPBytes, w.TWPPTraceBytes, w.TWPPCallBytes)
+	}
 	// The raw bytes are the events' encodings: the payload of the
 	// recording's chunks.
 	raws, _ := filepath.Glob(filepath.Join(work, "wpp", "github.com_pathcover_pathcover_example_expr", "profile", "*.wpp"))

@@ -1,6 +1,7 @@
 package wpp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -102,10 +103,11 @@ const (
 // of the call's paths completed before it).
 type Item struct {
 	At    uint64
-	Kind  ItemKind
 	Node  int    // ItemCall
 	Spawn uint64 // ItemSpawn
 	Up    uint32 // ItemUp
+	Kind  ItemKind
+	// (Kind last: 32 bytes an item, not 40; a read TWPP holds them all.)
 }
 
 // A Source is a recording to compact: the WPP files of a profile.
@@ -298,13 +300,14 @@ func satAdd(a, b uint64) uint64 {
 	return a + b
 }
 
+// pathsKey is paths as uvarints, one after the other (a uvarint ends
+// itself, so different paths make different keys).
 func pathsKey(paths []uint64) string {
-	var b strings.Builder
+	b := make([]byte, 0, 2*len(paths))
 	for _, p := range paths {
-		b.WriteString(strconv.FormatUint(p, 36))
-		b.WriteByte(',')
+		b = binary.AppendUvarint(b, p)
 	}
-	return b.String()
+	return string(b)
 }
 
 func nodeKey(n *Node) string {

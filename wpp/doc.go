@@ -23,13 +23,28 @@
 //     arithmetic series lo:hi:stride (the paper's timestamp compaction).
 //  3. The dynamic call graph is compacted too: two calls whose subtrees are
 //     equal (the same function and trace, and the same calls at the same
-//     positions, recursively) are one node, so a node is a DAG of distinct
-//     subtrees, and a node's calls are written as runs whose callees and
-//     positions are arithmetic series, so a loop that calls one function a
-//     million times with the same result costs a few bytes.
+//     positions, recursively) are one node, so the graph is a DAG of
+//     distinct subtrees.
+//  4. The DAG is written so that what repeats costs little (dcg.go): each
+//     item is a terminal (a call, a spawn or a path up, with the paths its
+//     caller completed since the item before), and the sequences of
+//     terminals of all nodes and of all goroutines' roots share one
+//     grammar (grammar.go: recursive pairing in rounds, with runs), so a
+//     loop whose rounds repeat one pattern of calls costs a few bytes
+//     however many rounds it runs, whether the pattern is one call or
+//     several (calls of two functions in turn, a callee taking two traces
+//     in turn), and a stretch of items that recurs in many nodes, or in
+//     many goroutines' roots, is written once. A node
+//     referenced once in the DAG (most are: a deep recursion whose levels
+//     all differ is one node a level) is private: it is written right
+//     after the node that calls it, which says "a private call here"
+//     rather than naming it, so that the levels of a recursion write the
+//     same bytes; nodes referenced more than once are shared, numbered.
+//  5. Each section of the file, one function's traces or the call graph,
+//     is deflated (compress/flate) on its own if that makes it smaller.
 //
 // The paper's text of section 2 is missing the construction of the TWPP
-// and the compaction of the dynamic call graph; (2) and (3) are this
+// and the compaction of the dynamic call graph; (2) to (5) are this
 // package's design of them. The paper numbers a DBB by its first block and
 // keeps its timestamps in a dynamic CFG per trace; here DBBs are numbered
 // in the order they first occur in their trace, and the timestamped form
@@ -37,9 +52,21 @@
 // traces (no repetition) timestamps cost more than the sequence (the
 // paper's own Table 2 shows that for 099.go). For (3), the paper's Table 3
 // reports a "compacted DCG" without saying how; hash-consing subtrees is
-// the natural counterpart of step 1 for the call graph, and it keeps the
-// one property TWPP is for: a function's data, and a call's subtree, are
-// found without decoding anything else.
+// the natural counterpart of step 1 for the call graph. It is not enough
+// on its own: a call whose callees differ a little from one round of its
+// loop to the next (take one of a few traces, alternate between two
+// functions) made items that no arithmetic series covers, goroutines
+// started from code that is not instrumented made as many roots, and each
+// level of a recursion over distinct data made a node of its own; the
+// DAG was then most of the file, and the file many times Sequitur's size
+// (Sequitur, over the whole stream, shares all of these). The grammar of
+// (4) is Sequitur's idea applied where TWPP leaves the repetition: not to
+// the whole stream, which would scatter a function's traces through it,
+// but to the call graph alone, whose items are already free of the paths;
+// and (5) is an entropy coder per section. What TWPP is for stays: a
+// function's traces are one read of its section (and an inflate), and a
+// call is found by descending the DAG, each node knowing how many calls
+// its subtree holds.
 //
 // Go's goroutines are not in the paper. A goroutine's stream is its own,
 // whatever the scheduling; a goroutine started at an instrumented go
@@ -54,11 +81,15 @@
 // # The file
 //
 // format.go defines the TWPP file: a header that gives each function's
-// section (one read gives a function's traces: File.ReadFunc), the nodes,
-// and the processes with their goroutines. Expand gives back every event
-// of every goroutine, in order: TestRoundTrip and FuzzRoundTrip check the
-// round trip raw → TWPP → file → raw on random recordings, and the
-// end-to-end tests of pppexec -wpp on real programs.
+// section (one read gives a function's traces: File.ReadFunc), and the
+// calls section: the call graph, and the processes with their
+// goroutines. Expand gives back every event of every goroutine, in
+// order: TestRoundTrip and FuzzRoundTrip check the round trip raw → TWPP
+// → file → raw on random recordings, and the end-to-end tests of pppexec
+// -wpp on real programs. FuzzGrammar checks the grammar against its own
+// expansion, written apart; TestHandWritten reads a file written by hand
+// from the format's drawing, and FuzzReadTWPP reads any bytes: an error,
+// or a TWPP that answers every query, never a panic.
 //
 // # Queries
 //

@@ -4,37 +4,60 @@ package wpp
 // default), holds a TWPP. Every number is a uvarint (encoding/binary)
 // unless said otherwise.
 //
-//	file     = magic "pcovtwpp" (8 bytes) version(=1) headerLen header data
+//	file     = magic "pcovtwpp" (8 bytes) version(=2) headerLen header data
 //	header   = nPackages hash(16 bytes)^nPackages
-//	           nFuncs { package index offset length calls } nodesOffset nodesLength procsOffset procsLength
-//	data     = funcSection* nodes procs          (offsets are from the start of data)
+//	           nFuncs { package index section calls } calls:section
+//	section  = offset length rawLength          (offset from the start of data)
+//	data     = funcSection* callsSection        (each stored, or deflated if that is smaller)
 //
-//	funcSection = nTraces trace*                 (one function's traces: one read)
-//	trace       = calls nDBB { len path^len } form body
-//	body        = form 0: n dbb^n                (the sequence of DBBs)
-//	            | form 1: { nSeries { lo stride n }^nSeries }^nDBB
-//	                                             (each DBB's timestamps)
-//	nodes       = nNodes node*
-//	node        = func trace open nRuns run^nRuns
-//	run         = kind<<1|0 payload at                       (one item)
-//	            | kind<<1|1 payload step count at atStride   (count items; step zigzag-coded)
-//	procs       = nProcs { nameLen name pid start limitReached nPackages { number package }^nPackages nGoroutines goroutine* }
-//	goroutine   = id parent spawn stopped nRootRuns { node count }^nRootRuns
+//	funcSection  = nTraces trace*               (one function's traces: one read)
+//	trace        = calls nDBB { len path^len } form body
+//	body         = form 0: n dbb^n              (the sequence of DBBs)
+//	             | form 1: { nSeries { lo stride n }^nSeries }^nDBB
+//	                                            (each DBB's timestamps)
+//
+//	callsSection = nTerms terminal^nTerms nRules rule^nRules
+//	               nShared tree^nShared nProcs process^nProcs
+//	terminal     = dAt<<2|kind payload          (kind 0 a call of shared node payload,
+//	                                             1 spawn payload, 2 a path payload levels up;
+//	             | dAt<<2|3                      3 a call of a private node: no payload)
+//	rule         = len<<1 symbol^len            (a sequence of len ≥ 2 symbols)
+//	             | n<<1|1 symbol                (one symbol repeated n ≥ 2 times)
+//	symbol       = terminal<<1 | rule<<1|1      (a rule uses only rules before it)
+//	tree         = trace<<1|open body tree^k    (a node, then the trees of its k private calls, in order)
+//	body         = nSymbols symbol^nSymbols     (expanded: the node's items)
+//	process      = nameLen name pid start limitReached nPackages { number package }^nPackages
+//	               nGoroutines goroutine^nGoroutines
+//	goroutine    = id parent spawn stopped body tree^k
+//	                                            (body: its roots, as calls at dAt 0;
+//	                                             then the trees of its k private roots)
 //
 // Packages are named once, by their metadata hash, in the header; a
 // function, and a process's package numbers, refer to them by index.
-// A node's items are written as runs: count items of one kind whose
-// payloads (the called node, the spawn id, the levels up) go up by step
-// and whose positions in the trace go up by atStride from at. A node's
-// children come before it, so nodes are written and read in one pass.
-// start is the process's start in Unix nanoseconds. The reader checks
-// every index, count and position against the file, and never allocates
-// more than the file's size justifies, except for traces in the
-// timestamped form, whose paths it expands up to maxTracePaths in all.
+// A section whose length is its rawLength is stored as it is; a shorter
+// one is deflated (RFC 1951, compress/flate), and inflates to exactly
+// rawLength bytes, at most maxInflate times its length: so one
+// function's traces are still one read, and the reader allocates no more
+// than a fixed multiple of what it read.
+//
+// The calls section is the dynamic call graph (dcg.go): a node's trace is
+// numbered over all functions' traces, in order (function 0's first);
+// terminals are items, dAt the paths of the node's trace completed since
+// the item before; a node's body, expanded through the rules
+// (grammar.go), is its items in order. A shared node (one referenced more
+// than once) is numbered in the order of the shared trees, and calls
+// only shared nodes before it; a private node's tree comes right after
+// the node that calls it, so nodes are read in one pass. start is the
+// process's start in Unix nanoseconds. The reader checks every index,
+// count and position against the file, and never allocates more than the
+// file's size justifies, except for what expands: the paths of traces in
+// the timestamped form, up to maxTracePaths in all, and the items of
+// bodies through rules, up to maxItems in all.
 
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -44,34 +67,60 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 )
 
 const (
 	magic   = "pcovtwpp"
-	version = 1
+	version = 2
 	// maxTracePaths bounds the paths of all traces a reader expands.
 	maxTracePaths = 1 << 28
+	// maxInflate bounds how much larger than its bytes in the file a
+	// deflated section can be: DEFLATE codes at most 258 bytes in two
+	// bits (RFC 1951), so 1032 times, and a few bytes more.
+	maxInflate = 1032
 )
 
 // Write writes t in the TWPP format.
 func (t *TWPP) Write(w io.Writer) error {
 	var data bytes.Buffer
-	type entry struct{ off, len int }
+	type entry struct{ off, len, raw int }
+	add := func(raw []byte) (entry, error) {
+		e := entry{off: data.Len(), raw: len(raw)}
+		z, err := deflate(raw)
+		if err != nil {
+			return e, err
+		}
+		if len(z) < len(raw) {
+			data.Write(z)
+		} else {
+			data.Write(raw)
+		}
+		e.len = data.Len() - e.off
+		return e, nil
+	}
 	funcs := make([]entry, len(t.Funcs))
+	traceBase := make([]int, len(t.Funcs))
+	traces := 0
 	for i, f := range t.Funcs {
-		start := data.Len()
-		data.Write(encodeFunc(f))
-		funcs[i] = entry{start, data.Len() - start}
+		var err error
+		if funcs[i], err = add(encodeFunc(f)); err != nil {
+			return err
+		}
+		traceBase[i] = traces
+		traces += len(f.Traces)
 	}
 	pkgs, pkgIndex, err := t.packageTable()
 	if err != nil {
 		return err
 	}
-	nodesOff := data.Len()
-	data.Write(t.encodeNodes())
-	procsOff := data.Len()
-	data.Write(t.encodeProcs(pkgIndex))
+	cb, err := t.encodeCalls(pkgIndex, traceBase)
+	if err != nil {
+		return err
+	}
+	calls, err := add(cb)
+	if err != nil {
+		return err
+	}
 
 	var h []byte
 	h = binary.AppendUvarint(h, uint64(len(pkgs)))
@@ -84,16 +133,16 @@ func (t *TWPP) Write(w io.Writer) error {
 		h = binary.AppendUvarint(h, uint64(f.Key.Index))
 		h = binary.AppendUvarint(h, uint64(funcs[i].off))
 		h = binary.AppendUvarint(h, uint64(funcs[i].len))
+		h = binary.AppendUvarint(h, uint64(funcs[i].raw))
 		var calls uint64
 		for _, tr := range f.Traces {
 			calls = satAdd(calls, tr.Calls)
 		}
 		h = binary.AppendUvarint(h, calls)
 	}
-	h = binary.AppendUvarint(h, uint64(nodesOff))
-	h = binary.AppendUvarint(h, uint64(procsOff-nodesOff))
-	h = binary.AppendUvarint(h, uint64(procsOff))
-	h = binary.AppendUvarint(h, uint64(data.Len()-procsOff))
+	h = binary.AppendUvarint(h, uint64(calls.off))
+	h = binary.AppendUvarint(h, uint64(calls.len))
+	h = binary.AppendUvarint(h, uint64(calls.raw))
 
 	out := []byte(magic)
 	out = binary.AppendUvarint(out, version)
@@ -104,6 +153,20 @@ func (t *TWPP) Write(w io.Writer) error {
 	}
 	_, err = w.Write(data.Bytes())
 	return err
+}
+
+// deflate compresses a section.
+func deflate(b []byte) ([]byte, error) {
+	var z bytes.Buffer
+	w, err := flate.NewWriter(&z, flate.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return z.Bytes(), nil
 }
 
 // packageTable returns the metadata hashes of the packages of t's
@@ -168,116 +231,6 @@ func encodeFunc(f *Func) []byte {
 	}
 	return b
 }
-
-// An itemRun is count items of one kind with payloads and positions in
-// arithmetic series.
-type itemRun struct {
-	kind                 ItemKind
-	payload, step, count uint64
-	at, atStride         uint64
-}
-
-func payload(it Item) uint64 {
-	switch it.Kind {
-	case ItemCall:
-		return uint64(it.Node)
-	case ItemSpawn:
-		return it.Spawn
-	}
-	return uint64(it.Up)
-}
-
-// runs writes items as runs, greedily.
-func runs(items []Item) []itemRun {
-	var out []itemRun
-	for i := 0; i < len(items); {
-		r := itemRun{kind: items[i].Kind, payload: payload(items[i]), count: 1, at: items[i].At}
-		if i+1 < len(items) && items[i+1].Kind == r.kind {
-			r.step = payload(items[i+1]) - r.payload
-			r.atStride = items[i+1].At - r.at
-			for j := i + 1; j < len(items); j++ {
-				it := items[j]
-				if it.Kind != r.kind || payload(it) != r.payload+r.count*r.step || it.At != r.at+r.count*r.atStride {
-					break
-				}
-				r.count++
-			}
-		}
-		if r.count == 1 {
-			r.step, r.atStride = 0, 0
-		}
-		out = append(out, r)
-		i += int(r.count)
-	}
-	return out
-}
-
-func (t *TWPP) encodeNodes() []byte {
-	var b []byte
-	b = binary.AppendUvarint(b, uint64(len(t.Nodes)))
-	for _, n := range t.Nodes {
-		b = binary.AppendUvarint(b, uint64(n.Func))
-		b = binary.AppendUvarint(b, uint64(n.Trace))
-		b = binary.AppendUvarint(b, boolUint(n.Open))
-		rs := runs(n.Items)
-		b = binary.AppendUvarint(b, uint64(len(rs)))
-		for _, r := range rs {
-			if r.count == 1 {
-				b = binary.AppendUvarint(b, uint64(r.kind)<<1)
-				b = binary.AppendUvarint(b, r.payload)
-				b = binary.AppendUvarint(b, r.at)
-				continue
-			}
-			for _, v := range []uint64{uint64(r.kind)<<1 | 1, r.payload, zigzag(r.step), r.count, r.at, r.atStride} {
-				b = binary.AppendUvarint(b, v)
-			}
-		}
-	}
-	return b
-}
-
-func (t *TWPP) encodeProcs(pkgIndex map[string]int) []byte {
-	var b []byte
-	b = binary.AppendUvarint(b, uint64(len(t.Processes)))
-	for _, p := range t.Processes {
-		b = binary.AppendUvarint(b, uint64(len(p.File)))
-		b = append(b, p.File...)
-		b = binary.AppendUvarint(b, p.PID)
-		b = binary.AppendUvarint(b, uint64(p.Start.UnixNano()))
-		b = binary.AppendUvarint(b, boolUint(p.LimitReached))
-		b = binary.AppendUvarint(b, uint64(len(p.Packages)))
-		for _, n := range slices.Sorted(maps.Keys(p.Packages)) {
-			b = binary.AppendUvarint(b, uint64(n))
-			b = binary.AppendUvarint(b, uint64(pkgIndex[p.Packages[n]]))
-		}
-		b = binary.AppendUvarint(b, uint64(len(p.Goroutines)))
-		for _, g := range p.Goroutines {
-			for _, v := range []uint64{g.ID, g.Parent, g.Spawn, boolUint(g.Stopped)} {
-				b = binary.AppendUvarint(b, v)
-			}
-			var rr [][2]uint64
-			for _, r := range g.Roots {
-				if n := len(rr); n > 0 && rr[n-1][0] == uint64(r) {
-					rr[n-1][1]++
-				} else {
-					rr = append(rr, [2]uint64{uint64(r), 1})
-				}
-			}
-			b = binary.AppendUvarint(b, uint64(len(rr)))
-			for _, r := range rr {
-				b = binary.AppendUvarint(b, r[0])
-				b = binary.AppendUvarint(b, r[1])
-			}
-		}
-	}
-	return b
-}
-
-// zigzag writes a step, a difference that may be negative (as int64,
-// wrapped), so that small ones of either sign take few bytes.
-func zigzag(step uint64) uint64 { v := int64(step); return uint64(v<<1 ^ v>>63) }
-
-func unzigzag(z uint64) uint64 { return uint64(int64(z>>1) ^ -int64(z&1)) }
 
 func boolUint(b bool) uint64 {
 	if b {
@@ -389,9 +342,15 @@ func (d *decoder) end() error {
 
 // A fileFunc is a function's entry in the header.
 type fileFunc struct {
-	key      FuncKey
-	off, len int
-	calls    uint64
+	key   FuncKey
+	sec   section
+	calls uint64
+}
+
+// A section is where a part of the file lies in its data, and its size
+// once inflated (equal to len if it is stored as it is).
+type section struct {
+	off, len, raw int
 }
 
 // A File is a TWPP file opened for queries: its header read, each
@@ -404,8 +363,7 @@ type File struct {
 	pkgs    []string // metadata hashes, by index
 	funcs   []fileFunc
 	byKey   map[FuncKey]int
-	nodes   [2]int // offset, length
-	procs   [2]int
+	calls   section
 	closer  io.Closer
 }
 
@@ -473,12 +431,16 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		f.pkgs = append(f.pkgs, hex.EncodeToString(d.bytes(16)))
 	}
 	nf := d.count(5)
-	section := func(what string) (int, int) {
-		off, n := d.uvarint(), d.uvarint()
-		if d.err == nil && (off > uint64(dataLen) || n > uint64(dataLen)-off) {
+	sec := func(what string) section {
+		off, n, raw := d.uvarint(), d.uvarint(), d.uvarint()
+		switch {
+		case d.err != nil:
+		case off > uint64(dataLen) || n > uint64(dataLen)-off:
 			d.fail("%s [%d,+%d) past the end of the data (%d bytes)", what, off, n, dataLen)
+		case raw < n || raw > n*maxInflate+64:
+			d.fail("%s of %d bytes inflating to %d", what, n, raw)
 		}
-		return int(off), int(n)
+		return section{int(off), int(n), int(raw)}
 	}
 	for range nf {
 		pkg := d.index(len(f.pkgs), "package")
@@ -486,7 +448,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		if d.err == nil && idx > 1<<32-1 {
 			d.fail("function index %d", idx)
 		}
-		off, n := section("function section")
+		s := sec("function section")
 		calls := d.uvarint()
 		if d.err != nil {
 			break
@@ -497,22 +459,48 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			break
 		}
 		f.byKey[k] = len(f.funcs)
-		f.funcs = append(f.funcs, fileFunc{k, off, n, calls})
+		f.funcs = append(f.funcs, fileFunc{k, s, calls})
 	}
-	f.nodes[0], f.nodes[1] = section("nodes")
-	f.procs[0], f.procs[1] = section("processes")
+	f.calls = sec("calls")
 	if err := d.end(); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *File) read(off, n int, what string) (*decoder, error) {
-	b := make([]byte, n)
-	if _, err := f.r.ReadAt(b, f.dataOff+int64(off)); err != nil {
+func (f *File) read(s section, what string) (*decoder, error) {
+	b := make([]byte, s.len)
+	if _, err := f.r.ReadAt(b, f.dataOff+int64(s.off)); err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
-	return &decoder{b: b, off: int(f.dataOff) + off, what: what}, nil
+	if s.raw == s.len {
+		return &decoder{b: b, off: int(f.dataOff) + s.off, what: what}, nil
+	}
+	// Deflated: what allocates is the size the header gave, which it
+	// checked against the section's bytes.
+	raw := make([]byte, s.raw)
+	zr := flate.NewReader(bytes.NewReader(b))
+	_, err := io.ReadFull(zr, raw)
+	if err == nil {
+		var one [1]byte
+		if n, _ := zr.Read(one[:]); n != 0 {
+			err = errors.New("longer than the header says")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: inflating: %v", what, err)
+	}
+	return &decoder{b: raw, what: what + " (inflated)"}, nil
+}
+
+// Sizes returns the bytes of the file's parts as stored: its header
+// (with the magic and version), its functions' sections, and its calls
+// section.
+func (f *File) Sizes() (header, traces, calls int64) {
+	for _, ff := range f.funcs {
+		traces += int64(ff.sec.len)
+	}
+	return f.dataOff, traces, int64(f.calls.len)
 }
 
 // Funcs returns the functions of the file, with how many calls each made.
@@ -531,7 +519,7 @@ func (f *File) ReadFunc(k FuncKey) (*Func, error) {
 		return nil, fmt.Errorf("function %s did not run", k)
 	}
 	ff := f.funcs[i]
-	d, err := f.read(ff.off, ff.len, "function "+k.String())
+	d, err := f.read(ff.sec, "function "+k.String())
 	if err != nil {
 		return nil, err
 	}
@@ -575,19 +563,27 @@ func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
 		if d.err != nil {
 			return nil
 		}
+		total := 0
 		for _, s := range seq {
-			if len(dict[s]) > *budget {
+			if len(dict[s]) > *budget-total {
 				d.fail("traces longer than %d paths", maxTracePaths)
 				return nil
 			}
-			*budget -= len(dict[s])
+			total += len(dict[s])
+		}
+		*budget -= total
+		if total > 0 {
+			tr.Paths = make([]uint64, 0, total)
+		}
+		for _, s := range seq {
 			tr.Paths = append(tr.Paths, dict[s]...)
 		}
-		if _, dup := fn.index[pathsKey(tr.Paths)]; dup {
+		key := pathsKey(tr.Paths)
+		if _, dup := fn.index[key]; dup {
 			d.fail("a trace twice")
 			return nil
 		}
-		fn.index[pathsKey(tr.Paths)] = len(fn.Traces)
+		fn.index[key] = len(fn.Traces)
 		fn.Traces = append(fn.Traces, tr)
 	}
 	return fn
@@ -641,7 +637,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 	t := &TWPP{}
 	budget := maxTracePaths
 	for _, ff := range f.funcs {
-		d, err := f.read(ff.off, ff.len, "function "+ff.key.String())
+		d, err := f.read(ff.sec, "function "+ff.key.String())
 		if err != nil {
 			return nil, err
 		}
@@ -651,144 +647,14 @@ func (f *File) ReadAll() (*TWPP, error) {
 		}
 		t.Funcs = append(t.Funcs, fn)
 	}
-	d, err := f.read(f.nodes[0], f.nodes[1], "nodes")
+	d, err := f.read(f.calls, "calls")
 	if err != nil {
 		return nil, err
 	}
-	nn := d.count(4)
-	for range nn {
-		n := t.decodeNode(d)
-		if d.err != nil {
-			break
-		}
-		t.Nodes = append(t.Nodes, n)
-	}
-	if err := d.end(); err != nil {
-		return nil, err
-	}
-	if d, err = f.read(f.procs[0], f.procs[1], "processes"); err != nil {
-		return nil, err
-	}
-	np := d.count(6)
-	for range np {
-		p := t.decodeProcess(d, f.pkgs)
-		if d.err != nil {
-			break
-		}
-		t.Processes = append(t.Processes, p)
-	}
+	t.decodeCalls(d, f.pkgs)
 	if err := d.end(); err != nil {
 		return nil, err
 	}
 	t.rebuildIndexes()
 	return t, nil
-}
-
-// decodeNode reads a node, whose calls must be of nodes read before.
-func (t *TWPP) decodeNode(d *decoder) *Node {
-	n := &Node{Func: d.index(len(t.Funcs), "function")}
-	if d.err != nil {
-		return nil
-	}
-	n.Trace = d.index(len(t.Funcs[n.Func].Traces), "trace")
-	n.Open = d.uvarint() != 0
-	nr := d.count(3)
-	if d.err != nil {
-		return nil
-	}
-	tlen := uint64(len(t.Funcs[n.Func].Traces[n.Trace].Paths))
-	n.Calls = 1
-	for range nr {
-		tag := d.uvarint()
-		r := itemRun{kind: ItemKind(tag >> 1), payload: d.uvarint(), count: 1}
-		if tag&1 != 0 {
-			r.step, r.count = unzigzag(d.uvarint()), d.uvarint()
-		}
-		r.at = d.uvarint()
-		if tag&1 != 0 {
-			r.atStride = d.uvarint()
-		}
-		if d.err == nil && (tag>>1 > uint64(ItemUp) || r.count == 0 || r.count > 1<<32 || len(n.Items)+int(r.count) > 1<<26) {
-			d.fail("a run of %d items of kind %d", r.count, r.kind)
-		}
-		for j := uint64(0); d.err == nil && j < r.count; j++ {
-			it := t.decodeItem(d, r, j)
-			if k := len(n.Items); it.At > tlen || (k > 0 && it.At < n.Items[k-1].At) {
-				d.fail("an item at path %d of a trace of %d", it.At, tlen)
-			}
-			if it.Kind == ItemCall && d.err == nil {
-				n.Calls = satAdd(n.Calls, t.Nodes[it.Node].Calls)
-			}
-			n.Items = append(n.Items, it)
-		}
-		if d.err != nil {
-			return nil
-		}
-	}
-	return n
-}
-
-// decodeItem is item j of run r.
-func (t *TWPP) decodeItem(d *decoder, r itemRun, j uint64) Item {
-	it := Item{Kind: r.kind, At: r.at + j*r.atStride}
-	p := r.payload + j*r.step
-	switch r.kind {
-	case ItemCall:
-		if p >= uint64(len(t.Nodes)) {
-			d.fail("a call of node %d, not before node %d", p, len(t.Nodes))
-		}
-		it.Node = int(p)
-	case ItemSpawn:
-		it.Spawn = p
-	case ItemUp:
-		if p == 0 || p > 1<<32-1 {
-			d.fail("a path %d calls up", p)
-		}
-		it.Up = uint32(p)
-	}
-	return it
-}
-
-// decodeProcess reads a process with its packages and goroutines.
-func (t *TWPP) decodeProcess(d *decoder, pkgs []string) *Process {
-	p := &Process{File: string(d.bytes(d.count(1)))}
-	p.PID = d.uvarint()
-	p.Start = time.Unix(0, int64(d.uvarint()))
-	p.LimitReached = d.uvarint() != 0
-	p.Packages = make(map[uint32]string)
-	npk := d.count(2)
-	for range npk {
-		num := d.uvarint()
-		pkg := d.index(len(pkgs), "package")
-		if d.err == nil && (num == 0 || num > 1<<32-1) {
-			d.fail("package number %d", num)
-		}
-		if _, dup := p.Packages[uint32(num)]; dup && d.err == nil {
-			d.fail("package %d twice", num)
-		}
-		if d.err != nil {
-			return nil
-		}
-		p.Packages[uint32(num)] = pkgs[pkg]
-	}
-	ng := d.count(5)
-	for range ng {
-		g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
-		nr := d.count(2)
-		for range nr {
-			node := d.index(len(t.Nodes), "node")
-			c := d.uvarint()
-			if d.err == nil && (c == 0 || len(g.Roots)+int(min(c, 1<<27)) > 1<<26) {
-				d.fail("%d roots", c)
-			}
-			if d.err != nil {
-				return nil
-			}
-			for range c {
-				g.Roots = append(g.Roots, node)
-			}
-		}
-		p.Goroutines = append(p.Goroutines, g)
-	}
-	return p
 }

@@ -125,6 +125,9 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if h, tr, c := f.Sizes(); h+tr+c != int64(buf.Len()) {
+		t.Fatalf("header %d, traces %d, calls %d bytes: not the file's %d", h, tr, c, buf.Len())
+	}
 	back, err := f.ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -358,10 +361,10 @@ func FuzzDBB(f *testing.F) {
 // FuzzReadTWPP reads any bytes as a TWPP file: an error or a TWPP that
 // expands without failing, never a panic.
 func FuzzReadTWPP(f *testing.F) {
-	for seed := range uint64(3) {
-		var src []Source
-		src = append(src, randomSource(seed))
-		tw, err := Compact(src)
+	// Random recordings, and one whose sections are deflated, with runs,
+	// rules, and shared and private nodes.
+	for _, s := range []*memSource{randomSource(0), randomSource(1), randomSource(2), loopSource(50, 20)} {
+		tw, err := Compact([]Source{s})
 		if err != nil {
 			f.Fatal(err)
 		}

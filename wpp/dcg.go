@@ -1,0 +1,603 @@
+package wpp
+
+// The calls section of a TWPP file: the dynamic call graph and the
+// processes with their goroutines (doc.go says why it is built so;
+// format.go draws it).
+//
+// A node referenced once in the whole graph (by one item of one node, or
+// as one root of one goroutine) is private: it is written where it is
+// used, after its user, and its user's item says only "a private call
+// here". A node referenced more than once is shared: the shared nodes are
+// written first, each numbered, children first, and items name them by
+// number. So a chain of distinct calls, each of which made the next (a
+// deep recursion), writes the same bytes at each level, however long it
+// is, and the shared nodes keep their numbers wherever they are used.
+//
+// Each item is a terminal: its kind, its payload (the shared node, the
+// spawn, the levels up) and the paths of the caller completed since the
+// item before (not since the call's start), so that each round of a loop
+// gives the same terminals. A node's items, and a goroutine's roots, are
+// then sequences of terminals, which a grammar (grammar.go) shares
+// between them all: a node's body, as written, is a sequence of terminals
+// and rules.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Terminal kinds, in a terminal's first number.
+const (
+	termShared  = 0 // a call of a shared node: payload is its number
+	termSpawn   = 1 // payload is the spawn id
+	termUp      = 2 // payload is the levels up
+	termPrivate = 3 // a call of a private node, written after its user
+)
+
+// maxItems bounds the items (calls, spawns, paths up) of all the nodes
+// and roots a reader expands, each 32 bytes in memory; the writer writes
+// no more. (The largest recording of the bench, compress/flate's tests,
+// has 21 million.)
+const maxItems = 1 << 27
+
+type terminal struct {
+	kind         uint8
+	payload, dAt uint64
+}
+
+// encodeCalls writes the calls section. traceBase[f] is the number of the
+// first trace of function f, counting the traces of all functions in
+// order.
+func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, error) {
+	refs := make([]int, len(t.Nodes))
+	for _, n := range t.Nodes {
+		for _, it := range n.Items {
+			if it.Kind == ItemCall {
+				refs[it.Node]++
+			}
+		}
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			for _, r := range g.Roots {
+				refs[r]++
+			}
+		}
+	}
+	shared := make([]int, len(t.Nodes)) // node → its number if shared, else -1
+	nShared := 0
+	for i, r := range refs {
+		shared[i] = -1
+		if r != 1 {
+			shared[i] = nShared
+			nShared++
+		}
+	}
+
+	// The terminals, and the sequences: each node's, then each
+	// goroutine's roots.
+	termIndex := make(map[terminal]uint32)
+	var terms []terminal
+	intern := func(tm terminal) uint32 {
+		i, ok := termIndex[tm]
+		if !ok {
+			i = uint32(len(terms))
+			termIndex[tm] = i
+			terms = append(terms, tm)
+		}
+		return i
+	}
+	call := func(n int, dAt uint64) terminal {
+		if shared[n] < 0 {
+			return terminal{termPrivate, 0, dAt}
+		}
+		return terminal{termShared, uint64(shared[n]), dAt}
+	}
+	var items uint64
+	for _, n := range t.Nodes {
+		items += uint64(len(n.Items))
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			items += uint64(len(g.Roots))
+		}
+	}
+	if items > maxItems {
+		return nil, fmt.Errorf("the call graph has %d calls, spawns and paths up, more than a TWPP file holds (%d)", items, maxItems)
+	}
+	seqs := make([][]uint32, 0, len(t.Nodes))
+	for _, n := range t.Nodes {
+		s := make([]uint32, len(n.Items))
+		var at uint64
+		for j, it := range n.Items {
+			if it.At < at || it.At-at > 1<<61 {
+				return nil, fmt.Errorf("an item at path %d after one at %d", it.At, at)
+			}
+			dAt := it.At - at
+			at = it.At
+			var tm terminal
+			switch it.Kind {
+			case ItemCall:
+				tm = call(it.Node, dAt)
+			case ItemSpawn:
+				tm = terminal{termSpawn, it.Spawn, dAt}
+			case ItemUp:
+				tm = terminal{termUp, uint64(it.Up), dAt}
+			default:
+				return nil, fmt.Errorf("an item of kind %d", it.Kind)
+			}
+			s[j] = intern(tm)
+		}
+		seqs = append(seqs, s)
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			s := make([]uint32, len(g.Roots))
+			for j, r := range g.Roots {
+				s[j] = intern(call(r, 0))
+			}
+			seqs = append(seqs, s)
+		}
+	}
+	if uint64(len(terms)) >= 1<<31 {
+		return nil, fmt.Errorf("%d distinct items", len(terms))
+	}
+	nTerm := uint32(len(terms))
+	g := buildGrammar(seqs, nTerm)
+	if uint64(len(g.rules)) >= 1<<31-uint64(nTerm) {
+		return nil, fmt.Errorf("%d rules", len(g.rules))
+	}
+
+	// Terminals are numbered again, the most used first, so that they
+	// take the fewest bytes.
+	uses := make([]int, nTerm)
+	for _, s := range seqs {
+		for _, v := range s {
+			if v < nTerm {
+				uses[v]++
+			}
+		}
+	}
+	for _, r := range g.rules {
+		for _, v := range r.body {
+			if v < nTerm {
+				uses[v]++
+			}
+		}
+	}
+	order := make([]uint32, nTerm)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return uses[order[a]] > uses[order[b]] })
+	renum := make([]uint32, nTerm)
+	for i, v := range order {
+		renum[v] = uint32(i)
+	}
+	var b []byte
+	sym := func(v uint32) {
+		if v < nTerm {
+			b = binary.AppendUvarint(b, uint64(renum[v])<<1)
+		} else {
+			b = binary.AppendUvarint(b, uint64(v-nTerm)<<1|1)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(nTerm))
+	for _, v := range order {
+		tm := terms[v]
+		b = binary.AppendUvarint(b, tm.dAt<<2|uint64(tm.kind))
+		if tm.kind != termPrivate {
+			b = binary.AppendUvarint(b, tm.payload)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(g.rules)))
+	for _, r := range g.rules {
+		if r.run != 0 {
+			b = binary.AppendUvarint(b, r.run<<1|1)
+			sym(r.body[0])
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(r.body))<<1)
+		for _, v := range r.body {
+			sym(v)
+		}
+	}
+
+	// tree writes node n and, after it, its private callees' trees, in
+	// the order of its items (pre-order).
+	var stack []int
+	tree := func(n int) {
+		stack = append(stack[:0], n)
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			nd := t.Nodes[n]
+			b = binary.AppendUvarint(b, uint64(traceBase[nd.Func]+nd.Trace)<<1|boolUint(nd.Open))
+			b = binary.AppendUvarint(b, uint64(len(seqs[n])))
+			for _, v := range seqs[n] {
+				sym(v)
+			}
+			for j := len(nd.Items) - 1; j >= 0; j-- {
+				if it := nd.Items[j]; it.Kind == ItemCall && shared[it.Node] < 0 {
+					stack = append(stack, it.Node)
+				}
+			}
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(nShared))
+	for n := range t.Nodes {
+		if shared[n] >= 0 {
+			tree(n)
+		}
+	}
+
+	b = binary.AppendUvarint(b, uint64(len(t.Processes)))
+	gi := len(t.Nodes)
+	for _, p := range t.Processes {
+		b = binary.AppendUvarint(b, uint64(len(p.File)))
+		b = append(b, p.File...)
+		b = binary.AppendUvarint(b, p.PID)
+		b = binary.AppendUvarint(b, uint64(p.Start.UnixNano()))
+		b = binary.AppendUvarint(b, boolUint(p.LimitReached))
+		b = binary.AppendUvarint(b, uint64(len(p.Packages)))
+		for _, n := range slices.Sorted(func(yield func(uint32) bool) {
+			for n := range p.Packages {
+				if !yield(n) {
+					return
+				}
+			}
+		}) {
+			b = binary.AppendUvarint(b, uint64(n))
+			b = binary.AppendUvarint(b, uint64(pkgIndex[p.Packages[n]]))
+		}
+		b = binary.AppendUvarint(b, uint64(len(p.Goroutines)))
+		for _, g := range p.Goroutines {
+			for _, v := range []uint64{g.ID, g.Parent, g.Spawn, boolUint(g.Stopped)} {
+				b = binary.AppendUvarint(b, v)
+			}
+			b = binary.AppendUvarint(b, uint64(len(seqs[gi])))
+			for _, v := range seqs[gi] {
+				sym(v)
+			}
+			gi++
+			for _, r := range g.Roots {
+				if shared[r] < 0 {
+					tree(r)
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// A callsReader reads a calls section into t, whose functions are read.
+type callsReader struct {
+	t         *TWPP
+	d         *decoder
+	traceBase []int // the number of function i's first trace; the traces last
+	terms     []terminal
+	rules     []gRule
+	ruleLen   []uint64 // items of each rule's expansion, at most maxItems+1
+	shared    []int    // shared node number → node
+	budget    uint64   // items left to expand
+}
+
+// A pendingNode is a node being read: its items expanded, with the
+// positions of its private calls, whose trees come next in the section.
+type pendingNode struct {
+	node    *Node
+	private []int
+	next    int
+}
+
+// decodeCalls reads the calls section: the nodes and processes of t,
+// whose functions are read.
+func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
+	r := &callsReader{t: t, d: d, budget: maxItems, traceBase: make([]int, len(t.Funcs)+1)}
+	for i, f := range t.Funcs {
+		r.traceBase[i+1] = r.traceBase[i] + len(f.Traces)
+	}
+	nt := d.count(1) // a private call's terminal is one byte
+	for range nt {
+		x := d.uvarint()
+		tm := terminal{kind: uint8(x & 3), dAt: x >> 2}
+		if tm.kind != termPrivate {
+			tm.payload = d.uvarint()
+		}
+		if d.err != nil {
+			return
+		}
+		if tm.kind == termUp && (tm.payload == 0 || tm.payload > 1<<32-1) {
+			d.fail("a path %d calls up", tm.payload)
+			return
+		}
+		r.terms = append(r.terms, tm)
+	}
+	nr := d.count(2)
+	for i := range nr {
+		x := d.uvarint()
+		var rule gRule
+		var n uint64
+		if x&1 == 1 {
+			rule.run = x >> 1
+			if d.err == nil && rule.run < 2 {
+				d.fail("a run of %d", rule.run)
+			}
+			rule.body = []uint32{r.symbol(i)}
+			if d.err != nil {
+				return
+			}
+			n = satMul(r.symLen(rule.body[0]), rule.run)
+		} else {
+			l := x >> 1
+			if d.err == nil && (l < 2 || l > uint64(len(d.b)-d.pos)) {
+				d.fail("a rule of %d symbols", l)
+			}
+			if d.err != nil {
+				return
+			}
+			rule.body = make([]uint32, l)
+			for j := range rule.body {
+				if rule.body[j] = r.symbol(i); d.err != nil {
+					return
+				}
+				n = satAdd(n, r.symLen(rule.body[j]))
+			}
+		}
+		if d.err != nil {
+			return
+		}
+		r.rules = append(r.rules, rule)
+		r.ruleLen = append(r.ruleLen, min(n, maxItems+1))
+	}
+	ns := d.count(2)
+	for range ns {
+		n := r.tree()
+		if d.err != nil {
+			return
+		}
+		r.shared = append(r.shared, n)
+	}
+	np := d.count(6)
+	for range np {
+		p := r.process(pkgs)
+		if d.err != nil {
+			return
+		}
+		t.Processes = append(t.Processes, p)
+	}
+}
+
+// symbol reads a symbol of rule i (of a node's or goroutine's body if i
+// < 0): a terminal, or a rule before i.
+func (r *callsReader) symbol(i int) uint32 {
+	v := r.d.uvarint()
+	if r.d.err != nil {
+		return 0
+	}
+	if v&1 == 0 {
+		if v>>1 >= uint64(len(r.terms)) {
+			r.d.fail("terminal %d out of range [0,%d)", v>>1, len(r.terms))
+			return 0
+		}
+		return uint32(v >> 1)
+	}
+	limit := len(r.rules)
+	if i >= 0 {
+		limit = i
+	}
+	if v>>1 >= uint64(limit) {
+		r.d.fail("rule %d out of range [0,%d)", v>>1, limit)
+		return 0
+	}
+	return uint32(len(r.terms)) + uint32(v>>1)
+}
+
+// symLen is the number of items symbol v expands to.
+func (r *callsReader) symLen(v uint32) uint64 {
+	if v < uint32(len(r.terms)) {
+		return 1
+	}
+	return r.ruleLen[v-uint32(len(r.terms))]
+}
+
+// body reads a sequence of symbols and expands it into items, with the
+// positions of the private calls among them (whose Node is left to
+// fill). Each item's At is the one's before plus its terminal's dAt, and
+// must stay at most tlen.
+func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
+	d := r.d
+	n := d.count(1)
+	if d.err != nil {
+		return nil, nil
+	}
+	syms := make([]uint32, n)
+	var total uint64
+	for i := range syms {
+		if syms[i] = r.symbol(-1); d.err != nil {
+			return nil, nil
+		}
+		total = satAdd(total, r.symLen(syms[i]))
+	}
+	if d.err != nil {
+		return nil, nil
+	}
+	if total > r.budget {
+		d.fail("more than %d calls, spawns and paths up in all", maxItems)
+		return nil, nil
+	}
+	r.budget -= total
+	items = make([]Item, 0, total)
+	var at uint64
+	// A frame expands body reps times, its symbols in turn.
+	type frame struct {
+		body []uint32
+		i    int
+		reps uint64
+	}
+	stack := []frame{{body: syms, reps: 1}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.i == len(top.body) {
+			top.i = 0
+			if top.reps--; top.reps == 0 {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+		}
+		v := top.body[top.i]
+		top.i++
+		if v >= uint32(len(r.terms)) {
+			rule := r.rules[v-uint32(len(r.terms))]
+			stack = append(stack, frame{body: rule.body, reps: max(rule.run, 1)})
+			continue
+		}
+		tm := r.terms[v]
+		if tm.dAt > tlen-at {
+			d.fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
+			return nil, nil
+		}
+		at += tm.dAt
+		it := Item{At: at}
+		switch tm.kind {
+		case termShared:
+			if tm.payload >= uint64(len(r.shared)) {
+				d.fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+				return nil, nil
+			}
+			it.Node = r.shared[tm.payload]
+		case termPrivate:
+			private = append(private, len(items))
+		case termSpawn:
+			it.Kind, it.Spawn = ItemSpawn, tm.payload
+		case termUp:
+			it.Kind, it.Up = ItemUp, uint32(tm.payload)
+		}
+		items = append(items, it)
+	}
+	return items, private
+}
+
+// node reads a node's header and body.
+func (r *callsReader) node() *pendingNode {
+	d := r.d
+	x := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	tr := x >> 1
+	if tr >= uint64(r.traceBase[len(r.t.Funcs)]) {
+		d.fail("trace %d out of range [0,%d)", tr, r.traceBase[len(r.t.Funcs)])
+		return nil
+	}
+	f := sort.Search(len(r.t.Funcs), func(i int) bool { return uint64(r.traceBase[i+1]) > tr })
+	n := &Node{Func: f, Trace: int(tr) - r.traceBase[f], Open: x&1 != 0}
+	tlen := uint64(len(r.t.Funcs[f].Traces[n.Trace].Paths))
+	var p pendingNode
+	n.Items, p.private = r.body(tlen)
+	if d.err != nil {
+		return nil
+	}
+	p.node = n
+	return &p
+}
+
+// tree reads a node and its private callees' trees after it, and returns
+// the node's index; each node is added to t.Nodes after its callees.
+func (r *callsReader) tree() int {
+	var stack []*pendingNode
+	push := func() bool {
+		p := r.node()
+		if p == nil {
+			return false
+		}
+		stack = append(stack, p)
+		return true
+	}
+	if !push() {
+		return -1
+	}
+	for {
+		top := stack[len(stack)-1]
+		if top.next < len(top.private) {
+			if !push() {
+				return -1
+			}
+			continue
+		}
+		idx := r.add(top.node)
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return idx
+		}
+		parent := stack[len(stack)-1]
+		parent.node.Items[parent.private[parent.next]].Node = idx
+		parent.next++
+	}
+}
+
+// add adds a node whose callees are all read, counting its calls.
+func (r *callsReader) add(n *Node) int {
+	n.Calls = 1
+	for _, it := range n.Items {
+		if it.Kind == ItemCall {
+			n.Calls = satAdd(n.Calls, r.t.Nodes[it.Node].Calls)
+		}
+	}
+	r.t.Nodes = append(r.t.Nodes, n)
+	return len(r.t.Nodes) - 1
+}
+
+// process reads a process with its packages and goroutines.
+func (r *callsReader) process(pkgs []string) *Process {
+	d := r.d
+	p := &Process{File: string(d.bytes(d.count(1)))}
+	p.PID = d.uvarint()
+	p.Start = time.Unix(0, int64(d.uvarint()))
+	p.LimitReached = d.uvarint() != 0
+	p.Packages = make(map[uint32]string)
+	npk := d.count(2)
+	for range npk {
+		num := d.uvarint()
+		pkg := d.index(len(pkgs), "package")
+		if d.err == nil && (num == 0 || num > 1<<32-1) {
+			d.fail("package number %d", num)
+		}
+		if _, dup := p.Packages[uint32(num)]; dup && d.err == nil {
+			d.fail("package %d twice", num)
+		}
+		if d.err != nil {
+			return nil
+		}
+		p.Packages[uint32(num)] = pkgs[pkg]
+	}
+	ng := d.count(5)
+	for range ng {
+		g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
+		if d.err != nil {
+			return nil
+		}
+		items, private := r.body(0)
+		if d.err != nil {
+			return nil
+		}
+		g.Roots = make([]int, len(items))
+		for i, it := range items {
+			if it.Kind != ItemCall {
+				d.fail("a goroutine's root of kind %d", it.Kind)
+				return nil
+			}
+			g.Roots[i] = it.Node
+		}
+		for _, i := range private {
+			if g.Roots[i] = r.tree(); d.err != nil {
+				return nil
+			}
+		}
+		p.Goroutines = append(p.Goroutines, g)
+	}
+	return p
+}

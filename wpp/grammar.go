@@ -1,0 +1,209 @@
+package wpp
+
+// A grammar over the call graph's item lists (dcg.go): the sequences of
+// what each node did between its paths, and of each goroutine's roots,
+// share repeated runs of items through rules, as Sequitur shares repeated
+// runs of a whole program path's events.
+//
+// buildGrammar is recursive pairing (Re-Pair, Larsson and Moffat, 1999)
+// done in rounds, with runs:
+//
+//  1. In every sequence, each maximal run of one symbol x repeated n ≥ 2
+//     times becomes one symbol, x×n (a run rule), so that a loop that
+//     does the same thing n times costs one symbol, whatever n.
+//  2. Every pair of adjacent symbols is counted over all the sequences.
+//     After step 1 no symbol follows itself, so two occurrences of one
+//     pair never overlap.
+//  3. Each sequence is scanned left to right, and a pair that occurs at
+//     least twice in all is replaced by one symbol (a pair rule, made at
+//     its first replacement), unless the pair that starts at its second
+//     symbol occurs more often: then that one is replaced instead.
+//
+// The rounds go on until one changes nothing: then no pair occurs twice
+// in the sequences (a round in which some pair occurs twice replaces
+// one: the last of a chain of "the next pair is more frequent" is always
+// replaced). Each round takes time linear in the symbols of the
+// sequences it looks at, and a sequence in which a round replaced
+// nothing is left out of the next ones: the pairs it holds are of older
+// symbols, which no replacement makes more of. Re-Pair proper replaces
+// one pair at a time, the most frequent; doing all the pairs that occur
+// twice in a round keeps the rounds to about the logarithm of the longest
+// repeated run, at the cost of sometimes pairing the less frequent of two
+// overlapping pairs.
+//
+// Last, a pair rule used only once is put back in place of its use,
+// unless that use is a run's (so every rule but a run, or a run's one
+// symbol, is used twice at least: Sequitur's rule utility),
+// and the rules are numbered again in the order they were made, each
+// after the rules its body uses.
+
+// A gRule is a rule of a grammar: a sequence of two or more symbols, or,
+// if run ≥ 2, its one symbol repeated run times.
+type gRule struct {
+	body []uint32
+	run  uint64
+}
+
+// A grammar is the rules that buildGrammar made. Symbols below nTerm are
+// terminals; symbol nTerm+i is rule i.
+type grammar struct {
+	nTerm uint32
+	rules []gRule
+}
+
+// buildGrammar rewrites seqs, sequences of terminals below nTerm, into
+// sequences of terminals and rules of the grammar it returns.
+func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
+	g := &grammar{nTerm: nTerm}
+	type runKey struct {
+		sym uint32
+		n   uint64
+	}
+	runs := make(map[runKey]uint32)
+	pairs := make(map[uint64]uint32) // a<<32|b → its rule's symbol
+	counts := make(map[uint64]int32)
+	newRule := func(r gRule) uint32 {
+		g.rules = append(g.rules, r)
+		return nTerm + uint32(len(g.rules)-1)
+	}
+	var active []int
+	for i, s := range seqs {
+		if len(s) > 1 {
+			active = append(active, i)
+		}
+	}
+	for len(active) > 0 {
+		// 1. Runs.
+		for _, i := range active {
+			s := seqs[i]
+			out := s[:0]
+			for j := 0; j < len(s); {
+				k := j + 1
+				for k < len(s) && s[k] == s[j] {
+					k++
+				}
+				if k-j == 1 {
+					out = append(out, s[j])
+				} else {
+					key := runKey{s[j], uint64(k - j)}
+					sym, ok := runs[key]
+					if !ok {
+						sym = newRule(gRule{body: []uint32{s[j]}, run: key.n})
+						runs[key] = sym
+					}
+					out = append(out, sym)
+				}
+				j = k
+			}
+			seqs[i] = out
+		}
+		// 2. Pairs.
+		clear(counts)
+		for _, i := range active {
+			s := seqs[i]
+			for j := 0; j+1 < len(s); j++ {
+				counts[uint64(s[j])<<32|uint64(s[j+1])]++
+			}
+		}
+		// 3. Replacement.
+		next := active[:0]
+		for _, i := range active {
+			s := seqs[i]
+			out := s[:0]
+			changed := false
+			for j := 0; j < len(s); {
+				if j+1 < len(s) {
+					p := uint64(s[j])<<32 | uint64(s[j+1])
+					c := counts[p]
+					if c >= 2 && (j+2 >= len(s) || counts[uint64(s[j+1])<<32|uint64(s[j+2])] <= c) {
+						sym, ok := pairs[p]
+						if !ok {
+							sym = newRule(gRule{body: []uint32{s[j], s[j+1]}})
+							pairs[p] = sym
+						}
+						out = append(out, sym)
+						changed = true
+						j += 2
+						continue
+					}
+				}
+				out = append(out, s[j])
+				j++
+			}
+			seqs[i] = out
+			if changed && len(out) > 1 {
+				next = append(next, i)
+			}
+		}
+		active = next
+	}
+	g.inlineOnce(seqs)
+	return g
+}
+
+// inlineOnce puts each pair rule used once in place of its use, and
+// numbers the rules left again.
+func (g *grammar) inlineOnce(seqs [][]uint32) {
+	uses := make([]int, len(g.rules))
+	count := func(s []uint32) {
+		for _, v := range s {
+			if v >= g.nTerm {
+				uses[v-g.nTerm]++
+			}
+		}
+	}
+	for _, s := range seqs {
+		count(s)
+	}
+	for _, r := range g.rules {
+		count(r.body)
+		if v := r.body[0]; r.run != 0 && v >= g.nTerm {
+			uses[v-g.nTerm]++ // a run's one symbol stays one symbol
+		}
+	}
+	inline := func(v uint32) bool { return v >= g.nTerm && g.rules[v-g.nTerm].run == 0 && uses[v-g.nTerm] == 1 }
+	// The new number of each rule kept.
+	renum := make([]uint32, len(g.rules))
+	n := g.nTerm
+	for i, r := range g.rules {
+		if r.run != 0 || uses[i] != 1 {
+			renum[i] = n
+			n++
+		}
+	}
+	// emit appends the symbols v stands for, inlined rules expanded, with
+	// an explicit stack: rules may nest as deep as there are rules.
+	var stack [][]uint32
+	emit := func(out []uint32, body []uint32) []uint32 {
+		stack = append(stack[:0], body)
+		for len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if len(top) == 0 {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			v := top[0]
+			stack[len(stack)-1] = top[1:]
+			switch {
+			case inline(v):
+				stack = append(stack, g.rules[v-g.nTerm].body)
+			case v >= g.nTerm:
+				out = append(out, renum[v-g.nTerm])
+			default:
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	var kept []gRule
+	for i, r := range g.rules {
+		if r.run == 0 && uses[i] == 1 {
+			continue
+		}
+		kept = append(kept, gRule{body: emit(nil, r.body), run: r.run})
+	}
+	for i, s := range seqs {
+		seqs[i] = emit(make([]uint32, 0, len(s)), s)
+	}
+	g.rules = kept
+}
