@@ -22,7 +22,7 @@ package main
 //	P ×      uvarint number, [16]byte metadata hash
 //	uvarint  A                     terminals
 //	A ×      an event as profile.AppendWPPEvent writes it, or a goroutine
-//	         marker: uvarint 15<<2|2 (a control code the raw format does
+//	         marker: uvarint 15<<2 (a control code the raw format does
 //	         not use), uvarint goroutine id
 //	uvarint  R                     rules; rule 0 is the start rule
 //	R ×      uvarint L, L × uvarint symbol: 2t for terminal t, 2r+1 for
@@ -83,7 +83,7 @@ import (
 
 // wppMarkerCode is the first uvarint of a goroutine marker in a grammar
 // file's alphabet: control event 15, which the raw format does not use.
-const wppMarkerCode = 15<<2 | 2
+const wppMarkerCode = 15 << 2
 
 // A wppSymbol is a terminal of Sequitur's input: an event, or the marker
 // that starts goroutine Goroutine's events.
