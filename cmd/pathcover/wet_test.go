@@ -27,7 +27,7 @@ func TestWETCommands(t *testing.T) {
 		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
 	})
 	exe := filepath.Join(t.TempDir(), "values")
-	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -wet -pkgs=example.com/values", "-o", exe, "."); code != 0 {
+	if out, code := run(t, dir, "go", "build", "-toolexec="+wetToolexec(), "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
 	prof := t.TempDir()
@@ -134,7 +134,7 @@ func main() {
 `,
 	})
 	exe := filepath.Join(t.TempDir(), "d")
-	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -wet -pkgs=example.com/d", "-o", exe, "."); code != 0 {
+	if out, code := run(t, dir, "go", "build", "-toolexec="+wetToolexec(), "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
 	profs := make(map[string]string)
@@ -167,3 +167,8 @@ func main() {
 		t.Errorf("wet diff a ccc: exit %d\n%s", code, out)
 	}
 }
+
+// wetToolexec is the -toolexec of the WET tests' builds: one for all, so
+// that they share the standard library, which each pppexec configuration
+// compiles once.
+func wetToolexec() string { return bin + " pppexec -wet -pkgs=example.com/..." }
