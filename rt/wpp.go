@@ -356,6 +356,21 @@ func uvarintCode(x uint64) uint64 {
 	return code | x<<(8*n) | (n+1)<<56
 }
 
+// putWords writes at chunk[at:] the uvarints of vs and returns where they
+// end.
+func putWords(chunk []byte, at int, vs ...uint64) int {
+	for _, v := range vs {
+		for v >= 0x80 {
+			chunk[at] = byte(v) | 0x80
+			v >>= 7
+			at++
+		}
+		chunk[at] = byte(v)
+		at++
+	}
+	return at
+}
+
 // room makes sure the recorder's chunk has room for a record of n bytes,
 // taking a new chunk if not, and reports whether it can be written. Once
 // the file has reached its limit, a recorder writes on into the chunk it
@@ -396,14 +411,20 @@ func (r *wppRecorder) stop() {
 // its first byte last: a kill in between leaves a zero where the record
 // begins, so a reader never sees part of it.
 func (r *wppRecorder) put(vs ...uint64) {
-	var b [wppMaxEvent]byte
-	n := 0
-	for _, v := range vs {
-		n += putUvarint(b[n:], v)
+	if vs[0] < 0x80 {
+		// A one-byte head: the rest goes after it, then the head.
+		n := putWords(r.chunk, r.next+1, vs[1:]...)
+		r.chunk[r.next] = byte(vs[0])
+		r.next = n
+		return
 	}
-	copy(r.chunk[r.next+1:], b[1:n])
-	r.chunk[r.next] = b[0]
-	r.next += n
+	c, at := r.chunk, r.next
+	var first [10]byte
+	k := putUvarint(first[:], vs[0])
+	copy(c[at+1:at+k], first[1:k])
+	n := putWords(c, at+k, vs[1:]...)
+	c[at] = first[0]
+	r.next = n
 }
 
 // wppCurrent returns the calling goroutine's recorder, making it (with a
