@@ -416,6 +416,17 @@ func (b *builder) tail(n int) map[int32]bool {
 	for _, e := range edges {
 		if op, ok := pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
 			counted = true
+			// A count on an edge into the exit goes before the return
+			// statement or the call that never returns that ends its
+			// block, which then runs after it.
+			if de := pl.Edge(e); de.Kind == numbering.RealEdge && de.Dst == pl.Graph().Exit && int(de.Src) < len(mf.Deps.Blocks) {
+				if list := mf.Deps.Blocks[de.Src]; len(list) > 0 {
+					last := list[len(list)-1]
+					if mf.Deps.Stmts[last].Return || int(e) < len(mf.Edges) && mf.Edges[e].Kind == "no return" {
+						t[last] = true
+					}
+				}
+			}
 		}
 		if counted {
 			for _, blk := range pl.Blocks([]numbering.EdgeID{e}) {

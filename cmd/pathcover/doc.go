@@ -349,7 +349,7 @@
 //
 // Usage:
 //
-//	pathcover wet build|trace|values|addrs|diff [flags] [args]
+//	pathcover wet build|trace|values|addrs|writer|diff [flags] [args]
 //
 // A whole execution trace (WET) is what a program built with pppexec -wet
 // records, made into one structure: each goroutine's calls and Ball-Larus
@@ -368,6 +368,9 @@
 //		of the path it was given in
 //	pathcover wet addrs [-dir D] [-json] FILE:LINE
 //		the memory accesses of the statements at FILE:LINE, in order
+//	pathcover wet writer [-dir D] [-instance n] [-json] FILE:LINE
+//		for the last (or n-th, from 1) access at FILE:LINE, the access
+//		that last wrote the first byte it touched, before it
 //	pathcover wet diff [-json] DIR_A DIR_B
 //		where two runs (of one program, or of two versions of it: a
 //		passing and a failing input, two commits) first differ, goroutine

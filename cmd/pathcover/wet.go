@@ -19,7 +19,7 @@ import (
 )
 
 var cmdWET = &Command{
-	UsageLine: "pathcover wet build|trace|values|addrs|diff [flags] [args]",
+	UsageLine: "pathcover wet build|trace|values|addrs|writer|diff [flags] [args]",
 	Short:     "build and query whole execution traces (pppexec -wet)",
 	Long: `
 A whole execution trace (WET) is what a program built with pppexec -wet
@@ -39,6 +39,9 @@ that can be walked both ways from any point.
 		of the path it was given in
 	pathcover wet addrs [-dir D] [-json] FILE:LINE
 		the memory accesses of the statements at FILE:LINE, in order
+	pathcover wet writer [-dir D] [-instance n] [-json] FILE:LINE
+		for the last (or n-th, from 1) access at FILE:LINE, the access
+		that last wrote the first byte it touched, before it
 	pathcover wet diff [-json] DIR_A DIR_B
 		where two runs (of one program, or of two versions of it: a
 		passing and a failing input, two commits) first differ, goroutine
@@ -57,7 +60,7 @@ The queries read D/profile.wet, made by build; -f names another file.
 			}
 			sub, ok := wetCommands[args[0]]
 			if !ok {
-				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs, diff)\n", cmd.LongName(), printable(args[0]))
+				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs, writer, diff)\n", cmd.LongName(), printable(args[0]))
 				return exitUsage
 			}
 			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
@@ -75,6 +78,7 @@ var wetCommands = map[string]func(fs *flag.FlagSet) Run{
 	"trace":  wetTrace,
 	"values": wetValues,
 	"addrs":  wetAddrs,
+	"writer": wetWriter,
 	"diff":   wetDiff,
 }
 
@@ -436,6 +440,97 @@ type wetAccess struct {
 	Stack      bool // Addr is a distance below the goroutine's stack top
 }
 
+// accessOf describes access a of label l.
+func (wp *wetProfile) accessOf(l *wet.AccessLabel, a wet.Access) wetAccess {
+	w := wetAccess{T: a.T, Seq: a.Seq, Func: wp.name(l.Func), Kind: accessNames[a.Kind&7], Addr: a.Addr, Size: a.Size, Stack: a.Flags&profile.WPPStackAddr != 0}
+	if mf := wp.meta(l.Func); mf != nil && mf.Deps != nil && int(l.Stmt) < len(mf.Deps.Stmts) {
+		w.Line, w.Col = mf.Deps.Stmts[l.Stmt].Line, mf.Deps.Stmts[l.Stmt].Col
+	}
+	return w
+}
+
+// accessesAt returns the accesses of the statements at line of file
+// name, in the process's order of accesses.
+func (wp *wetProfile) accessesAt(name string, line int) []wetAccess {
+	var out []wetAccess
+	for i := range wp.w.Accesses {
+		l := &wp.w.Accesses[i]
+		mf := wp.meta(l.Func)
+		if mf == nil || mf.Deps == nil || int(l.Stmt) >= len(mf.Deps.Stmts) {
+			continue
+		}
+		st := mf.Deps.Stmts[l.Stmt]
+		m := wp.metas[wp.w.Funcs[l.Func].Hash]
+		if st.Line != line || mf.File >= len(m.Files) || !sameFile(m.Files[mf.File], name) {
+			continue
+		}
+		for _, a := range wp.w.AccessesOf(l) {
+			out = append(out, wp.accessOf(l, a))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b wetAccess) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// fileLine reads a FILE:LINE argument.
+func fileLine(arg string) (string, int, bool) {
+	name, lineText, ok := strings.Cut(arg, ":")
+	line, err := strconv.Atoi(lineText)
+	return name, line, ok && err == nil && line > 0
+}
+
+func wetWriter(fs *flag.FlagSet) Run {
+	dir := wppDir(fs)
+	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	instance := fs.Int("instance", 0, "the `n`-th access at the line, from 1 (default the last)")
+	asJSON := jsonFlag(fs)
+	return func(cmd *Command, args []string) int {
+		if len(args) != 1 || *instance < 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		name, line, ok := fileLine(args[0])
+		if !ok {
+			fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(args[0]))
+			return exitUsage
+		}
+		wp, code := openWET(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		at := wp.accessesAt(name, line)
+		if len(at) == 0 || *instance > len(at) {
+			fmt.Fprintf(os.Stderr, "%s: %d accesses at %s\n", cmd.LongName(), len(at), printable(args[0]))
+			return exitNoData
+		}
+		a := at[len(at)-1]
+		if *instance > 0 {
+			a = at[*instance-1]
+		}
+		g, _ := wp.w.Goroutine(a.T)
+		var res struct {
+			Access wetAccess
+			Writer *wetAccess `json:",omitempty"`
+		}
+		res.Access = a
+		if w, found := wp.w.LastWriter(wp.w.Goroutines[g].Process, a.Addr, a.Stack, g, a.Seq); found {
+			wa := wp.accessOf(w.Label, w.Access)
+			res.Writer = &wa
+		}
+		if *asJSON {
+			return writeJSON(cmd, res)
+		}
+		fmt.Printf("t=%d #%d %s:%d:%d %s of %d bytes\n", a.T, a.Seq, a.Func, a.Line, a.Col, a.Kind, a.Size)
+		if res.Writer == nil {
+			fmt.Printf("  no access recorded before it wrote its first byte (written by code that is not instrumented, or never)\n")
+			return 0
+		}
+		w := res.Writer
+		fmt.Printf("  last written by t=%d #%d %s:%d:%d (%s of %d bytes)\n", w.T, w.Seq, w.Func, w.Line, w.Col, w.Kind, w.Size)
+		return 0
+	}
+}
+
 var accessNames = [...]string{"load", "store", "update", "copy", "map read", "map write", "send", "receive"}
 
 func wetAddrs(fs *flag.FlagSet) Run {
@@ -447,9 +542,8 @@ func wetAddrs(fs *flag.FlagSet) Run {
 			fs.Usage()
 			return exitUsage
 		}
-		name, lineText, ok := strings.Cut(args[0], ":")
-		line, err := strconv.Atoi(lineText)
-		if !ok || err != nil || line <= 0 {
+		name, line, ok := fileLine(args[0])
+		if !ok {
 			fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(args[0]))
 			return exitUsage
 		}
@@ -457,24 +551,7 @@ func wetAddrs(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
-		var out []wetAccess
-		for i := range wp.w.Accesses {
-			l := &wp.w.Accesses[i]
-			mf := wp.meta(l.Func)
-			if mf == nil || mf.Deps == nil || int(l.Stmt) >= len(mf.Deps.Stmts) {
-				continue
-			}
-			st := mf.Deps.Stmts[l.Stmt]
-			m := wp.metas[wp.w.Funcs[l.Func].Hash]
-			if st.Line != line || mf.File >= len(m.Files) || !sameFile(m.Files[mf.File], name) {
-				continue
-			}
-			for _, a := range wp.w.AccessesOf(l) {
-				out = append(out, wetAccess{T: a.T, Seq: a.Seq, Func: wp.name(l.Func), Line: st.Line, Col: st.Col,
-					Kind: accessNames[a.Kind&7], Addr: a.Addr, Size: a.Size, Stack: a.Flags&profile.WPPStackAddr != 0})
-			}
-		}
-		slices.SortStableFunc(out, func(a, b wetAccess) int { return cmp.Compare(a.Seq, b.Seq) })
+		out := wp.accessesAt(name, line)
 		if *asJSON {
 			return writeJSON(cmd, out)
 		}

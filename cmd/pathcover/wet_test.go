@@ -87,6 +87,28 @@ func TestWETCommands(t *testing.T) {
 		t.Errorf("wet addrs main.go:%d: exit %d\n%s", line, code, out)
 	}
 
+	// writer: stores's return reads out[0], which its loop's first round
+	// wrote, after a branch.
+	lines := strings.Split(src, "\n")
+	ret := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "return out[0]") }) + 1
+	store := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "out[i] = v") }) + 1
+	out, code = run(t, dir, bin, "wet", "writer", "-json", "-dir", prof, "main.go:"+strconv.Itoa(ret))
+	var wr struct {
+		Access struct{ T uint64 }
+		Writer struct {
+			Line int
+			T    uint64
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &wr) != nil || wr.Writer.Line != store {
+		t.Fatalf("wet writer main.go:%d: exit %d\n%s", ret, code, out)
+	}
+	out, code = run(t, dir, bin, "wet", "addrs", "-json", "-dir", prof, "main.go:"+strconv.Itoa(store))
+	var stores []struct{ T uint64 }
+	if code != 0 || json.Unmarshal([]byte(out), &stores) != nil || len(stores) != 2 || wr.Writer.T != stores[0].T {
+		t.Errorf("the writer of out[0] is at t=%d; the stores of out[i]: exit %d\n%s", wr.Writer.T, code, out)
+	}
+
 	// Errors.
 	for _, c := range []struct {
 		args []string

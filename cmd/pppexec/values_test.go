@@ -169,6 +169,27 @@ func checkWET(t *testing.T, prof string, p *profile.Profile) {
 			t.Errorf("%s: the values of %s (site %d, statement %d) have the timestamps %v, the statement ran at %v", mf.Name, mf.Deps.Vars[site.Var].Name, l.Site, site.Stmt, got, want)
 		}
 	}
+	// A statement's accesses are made in its executions; in stores, which
+	// makes them all unconditionally, in every execution (a range over an
+	// empty slice reads no element).
+	for i := range w.Accesses {
+		l := &w.Accesses[i]
+		mf := meta(l.Func)
+		var got []uint64
+		for _, a := range w.AccessesOf(l) {
+			if len(got) == 0 || got[len(got)-1] != a.T {
+				got = append(got, a.T)
+			}
+		}
+		want := runs[stmtKey{l.Func, int32(l.Stmt)}]
+		if mf.Name != "stores" {
+			want = slices.DeleteFunc(slices.Clone(want), func(t uint64) bool { return !slices.Contains(got, t) })
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the accesses of statement %d (line %d) have the timestamps %v, the statement ran at %v", mf.Name, l.Stmt, mf.Deps.Stmts[l.Stmt].Line, got, want)
+		}
+		checked++
+	}
 	if checked == 0 || w.Stats.Statements == 0 {
 		t.Fatalf("the WET has %d values, %d statement executions", checked, w.Stats.Statements)
 	}

@@ -115,6 +115,29 @@ func receive(ch chan int) int {
 	return 0
 }
 
+// stores writes a slice's elements after a branch in a loop (after each
+// round's path is counted) and returns one of them (a load in a return
+// statement, which runs after its path is counted): the WET gives each
+// access to its own round.
+func stores() int {
+	out := make([]int, 2)
+	logv.Slice("out", out)
+	for i := range 2 {
+		logv.Int("i", i)
+		v := 0
+		logv.Int("v", v)
+		if i == 0 {
+			v = 100
+			logv.Int("v", v)
+		} else {
+			v = 200
+			logv.Int("v", v)
+		}
+		out[i] = v
+	}
+	return out[0]
+}
+
 func closure(base int) func(int) int {
 	logv.Int("base", base)
 	return func(k int) int {
@@ -140,5 +163,6 @@ func main() {
 	close(ch)
 	receive(ch)
 	closure(5)(6)
+	stores()
 	logv.Flush()
 }
