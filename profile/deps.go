@@ -17,6 +17,8 @@ package profile
 import (
 	"errors"
 	"fmt"
+
+	"github.com/pathcover/pathcover/numbering"
 )
 
 // Deps is one function's statements and variables, for slicing.
@@ -205,4 +207,54 @@ func (d *Deps) check(blocks int) error {
 		}
 	}
 	return nil
+}
+
+// Tail returns the statements of f's path id that run after the path is
+// counted, where a -wpp build records it: those of the blocks the path
+// enters on the edge of its count and after, and, for a count on an edge
+// into the exit, the return statement or the call that never returns that
+// ends the edge's block, before which the count goes. A record that such
+// a statement makes after the path's record is that path execution's, not
+// the next one's. It is empty for a function without Deps.
+func (f *Func) Tail(id uint64) (map[int32]bool, error) {
+	t := make(map[int32]bool)
+	if f.Deps == nil {
+		return t, nil
+	}
+	pl, err := f.Placement()
+	if err != nil {
+		return nil, err
+	}
+	edges, err := pl.Decode(id)
+	if err != nil {
+		return nil, err
+	}
+	add := func(b numbering.BlockID) {
+		if int(b) < len(f.Deps.Blocks) {
+			for _, st := range f.Deps.Blocks[b] {
+				t[st] = true
+			}
+		}
+	}
+	counted := false
+	for _, e := range edges {
+		if op, ok := pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
+			counted = true
+			de := pl.Edge(e)
+			if de.Kind == numbering.RealEdge && de.Dst == pl.Graph().Exit && int(de.Src) < len(f.Deps.Blocks) {
+				if list := f.Deps.Blocks[de.Src]; len(list) > 0 {
+					last := list[len(list)-1]
+					if f.Deps.Stmts[last].Return || int(e) < len(f.Edges) && f.Edges[e].Kind == "no return" {
+						t[last] = true
+					}
+				}
+			}
+		}
+		if counted {
+			for _, b := range pl.Blocks([]numbering.EdgeID{e}) {
+				add(b)
+			}
+		}
+	}
+	return t, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/wet/bidi"
 	"github.com/pathcover/pathcover/wpp"
@@ -388,56 +387,20 @@ func (b *builder) siteStmt(fn int, site uint32) int32 {
 	return -1
 }
 
-// tail returns the statements of node n's path that run after the path is
-// counted, where its record is made: those of the blocks the path enters
-// on the edge of its count and after (none if the metadata does not say).
+// tail returns the statements of node n's path that run after its count
+// (profile.Func.Tail), none if the metadata does not say.
 func (b *builder) tail(n int) map[int32]bool {
 	if t, ok := b.tails[n]; ok {
 		return t
 	}
-	t := make(map[int32]bool)
 	if b.tails == nil {
 		b.tails = make(map[int]map[int32]bool)
 	}
+	var t map[int32]bool
+	if mf := b.meta(b.w.Nodes[n].Func); mf != nil {
+		t, _ = mf.Tail(b.w.Nodes[n].Path)
+	}
 	b.tails[n] = t
-	mf := b.meta(b.w.Nodes[n].Func)
-	if mf == nil || mf.Deps == nil {
-		return t
-	}
-	pl, err := mf.Placement()
-	if err != nil {
-		return t
-	}
-	edges, err := pl.Decode(b.w.Nodes[n].Path)
-	if err != nil {
-		return t
-	}
-	counted := false
-	for _, e := range edges {
-		if op, ok := pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
-			counted = true
-			// A count on an edge into the exit goes before the return
-			// statement or the call that never returns that ends its
-			// block, which then runs after it.
-			if de := pl.Edge(e); de.Kind == numbering.RealEdge && de.Dst == pl.Graph().Exit && int(de.Src) < len(mf.Deps.Blocks) {
-				if list := mf.Deps.Blocks[de.Src]; len(list) > 0 {
-					last := list[len(list)-1]
-					if mf.Deps.Stmts[last].Return || int(e) < len(mf.Edges) && mf.Edges[e].Kind == "no return" {
-						t[last] = true
-					}
-				}
-			}
-		}
-		if counted {
-			for _, blk := range pl.Blocks([]numbering.EdgeID{e}) {
-				if int(blk) < len(mf.Deps.Blocks) {
-					for _, st := range mf.Deps.Blocks[blk] {
-						t[st] = true
-					}
-				}
-			}
-		}
-	}
 	return t
 }
 
