@@ -231,7 +231,12 @@ func (h *harness) measure(r *results, selected []workload, benchtime string, rou
 	}
 	sortBenchmarks(r.Benchmarks, order)
 
+	// The increments are counted from the bl binary: without bl among the
+	// modes there is nothing to count them with.
 	for _, t := range targets {
+		if !slices.Contains(h.modes, "bl") {
+			break
+		}
 		in, err := h.countIncrements(t, benchtime)
 		if err != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s increments: %v", t.name, firstLine(err.Error())))
@@ -240,6 +245,11 @@ func (h *harness) measure(r *results, selected []workload, benchtime string, rou
 		r.Increments = append(r.Increments, in)
 	}
 
+	// Cold builds compare instrumented builds with plain ones: with only
+	// plain among the modes there is nothing to compare.
+	if len(h.buildModes()) < 2 {
+		cold = 0
+	}
 	for _, t := range targets[:min(cold, len(targets))] {
 		b := &coldBuilds{Workload: t.name, Seconds: map[string][]float64{}}
 		for round := range coldRounds {

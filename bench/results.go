@@ -256,21 +256,25 @@ func (r *results) targets() []targetResult {
 		}
 	}
 	m := median(incs)
-	add("register increments, naive over optimized placement, median over workloads", "≥ 3×", len(incs) > 0, fmt.Sprintf("%.2f×", m), m >= 3)
+	if chosen("bl") {
+		add("register increments, naive over optimized placement, median over workloads", "≥ 3×", len(incs) > 0, fmt.Sprintf("%.2f×", m), m >= 3)
+	}
 	maxSize := 0.0
 	for _, mode := range []string{"bl", "blatomic", "ppp"} {
 		if s, ok := r.mode(mode); ok {
 			maxSize = max(maxSize, s.MaxSizeRatio)
 		}
 	}
-	add("binary size over plain, largest of bl, blatomic and ppp", "≤ 1.3×", maxSize > 0, fmt.Sprintf("%.2f×", maxSize), maxSize <= 1.3)
+	if chosen("bl", "blatomic", "ppp") {
+		add("binary size over plain, largest of bl, blatomic and ppp", "≤ 1.3×", maxSize > 0, fmt.Sprintf("%.2f×", maxSize), maxSize <= 1.3)
+	}
 	build := 0.0
 	for _, mode := range []string{"bl", "ppp"} {
 		if s, ok := r.mode(mode); ok {
 			build = max(build, s.BuildRatio)
 		}
 	}
-	if len(r.Builds) > 0 {
+	if len(r.Builds) > 0 && chosen("bl", "ppp") {
 		add("cold build time over plain, median, larger of bl and ppp", "≤ 1.5×", build > 0, fmt.Sprintf("%.2f×", build), build <= 1.5)
 	}
 	if w, ok := r.mode("wpp"); ok || chosen("wpp") {
