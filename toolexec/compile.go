@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"go/version"
 	"io"
 	"os"
 	"path/filepath"
@@ -115,6 +116,7 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	if len(in.Files) == 0 {
 		return nil, "", nil
 	}
+	in.FileLang = x.fileLang(tool, in.Lang)
 	out, err := instrument.Package(in, x.instrumentConfig(importPath, t, interesting, sites))
 	if err != nil {
 		return nil, "", err
@@ -366,4 +368,32 @@ func sourceSum(name, path string, src []byte) string {
 		return ""
 	}
 	return profile.Hash(orig)
+}
+
+// fileLang returns the language version the files pppexec writes for a
+// package of language version lang are compiled at (instrument.Input's
+// FileLang): go1.21 when lang is older and the compiler reads a file's
+// version from its //go:build line (Go 1.21 and later), so that a module
+// with an old go line gets what the generic helpers record; "" otherwise.
+func (x *Exec) fileLang(tool, lang string) string {
+	const helpers = "go1.21"
+	if lang == "" || version.Compare(lang, helpers) >= 0 {
+		return ""
+	}
+	line, err := x.toolVersion(tool)
+	if err != nil {
+		return ""
+	}
+	// "compile version go1.26.8", or "compile version devel go1.27-abcdef
+	// ...", perhaps followed by experiments.
+	for _, f := range strings.Fields(line) {
+		v, _, _ := strings.Cut(f, "-")
+		if version.IsValid(v) {
+			if version.Compare(v, helpers) < 0 {
+				return ""
+			}
+			return helpers
+		}
+	}
+	return ""
 }

@@ -22,9 +22,20 @@ import (
 func TestValues(t *testing.T) {
 	t.Parallel()
 	bin := pppexec(t)
+	// A module whose go line predates Go 1.21 gets its values and accesses
+	// too: the files pppexec writes say go1.21 (toolexec/instrument/lang.go).
+	for _, goLine := range []string{"1.25", "1.20"} {
+		t.Run("go"+goLine, func(t *testing.T) {
+			t.Parallel()
+			testValues(t, bin, goLine)
+		})
+	}
+}
+
+func testValues(t *testing.T, bin, goLine string) {
 	dir := t.TempDir()
 	cmdtest.WriteFiles(t, dir, map[string]string{
-		"go.mod":       "module example.com/values\n\ngo 1.25\n",
+		"go.mod":       "module example.com/values\n\ngo " + goLine + "\n",
 		"main.go":      cmdtest.ReadFile(t, "../../testdata/values/main.go"),
 		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
 	})

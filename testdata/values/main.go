@@ -122,8 +122,7 @@ func receive(ch chan int) int {
 func stores() int {
 	out := make([]int, 2)
 	logv.Slice("out", out)
-	for i := range 2 {
-		logv.Int("i", i)
+	for i := 0; logv.Int("i", i) && i < 2; i++ {
 		v := 0
 		logv.Int("v", v)
 		if i == 0 {

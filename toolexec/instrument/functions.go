@@ -79,7 +79,7 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 			mf.Deps, u.accesses = defuse.Analyze(g, &defuse.Config{
 				Info: in.Info, Position: positions.Position,
 				Package: profile.PackagePath(b.cfg.Package), Literals: literals,
-				Record: memoryAllowed(in.Lang),
+				Record: memoryAllowed(in.lang()),
 			})
 		}
 		u.ct = b.layout(&mf, n.Placement, "", "")

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/profile"
@@ -124,6 +125,19 @@ type Input struct {
 	// Lang is the package's language version (the compile's -lang, as
 	// go1.21), empty if not known.
 	Lang string
+	// FileLang, when it is newer than Lang, is the language version every
+	// rewritten file and the generated file are compiled at instead: each
+	// is given a //go:build line that says it (see fileVersion).
+	FileLang string
+}
+
+// lang is the language version that the code pppexec writes is compiled
+// at.
+func (in *Input) lang() string {
+	if in.Lang != "" && in.FileLang != "" && version.Compare(in.FileLang, in.Lang) > 0 {
+		return in.FileLang
+	}
+	return in.Lang
 }
 
 // An Output is an instrumented package.
@@ -192,10 +206,13 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	out := b.out
 	out.Meta, out.Hash = raw, profile.Hash(raw)
 	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, raw, b.meta, b.init, cfg)
+	if in.lang() != in.Lang {
+		out.Generated = append([]byte(fileVersion(in.lang())), out.Generated...)
+	}
 	if cfg.WPP {
 		out.Generated = append(out.Generated, wppDecls(out.Hash, cfg.WPPLimit, len(b.meta.Funcs), b.goShapes)...)
 	}
-	if cfg.Deps && memoryAllowed(in.Lang) {
+	if cfg.Deps && memoryAllowed(in.lang()) {
 		out.Generated = append(out.Generated, depsDecls...)
 		if cfg.Values {
 			out.Generated = append(out.Generated, valueDecls...)
@@ -261,9 +278,9 @@ func (b *builder) rewrite() error {
 			return err
 		}
 		if b.cfg.WPP {
-			u.emitWPP(edits[u.file], in.Info, in.Lang, b.goShapes)
+			u.emitWPP(edits[u.file], in.Info, in.lang(), b.goShapes)
 		}
-		if b.cfg.Deps && memoryAllowed(in.Lang) {
+		if b.cfg.Deps && memoryAllowed(in.lang()) {
 			u.emitMemory(edits[u.file], in.Info, in.Src[u.file])
 			if b.cfg.Values {
 				u.recordValues(edits[u.file], in.Info, b.meta.Funcs[u.meta].Deps, b.positions.Position)
@@ -288,6 +305,9 @@ func (b *builder) rewrite() error {
 			e = newEditor(in.Fset, in.Files[i], in.Src[i])
 		}
 		if e != nil {
+			if in.lang() != in.Lang {
+				e.insertAt(in.Files[i].Package, phaseDecl, 0, fileVersion(in.lang()))
+			}
 			b.out.Files[i] = append(e.apply(), clones[i]...)
 		}
 	}
