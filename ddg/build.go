@@ -44,8 +44,10 @@ type Func struct {
 	Deps    *profile.Deps
 	n       *numbering.Numbering
 	control *control.Deps
-	// blocks caches the blocks of each path id.
+	// blocks caches the blocks of each path id; tails its tail
+	// (profile.Func.Tail).
 	blocks map[uint64][]numbering.BlockID
+	tails  map[uint64]map[int32]bool
 }
 
 // Name is the function's name with its package.
@@ -167,7 +169,7 @@ func (b *builder) fn(k funcKey) (int32, error) {
 		return 0, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
 	}
 	mf := &m.Funcs[k.index]
-	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID)}
+	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
 	if f.Deps != nil {
 		b.anyDeps = true
 		n, err := mf.Numbering()
@@ -387,17 +389,38 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			seqPath = append(seqPath, k)
 		}
 	}
-	// The memory accesses by path; those after the last path's record are
-	// its (a return statement's expressions run after its path is counted).
+	// The memory accesses by path. An access is recorded after the paths
+	// before it, but a path's record is made where it is counted, and its
+	// statements after that (its tail: a store after a loop's branches, a
+	// return statement) run after the record: the first accesses after a
+	// path's record that its tail made are that path's (profile.InTail).
 	byPath := make([][]profile.WPPEvent, len(c.paths))
 	left := 0
-	for _, a := range c.mem {
-		if len(byPath) == 0 {
-			left++
+	for i := 0; i < len(c.mem); {
+		k, j := c.mem[i].path, i
+		for j < len(c.mem) && c.mem[j].path == k {
+			j++
+		}
+		run := c.mem[i:j]
+		i = j
+		inTail := 0
+		if k > 0 && k <= len(c.paths) {
+			tail, err := f.tail(c.paths[k-1])
+			if err != nil {
+				b.g.Problems = appendOnce(b.g.Problems, err.Error())
+			}
+			inTail = profile.InTail(tail, len(run), func(i int) int32 { return int32(run[i].Stmt) })
+			for _, a := range run[:inTail] {
+				byPath[k-1] = append(byPath[k-1], a.WPPEvent)
+			}
+		}
+		if k >= len(byPath) {
+			left += len(run) - inTail // a path cut short by a panic
 			continue
 		}
-		k := min(a.path, len(byPath)-1)
-		byPath[k] = append(byPath[k], a.WPPEvent)
+		for _, a := range run[inTail:] {
+			byPath[k] = append(byPath[k], a.WPPEvent)
+		}
 	}
 	m := &matcher{b: b, children: c.children}
 	for _, blk := range seq {
@@ -538,6 +561,19 @@ func (fr *frame) controlOf(blk numbering.BlockID) int32 {
 		return fr.entry
 	}
 	return best
+}
+
+// tail returns the statements of path id that run after its record.
+func (f *Func) tail(id uint64) (map[int32]bool, error) {
+	if t, ok := f.tails[id]; ok {
+		return t, nil
+	}
+	t, err := f.Func.Tail(id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: path %d: %v", f.Name(), id, err)
+	}
+	f.tails[id] = t
+	return t, nil
 }
 
 // pathBlocks returns the blocks of path id in order.

@@ -58,8 +58,8 @@ func handSlices(t *testing.T, src string) []criterion {
 		c.want = slices.Compact(c.want)
 		cs = append(cs, c)
 	}
-	if len(cs) < 11 {
-		t.Fatalf("%d criteria, want one for each of the 11 scenarios", len(cs))
+	if len(cs) < 12 {
+		t.Fatalf("%d criteria, want one for each of the 12 scenarios", len(cs))
 	}
 	return cs
 }
@@ -85,7 +85,7 @@ func record(t *testing.T, dir, pkgs string) string {
 // dependence (locals and control, arguments and results, pointers and
 // globals, sub-slices, copy, append and maps, goroutines, channels and
 // captured variables, defer and recover, type switches, pointer methods,
-// select).
+// select, accesses made after their path's count).
 func TestHandSlices(t *testing.T) {
 	dir, err := filepath.Abs("testdata/constructs")
 	if err != nil {

@@ -258,3 +258,22 @@ func (f *Func) Tail(id uint64) (map[int32]bool, error) {
 	}
 	return t, nil
 }
+
+// InTail returns how many of the records a call made after its path
+// execution's record, n of them in order with stmt(i) the statement of the
+// i-th, belong to that execution: those at the start whose statements are
+// in tail (the path's Tail), each statement's records once. A statement's
+// records in one execution are consecutive, so one seen again after
+// another statement's is a second execution, of the next path; the records
+// from there on are the next path execution's.
+func InTail(tail map[int32]bool, n int, stmt func(i int) int32) int {
+	seen := make(map[int32]bool)
+	for i := range n {
+		st := stmt(i)
+		if !tail[st] || seen[st] && stmt(i-1) != st {
+			return i
+		}
+		seen[st] = true
+	}
+	return n
+}

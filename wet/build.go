@@ -212,22 +212,14 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	// -1, t the goroutine's next timestamp). A path's record is made where
 	// its path is counted, and the statements after that point on the path
 	// (its tail) run after the record: the first entries, while their
-	// statements are the last path's tail, each once, are the last path's;
-	// the rest the next one's. (A statement's records are consecutive: one
-	// seen again after another's is a second execution, of the next path.)
+	// statements are the last path's tail, are the last path's
+	// (profile.InTail); the rest the next one's.
 	stamp := func(f *frame, node int, t uint64) {
 		i := 0
 		if f.lastNode >= 0 {
-			tail := b.tail(f.lastNode)
-			seen := make(map[int32]bool)
-			for ; i < len(f.pending); i++ {
-				st := f.pending[i].stmt
-				again := seen[st] && (i == 0 || f.pending[i-1].stmt != st)
-				if !tail[st] || again {
-					break
-				}
-				seen[st] = true
-				b.times(f.pending[i])[f.pending[i].i] = f.lastT
+			i = profile.InTail(b.tail(f.lastNode), len(f.pending), func(i int) int32 { return f.pending[i].stmt })
+			for _, p := range f.pending[:i] {
+				b.times(p)[p.i] = f.lastT
 			}
 		}
 		for _, p := range f.pending[i:] {

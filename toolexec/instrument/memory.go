@@ -47,9 +47,16 @@ func (u *function) emitMemory(e *editor, info *types.Info, src []byte) {
 	}
 	for _, a := range u.accesses {
 		op := uint64(a.Stmt)<<5 | uint64(a.Kind)
+		// An access recorded after its statement, as a statement of its
+		// own (a select case's send or receive, a range's element, a
+		// statement the syntax cannot wrap), goes before the code of the
+		// edges that leave there: a path's count there makes its record,
+		// and an access recorded after that is taken for the path's tail
+		// (profile.Func.Tail), which its statement, before the count, is
+		// not. Values recorded there come after (valueRecorder.atStart).
 		switch {
 		case a.Clause != nil:
-			e.insertAt(a.Clause.Colon+1, phaseWrapOpen, 0, chanStmt(op, text(a.Expr)))
+			e.insertAt(a.Clause.Colon+1, phaseDecl, 0, chanStmt(op, text(a.Expr)))
 		case a.After != nil:
 			if r, ok := a.After.(*ast.RangeStmt); ok {
 				stmt := declaredStmt(op, text(a.Expr)) + "; "
@@ -59,9 +66,9 @@ func (u *function) emitMemory(e *editor, info *types.Info, src []byte) {
 				case profile.WPPMapRead:
 					stmt = mapKeyOpen(op, text(a.Map)) + text(a.Expr) + "); "
 				}
-				e.insertAt(r.Body.Lbrace+1, phaseWrapOpen, 0, stmt)
+				e.insertAt(r.Body.Lbrace+1, phaseDecl, 0, stmt)
 			} else if lists[a.After] {
-				e.insertAt(a.After.End(), phaseWrapOpen, 0, "; "+declaredStmt(op, text(a.Expr)))
+				e.insertAt(a.After.End(), phaseDecl, -1, "; "+declaredStmt(op, text(a.Expr)))
 			}
 		default:
 			u.wrap(e, info, a, op, text)

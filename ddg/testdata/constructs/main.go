@@ -19,6 +19,7 @@ func main() { //@main
 	fmt.Println(selects())                //@call_sel
 	fmt.Println(ranges())                 //@call_rg
 	fmt.Println(stackMoves())             //@call_st
+	fmt.Println(tails())                  //@call_tails
 }
 
 // Locals and control dependence: t never reaches u.
@@ -180,4 +181,22 @@ func stackMoves() int { //@st
 	x := 5               //@st_x
 	p := &x              //@st_p
 	return deep(2000, p) //@st_call
+}
+
+// A store after the branches of a loop's round, and a load in a return
+// statement: both run after their path's count (the path's tail), and
+// each is that path's, so out[0] was written in the first round, from
+// v = 100, and v = 200 is not in the slice.
+func tails() int { //@tails
+	out := make([]int, 2) //@t_make
+	for i := range 2 {    //@t_for
+		v := 0
+		if i == 0 { //@t_if
+			v = 100 //@t_v100
+		} else {
+			v = 200
+		}
+		out[i] = v //@t_store
+	}
+	return out[0] //@slice() t_store t_v100 t_if t_for t_make tails call_tails main
 }
