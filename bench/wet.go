@@ -157,17 +157,21 @@ func (r *wetResults) Markdown() string {
 		cmd += " " + f
 	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -wet` build, made a WET (`wet.BuildDir`).\n\n", cmd, r.Date, r.Machine, r.GoVersion)
-	b.WriteString("| workload | statements run | values | accesses | recording, B/stmt | tier 1, B/stmt | tier 2, B/stmt | tier 1 / tier 2 | values' share | build |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | statements run | values | accesses | recording, B/stmt | tier 1, B/stmt | tier 2, B/stmt | tier 1 / tier 2 | values' share | value groups | build |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var factors, shares, perStmt []float64
 	for _, w := range r.Workloads {
 		s := float64(w.Statements)
 		f := float64(8*w.Tier1Words) / float64(w.Tier2Bytes)
 		share := float64(w.ValueBytes) / float64(w.Tier2Bytes)
 		factors, shares, perStmt = append(factors, f), append(shares, share), append(perStmt, float64(w.Tier2Bytes)/s)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f× | %.0f%% | %.1f s |\n", w.Workload, count(uint64(w.Statements)), count(uint64(w.ValueRecords)), count(uint64(w.Accesses)),
-			float64(w.RecordBytes)/s, float64(8*w.Tier1Words)/s, float64(w.Tier2Bytes)/s, f, 100*share, w.BuildSeconds)
+		groups := "–" // a run from before value groups, or without values
+		if w.GroupedValueBytes > 0 {
+			groups = fmt.Sprintf("%.2f×", float64(w.SiteValueBytes)/float64(w.GroupedValueBytes))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f× | %.0f%% | %s | %.1f s |\n", w.Workload, count(uint64(w.Statements)), count(uint64(w.ValueRecords)), count(uint64(w.Accesses)),
+			float64(w.RecordBytes)/s, float64(8*w.Tier1Words)/s, float64(w.Tier2Bytes)/s, f, 100*share, groups, w.BuildSeconds)
 	}
-	fmt.Fprintf(&b, "\nThe recording is its records' bytes (the .wpp files' payloads); tier 1 the labels' words, 8 bytes each (timestamps, trace symbols, values, access fields); tier 2 their bidi streams' encodings. Median over workloads: %.2f bytes a statement after tier 2 (the paper: about 0.51), tier 1 / tier 2 %.1f× (the paper's tier 2 alone: 6 to 11× on values, 47 to 1172× on timestamps), values %.0f%% of tier 2 (the paper: about two thirds).\n\n",
+	fmt.Fprintf(&b, "\nThe recording is its records' bytes (the .wpp files' payloads); tier 1 the labels' words, 8 bytes each (timestamps, trace symbols, values, access fields); tier 2 their bidi streams' encodings. Median over workloads: %.2f bytes a statement after tier 2 (the paper: about 0.51), tier 1 / tier 2 %.1f× (the paper's tier 2 alone: 6 to 11× on values, 47 to 1172× on timestamps), values %.0f%% of tier 2 (the paper: about two thirds). Value groups: the value sites' second-tier streams each on its own, over the same with the sites of a group sharing their timestamps and, where it pays, one pattern of their distinct tuples (the paper's 3.2).\n\n",
 		median(perStmt), median(factors), 100*median(shares))
 	b.WriteString("| workload | trace forwards | backwards | values | accesses |\n|---|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {

@@ -459,7 +459,8 @@ func TestWETHarness(t *testing.T) {
 		t.Fatalf("warnings %q, %d workloads", r.Warnings, len(r.Workloads))
 	}
 	w := r.Workloads[0]
-	if w.Statements <= w.Paths || w.Paths == 0 || w.ValueRecords == 0 || w.Tier2Bytes <= w.ValueBytes || w.TraceWords < w.Paths || w.TraceFwdMBs <= 0 {
+	if w.Statements <= w.Paths || w.Paths == 0 || w.ValueRecords == 0 || w.Tier2Bytes <= w.ValueBytes || w.TraceWords < w.Paths || w.TraceFwdMBs <= 0 ||
+		w.GroupedValueBytes < w.ValueBytes || w.SiteValueBytes < w.GroupedValueBytes {
 		t.Errorf("%+v", w)
 	}
 	md, _ := os.ReadFile(readme)

@@ -15,8 +15,11 @@ type WET struct {
 	Funcs      []Func
 	Nodes      []Node
 	Goroutines []Goroutine
-	Values     []ValueLabel
-	Accesses   []AccessLabel
+	// ValueGroups hold the values; Values name each site's place in them,
+	// in the order of the groups and their members.
+	ValueGroups []ValueGroup
+	Values      []ValueLabel
+	Accesses    []AccessLabel
 	// Stats are its sizes, from Build.
 	Stats Stats
 }
@@ -50,14 +53,13 @@ type Goroutine struct {
 }
 
 // A ValueLabel is one value site of a function (profile.DepValue: Site
-// indexes its Deps.Values): per value recorded there, the timestamp of
-// the path execution it was recorded in (Times) and its words (Words[i]
-// the i-th word of each value).
+// indexes its Deps.Values), whose values, each with the timestamp of the
+// path execution it was recorded in, are member Member of value group
+// Group (ValuesOf reads them).
 type ValueLabel struct {
-	Func  int
-	Site  uint32
-	Times *bidi.Stream
-	Words []*bidi.Stream
+	Func          int
+	Site          uint32
+	Group, Member int
 }
 
 // An AccessLabel is one statement's accesses of one kind: per access, the
@@ -79,11 +81,17 @@ type Stats struct {
 	RecordBytes  int64
 	Tier1Words   int64
 	Tier2Bytes   int64
-	ValueBytes   int64 // of Tier2Bytes, the values' streams
+	ValueBytes   int64 // of Tier2Bytes, the values' streams (words and patterns)
 	Paths        int64 // path executions (timestamps)
 	Statements   int64 // statement executions, where the metadata says
 	ValueRecords int64
 	Accesses     int64
+	// SiteValueBytes is what the value sites' streams would take in the
+	// second tier without value groups: each site its own timestamps and
+	// words. GroupedValueBytes is what they take with them: the groups'
+	// timestamps, patterns and words.
+	SiteValueBytes    int64
+	GroupedValueBytes int64
 }
 
 // The symbols of a goroutine's trace: the kind in the low 3 bits.
@@ -345,10 +353,15 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	for _, f := range stack {
 		stamp(f, -1, b.t) // calls still open at the end: their last paths did not complete
 	}
-	// Values whose later words never came (a kill) are cut back.
+	// A value whose later words never came (a kill) is dropped.
 	for v := range b.valWords {
+		n := len(b.valTimes[v])
+		for _, w := range b.valWords[v] {
+			n = min(n, len(w))
+		}
+		b.valTimes[v] = b.valTimes[v][:n]
 		for i := range b.valWords[v] {
-			b.valWords[v][i] = b.valWords[v][i][:min(len(b.valWords[v][i]), len(b.valTimes[v]))]
+			b.valWords[v][i] = b.valWords[v][i][:n]
 		}
 	}
 	gr.End = b.t
@@ -450,13 +463,7 @@ func (b *builder) compress(opt *bidi.Options) {
 	for g := range b.w.Goroutines {
 		b.w.Goroutines[g].Trace = stream(b.traces[g], false)
 	}
-	for v := range b.w.Values {
-		st.ValueRecords += int64(len(b.valTimes[v]))
-		b.w.Values[v].Times = stream(b.valTimes[v], false)
-		for _, w := range b.valWords[v] {
-			b.w.Values[v].Words = append(b.w.Values[v].Words, stream(w, true))
-		}
-	}
+	b.groupValues(opt, b.metaGroups)
 	for a, aw := range b.acc {
 		st.Accesses += int64(len(aw.times))
 		l := &b.w.Accesses[a]

@@ -25,7 +25,11 @@
 //   - a value site's label (profile.DepValue: a variable, and the
 //     statement at which its value is recorded): for each record, the
 //     timestamp of the path execution it was made in, and the value's
-//     words (ValueLabel);
+//     words (ValueLabel). The sites of a block that run together and
+//     follow from the same inputs share one label, a value group
+//     (ValueGroup, the paper's 3.2: groups.go): one stream of timestamps,
+//     and either each member's words or one pattern of their distinct
+//     tuples, whichever is smaller;
 //   - a memory access's label, per statement and kind of access: for each
 //     access, its timestamp, its number in the process's order of
 //     accesses, its address and size (AccessLabel).
@@ -36,9 +40,7 @@
 //
 // # Not built yet
 //
-// The paper's value groups (3.2, one pattern of unique values shared by
-// the statements of a node that depend on the same inputs) and its
-// dependence labels (3.3): dependences are the slicer's (package ddg,
-// whose compact graph keeps only those through memory); slices over the
-// WET, and the comparison of two runs.
+// The paper's dependence labels (3.3): dependences are the slicer's
+// (package ddg, whose compact graph keeps only those through memory), and
+// slices over the WET (6.1) are not made from the WET's own labels.
 package wet

@@ -16,21 +16,27 @@ import (
 // Every number is a uvarint (encoding/binary); a string is its length and
 // its bytes; a stream is a bidi stream's encoding (wet/bidi/encode.go).
 //
-//	file      = magic "pcovwet1" stats funcs nodes goroutines values accesses
+//	file      = magic "pcovwet2" stats funcs nodes goroutines groups accesses
 //	stats     = recordBytes tier1Words tier2Bytes valueBytes paths
-//	            statements valueRecords accesses
+//	            statements valueRecords accesses siteValueBytes
+//	            groupedValueBytes
 //	funcs     = n { hash index package name }^n         (hash, package, name: strings)
 //	nodes     = n { func path times }^n                  (times: a stream)
 //	goroutines= n { process id parent spawn start end stopped trace }^n
-//	values    = n { func site times nWords word^nWords }^n
+//	groups    = n { func times patterned [pattern] members }^n
+//	members   = n { site nWords word^nWords }^n
 //	accesses  = n { func stmt access times seq addr size src flags }^n
 //
-// The reader checks every index against the tables before it (a node's
-// function, a trace's nodes and functions), that a label's streams have
-// one entry per execution, and each stream as bidi.Parse does; a file
-// that it accepts answers every query without an error.
+// A value group (ValueGroup) with patterned 1 has a pattern stream, and
+// its members' word streams hold its distinct tuples; with patterned 0,
+// every value. The value sites (WET.Values) are the groups' members, in
+// order. The reader checks every index against the tables before it (a
+// node's function, a trace's nodes and functions, a pattern's tuples),
+// that a label's streams have one entry per execution, that no site is in
+// two groups, and each stream as bidi.Parse does; a file that it accepts
+// answers every query without an error.
 
-const magic = "pcovwet1"
+const magic = "pcovwet2"
 
 // Write writes w in the WET format.
 func (w *WET) Write(out io.Writer) error {
@@ -50,7 +56,7 @@ func (w *WET) Write(out io.Writer) error {
 	}
 	b = append(b, magic...)
 	st := w.Stats
-	for _, v := range []int64{st.RecordBytes, st.Tier1Words, st.Tier2Bytes, st.ValueBytes, st.Paths, st.Statements, st.ValueRecords, st.Accesses} {
+	for _, v := range []int64{st.RecordBytes, st.Tier1Words, st.Tier2Bytes, st.ValueBytes, st.Paths, st.Statements, st.ValueRecords, st.Accesses, st.SiteValueBytes, st.GroupedValueBytes} {
 		uv(uint64(v))
 	}
 	uv(uint64(len(w.Funcs)))
@@ -88,17 +94,28 @@ func (w *WET) Write(out io.Writer) error {
 			return err
 		}
 	}
-	uv(uint64(len(w.Values)))
-	for _, v := range w.Values {
-		uv(uint64(v.Func))
-		uv(uint64(v.Site))
-		if err := stream(v.Times); err != nil {
+	uv(uint64(len(w.ValueGroups)))
+	for _, g := range w.ValueGroups {
+		uv(uint64(g.Func))
+		if err := stream(g.Times); err != nil {
 			return err
 		}
-		uv(uint64(len(v.Words)))
-		for _, s := range v.Words {
-			if err := stream(s); err != nil {
+		if g.Pattern != nil {
+			uv(1)
+			if err := stream(g.Pattern); err != nil {
 				return err
+			}
+		} else {
+			uv(0)
+		}
+		uv(uint64(len(g.Sites)))
+		for m, site := range g.Sites {
+			uv(uint64(site))
+			uv(uint64(len(g.Words[m])))
+			for _, s := range g.Words[m] {
+				if err := stream(s); err != nil {
+					return err
+				}
 			}
 		}
 		if err := flush(); err != nil {
@@ -165,11 +182,11 @@ func Parse(data []byte) (*WET, error) {
 	}
 	r := &reader{b: data, pos: len(magic)}
 	w := &WET{}
-	var stats [8]uint64
+	var stats [10]int64
 	for i := range stats {
-		stats[i] = r.uv("stats")
+		stats[i] = int64(r.uv("stats"))
 	}
-	w.Stats = Stats{int64(stats[0]), int64(stats[1]), int64(stats[2]), int64(stats[3]), int64(stats[4]), int64(stats[5]), int64(stats[6]), int64(stats[7])}
+	w.Stats = Stats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6], stats[7], stats[8], stats[9]}
 	nf := r.count("functions", 2)
 	for range nf {
 		f := Func{Hash: r.str("hash")}
@@ -192,15 +209,25 @@ func Parse(data []byte) (*WET, error) {
 		g.Trace = r.stream("trace")
 		w.Goroutines = append(w.Goroutines, g)
 	}
-	nv := r.count("value sites", 4)
-	for range nv {
-		v := ValueLabel{Func: int(r.small("value's function", uint64(len(w.Funcs)))), Site: uint32(r.small("site", 1<<32))}
-		v.Times = r.stream("value timestamps")
-		nw := r.small("words", 8)
-		for range nw {
-			v.Words = append(v.Words, r.stream("value words"))
+	ngr := r.count("value groups", 4)
+	for gi := range ngr {
+		g := ValueGroup{Func: int(r.small("group's function", uint64(len(w.Funcs))))}
+		g.Times = r.stream("value timestamps")
+		if r.small("patterned", 2) == 1 {
+			g.Pattern = r.stream("pattern")
 		}
-		w.Values = append(w.Values, v)
+		nm := r.count("group members", 2)
+		for m := range nm {
+			site := uint32(r.small("site", 1<<32))
+			g.Sites = append(g.Sites, site)
+			var words []*bidi.Stream
+			for range r.small("words", 8) {
+				words = append(words, r.stream("value words"))
+			}
+			g.Words = append(g.Words, words)
+			w.Values = append(w.Values, ValueLabel{Func: g.Func, Site: site, Group: gi, Member: m})
+		}
+		w.ValueGroups = append(w.ValueGroups, g)
 	}
 	na := r.count("access labels", 9)
 	for range na {
@@ -221,10 +248,36 @@ func Parse(data []byte) (*WET, error) {
 // check checks what Parse cannot see field by field: that labels have an
 // entry per execution, and traces name nodes and functions that exist.
 func (w *WET) check() error {
-	for i, v := range w.Values {
-		for _, s := range v.Words {
-			if s.Len() != v.Times.Len() {
-				return fmt.Errorf("value site %d: %d values, %d words", i, v.Times.Len(), s.Len())
+	sites := make(map[[2]int]bool)
+	for i, g := range w.ValueGroups {
+		n := g.Times.Len()
+		tuples := -1 // the length of every word stream
+		for m, words := range g.Words {
+			if sites[[2]int{g.Func, int(g.Sites[m])}] {
+				return fmt.Errorf("value group %d: site %d of function %d is in another group too", i, g.Sites[m], g.Func)
+			}
+			sites[[2]int{g.Func, int(g.Sites[m])}] = true
+			for _, s := range words {
+				if tuples < 0 {
+					tuples = s.Len()
+				}
+				if s.Len() != tuples {
+					return fmt.Errorf("value group %d: word streams of %d and %d entries", i, tuples, s.Len())
+				}
+			}
+		}
+		if g.Pattern == nil {
+			if tuples >= 0 && tuples != n {
+				return fmt.Errorf("value group %d: %d values, %d words", i, n, tuples)
+			}
+			continue
+		}
+		if g.Pattern.Len() != n {
+			return fmt.Errorf("value group %d: %d values, a pattern of %d", i, n, g.Pattern.Len())
+		}
+		for _, t := range g.Pattern.Values() {
+			if tuples < 0 && t != 0 || tuples >= 0 && t >= uint64(tuples) {
+				return fmt.Errorf("value group %d: tuple %d of %d", i, t, max(tuples, 0))
 			}
 		}
 	}

@@ -138,16 +138,25 @@ type Value struct {
 
 // ValuesOf returns the values of value site l, in the order recorded.
 func (w *WET) ValuesOf(l *ValueLabel) []Value {
-	times := l.Times.Values()
-	words := make([][]uint64, len(l.Words))
-	for i, s := range l.Words {
-		words[i] = s.Values()
+	g := &w.ValueGroups[l.Group]
+	times := g.Times.Values()
+	words := make([][]uint64, len(g.Words[l.Member]))
+	for k, s := range g.Words[l.Member] {
+		words[k] = s.Values()
+	}
+	var pattern []uint64
+	if g.Pattern != nil {
+		pattern = g.Pattern.Values()
 	}
 	out := make([]Value, len(times))
 	for i, t := range times {
 		out[i] = Value{T: t, Words: make([]uint64, len(words))}
+		j := i
+		if pattern != nil {
+			j = int(pattern[i]) // the index of its tuple
+		}
 		for k := range words {
-			out[i].Words[k] = words[k][i]
+			out[i].Words[k] = words[k][j]
 		}
 	}
 	return out

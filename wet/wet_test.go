@@ -276,6 +276,25 @@ func FuzzParse(f *testing.F) {
 		w.Write(&buf)
 		f.Add(buf.Bytes())
 	}
+	// Value groups: three sites recorded together, with and without a
+	// pattern.
+	for _, repeat := range []int{3, 1000} {
+		b := &builder{w: &WET{Funcs: []Func{{Hash: "h"}}}}
+		for site := range uint32(3) {
+			var times []uint64
+			words := [][]uint64{nil}
+			for i := range 50 {
+				times = append(times, uint64(2*i))
+				words[0] = append(words[0], uint64(site)<<20|uint64(i%repeat))
+			}
+			b.w.Values = append(b.w.Values, ValueLabel{Site: site})
+			b.valTimes, b.valWords = append(b.valTimes, times), append(b.valWords, words)
+		}
+		b.groupValues(nil, func(int) [][]uint32 { return [][]uint32{{0, 1, 2}} })
+		var buf bytes.Buffer
+		b.w.Write(&buf)
+		f.Add(buf.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := Parse(data)
 		if err != nil {
