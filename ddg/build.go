@@ -578,7 +578,9 @@ func (m *matcher) run(s *site) {
 		child := m.children[0]
 		m.children = m.children[1:]
 		ret := m.b.replay(child, s.args, s.ctl)
-		m.b.g.Nodes[m.b.entryOf(child)].Call = s.caller
+		if e := m.b.entryOf(child); e >= 0 {
+			m.b.g.Nodes[e].Call = s.caller
+		}
 		if ret >= 0 {
 			s.result = []int32{ret}
 		}
