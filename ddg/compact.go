@@ -448,3 +448,12 @@ func (o *Compact) find(c Criterion) []int32 {
 func (o *Compact) Slice(c Criterion) (*Slice, error) {
 	return sliceOf(o, o.Find(c), c)
 }
+
+// Calls returns the number of calls the graph keeps.
+func (o *Compact) Calls() int {
+	n := 0
+	for _, g := range o.gors {
+		n += len(g.calls)
+	}
+	return n
+}
