@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/pathcover/pathcover/ddg/control"
 	"github.com/pathcover/pathcover/numbering"
@@ -654,4 +655,15 @@ func appendOnce(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// Bytes returns what the graph holds, in bytes, but the metadata: its
+// nodes, each with its lists of dependences, and its goroutines.
+func (g *Graph) Bytes() int64 {
+	n := int64(cap(g.Nodes))*int64(unsafe.Sizeof(Node{})) + int64(cap(g.Goroutines))*int64(unsafe.Sizeof(Goroutine{}))
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		n += 4 * int64(cap(nd.Data)+cap(nd.Defs)+cap(nd.Memory))
+	}
+	return n
 }

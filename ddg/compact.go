@@ -457,3 +457,73 @@ func (o *Compact) Calls() int {
 	}
 	return n
 }
+
+// Count returns the dependences of the run, as Load's graph holds them
+// (data, memory, control and call edges), and those the graph labels
+// (through memory): it replays every call, keeping nothing.
+func (o *Compact) Count() (deps, labelled int64) {
+	labelled = int64(len(o.writers))
+	deps = labelled
+	edges := func(n *Node) int64 {
+		k := int64(len(n.Data))
+		if n.Control >= 0 {
+			k++
+		}
+		if n.Call >= 0 {
+			k++
+		}
+		return k
+	}
+	for gi, g := range o.gors {
+		for c := range int32(len(g.calls)) {
+			if o.t.funcs[g.calls[c].fn].Deps == nil {
+				continue
+			}
+			d := replayLocal(o.t, g, int32(gi), c)
+			for k := 1; k < len(d.nodes); k++ {
+				deps += edges(&d.nodes[k])
+			}
+			for ch, kd := range d.kids {
+				if o.t.funcs[g.calls[ch].fn].Deps != nil {
+					deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
+				}
+			}
+		}
+		// Root calls: their entries depend on nothing, but a goroutine's
+		// first on its go statement.
+		if g.start >= 0 {
+			if nd, err := o.nodeAt(g.calls[0].first); err == nil {
+				deps += edges(nd)
+			}
+		}
+	}
+	return deps, labelled
+}
+
+// Executed returns the statements that ran (the entries of functions
+// aside), in order of file, line and column.
+func (o *Compact) Executed() []Stmt {
+	seen := make(map[[2]int32]bool)
+	for _, g := range o.gors {
+		for c := range int32(len(g.calls)) {
+			fn := g.calls[c].fn
+			for _, si := range ownStmts(o.t, g, c) {
+				if si > 0 {
+					seen[[2]int32{fn, si}] = true
+				}
+			}
+		}
+	}
+	stmts := make(map[Stmt]bool)
+	for k := range seen {
+		stmts[stmtOf(o.t.funcs[k[0]], k[1])] = true
+	}
+	var list []Stmt
+	for st := range stmts {
+		list = append(list, st)
+	}
+	slices.SortFunc(list, func(a, b Stmt) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Func, b.Func))
+	})
+	return list
+}

@@ -1,6 +1,7 @@
 package ddg_test
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -39,6 +40,43 @@ func TestOracleNodes(t *testing.T) {
 			}
 			if len(fp.Nodes) < 100 {
 				t.Fatalf("%d nodes: the program did not run", len(fp.Nodes))
+			}
+			opt, err := ddg.LoadCompact(record(t, dir, p.pkg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What the bench counts: every dependence, those OPT labels
+			// (through memory), the statements that ran.
+			var deps, memory int64
+			executed := make(map[ddg.Stmt]bool)
+			for i := range fp.Nodes {
+				n := &fp.Nodes[i]
+				deps += int64(len(n.Data) + len(n.Memory))
+				memory += int64(len(n.Memory))
+				if n.Control >= 0 {
+					deps++
+				}
+				if n.Call >= 0 {
+					deps++
+				}
+				if n.Stmt > 0 {
+					executed[fp.Stmt(int32(i))] = true
+				}
+			}
+			if d, l := opt.Count(); d != deps || l != memory || memory == 0 {
+				t.Errorf("OPT counts %d dependences, %d labelled; FP has %d, %d through memory", d, l, deps, memory)
+			}
+			if got := opt.Executed(); len(got) != len(executed) || !slices.IsSortedFunc(got, func(a, b ddg.Stmt) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) }) {
+				t.Errorf("OPT lists %d statements that ran, FP %d", len(got), len(executed))
+			} else {
+				for _, st := range got {
+					if !executed[st] {
+						t.Errorf("OPT lists %+v as run, FP not", st)
+					}
+				}
+			}
+			if opt.Bytes() <= 0 || opt.Bytes() >= fp.Bytes() {
+				t.Errorf("OPT holds %d bytes, FP %d", opt.Bytes(), fp.Bytes())
 			}
 			for _, g := range gs[1:] {
 				if !slices.Equal(sorted(g.problems), sorted(fp.Problems)) {
