@@ -25,11 +25,8 @@ type Compact struct {
 	t        *funcTable
 	gors     []*gor
 	nodes    int32
-	// labels: the memory dependences, by reading node: readers sorted,
-	// writers[off[i]:off[i+1]] those of readers[i], sorted.
-	readers []int32
-	off     []uint32
-	writers []int32
+	// labels are the memory dependences (labels.go).
+	labels labels
 	// cache holds the calls replayed, and cached its size in bytes.
 	cache  map[callRef]*callDeps
 	cached int
@@ -59,8 +56,10 @@ type loader struct {
 	// mem, when set, is given each goroutine's accesses as they are
 	// placed.
 	mem func(a *rawAccess, g int32, node int32)
-	// keep says whether to keep the goroutines' compact forms.
-	keep bool
+	// keep says whether to keep the goroutines' compact forms, packed
+	// with cache.
+	keep  bool
+	cache *blockCache
 }
 
 // load reads every recording of l.dir.
@@ -117,7 +116,7 @@ func (l *loader) file(f *profile.WPPFile, fi int) error {
 			r.place = func(*rawAccess, int32) {}
 		}
 		g.first = int32(l.next)
-		for c := int32(0); c < int32(len(g.calls)); c = g.calls[c].next {
+		for c := int32(0); c < g.n; c = g.calls[c].next {
 			r.call(c, nil, -1, nil)
 		}
 		if r.next >= math.MaxInt32 {
@@ -125,10 +124,15 @@ func (l *loader) file(f *profile.WPPFile, fi int) error {
 		}
 		l.next = r.next
 		g.end = int32(l.next)
+		if l.keep {
+			if err := g.pack(l.cache); err != nil {
+				return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
+			}
+		}
 		mine = append(mine, g)
 		if !l.keep {
 			// Only what the next recordings and the memory replay need.
-			g = &gor{file: g.file, id: g.id, spawn: g.spawn, first: g.first, end: g.end, start: -1, calls: slices.Clone(g.calls[:min(1, len(g.calls))])}
+			g = &gor{file: g.file, id: g.id, spawn: g.spawn, first: g.first, end: g.end, start: -1, n: min(1, g.n), calls: slices.Clone(g.calls[:min(1, g.n)])}
 			mine[len(mine)-1] = g
 		}
 		l.gors = append(l.gors, g)
@@ -136,7 +140,7 @@ func (l *loader) file(f *profile.WPPFile, fi int) error {
 	// A goroutine's first call depends on the go statement that started
 	// it.
 	for _, g := range mine {
-		if g.spawn != 0 && len(g.calls) > 0 && l.t.funcs[g.calls[0].fn].Deps != nil {
+		if g.spawn != 0 && g.n > 0 && l.t.funcs[g.call(0).fn].Deps != nil {
 			if n, ok := spawned[g.spawn]; ok {
 				g.start = n
 			}
@@ -161,7 +165,7 @@ func accessKey(a *rawAccess, g int32) (addr, src uint64) {
 // executions.
 func LoadCompact(dir string) (*Compact, error) {
 	var acc []placed
-	l := &loader{dir: dir, keep: true}
+	l := &loader{dir: dir, keep: true, cache: newBlockCache()}
 	l.mem = func(a *rawAccess, g int32, node int32) {
 		addr, src := accessKey(a, g)
 		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
@@ -181,18 +185,7 @@ func LoadCompact(dir string) (*Compact, error) {
 	acc = nil
 	slices.Sort(pairs)
 	pairs = slices.Compact(pairs)
-	o.writers = make([]int32, len(pairs))
-	for i, p := range pairs {
-		n := int32(p >> 32)
-		if len(o.readers) == 0 || o.readers[len(o.readers)-1] != n {
-			o.readers = append(o.readers, n)
-			o.off = append(o.off, uint32(i))
-		}
-		o.writers[i] = int32(uint32(p))
-	}
-	o.off = append(o.off, uint32(len(pairs)))
-	o.readers = slices.Clip(o.readers)
-	o.off = slices.Clip(o.off)
+	o.labels = packLabels(pairs)
 	return o, nil
 }
 
@@ -252,15 +245,15 @@ func (o *Compact) Nodes() int { return int(o.nodes) }
 func (o *Compact) Funcs() []*Func { return o.t.funcs }
 
 // Labelled returns the dependences the graph keeps: those through memory.
-func (o *Compact) Labelled() int { return len(o.writers) }
+func (o *Compact) Labelled() int { return o.labels.count }
 
 // Bytes returns what the graph holds, in bytes, but the metadata: the
 // calls, their paths, the goroutines and the labels (not the cache of
 // replayed calls, which Slice fills and bounds).
 func (o *Compact) Bytes() int64 {
-	n := int64(len(o.readers)+len(o.off)+len(o.writers)) * 4
+	n := o.labels.bytes()
 	for _, g := range o.gors {
-		n += 64 + int64(len(g.calls))*callBytes + int64(len(g.arena))
+		n += g.bytes()
 	}
 	return n
 }
@@ -271,15 +264,8 @@ func (o *Compact) locate(n int32) (int32, int32, error) {
 		return 0, 0, fmt.Errorf("no node %d", n)
 	}
 	gi := sort.Search(len(o.gors), func(i int) bool { return o.gors[i].end > n })
-	g := o.gors[gi]
-	c := int32(sort.Search(len(g.calls), func(i int) bool { return g.calls[i].first > n })) - 1
-	for c >= 0 && (o.t.funcs[g.calls[c].fn].Deps == nil || n >= g.calls[c].end) {
-		c = g.calls[c].parent
-	}
-	if c < 0 {
-		return 0, 0, fmt.Errorf("node %d is in no call", n)
-	}
-	return int32(gi), c, nil
+	c, err := o.gors[gi].locate(o.t, n)
+	return int32(gi), c, err
 }
 
 // deps returns call c of goroutine gi replayed locally.
@@ -299,20 +285,14 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 
 // replayLocal replays call c of g alone.
 func replayLocal(t *funcTable, g *gor, gi, c int32) *callDeps {
-	r := &replay{t: t, g: g, gi: gi, next: int64(g.calls[c].first)}
+	r := &replay{t: t, g: g, gi: gi, next: int64(g.call(c).first)}
 	d := &callDeps{}
 	r.call(c, nil, -1, d)
 	return d
 }
 
 // memoryOf returns the writers node n read from.
-func (o *Compact) memoryOf(n int32) []int32 {
-	i, ok := slices.BinarySearch(o.readers, n)
-	if !ok {
-		return nil
-	}
-	return o.writers[o.off[i]:o.off[i+1]:o.off[i+1]]
-}
+func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
@@ -341,8 +321,8 @@ func nodeOf(t *funcTable, g *gor, n, c int32, replayed func(int32) *callDeps, ot
 		return &nd, nil
 	}
 	// The entry depends on what its caller's replay gave it.
-	if p := g.calls[c].parent; p >= 0 {
-		if t.funcs[g.calls[p].fn].Deps != nil {
+	if p := g.call(c).parent; p >= 0 {
+		if t.funcs[g.call(p).fn].Deps != nil {
 			kd := replayed(p).kids[c]
 			nd.Data, nd.Control, nd.Call = kd.data, kd.ctl, kd.caller
 		}
@@ -368,7 +348,7 @@ func (o *Compact) Node(n int32) (*Node, error) { return o.nodeAt(n) }
 // ownStmts returns the statements of call c of g's own nodes, in order
 // (the entry first), as the replay numbers them.
 func ownStmts(t *funcTable, g *gor, c int32) []int32 {
-	f := t.funcs[g.calls[c].fn]
+	f := t.funcs[g.call(c).fn]
 	if f.Deps == nil {
 		return nil
 	}
@@ -388,7 +368,7 @@ func ownStmts(t *funcTable, g *gor, c int32) []int32 {
 // ownIDs calls fn with each own node of call c of g, in order: the nodes
 // of its subtree that are not its callees'.
 func ownIDs(g *gor, c int32, fn func(k int, n int32)) {
-	next := g.calls[c].first
+	next := g.call(c).first
 	k := 0
 	emit := func(to int32) {
 		for ; next < to; next++ {
@@ -397,21 +377,22 @@ func ownIDs(g *gor, c int32, fn func(k int, n int32)) {
 		}
 	}
 	g.children(c, func(ch int32) {
-		emit(g.calls[ch].first)
-		next = max(next, g.calls[ch].end)
+		cc := g.call(ch)
+		emit(cc.first)
+		next = max(next, cc.end)
 	})
-	emit(g.calls[c].end)
+	emit(g.call(c).end)
 }
 
 // findIn appends to found the nodes of g whose statements match.
 func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32) []int32 {
-	for c := range g.calls {
-		m := match[g.calls[c].fn]
+	for c := range g.n {
+		m := match[g.call(c).fn]
 		if m == nil {
 			continue
 		}
-		stmts := ownStmts(t, g, int32(c))
-		ownIDs(g, int32(c), func(k int, n int32) {
+		stmts := ownStmts(t, g, c)
+		ownIDs(g, c, func(k int, n int32) {
 			if k < len(stmts) && m[stmts[k]] {
 				found = append(found, n)
 			}
@@ -453,7 +434,7 @@ func (o *Compact) Slice(c Criterion) (*Slice, error) {
 func (o *Compact) Calls() int {
 	n := 0
 	for _, g := range o.gors {
-		n += len(g.calls)
+		n += int(g.n)
 	}
 	return n
 }
@@ -462,7 +443,7 @@ func (o *Compact) Calls() int {
 // (data, memory, control and call edges), and those the graph labels
 // (through memory): it replays every call, keeping nothing.
 func (o *Compact) Count() (deps, labelled int64) {
-	labelled = int64(len(o.writers))
+	labelled = int64(o.labels.count)
 	deps = labelled
 	edges := func(n *Node) int64 {
 		k := int64(len(n.Data))
@@ -475,8 +456,8 @@ func (o *Compact) Count() (deps, labelled int64) {
 		return k
 	}
 	for gi, g := range o.gors {
-		for c := range int32(len(g.calls)) {
-			if o.t.funcs[g.calls[c].fn].Deps == nil {
+		for c := range g.n {
+			if o.t.funcs[g.call(c).fn].Deps == nil {
 				continue
 			}
 			d := replayLocal(o.t, g, int32(gi), c)
@@ -484,7 +465,7 @@ func (o *Compact) Count() (deps, labelled int64) {
 				deps += edges(&d.nodes[k])
 			}
 			for ch, kd := range d.kids {
-				if o.t.funcs[g.calls[ch].fn].Deps != nil {
+				if o.t.funcs[g.call(ch).fn].Deps != nil {
 					deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
 				}
 			}
@@ -492,7 +473,7 @@ func (o *Compact) Count() (deps, labelled int64) {
 		// Root calls: their entries depend on nothing, but a goroutine's
 		// first on its go statement.
 		if g.start >= 0 {
-			if nd, err := o.nodeAt(g.calls[0].first); err == nil {
+			if nd, err := o.nodeAt(g.call(0).first); err == nil {
 				deps += edges(nd)
 			}
 		}
@@ -505,8 +486,8 @@ func (o *Compact) Count() (deps, labelled int64) {
 func (o *Compact) Executed() []Stmt {
 	seen := make(map[[2]int32]bool)
 	for _, g := range o.gors {
-		for c := range int32(len(g.calls)) {
-			fn := g.calls[c].fn
+		for c := range g.n {
+			fn := g.call(c).fn
 			for _, si := range ownStmts(o.t, g, c) {
 				if si > 0 {
 					seen[[2]int32{fn, si}] = true

@@ -268,7 +268,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	}
 	g.first, g.end, g.start, g.spawn = idx.first, idx.end, idx.start, idx.spawn
 	r := &replay{t: d.t, g: g, gi: gi, next: int64(g.first), build: true, place: func(*rawAccess, int32) {}}
-	for c := int32(0); c < int32(len(g.calls)); c = g.calls[c].next {
+	for c := int32(0); c < g.n; c = g.calls[c].next {
 		r.call(c, nil, -1, nil)
 	}
 	if r.next != int64(g.end) {
@@ -304,12 +304,9 @@ func (d *Demand) nodeAt(n int32) (*Node, error) {
 		return nil, err
 	}
 	g := dg.g
-	c := int32(sort.Search(len(g.calls), func(i int) bool { return g.calls[i].first > n })) - 1
-	for c >= 0 && (d.t.funcs[g.calls[c].fn].Deps == nil || n >= g.calls[c].end) {
-		c = g.calls[c].parent
-	}
-	if c < 0 {
-		return nil, fmt.Errorf("node %d is in no call", n)
+	c, err := g.locate(d.t, n)
+	if err != nil {
+		return nil, err
 	}
 	replayed := func(c int32) *callDeps {
 		cd, ok := dg.calls[c]

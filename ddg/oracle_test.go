@@ -66,7 +66,9 @@ func TestOracleNodes(t *testing.T) {
 			if d, l := opt.Count(); d != deps || l != memory || memory == 0 {
 				t.Errorf("OPT counts %d dependences, %d labelled; FP has %d, %d through memory", d, l, deps, memory)
 			}
-			if got := opt.Executed(); len(got) != len(executed) || !slices.IsSortedFunc(got, func(a, b ddg.Stmt) int { return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) }) {
+			if got := opt.Executed(); len(got) != len(executed) || !slices.IsSortedFunc(got, func(a, b ddg.Stmt) int {
+				return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+			}) {
 				t.Errorf("OPT lists %d statements that ran, FP %d", len(got), len(executed))
 			} else {
 				for _, st := range got {

@@ -3,6 +3,7 @@ package ddg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
@@ -108,7 +109,7 @@ func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32)
 		out.kids = make(map[int32]kidDeps)
 	}
 	out.kids[ch] = kidDeps{dedupNodes(data), ctl, caller}
-	c := &r.g.calls[ch]
+	c := r.g.call(ch)
 	r.next = int64(c.end)
 	return c.ret
 }
@@ -117,17 +118,16 @@ func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32)
 // its first node and data and ctl are ignored (the entry's dependences
 // come from its parent's replay).
 func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
-	cc := &r.g.calls[c]
-	fi := cc.fn
+	fi := r.g.call(c).fn
 	f := r.t.funcs[fi]
 	if r.build {
-		cc.first = int32(r.next)
+		r.g.calls[c].first = int32(r.next)
 	}
 	if f.Deps == nil {
 		if r.build {
 			r.problem(fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
 			r.g.children(c, func(ch int32) { r.call(ch, nil, -1, nil) })
-			cc.end = int32(r.next)
+			r.g.calls[c].end = int32(r.next)
 		}
 		return -1
 	}
@@ -165,6 +165,14 @@ func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
 		for range blocks {
 			seqPath = append(seqPath, int32(k))
 		}
+	}
+	if out != nil {
+		n := 1
+		for _, blk := range seq {
+			n += len(deps.Blocks[blk])
+		}
+		out.ids = slices.Grow(out.ids, n)
+		out.nodes = slices.Grow(out.nodes, n)
 	}
 	// The memory accesses by path, as Load places them.
 	var byPath [][]int32
@@ -310,9 +318,8 @@ func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
 		r.child(out, ch, nil, -1, -1)
 	}
 	if r.build {
-		cc = &r.g.calls[c]
-		cc.end = int32(r.next)
-		cc.ret = ret
+		r.g.calls[c].end = int32(r.next)
+		r.g.calls[c].ret = ret
 	}
 	return ret
 }
@@ -329,7 +336,7 @@ func (d *callDeps) nodesOrNil() []Node {
 func (m *rmatcher) run(out *callDeps, s *rsite) {
 	r := m.r
 	m.next++
-	if len(m.kids) > 0 && r.t.matches(r.g.calls[m.kids[0]].fn, s.call) {
+	if len(m.kids) > 0 && r.t.matches(r.g.call(m.kids[0]).fn, s.call) {
 		ch := m.kids[0]
 		m.kids = m.kids[1:]
 		var data []int32
@@ -354,7 +361,7 @@ func (m *rmatcher) run(out *callDeps, s *rsite) {
 // callback reports whether call ch is a call back from the code the
 // current site called (as matcher.callback).
 func (m *rmatcher) callback(ch int32) bool {
-	fn := m.r.g.calls[ch].fn
+	fn := m.r.g.call(ch).fn
 	for j := m.next; j < len(m.sites) && j < m.next+lookahead; j++ {
 		if m.r.t.matches(fn, m.sites[j]) {
 			return false

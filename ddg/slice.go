@@ -153,6 +153,12 @@ func defines(f *Func, stmt int32, name string) bool {
 	return false
 }
 
+// A nodeSet is a set of nodes, 64 to a word.
+type nodeSet map[int32]uint64
+
+func (s nodeSet) has(n int32) bool { return s[n>>6]&(1<<(n&63)) != 0 }
+func (s nodeSet) add(n int32)      { s[n>>6] |= 1 << (n & 63) }
+
 // A graph is what a slice walks: FP, OPT or LP.
 type graph interface {
 	// nodeAt returns node n with its dependences.
@@ -182,20 +188,22 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		pick = c.Instance - 1
 	}
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
-	seen := make(map[int32]bool)
+	seen := make(nodeSet)
 	callOnly := make(map[int32]bool)
 	memory := make(map[string]bool)
 	var err error
+	var nodes []*Node // of the steps
 	add := func(n int32, from int, via string, depth int) {
-		if n < 0 || seen[n] || err != nil {
+		if n < 0 || seen.has(n) || err != nil {
 			return
 		}
 		var node *Node
 		if node, err = gr.nodeAt(n); err != nil {
 			return
 		}
-		seen[n] = true
+		seen.add(n)
 		s.Steps = append(s.Steps, Step{Node: n, Stmt: stmtOf(gr.funcAt(node.Func), node.Stmt), Depth: depth, From: from, Via: via})
+		nodes = append(nodes, node)
 	}
 	root, err := gr.nodeAt(s.Criterion)
 	if err != nil {
@@ -213,10 +221,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	}
 	for i := 0; i < len(s.Steps) && err == nil; i++ {
 		step := s.Steps[i]
-		var n *Node
-		if n, err = gr.nodeAt(step.Node); err != nil {
-			break
-		}
+		n := nodes[i]
 		f := gr.funcAt(n.Func)
 		st := &f.Deps.Stmts[n.Stmt]
 		for _, m := range st.Memory {
@@ -242,7 +247,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		for _, d := range n.Memory {
 			add(d, i, "memory", step.Depth+1)
 		}
-		if n.Call >= 0 && !seen[n.Call] {
+		if n.Call >= 0 && !seen.has(n.Call) {
 			// The call statement is in the slice, but what it uses of
 			// its callees' results is not: only its control dependence
 			// and its arguments' definitions lead on.

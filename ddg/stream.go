@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/pathcover/pathcover/ddg/control"
 	"github.com/pathcover/pathcover/numbering"
@@ -104,22 +107,183 @@ type ccall struct {
 // callBytes is what a ccall takes.
 const callBytes = 7 * 4
 
-// A gor is a goroutine's compact form.
+// A gor is a goroutine's compact form. Its calls are plain (calls and
+// arena) while they are numbered, and in LP; OPT packs them (pack).
 type gor struct {
 	file  int    // index of its recording
 	id    uint64 // the runtime's goroutine id
 	spawn uint64 // the spawn that started it, 0 if none
+	n     int32  // calls
 	calls []ccall
 	arena []byte
+	// The packed form: blocks of packBlock calls in data, each call's
+	// fields uvarints relative to its index and to the call before it,
+	// followed by its paths; a block's offset and first node.
+	data   []byte
+	blocks []packedBlock
+	cache  *blockCache
 	// first and end are its nodes; start is the node of the go statement
 	// that started it, or -1.
 	first, end int32
 	start      int32
 }
 
+// packBlock is the calls of a block of a packed goroutine.
+const packBlock = 32
+
+type packedBlock struct {
+	off   uint32
+	first int32
+}
+
+// A blockCache holds blocks of packed calls decoded: direct-mapped, by
+// goroutine and block.
+type blockCache struct {
+	keys  []blockKey
+	calls [][packBlock]ccall
+}
+
+type blockKey struct {
+	g *gor
+	b int32
+}
+
+const blockCacheSize = 1 << 10
+
+func newBlockCache() *blockCache { return &blockCache{} }
+
+// pack packs g's calls (numbered) into blocks, dropping the plain ones.
+func (g *gor) pack(cache *blockCache) error {
+	var data []byte
+	prev := int32(0)
+	for c := range g.n {
+		cc := &g.calls[c]
+		if c%packBlock == 0 {
+			if len(data) > math.MaxUint32 {
+				return errors.New("more calls than the compact form holds")
+			}
+			g.blocks = append(g.blocks, packedBlock{uint32(len(data)), cc.first})
+			prev = cc.first
+		}
+		parent := uint64(0)
+		if cc.parent >= 0 {
+			parent = uint64(c - cc.parent)
+		}
+		ret := uint64(0)
+		if cc.ret >= 0 {
+			ret = uint64(cc.ret-cc.first) + 1
+		}
+		data = binary.AppendUvarint(data, uint64(cc.fn))
+		data = binary.AppendUvarint(data, parent)
+		data = binary.AppendUvarint(data, uint64(cc.next-c))
+		data = binary.AppendUvarint(data, uint64(cc.first-prev))
+		data = binary.AppendUvarint(data, uint64(cc.end-cc.first))
+		data = binary.AppendUvarint(data, ret)
+		prev = cc.first
+		// The paths, as the arena has them.
+		b := g.arena[cc.paths:]
+		n, k := binary.Uvarint(b)
+		for range n {
+			_, j := binary.Uvarint(b[k:])
+			k += j
+		}
+		data = append(data, b[:k]...)
+	}
+	g.data, g.blocks = slices.Clip(data), slices.Clip(g.blocks)
+	g.calls, g.arena, g.cache = nil, nil, cache
+	return nil
+}
+
+// call returns call c.
+func (g *gor) call(c int32) ccall {
+	if g.calls != nil {
+		return g.calls[c]
+	}
+	b := c / packBlock
+	if g.cache.keys == nil {
+		g.cache.keys = make([]blockKey, blockCacheSize)
+		g.cache.calls = make([][packBlock]ccall, blockCacheSize)
+	}
+	i := (uint64(uintptr(unsafe.Pointer(g)))>>4 ^ uint64(b)*0x9e3779b97f4a7c15) >> 54 % blockCacheSize
+	if g.cache.keys[i] != (blockKey{g, b}) {
+		g.decode(b, &g.cache.calls[i])
+		g.cache.keys[i] = blockKey{g, b}
+	}
+	return g.cache.calls[i][c%packBlock]
+}
+
+// decode decodes block b into calls.
+func (g *gor) decode(b int32, calls *[packBlock]ccall) {
+	data := g.data[g.blocks[b].off:]
+	off := g.blocks[b].off
+	prev := g.blocks[b].first
+	k := 0
+	next := func() uint64 {
+		v, n := binary.Uvarint(data[k:])
+		k += n
+		return v
+	}
+	for i := range int32(packBlock) {
+		c := b*packBlock + i
+		if c >= g.n {
+			break
+		}
+		cc := &calls[i]
+		cc.fn = int32(next())
+		cc.parent = -1
+		if p := int32(next()); p > 0 {
+			cc.parent = c - p
+		}
+		cc.next = c + int32(next())
+		cc.first = prev + int32(next())
+		prev = cc.first
+		cc.end = cc.first + int32(next())
+		cc.ret = -1
+		if r := int32(next()); r > 0 {
+			cc.ret = cc.first + r - 1
+		}
+		cc.paths = off + uint32(k)
+		for n := next(); n > 0; n-- {
+			next()
+		}
+	}
+}
+
+// bytes is what g holds.
+func (g *gor) bytes() int64 {
+	return 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.data)) + int64(len(g.blocks))*8
+}
+
+// locate returns the call of g whose own node n is.
+func (g *gor) locate(t *funcTable, n int32) (int32, error) {
+	var c int32
+	if g.calls != nil {
+		c = int32(sort.Search(int(g.n), func(i int) bool { return g.calls[i].first > n })) - 1
+	} else {
+		b := int32(sort.Search(len(g.blocks), func(i int) bool { return g.blocks[i].first > n })) - 1
+		if b >= 0 {
+			c = b*packBlock + int32(sort.Search(int(min(packBlock, g.n-b*packBlock)), func(i int) bool { return g.call(b*packBlock+int32(i)).first > n })) - 1
+		} else {
+			c = -1
+		}
+	}
+	for c >= 0 {
+		cc := g.call(c)
+		if t.funcs[cc.fn].Deps != nil && n < cc.end {
+			return c, nil
+		}
+		c = cc.parent
+	}
+	return 0, fmt.Errorf("node %d is in no call", n)
+}
+
 // pathIDs appends the path ids of call c to buf.
 func (g *gor) pathIDs(c int32, buf []uint64) []uint64 {
-	b := g.arena[g.calls[c].paths:]
+	b := g.arena
+	if g.calls == nil {
+		b = g.data
+	}
+	b = b[g.call(c).paths:]
 	n, k := binary.Uvarint(b)
 	b = b[k:]
 	for range n {
@@ -132,7 +296,7 @@ func (g *gor) pathIDs(c int32, buf []uint64) []uint64 {
 
 // children calls fn with each child of call c, in order.
 func (g *gor) children(c int32, fn func(int32)) {
-	for ch := c + 1; ch < g.calls[c].next; ch = g.calls[ch].next {
+	for ch, end := c+1, g.call(c).next; ch < end; ch = g.call(ch).next {
 		fn(ch)
 	}
 }
@@ -258,5 +422,6 @@ func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem bool) (
 	}
 	g.arena = g.arena[:len(g.arena):len(g.arena)]
 	g.calls = g.calls[:len(g.calls):len(g.calls)]
+	g.n = int32(len(g.calls))
 	return g, m, nil
 }
