@@ -30,6 +30,9 @@ type Compact struct {
 	// cache holds the calls replayed, and cached its size in bytes.
 	cache  map[callRef]*callDeps
 	cached int
+	// last is the call replayed for the last node asked for.
+	last    *callDeps
+	lastRef callRef
 }
 
 // callRef names a call: its goroutine's index and its index there.
@@ -296,10 +299,20 @@ func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
-	gi, c, err := o.locate(n)
-	if err != nil {
-		return nil, err
+	var gi, c int32
+	found := false
+	if d := o.last; d != nil && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
+		// Often a node of the call of the node before.
+		_, found = slices.BinarySearch(d.ids, n)
+		gi, c = o.lastRef.g, o.lastRef.c
 	}
+	if !found {
+		var err error
+		if gi, c, err = o.locate(n); err != nil {
+			return nil, err
+		}
+	}
+	o.last, o.lastRef = o.deps(gi, c), callRef{gi, c}
 	nd, err := nodeOf(o.t, o.gors[gi], n, c, func(c int32) *callDeps { return o.deps(gi, c) }, o.nodeAt)
 	if err != nil {
 		return nil, err
@@ -386,10 +399,10 @@ func ownIDs(g *gor, c int32, fn func(k int, n int32)) {
 
 // findIn appends to found the nodes of g whose statements match.
 func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32) []int32 {
-	for c := range g.n {
-		m := match[g.call(c).fn]
+	g.each(func(c int32, cc *ccall) {
+		m := match[cc.fn]
 		if m == nil {
-			continue
+			return
 		}
 		stmts := ownStmts(t, g, c)
 		ownIDs(g, c, func(k int, n int32) {
@@ -397,7 +410,7 @@ func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32)
 				found = append(found, n)
 			}
 		})
-	}
+	})
 	return found
 }
 
@@ -486,14 +499,13 @@ func (o *Compact) Count() (deps, labelled int64) {
 func (o *Compact) Executed() []Stmt {
 	seen := make(map[[2]int32]bool)
 	for _, g := range o.gors {
-		for c := range g.n {
-			fn := g.call(c).fn
+		g.each(func(c int32, cc *ccall) {
 			for _, si := range ownStmts(o.t, g, c) {
 				if si > 0 {
-					seen[[2]int32{fn, si}] = true
+					seen[[2]int32{cc.fn, si}] = true
 				}
 			}
-		}
+		})
 	}
 	stmts := make(map[Stmt]bool)
 	for k := range seen {

@@ -3,6 +3,7 @@ package ddg
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/pathcover/pathcover/profile"
 )
@@ -37,13 +39,17 @@ type Demand struct {
 	reads    *os.File // (node, position) of each read, by node
 	readIdx  []int32  // the node of each block's first read
 	nreads   int
-	// caches, bounded: goroutines re-read, access blocks, read blocks,
-	// and the nodes of the slice being computed.
+	// Deadline, if set, stops a slice that passes it (ErrDeadline).
+	Deadline time.Time
+	asked    int
+	// caches, bounded: goroutines re-read, access blocks.
 	loaded   map[int32]*demandGor
 	loadedN  int
 	accCache map[int][]accRecord
-	memo     map[int32]*Node
 }
+
+// ErrDeadline is the error of a slice that passed Demand.Deadline.
+var ErrDeadline = errors.New("the slice passed its deadline")
 
 // demandGor is a goroutine re-read from the recording and numbered.
 type demandGor struct {
@@ -292,8 +298,10 @@ func (d *Demand) Funcs() []*Func { return d.t.funcs }
 func (d *Demand) Node(n int32) (*Node, error) { return d.nodeAt(n) }
 
 func (d *Demand) nodeAt(n int32) (*Node, error) {
-	if nd, ok := d.memo[n]; ok {
-		return nd, nil
+	if !d.Deadline.IsZero() {
+		if d.asked++; d.asked%1024 == 0 && time.Now().After(d.Deadline) {
+			return nil, ErrDeadline
+		}
 	}
 	if n < 0 || n >= d.nodes {
 		return nil, fmt.Errorf("no node %d", n)
@@ -323,10 +331,6 @@ func (d *Demand) nodeAt(n int32) (*Node, error) {
 	if nd.Memory, err = d.memoryOf(n); err != nil {
 		return nil, err
 	}
-	if d.memo == nil {
-		d.memo = make(map[int32]*Node)
-	}
-	d.memo[n] = nd
 	return nd, nil
 }
 
@@ -511,6 +515,9 @@ func (d *Demand) find(c Criterion) ([]int32, error) {
 		if d.gors[gi].end == d.gors[gi].first {
 			continue
 		}
+		if !d.Deadline.IsZero() && time.Now().After(d.Deadline) {
+			return nil, ErrDeadline
+		}
 		dg, err := d.gor(int32(gi))
 		if err != nil {
 			return nil, err
@@ -524,12 +531,12 @@ func (d *Demand) find(c Criterion) ([]int32, error) {
 // Slice computes the backward slice of criterion c: Graph.Slice's.
 func (d *Demand) Slice(c Criterion) (*Slice, error) {
 	// Nothing is kept from one slice to the next.
-	d.memo, d.loaded, d.accCache = nil, nil, nil
+	d.loaded, d.accCache = nil, nil
 	found, err := d.Find(c)
 	if err != nil {
 		return nil, err
 	}
 	s, err := sliceOf(d, found, c)
-	d.memo = nil
+	d.loaded, d.accCache = nil, nil
 	return s, err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
@@ -52,7 +53,7 @@ type kidDeps struct {
 
 // bytes is what d holds.
 func (d *callDeps) bytes() int {
-	n := 4*len(d.ids) + 64*len(d.nodes) + 48*len(d.kids)
+	n := 4*len(d.ids) + int(unsafe.Sizeof(Node{}))*len(d.nodes) + 64*len(d.kids)
 	for i := range d.nodes {
 		n += 4 * (len(d.nodes[i].Data) + len(d.nodes[i].Defs))
 	}

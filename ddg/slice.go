@@ -222,6 +222,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	for i := 0; i < len(s.Steps) && err == nil; i++ {
 		step := s.Steps[i]
 		n := nodes[i]
+		nodes[i] = nil // only the steps not walked yet are kept
 		f := gr.funcAt(n.Func)
 		st := &f.Deps.Stmts[n.Stmt]
 		for _, m := range st.Memory {
@@ -237,10 +238,8 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 			add(n.Control, i, "control", step.Depth+1)
 			continue
 		}
-		named := make(map[int32]bool)
 		for k, d := range n.Defs {
 			if d >= 0 {
-				named[d] = true
 				add(d, i, f.Deps.Vars[st.Uses[k]].Name, step.Depth+1)
 			}
 		}
@@ -255,7 +254,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 			callOnly[n.Call] = true
 		}
 		for _, d := range n.Data {
-			if !named[d] {
+			if !slices.Contains(n.Defs, d) {
 				via := "result"
 				if n.Stmt == 0 {
 					via = "argument"

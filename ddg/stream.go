@@ -212,6 +212,23 @@ func (g *gor) call(c int32) ccall {
 	return g.cache.calls[i][c%packBlock]
 }
 
+// each calls fn with each call of g in order, decoding each block once.
+func (g *gor) each(fn func(c int32, cc *ccall)) {
+	if g.calls != nil {
+		for c := range g.n {
+			fn(c, &g.calls[c])
+		}
+		return
+	}
+	var buf [packBlock]ccall
+	for b := range int32(len(g.blocks)) {
+		g.decode(b, &buf)
+		for i := range min(packBlock, g.n-b*packBlock) {
+			fn(b*packBlock+i, &buf[i])
+		}
+	}
+}
+
 // decode decodes block b into calls.
 func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 	data := g.data[g.blocks[b].off:]
