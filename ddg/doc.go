@@ -118,8 +118,8 @@
 //
 // # The oracle
 //
-// TestOracleNodes requires every node of OPT and LP to have FP's
-// dependences, and TestOracleSlices their slices to be FP's, on every
+// TestOPTNodes requires every node of OPT and LP to have FP's
+// dependences, and TestOPTSlices their slices to be FP's, on every
 // statement of the test programs (each execution, or a seeded sample);
 // FuzzLoad does both on random recordings. FP itself is held by the
 // slices worked out by hand (TestHandSlices), which all three must give.

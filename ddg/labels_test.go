@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestLabels packs random memory dependences, writers before and after
+// TestOPTLabels packs random memory dependences, writers before and after
 // their readers, and reads each reader's back, and none for the others.
-func TestLabels(t *testing.T) {
+func TestOPTLabels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, readers := range []int{0, 1, 63, 64, 65, 1000} {
 		want := make(map[int32][]int32)

@@ -24,9 +24,9 @@ var oraclePrograms = []struct{ dir, pkg string }{
 	{"testdata/mixed", "example.com/mixed"},
 }
 
-// TestOracleNodes requires every node of OPT and LP to have FP's
+// TestOPTNodes requires every node of OPT and LP to have FP's
 // dependences: data, definitions, memory, control and call.
-func TestOracleNodes(t *testing.T) {
+func TestOPTNodes(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
 			dir, err := filepath.Abs(p.dir)
@@ -123,12 +123,12 @@ func describe(funcs []*ddg.Func, n *ddg.Node) string {
 	return fmt.Sprintf("%s stmt %d data %v defs %v memory %v control %d call %d", funcs[n.Func].Name(), n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call)
 }
 
-// TestOracleSlices slices, with each graph, every statement that ran: every
+// TestOPTSlices slices, with each graph, every statement that ran: every
 // execution of those that ran at most 12 times, else the first, the second,
 // the last and 6 chosen at random (seeded); from each variable a statement
 // reads, and from the whole line; and requires OPT's and LP's slices to be
 // FP's: the same executions, steps, statements and memory not recorded.
-func TestOracleSlices(t *testing.T) {
+func TestOPTSlices(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
 			dir, err := filepath.Abs(p.dir)
@@ -161,7 +161,7 @@ func TestOracleSlices(t *testing.T) {
 	}
 }
 
-// oracleCriteria returns the criteria of a run (see TestOracleSlices).
+// oracleCriteria returns the criteria of a run (see TestOPTSlices).
 func oracleCriteria(g *ddg.Graph) []ddg.Criterion {
 	type place struct {
 		file      string
