@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,12 +245,24 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	return nil
 }
 
-// fingerprint returns a hash of a slice's JSON: its steps and all.
+// fingerprint returns a hash of a slice: its criterion, its steps (each
+// node, statement and why), statements and memory not recorded. It is
+// written step by step, so that a slice of millions of steps takes no
+// more memory.
 func fingerprint(s *ddg.Slice) string {
 	h := sha256.New()
-	if err := json.NewEncoder(h).Encode(s); err != nil {
-		panic(err)
+	w := bufio.NewWriter(h)
+	fmt.Fprintf(w, "%d %d\n", s.Criterion, s.Instances)
+	for _, st := range s.Steps {
+		fmt.Fprintf(w, "%d %+v %d %d %s\n", st.Node, st.Stmt, st.Depth, st.From, st.Via)
 	}
+	for _, st := range s.Stmts {
+		fmt.Fprintf(w, "%+v\n", st)
+	}
+	for _, m := range s.Memory {
+		fmt.Fprintf(w, "%s\n", m)
+	}
+	w.Flush()
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
@@ -310,6 +324,9 @@ func (r *sliceResults) Markdown() string {
 
 // runSlice is the -slice run.
 func (h *harness) runSlice(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	// A slice of a whole test suite can hold tens of millions of steps:
+	// the collector keeps the heap near what is live.
+	debug.SetMemoryLimit(6 << 30)
 	r := &sliceResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: runtime.Version()}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")
