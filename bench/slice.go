@@ -33,8 +33,14 @@ import (
 const sliceCriteria = 25
 
 // lpBudget is the time LP's slices of one workload may take: it slices
-// criteria in order until the budget is spent (at least one).
-const lpBudget = 3 * time.Minute
+// criteria in order until the budget is spent (at least one), and gives up
+// a slice that passes it. optBudget is OPT's: once it is spent, the
+// criteria left are not sliced (a slice of a whole test suite can hold
+// tens of millions of executions).
+const (
+	lpBudget  = 3 * time.Minute
+	optBudget = 10 * time.Minute
+)
 
 // sliceWorkload is one workload's slicing measured.
 type sliceWorkload struct {
@@ -47,7 +53,7 @@ type sliceWorkload struct {
 	// only ones that the paths and the call tree do not determine.
 	Labelled     int64
 	ExecutedStmt int // distinct statements executed (the paper's USE)
-	Criteria     int
+	Criteria     int     // sliced by OPT, within optBudget
 	SliceStmts   float64 // mean statements in a slice
 	SliceNodes   float64 // mean executions in a slice
 
@@ -157,10 +163,14 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 		st := stmts[r.IntN(len(stmts))]
 		criteria = append(criteria, ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
 	}
-	m.Criteria = len(criteria)
 	wantSlices := make([]string, len(criteria))
 	var total time.Duration
 	for i, c := range criteria {
+		if total > optBudget {
+			criteria = criteria[:i]
+			break
+		}
+		m.Criteria++
 		start := time.Now()
 		s, err := o.Slice(c)
 		total += time.Since(start)
@@ -273,7 +283,7 @@ func (r *sliceResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each.\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(ddg.DefaultMaxNodes)), sliceCriteria)
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(ddg.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
 	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT | FP | LP |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
 		inferred := 0.0
@@ -287,6 +297,10 @@ func (r *sliceResults) Markdown() string {
 			ratio = fmt.Sprintf("%.1f%% (%.0f×)", 100*float64(w.OPTCounted)/float64(w.FPCounted), float64(w.FPCounted)/float64(max(1, w.OPTCounted)))
 		}
 		opt := fmt.Sprintf("%s (heap %s)", byteSize(w.OPTCounted), byteSize(int64(w.OPTBytes)))
+		optTime := millis(w.OPTSliceMs)
+		if w.Criteria < sliceCriteria {
+			optTime += fmt.Sprintf(" (%d of %d)", w.Criteria, sliceCriteria)
+		}
 		lp := millis(w.LPSliceMs)
 		switch {
 		case w.LPGaveUp:
@@ -295,7 +309,7 @@ func (r *sliceResults) Markdown() string {
 			lp += fmt.Sprintf(" (%d of %d)", w.LPCriteria, w.Criteria)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f%% | %s | %s | %s | %.1f s | %.0f, %.0f | %s | %s | %s |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(w.Nodes)), count(uint64(w.Calls)),
-			count(uint64(w.Dependences)), inferred, fp, opt, ratio, w.OPTBuildSeconds, w.SliceStmts, w.SliceNodes, millis(w.OPTSliceMs), fpTime, lp)
+			count(uint64(w.Dependences)), inferred, fp, opt, ratio, w.OPTBuildSeconds, w.SliceStmts, w.SliceNodes, optTime, fpTime, lp)
 	}
 	b.WriteString("\nFP and OPT are what each graph holds, counted (FP: its nodes with their lists of dependences; OPT: its calls, their paths and its labels), and in parentheses the heap each build leaves (after a collection), which adds the metadata both read and, for OPT, the caches of decoded paths. LP keeps ")
 	for i, w := range r.Workloads {

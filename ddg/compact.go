@@ -30,6 +30,8 @@ type Compact struct {
 	// cache holds the calls replayed, and cached its size in bytes.
 	cache  map[callRef]*callDeps
 	cached int
+	// replay replays calls locally, its buffers reused.
+	replay *replay
 	// last is the call replayed for the last node asked for.
 	last    *callDeps
 	lastRef callRef
@@ -277,7 +279,10 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 	if d, ok := o.cache[ref]; ok {
 		return d
 	}
-	d := replayLocal(o.t, o.gors[gi], gi, c)
+	if o.replay == nil {
+		o.replay = &replay{t: o.t}
+	}
+	d := o.replay.local(o.gors[gi], gi, c)
 	if o.cached += d.bytes(); o.cached > cacheLimit {
 		clear(o.cache)
 		o.cached = d.bytes()
@@ -288,7 +293,12 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 
 // replayLocal replays call c of g alone.
 func replayLocal(t *funcTable, g *gor, gi, c int32) *callDeps {
-	r := &replay{t: t, g: g, gi: gi, next: int64(g.call(c).first)}
+	return (&replay{t: t}).local(g, gi, c)
+}
+
+// local replays call c of g alone with r's buffers.
+func (r *replay) local(g *gor, gi, c int32) *callDeps {
+	r.g, r.gi, r.next = g, gi, int64(g.call(c).first)
 	d := &callDeps{}
 	r.call(c, nil, -1, d)
 	return d
@@ -468,12 +478,13 @@ func (o *Compact) Count() (deps, labelled int64) {
 		}
 		return k
 	}
+	r := &replay{t: o.t}
 	for gi, g := range o.gors {
 		for c := range g.n {
 			if o.t.funcs[g.call(c).fn].Deps == nil {
 				continue
 			}
-			d := replayLocal(o.t, g, int32(gi), c)
+			d := r.local(g, int32(gi), c)
 			for k := 1; k < len(d.nodes); k++ {
 				deps += edges(&d.nodes[k])
 			}

@@ -27,6 +27,13 @@ type replay struct {
 
 	build bool
 	mem   *gorMem
+	// scratch are a local replay's buffers.
+	scratch struct {
+		lastDef, lastBlock, seqPath, kids []int32
+		paths                             []uint64
+		seq                               []numbering.BlockID
+		sites                             []*profile.DepCall
+	}
 	// place notes an access placed at a node; spawned the go statements'
 	// nodes by spawn; problems are appended to once each.
 	place    func(a *rawAccess, node int32)
@@ -136,11 +143,14 @@ func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
 	local := !r.build
 	var lastDef, lastBlock []int32
 	if local {
-		lastDef = make([]int32, len(deps.Vars))
+		sc := &r.scratch
+		sc.lastDef = slices.Grow(sc.lastDef[:0], len(deps.Vars))[:len(deps.Vars)]
+		lastDef = sc.lastDef
 		for i := range lastDef {
 			lastDef[i] = -1
 		}
-		lastBlock = make([]int32, len(deps.Blocks))
+		sc.lastBlock = slices.Grow(sc.lastBlock[:0], len(deps.Blocks))[:len(deps.Blocks)]
+		lastBlock = sc.lastBlock
 		for i := range lastBlock {
 			lastBlock[i] = -1
 		}
@@ -153,9 +163,20 @@ func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
 	}
 	// The statements the call ran, in order, with their blocks and the
 	// index of the path of each.
-	paths := r.g.pathIDs(c, nil)
+	// A local replay does not recurse: it reuses its buffers.
+	var paths []uint64
 	var seq []numbering.BlockID
 	var seqPath []int32
+	var kids []int32
+	var sites []*profile.DepCall
+	if local {
+		sc := &r.scratch
+		paths, seq, seqPath, kids, sites = sc.paths[:0], sc.seq[:0], sc.seqPath[:0], sc.kids[:0], sc.sites[:0]
+		defer func() {
+			sc.paths, sc.seq, sc.seqPath, sc.kids, sc.sites = paths, seq, seqPath, kids, sites
+		}()
+	}
+	paths = r.g.pathIDs(c, paths)
 	for k, id := range paths {
 		blocks, err := f.pathBlocks(id)
 		if err != nil {
@@ -189,16 +210,15 @@ func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
 			byPath[k] = append(byPath[k], a)
 		}
 	}
-	var kids []int32
 	r.g.children(c, func(ch int32) { kids = append(kids, ch) })
-	m := &rmatcher{r: r, kids: kids}
 	for _, blk := range seq {
 		for _, si := range deps.Blocks[blk] {
 			for k := range deps.Stmts[si].Calls {
-				m.sites = append(m.sites, &deps.Stmts[si].Calls[k])
+				sites = append(sites, &deps.Stmts[si].Calls[k])
 			}
 		}
 	}
+	m := &rmatcher{r: r, kids: kids, sites: sites}
 	controlOf := func(blk numbering.BlockID) int32 {
 		best := int32(-1)
 		for _, e := range f.control.Of(blk) {
