@@ -52,7 +52,7 @@ type sliceWorkload struct {
 	// Labelled are the dependences OPT keeps: those through memory, the
 	// only ones that the paths and the call tree do not determine.
 	Labelled     int64
-	ExecutedStmt int // distinct statements executed (the paper's USE)
+	ExecutedStmt int     // distinct statements executed (the paper's USE)
 	Criteria     int     // sliced by OPT, within optBudget
 	SliceStmts   float64 // mean statements in a slice
 	SliceNodes   float64 // mean executions in a slice
