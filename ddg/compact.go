@@ -30,6 +30,9 @@ type Compact struct {
 	// cache holds the calls replayed, and cached its size in bytes.
 	cache  map[callRef]*callDeps
 	cached int
+	// owner gives the call of each node of the calls cached: a node is
+	// located once its call is replayed.
+	owner map[int32]callRef
 	// replay replays calls locally, its buffers reused.
 	replay *replay
 	// last is the call replayed for the last node asked for.
@@ -40,8 +43,12 @@ type Compact struct {
 // callRef names a call: its goroutine's index and its index there.
 type callRef struct{ g, c int32 }
 
-// cacheLimit bounds the bytes of the calls a Compact keeps replayed.
-const cacheLimit = 256 << 20
+// cacheLimit bounds the bytes of the calls a Compact keeps replayed;
+// ownerBytes is what a node takes in Compact.owner.
+const (
+	cacheLimit = 256 << 20
+	ownerBytes = 32
+)
 
 // A placed is a memory access placed at a node, for the memory replay.
 type placed struct {
@@ -283,11 +290,19 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 		o.replay = &replay{t: o.t}
 	}
 	d := o.replay.local(o.gors[gi], gi, c)
-	if o.cached += d.bytes(); o.cached > cacheLimit {
+	size := d.bytes() + ownerBytes*len(d.ids)
+	if o.cached += size; o.cached > cacheLimit {
 		clear(o.cache)
-		o.cached = d.bytes()
+		clear(o.owner)
+		o.cached = size
 	}
 	o.cache[ref] = d
+	if o.owner == nil {
+		o.owner = make(map[int32]callRef)
+	}
+	for _, n := range d.ids {
+		o.owner[n] = ref
+	}
 	return d
 }
 
@@ -315,6 +330,12 @@ func (o *Compact) nodeAt(n int32) (*Node, error) {
 		// Often a node of the call of the node before.
 		_, found = slices.BinarySearch(d.ids, n)
 		gi, c = o.lastRef.g, o.lastRef.c
+	}
+	if !found {
+		var ref callRef
+		if ref, found = o.owner[n]; found {
+			gi, c = ref.g, ref.c
+		}
 	}
 	if !found {
 		var err error
