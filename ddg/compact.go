@@ -30,6 +30,8 @@ type Compact struct {
 	// cache holds the calls replayed, and cached its size in bytes.
 	cache  map[callRef]*callDeps
 	cached int
+	// pinned are the bytes of the costly calls an eviction kept.
+	pinned int
 	// owner gives the call of each node of the calls cached: a node is
 	// located once its call is replayed.
 	owner map[int32]callRef
@@ -48,6 +50,7 @@ type callRef struct{ g, c int32 }
 const (
 	cacheLimit = 256 << 20
 	ownerBytes = 32
+	bigCall    = 1 << 16 // nodes and callees
 )
 
 // A placed is a memory access placed at a node, for the memory replay.
@@ -291,10 +294,9 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 	}
 	d := o.replay.local(o.gors[gi], gi, c)
 	size := d.bytes() + ownerBytes*len(d.ids)
-	if o.cached += size; o.cached > cacheLimit {
-		clear(o.cache)
-		clear(o.owner)
-		o.cached = size
+	if o.cached += size; o.cached > o.pinned+cacheLimit {
+		o.evict()
+		o.cached += size
 	}
 	o.cache[ref] = d
 	if o.owner == nil {
@@ -304,6 +306,39 @@ func (o *Compact) deps(gi, c int32) *callDeps {
 		o.owner[n] = ref
 	}
 	return d
+}
+
+// evict empties the cache of replayed calls but for the costliest to
+// replay again (a test's call of a million callees), up to cacheLimit
+// bytes of them: a slice through such a call asks for it at each of its
+// nodes.
+func (o *Compact) evict() {
+	type entry struct {
+		ref callRef
+		d   *callDeps
+	}
+	var big []entry
+	for ref, d := range o.cache {
+		if len(d.ids)+len(d.kids) >= bigCall {
+			big = append(big, entry{ref, d})
+		}
+	}
+	slices.SortFunc(big, func(a, b entry) int { return cmp.Compare(len(b.d.ids)+len(b.d.kids), len(a.d.ids)+len(a.d.kids)) })
+	clear(o.cache)
+	clear(o.owner)
+	o.pinned = 0
+	for _, e := range big {
+		size := e.d.bytes() + ownerBytes*len(e.d.ids)
+		if o.pinned+size > cacheLimit {
+			break
+		}
+		o.pinned += size
+		o.cache[e.ref] = e.d
+		for _, n := range e.d.ids {
+			o.owner[n] = e.ref
+		}
+	}
+	o.cached = o.pinned
 }
 
 // replayLocal replays call c of g alone.
