@@ -288,7 +288,7 @@ func FuzzRender(f *testing.F) {
 // FuzzRenderSlice renders any JSON as a -slice run's: an error or a table,
 // never a panic.
 func FuzzRenderSlice(f *testing.F) {
-	f.Add([]byte(`{"Workloads":[{"Workload":"p","Nodes":3,"GraphBytes":100,"SliceMs":0.5},{"Workload":"q","TooLarge":true}]}`))
+	f.Add([]byte(`{"Workloads":[{"Workload":"p","Nodes":3,"FPBytes":100,"OPTBytes":10,"OPTSliceMs":0.5,"Criteria":2,"LPCriteria":1},{"Workload":"q","FPTooLarge":true}]}`))
 	f.Add([]byte(`{"Workloads":[null]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		f := filepath.Join(t.TempDir(), "r.json")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,35 +22,64 @@ import (
 )
 
 // The -slice run measures dynamic slicing (issue 17) on each workload's
-// tests: a -deps build records them, ddg.Load replays the recording into
-// the full dependence graph (FP), and 25 criteria, statements that ran
-// chosen at random with a fixed seed, are sliced. The compact graph (OPT)
-// and the demand-driven slicer (LP) are not built yet; a run too large for
-// the full graph is reported as such.
+// tests: a -deps build records them, and the recording is sliced with
+// each of ddg's three graphs: the compact graph (OPT, ddg.LoadCompact),
+// the full one (FP, ddg.Load, unless the run passes its limit) and the
+// demand-driven slicer (LP, ddg.OpenDemand). The same 25 criteria,
+// statements that ran chosen at random with a fixed seed, are sliced from
+// their last execution with each; FP's slices must equal OPT's and LP's.
 
 // sliceCriteria is how many criteria are sliced per workload.
 const sliceCriteria = 25
 
+// lpBudget is the time LP's slices of one workload may take: it slices
+// criteria in order until the budget is spent (at least one), and gives up
+// a slice that passes it. optBudget is OPT's: once it is spent, the
+// criteria left are not sliced (a slice of a whole test suite can hold
+// tens of millions of executions).
+const (
+	lpBudget  = 3 * time.Minute
+	optBudget = 10 * time.Minute
+)
+
 // sliceWorkload is one workload's slicing measured.
 type sliceWorkload struct {
-	Workload string
-	// TooLarge says the run passed ddg.DefaultMaxNodes statement
-	// executions, and nothing else was measured.
-	TooLarge    bool
+	Workload    string
 	RecordBytes int64 // the .wpp files, memory accesses included
 	Nodes       int   // statement executions
-	Dependences int   // data, memory, control and call edges
-	// MemoryDeps are the dependences through memory: the only ones that
-	// the paths and the call tree do not determine, which a compact graph
-	// would have to label one by one.
-	MemoryDeps   int
-	GraphBytes   uint64
-	LoadSeconds  float64
-	Criteria     int
-	SliceMs      float64 // mean time of one slice
+	Calls       int
+	Dependences int64 // data, memory, control and call edges
+	// Labelled are the dependences OPT keeps: those through memory, the
+	// only ones that the paths and the call tree do not determine.
+	Labelled     int64
+	ExecutedStmt int     // distinct statements executed (the paper's USE)
+	Criteria     int     // sliced by OPT, within optBudget
 	SliceStmts   float64 // mean statements in a slice
 	SliceNodes   float64 // mean executions in a slice
-	ExecutedStmt int     // distinct statements executed (the paper's USE)
+
+	// OPT: its size (heap growth over the build, after a collection, and
+	// as it counts itself), build time, mean slice time.
+	OPTBytes        uint64
+	OPTCounted      int64
+	OPTBuildSeconds float64
+	OPTSliceMs      float64
+
+	// FP: refused (past ddg.DefaultMaxNodes), or its size, replay time
+	// and mean slice time; Mismatches are the criteria whose slices
+	// differ from OPT's.
+	FPTooLarge     bool
+	FPBytes        uint64
+	FPCounted      int64
+	FPLoadSeconds  float64
+	FPSliceMs      float64
+	FPMismatches   int
+	LPOpenSeconds  float64
+	LPBytes        int64 // what it keeps between slices, counted
+	LPCriteria     int   // the criteria sliced within lpBudget
+	LPGaveUp       bool  // even the first passed it
+	LPSliceMs      float64
+	LPMismatches   int
+	SlicesCompared int // by FP and LP against OPT
 }
 
 type sliceResults struct {
@@ -57,6 +89,20 @@ type sliceResults struct {
 	Selection []string
 	Workloads []*sliceWorkload
 	Warnings  []string
+}
+
+// heapGrowth runs build and returns what it left on the heap, after a
+// collection before and after.
+func heapGrowth(build func() error) (uint64, time.Duration, error) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err := build()
+	took := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), took, err
 }
 
 func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
@@ -89,70 +135,145 @@ func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
 		}
 		m.RecordBytes += size
 	}
-	h.log("%s: loading", t.name)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	g, err := ddg.Load(dir, 0)
-	if errors.Is(err, ddg.ErrTooLarge) {
-		m.TooLarge = true
-		return m, nil
-	}
-	if err != nil {
+	if err := measureSlices(m, dir, h.log); err != nil {
 		return nil, err
 	}
-	m.LoadSeconds = time.Since(start).Seconds()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	m.GraphBytes = after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
-	m.Nodes = len(g.Nodes)
-	executed := make(map[ddg.Stmt]bool)
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		m.Dependences += len(n.Data) + len(n.Memory)
-		m.MemoryDeps += len(n.Memory)
-		if n.Control >= 0 {
-			m.Dependences++
-		}
-		if n.Call >= 0 {
-			m.Dependences++
-		}
-		if n.Stmt > 0 {
-			executed[g.Stmt(int32(i))] = true
-		}
+	return m, nil
+}
+
+// measureSlices measures the three graphs of the recording in dir.
+func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error {
+	log("%s: OPT", m.Workload)
+	var o *ddg.Compact
+	bytes, took, err := heapGrowth(func() (err error) {
+		o, err = ddg.LoadCompact(dir)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	m.ExecutedStmt = len(executed)
-	stmts := slices.Collect(func(yield func(ddg.Stmt) bool) {
-		for s := range executed {
-			if !yield(s) {
-				return
-			}
-		}
-	})
-	slices.SortFunc(stmts, func(a, b ddg.Stmt) int {
-		return strings.Compare(fmt.Sprintf("%s:%08d:%04d", a.File, a.Line, a.Col), fmt.Sprintf("%s:%08d:%04d", b.File, b.Line, b.Col))
-	})
+	m.OPTBytes, m.OPTBuildSeconds, m.OPTCounted = bytes, took.Seconds(), o.Bytes()
+	m.Nodes, m.Calls = o.Nodes(), o.Calls()
+	m.Dependences, m.Labelled = o.Count()
+	stmts := o.Executed()
+	m.ExecutedStmt = len(stmts)
 	r := rand.New(rand.NewPCG(17, 17))
-	var total time.Duration
+	var criteria []ddg.Criterion
 	for range min(sliceCriteria, len(stmts)) {
 		st := stmts[r.IntN(len(stmts))]
-		start := time.Now()
-		s, err := g.Slice(ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
-		total += time.Since(start)
-		if err != nil {
-			return nil, fmt.Errorf("slice of %s:%d: %v", st.File, st.Line, err)
+		criteria = append(criteria, ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
+	}
+	wantSlices := make([]string, len(criteria))
+	var total time.Duration
+	for i, c := range criteria {
+		if total > optBudget {
+			criteria = criteria[:i]
+			break
 		}
 		m.Criteria++
+		start := time.Now()
+		s, err := o.Slice(c)
+		total += time.Since(start)
+		if err != nil {
+			return fmt.Errorf("slice of %s:%d: %v", c.File, c.Line, err)
+		}
+		wantSlices[i] = fingerprint(s)
 		m.SliceStmts += float64(len(s.Stmts))
 		m.SliceNodes += float64(len(s.Steps))
 	}
 	if m.Criteria > 0 {
-		m.SliceMs = float64(total.Microseconds()) / 1e3 / float64(m.Criteria)
+		m.OPTSliceMs = float64(total.Microseconds()) / 1e3 / float64(m.Criteria)
 		m.SliceStmts /= float64(m.Criteria)
 		m.SliceNodes /= float64(m.Criteria)
 	}
-	return m, nil
+	o = nil
+
+	log("%s: FP", m.Workload)
+	var g *ddg.Graph
+	bytes, took, err = heapGrowth(func() (err error) {
+		g, err = ddg.Load(dir, 0)
+		return err
+	})
+	switch {
+	case errors.Is(err, ddg.ErrTooLarge):
+		m.FPTooLarge = true
+	case err != nil:
+		return err
+	default:
+		m.FPBytes, m.FPLoadSeconds, m.FPCounted = bytes, took.Seconds(), g.Bytes()
+		total = 0
+		for i, c := range criteria {
+			start := time.Now()
+			s, err := g.Slice(c)
+			total += time.Since(start)
+			if err != nil {
+				return fmt.Errorf("FP: slice of %s:%d: %v", c.File, c.Line, err)
+			}
+			if fingerprint(s) != wantSlices[i] {
+				m.FPMismatches++
+			}
+		}
+		m.SlicesCompared = len(criteria)
+		if len(criteria) > 0 {
+			m.FPSliceMs = float64(total.Microseconds()) / 1e3 / float64(len(criteria))
+		}
+	}
+	g = nil
+	runtime.GC()
+
+	log("%s: LP", m.Workload)
+	start := time.Now()
+	lp, err := ddg.OpenDemand(dir)
+	if err != nil {
+		return err
+	}
+	defer lp.Close()
+	m.LPOpenSeconds, m.LPBytes = time.Since(start).Seconds(), lp.Bytes()
+	total = 0
+	lp.Deadline = time.Now().Add(lpBudget)
+	for i, c := range criteria {
+		start := time.Now()
+		s, err := lp.Slice(c)
+		if errors.Is(err, ddg.ErrDeadline) {
+			if i == 0 {
+				m.LPGaveUp = true
+			}
+			break
+		}
+		total += time.Since(start)
+		if err != nil {
+			return fmt.Errorf("LP: slice of %s:%d: %v", c.File, c.Line, err)
+		}
+		if fingerprint(s) != wantSlices[i] {
+			m.LPMismatches++
+		}
+		m.LPCriteria++
+	}
+	if m.LPCriteria > 0 {
+		m.LPSliceMs = float64(total.Microseconds()) / 1e3 / float64(m.LPCriteria)
+	}
+	return nil
+}
+
+// fingerprint returns a hash of a slice: its criterion, its steps (each
+// node, statement and why), statements and memory not recorded. It is
+// written step by step, so that a slice of millions of steps takes no
+// more memory.
+func fingerprint(s *ddg.Slice) string {
+	h := sha256.New()
+	w := bufio.NewWriter(h)
+	fmt.Fprintf(w, "%d %d\n", s.Criterion, s.Instances)
+	for _, st := range s.Steps {
+		fmt.Fprintf(w, "%d %+v %d %d %s\n", st.Node, st.Stmt, st.Depth, st.From, st.Via)
+	}
+	for _, st := range s.Stmts {
+		fmt.Fprintf(w, "%+v\n", st)
+	}
+	for _, m := range s.Memory {
+		fmt.Fprintf(w, "%s\n", m)
+	}
+	w.Flush()
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // Markdown renders the results as a table.
@@ -162,26 +283,64 @@ func (r *sliceResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, replayed into the full dependence graph (FP), and %d statements that ran, chosen at random, sliced from their last execution.\n\n", cmd, r.Date, r.Machine, r.GoVersion, sliceCriteria)
-	b.WriteString("| workload | recording | statement executions | dependences | through memory | graph in memory | replay | statements run | mean slice: statements, executions | mean slice time |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(ddg.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
+	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT | FP | LP |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
-		if w.TooLarge {
-			fmt.Fprintf(&b, "| %s | %s | more than %s | | | | | | (too large for FP) | |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(ddg.DefaultMaxNodes)))
-			continue
-		}
-		mem := 0.0
+		inferred := 0.0
 		if w.Dependences > 0 {
-			mem = 100 * float64(w.MemoryDeps) / float64(w.Dependences)
+			inferred = 100 * float64(w.Dependences-w.Labelled) / float64(w.Dependences)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f%% | %s | %.1f s | %d | %.0f, %.0f | %s |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(w.Nodes)), count(uint64(w.Dependences)), mem,
-			byteSize(int64(w.GraphBytes)), w.LoadSeconds, w.ExecutedStmt, w.SliceStmts, w.SliceNodes, millis(w.SliceMs))
+		fp, ratio, fpTime := fmt.Sprintf("%s (heap %s)", byteSize(w.FPCounted), byteSize(int64(w.FPBytes))), "", millis(w.FPSliceMs)
+		if w.FPTooLarge {
+			fp, ratio, fpTime = "refused", "", "–"
+		} else if w.FPCounted > 0 {
+			ratio = fmt.Sprintf("%.1f%% (%.0f×)", 100*float64(w.OPTCounted)/float64(w.FPCounted), float64(w.FPCounted)/float64(max(1, w.OPTCounted)))
+		}
+		opt := fmt.Sprintf("%s (heap %s)", byteSize(w.OPTCounted), byteSize(int64(w.OPTBytes)))
+		optTime := millis(w.OPTSliceMs)
+		if w.Criteria < sliceCriteria {
+			optTime += fmt.Sprintf(" (%d of %d)", w.Criteria, sliceCriteria)
+		}
+		lp := millis(w.LPSliceMs)
+		switch {
+		case w.LPGaveUp:
+			lp = fmt.Sprintf("> %.0f s (none of %d)", lpBudget.Seconds(), w.Criteria)
+		case w.LPCriteria < w.Criteria:
+			lp += fmt.Sprintf(" (%d of %d)", w.LPCriteria, w.Criteria)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f%% | %s | %s | %s | %.1f s | %.0f, %.0f | %s | %s | %s |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(w.Nodes)), count(uint64(w.Calls)),
+			count(uint64(w.Dependences)), inferred, fp, opt, ratio, w.OPTBuildSeconds, w.SliceStmts, w.SliceNodes, optTime, fpTime, lp)
 	}
-	b.WriteString("\nDependences through memory are the only ones that the paths and the call tree do not determine (locals, parameters, results and control follow from them). The compact graph (OPT) and the demand-driven slicer (LP) are not built yet, so the paper's comparisons (OPT at 6% of FP; OPT against LP slice times) have no figures here.\n")
+	b.WriteString("\nFP and OPT are what each graph holds, counted (FP: its nodes with their lists of dependences; OPT: its calls, their paths and its labels), and in parentheses the heap each build leaves (after a collection), which adds the metadata both read and, for OPT, the caches of decoded paths. LP keeps ")
+	for i, w := range r.Workloads {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s", byteSize(w.LPBytes))
+	}
+	b.WriteString(" between slices, and prepares in ")
+	for i, w := range r.Workloads {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.1f s", w.LPOpenSeconds)
+	}
+	b.WriteString(". ")
+	mism := 0
+	compared := 0
+	for _, w := range r.Workloads {
+		mism += w.FPMismatches + w.LPMismatches
+		compared += w.SlicesCompared + w.LPCriteria
+	}
+	fmt.Fprintf(&b, "Of the %d slices by FP and LP, %d differ from OPT's.\n", compared, mism)
 	return b.String()
 }
 
 // runSlice is the -slice run.
 func (h *harness) runSlice(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	// A slice of a whole test suite can hold tens of millions of steps:
+	// the collector keeps the heap near what is live.
+	debug.SetMemoryLimit(6 << 30)
 	r := &sliceResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: runtime.Version()}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")

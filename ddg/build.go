@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/pathcover/pathcover/ddg/control"
 	"github.com/pathcover/pathcover/numbering"
@@ -169,20 +170,11 @@ func (b *builder) fn(k funcKey) (int32, error) {
 		return 0, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
 	}
 	mf := &m.Funcs[k.index]
-	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
-	if f.Deps != nil {
-		b.anyDeps = true
-		n, err := mf.Numbering()
-		if err != nil {
-			return 0, err
-		}
-		f.n = n
-		cd, err := control.ControlDeps(mf.Graph())
-		if err != nil {
-			return 0, fmt.Errorf("function %s: %v", mf.Name, err)
-		}
-		f.control = cd
+	f, err := newFunc(m, mf)
+	if err != nil {
+		return 0, err
 	}
+	b.anyDeps = b.anyDeps || f.Deps != nil
 	i := int32(len(b.g.Funcs))
 	b.g.Funcs = append(b.g.Funcs, f)
 	b.funcs[k] = i
@@ -563,6 +555,26 @@ func (fr *frame) controlOf(blk numbering.BlockID) int32 {
 	return best
 }
 
+// newFunc returns the slicer's view of function mf of metadata m, its
+// numbering and control dependences made if it has statements.
+func newFunc(m *profile.Meta, mf *profile.Func) (*Func, error) {
+	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
+	if f.Deps == nil {
+		return f, nil
+	}
+	n, err := mf.Numbering()
+	if err != nil {
+		return nil, err
+	}
+	f.n = n
+	cd, err := control.ControlDeps(mf.Graph())
+	if err != nil {
+		return nil, fmt.Errorf("function %s: %v", mf.Name, err)
+	}
+	f.control = cd
+	return f, nil
+}
+
 // tail returns the statements of path id that run after its record.
 func (f *Func) tail(id uint64) (map[int32]bool, error) {
 	if t, ok := f.tails[id]; ok {
@@ -614,7 +626,9 @@ func (m *matcher) run(s *site) {
 		child := m.children[0]
 		m.children = m.children[1:]
 		ret := m.b.replay(child, s.args, s.ctl)
-		m.b.g.Nodes[m.b.entryOf(child)].Call = s.caller
+		if e := m.b.entryOf(child); e >= 0 {
+			m.b.g.Nodes[e].Call = s.caller
+		}
 		if ret >= 0 {
 			s.result = []int32{ret}
 		}
@@ -688,4 +702,15 @@ func appendOnce(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// Bytes returns what the graph holds, in bytes, but the metadata: its
+// nodes, each with its lists of dependences, and its goroutines.
+func (g *Graph) Bytes() int64 {
+	n := int64(cap(g.Nodes))*int64(unsafe.Sizeof(Node{})) + int64(cap(g.Goroutines))*int64(unsafe.Sizeof(Goroutine{}))
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		n += 4 * int64(cap(nd.Data)+cap(nd.Defs)+cap(nd.Memory))
+	}
+	return n
 }

@@ -30,8 +30,9 @@
 //     them, then replayed in their process-wide order (memory.go).
 //
 // This is the paper's full graph, FP: every dependence instance is
-// explicit, which makes it the oracle for compact forms, and bounds it to
-// runs of some tens of millions of statement executions (Load's maxNodes).
+// explicit, which makes it the oracle for the compact forms, and bounds it
+// to runs of some tens of millions of statement executions (Load's
+// maxNodes), at about 100 bytes each.
 //
 // # Slices
 //
@@ -41,22 +42,85 @@
 // with its control dependence only, not the results it goes on to use.
 // A criterion with a variable starts from that variable's definition and
 // the statement's control dependence. Reads that were not recorded end the
-// slice and are listed (Slice.Memory).
+// slice and are listed (Slice.Memory). The walk is one function for the
+// three graphs below, which differ only in how they give a node's
+// dependences; so their slices, steps and order included, are equal when
+// their nodes are.
 //
-// # Not yet: the compact graph and the demand-driven slicer
+// # The compact graph (OPT)
 //
-// The paper's OPT keeps only the dependence instances that the static
-// graph cannot infer. Here the paths already infer most of them: a use of
-// a local, a parameter's argument, a result and a control dependence all
-// follow from the call's decoded paths and the call tree, as Load's replay
-// shows. The plan for OPT: a node is (call, position in the call's
-// statement sequence); a call keeps its paths (an offset into the
-// recording, or the TWPP's trace), its parent and its call statement's
-// position; only the memory dependences are labelled, per reading node,
-// sorted by position for binary search; Slice infers the rest by scanning
-// the call's sequence backwards (with shortcuts for chains of inferred
-// edges, and a cache of decoded sequences). The test it must pass: on every
-// criterion of the test programs, its slice equals this graph's (FP). LP,
-// the paper's other baseline, would replay on demand from the recording
-// on disk, keeping nothing.
+// LoadCompact builds the paper's OPT. Its nodes are Load's, numbered the
+// same way, but it holds only what the paths cannot infer. Each goroutine
+// keeps its calls in the order they were entered, packed in blocks of 32
+// (stream.go): each call's function, parent, subtree, first and last node
+// and return node, and its Ball-Larus paths, as uvarints relative to the
+// call before. The only dependences labelled are those through memory,
+// one sorted list of writers per reading node, packed in blocks of 64
+// readers (labels.go). Everything else is inferred when a slice needs a
+// node: the call it is in (found by binary search on the calls' first
+// nodes) is replayed alone (replay.go), exactly as Load replays it, its
+// children's subtrees taken as numbered; a child's entry gets what its
+// caller's replay gives it. Replayed calls are cached (256 MB at most),
+// so a call's dependences are inferred once for all its nodes.
+//
+// How the paper's optimizations map onto this:
+//
+//   - OPT-1a (a def-use within a block inferred, t_d = t_u) and OPT-2c
+//     (path specialisation, which makes a non-local def-use local) are
+//     implicit, and go further: the run's Ball-Larus paths are the
+//     specialised paths, and since a call keeps all its paths, every
+//     def-use through a local, within a path or across paths of the call,
+//     is inferred by the replay (the last definition in the call's
+//     sequence); parameters from arguments and uses of results from
+//     returns follow from the call tree, which the paper does not cover.
+//     The guarantee is the paper's: a local here is symbolic (no address
+//     taken, not captured), so nothing but its own definitions can reach a
+//     use, and the sequence says which one did.
+//   - OPT-4, OPT-5a and OPT-5b (control ancestors at a fixed distance,
+//     after specialisation) are implicit: no control dependence is
+//     labelled; the replay finds the predicate instance as the last
+//     execution, in the call's sequence, of a block the node's block is
+//     control dependent on (the call's entry if none), which is FP's
+//     definition. OPT-6 (sharing labels between data and control edges)
+//     does not apply: there are no control labels to share.
+//   - OPT-3 (edges that always carry the same labels share one list) is
+//     explicit in one form: all the memory reads of one statement
+//     execution (several accesses, fields, bytes) share one list of
+//     writers, each writer once.
+//   - OPT-1b and OPT-2b (a static edge for memory with labelled
+//     exceptions; use-use edges between reads of the same location) and
+//     OPT-2a (node specialisation) are not built: every dependence through
+//     memory is labelled. They would need an alias analysis that defuse
+//     does not do; and on Go code the labels are a small part of OPT (see
+//     the README's table).
+//   - Shortcuts are not built as edges: a slice lists every execution in
+//     it (Slice.Steps), so a chain of inferred edges cannot be skipped
+//     without changing what it lists. The cache of replayed calls has
+//     their role: the dependences of a call's nodes are inferred once.
+//
+// A node's number plays the paper's timestamp: labels are node numbers,
+// found by binary search, and the memory replay that makes them is FP's.
+//
+// # The demand-driven slicer (LP)
+//
+// OpenDemand prepares the paper's LP: it numbers the run once (keeping,
+// per goroutine, only its first and last node and the go statement that
+// started it), and writes the memory accesses, placed at their nodes and
+// in the order of their numbers, to a temporary file, with a summary per
+// block of 4096 accesses (a Bloom filter of the words and map entries it
+// writes) and an index of each node's reads. A slice keeps nothing from
+// the one before: it re-reads from the recording each goroutine it needs
+// (and, to find the criterion, every goroutine), numbers it again and
+// replays its calls as OPT does; the writers of a read are found by going
+// back through the access file from the read, block by block, skipping
+// the blocks whose summary shows they write none of the bytes still
+// looked for, following copies back to their sources.
+//
+// # The oracle
+//
+// TestOPTNodes requires every node of OPT and LP to have FP's
+// dependences, and TestOPTSlices their slices to be FP's, on every
+// statement of the test programs (each execution, or a seeded sample);
+// FuzzLoad does both on random recordings. FP itself is held by the
+// slices worked out by hand (TestHandSlices), which all three must give.
 package ddg

@@ -3,9 +3,12 @@ package ddg
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/pathcover/pathcover/numbering"
@@ -54,7 +57,9 @@ func fuzzMeta(t testing.TB) (hash string, raw []byte) {
 
 // FuzzLoad replays random recordings of that package (calls, paths valid
 // or not, memory accesses of any size, spawns): Load gives a graph or an
-// error, never a panic or a hang, and every slice of it works.
+// error, never a panic or a hang, and every slice of it works; the
+// compact graph (OPT) and the demand-driven slicer (LP) give the same
+// error, or every node with the same dependences and the same slices.
 func FuzzLoad(f *testing.F) {
 	f.Add(uint64(1), uint16(50))
 	f.Add(uint64(2), uint16(400))
@@ -104,12 +109,62 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Load(dir, 100000)
+		o, oerr := LoadCompact(dir)
+		lp, lerr := OpenDemand(dir)
+		if lerr == nil {
+			defer lp.Close()
+		}
+		if fmt.Sprint(err) != fmt.Sprint(oerr) || fmt.Sprint(err) != fmt.Sprint(lerr) {
+			t.Fatalf("FP's error %v, OPT's %v, LP's %v", err, oerr, lerr)
+		}
 		if err != nil {
 			return
 		}
+		if !slices.Equal(g.Problems, o.Problems) || !slices.Equal(g.Problems, lp.Problems) {
+			t.Errorf("problems: FP's %q, OPT's %q, LP's %q", g.Problems, o.Problems, lp.Problems)
+		}
+		if o.Nodes() != len(g.Nodes) || lp.Nodes() != len(g.Nodes) {
+			t.Fatalf("%d nodes, OPT %d, LP %d", len(g.Nodes), o.Nodes(), lp.Nodes())
+		}
+		for n := range int32(len(g.Nodes)) {
+			want := fuzzNode(g.Funcs, &g.Nodes[n])
+			for _, x := range []interface {
+				nodeAt(int32) (*Node, error)
+				funcAt(int32) *Func
+			}{o, lp} {
+				got, err := x.nodeAt(n)
+				if err != nil {
+					t.Fatalf("node %d: %v", n, err)
+				}
+				if d := fuzzNode(nil, got); d != fuzzNode(nil, &g.Nodes[n]) || x.funcAt(got.Func).Name() != g.Funcs[g.Nodes[n].Func].Name() {
+					t.Fatalf("%T: node %d: %s, FP's %s", x, n, d, want)
+				}
+			}
+		}
 		for line := 1; line <= 3; line++ {
-			g.Slice(Criterion{File: "p.go", Line: line})
-			g.Slice(Criterion{File: "p.go", Line: line, Var: "y", Instance: 2})
+			for _, c := range []Criterion{{File: "p.go", Line: line}, {File: "p.go", Line: line, Var: "y", Instance: 2}, {File: "p.go", Line: line, Instance: 1}} {
+				want, werr := g.Slice(c)
+				got, oerr := o.Slice(c)
+				lgot, lerr := lp.Slice(c)
+				if fmt.Sprint(werr) != fmt.Sprint(oerr) || fmt.Sprint(werr) != fmt.Sprint(lerr) || !reflect.DeepEqual(want, got) || !reflect.DeepEqual(want, lgot) {
+					t.Fatalf("slice %+v: FP's %+v (%v), OPT's %+v (%v), LP's %+v (%v)", c, want, werr, got, oerr, lgot, lerr)
+				}
+			}
 		}
 	})
+}
+
+// fuzzNode prints a node's dependences.
+func fuzzNode(funcs []*Func, n *Node) string {
+	norm := func(s []int32) []int32 {
+		if len(s) == 0 {
+			return nil
+		}
+		return s
+	}
+	name := ""
+	if funcs != nil {
+		name = funcs[n.Func].Name()
+	}
+	return fmt.Sprintf("%s %d data %v defs %v memory %v control %d call %d", name, n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call)
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pathcover/pathcover/ddg"
@@ -64,19 +65,36 @@ func handSlices(t *testing.T, src string) []criterion {
 	return cs
 }
 
+// recordings holds the recordings made, by module, so that each test
+// program is built and run once; recRoot is where they are.
+var (
+	recordings = make(map[string]string)
+	recMu      sync.Mutex
+	recRoot    string
+)
+
 // record builds the module in dir with pppexec -deps and runs it,
-// returning the profile directory.
+// returning the profile directory (shared by the tests: do not write).
 func record(t *testing.T, dir, pkgs string) string {
 	t.Helper()
+	recMu.Lock()
+	defer recMu.Unlock()
+	if prof, ok := recordings[dir]; ok {
+		return prof
+	}
 	bin := cmdtest.PPPExec(t, "../cmd/pppexec")
 	exe := filepath.Join(t.TempDir(), "prog")
 	if out, code := cmdtest.Run(t, dir, nil, "go", "build", "-toolexec="+bin+" -deps -pkgs="+pkgs, "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
-	prof := t.TempDir()
+	prof, err := os.MkdirTemp(recRoot, "prof")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe); code != 0 {
 		t.Fatalf("the program: exit %d\n%s", code, out)
 	}
+	recordings[dir] = prof
 	return prof
 }
 
@@ -94,15 +112,50 @@ func TestHandSlices(t *testing.T) {
 	src := cmdtest.ReadFile(t, filepath.Join(dir, "main.go"))
 	criteria := handSlices(t, src)
 	prof := record(t, dir, "example.com/constructs")
-	g, err := ddg.Load(prof, 0)
+	for _, g := range openGraphs(t, prof) {
+		t.Run(g.name, func(t *testing.T) { checkHand(t, g, criteria) })
+	}
+}
+
+// A namedGraph is one of the three graphs, FP, OPT or LP.
+type namedGraph struct {
+	name     string
+	problems []string
+	slice    func(ddg.Criterion) (*ddg.Slice, error)
+	node     func(int32) (*ddg.Node, error)
+	funcs    func() []*ddg.Func
+}
+
+// openGraphs returns the three graphs of a recording: the full graph
+// (FP), the compact one (OPT) and the demand-driven slicer (LP).
+func openGraphs(t *testing.T, prof string) []namedGraph {
+	t.Helper()
+	fp, err := ddg.Load(prof, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range g.Problems {
+	opt, err := ddg.LoadCompact(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := ddg.OpenDemand(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lp.Close() })
+	return []namedGraph{
+		{"FP", fp.Problems, fp.Slice, func(n int32) (*ddg.Node, error) { return &fp.Nodes[n], nil }, func() []*ddg.Func { return fp.Funcs }},
+		{"OPT", opt.Problems, opt.Slice, opt.Node, opt.Funcs},
+		{"LP", lp.Problems, lp.Slice, lp.Node, lp.Funcs},
+	}
+}
+
+func checkHand(t *testing.T, g namedGraph, criteria []criterion) {
+	for _, p := range g.problems {
 		t.Errorf("problem: %s", p)
 	}
 	for _, c := range criteria {
-		s, err := g.Slice(ddg.Criterion{File: "main.go", Line: c.line, Var: c.v})
+		s, err := g.slice(ddg.Criterion{File: "main.go", Line: c.line, Var: c.v})
 		if err != nil {
 			t.Errorf("line %d: %v", c.line, err)
 			continue
@@ -125,5 +178,11 @@ func TestHandSlices(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(m.Run())
+	var err error
+	if recRoot, err = os.MkdirTemp("", "ddg-test-"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(recRoot)
+	os.Exit(code)
 }

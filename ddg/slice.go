@@ -61,8 +61,12 @@ type Step struct {
 // Stmt returns node n's statement.
 func (g *Graph) Stmt(n int32) Stmt {
 	node := g.Nodes[n]
-	f := g.Funcs[node.Func]
-	st := f.Deps.Stmts[node.Stmt]
+	return stmtOf(g.Funcs[node.Func], node.Stmt)
+}
+
+// stmtOf returns statement stmt of function f.
+func stmtOf(f *Func, stmt int32) Stmt {
+	st := f.Deps.Stmts[stmt]
 	file := ""
 	if f.Func.File >= 0 && f.Func.File < len(f.Meta.Files) {
 		file = f.Meta.Files[f.Func.File]
@@ -90,30 +94,49 @@ func (g *Graph) Find(c Criterion) []int32 {
 }
 
 func (g *Graph) find(c Criterion) []int32 {
+	match := matchStmts(g.Funcs, c)
+	if len(match) == 0 {
+		return nil
+	}
 	var found []int32
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		f := g.Funcs[n.Func]
-		st := &f.Deps.Stmts[n.Stmt]
-		if n.Stmt == 0 || st.Line != c.Line || (c.Col != 0 && st.Col != c.Col) {
-			continue
+		if match[n.Func][n.Stmt] {
+			found = append(found, int32(i))
 		}
-		if f.Func.File < 0 || f.Func.File >= len(f.Meta.Files) || !sameFile(c.File, f.Meta.Files[f.Func.File]) {
-			continue
-		}
-		if c.Var != "" && g.varIndex(n, c.Var) < 0 && !g.defines(n, c.Var) {
-			continue
-		}
-		found = append(found, int32(i))
 	}
 	return found
 }
 
-// varIndex returns the index in node n's statement's Uses of the variable
+// matchStmts returns, by function, the statements at c's place that read
+// or set c.Var, if it is not empty: the criterion's statements.
+func matchStmts(funcs []*Func, c Criterion) map[int32]map[int32]bool {
+	match := make(map[int32]map[int32]bool)
+	for fi, f := range funcs {
+		if f.Deps == nil || f.Func.File < 0 || f.Func.File >= len(f.Meta.Files) || !sameFile(c.File, f.Meta.Files[f.Func.File]) {
+			continue
+		}
+		for si := 1; si < len(f.Deps.Stmts); si++ {
+			st := &f.Deps.Stmts[si]
+			if st.Line != c.Line || (c.Col != 0 && st.Col != c.Col) {
+				continue
+			}
+			if c.Var != "" && varIndex(f, int32(si), c.Var) < 0 && !defines(f, int32(si), c.Var) {
+				continue
+			}
+			if match[int32(fi)] == nil {
+				match[int32(fi)] = make(map[int32]bool)
+			}
+			match[int32(fi)][int32(si)] = true
+		}
+	}
+	return match
+}
+
+// varIndex returns the index in statement stmt's Uses of the variable
 // named name, or -1.
-func (g *Graph) varIndex(n *Node, name string) int {
-	f := g.Funcs[n.Func]
-	for i, v := range f.Deps.Stmts[n.Stmt].Uses {
+func varIndex(f *Func, stmt int32, name string) int {
+	for i, v := range f.Deps.Stmts[stmt].Uses {
 		if f.Deps.Vars[v].Name == name {
 			return i
 		}
@@ -121,9 +144,8 @@ func (g *Graph) varIndex(n *Node, name string) int {
 	return -1
 }
 
-func (g *Graph) defines(n *Node, name string) bool {
-	f := g.Funcs[n.Func]
-	for _, v := range f.Deps.Stmts[n.Stmt].Defs {
+func defines(f *Func, stmt int32, name string) bool {
+	for _, v := range f.Deps.Stmts[stmt].Defs {
 		if f.Deps.Vars[v].Name == name {
 			return true
 		}
@@ -131,9 +153,30 @@ func (g *Graph) defines(n *Node, name string) bool {
 	return false
 }
 
+// A nodeSet is a set of nodes, 64 to a word.
+type nodeSet map[int32]uint64
+
+func (s nodeSet) has(n int32) bool { return s[n>>6]&(1<<(n&63)) != 0 }
+func (s nodeSet) add(n int32)      { s[n>>6] |= 1 << (n & 63) }
+
+// A graph is what a slice walks: FP, OPT or LP.
+type graph interface {
+	// nodeAt returns node n with its dependences.
+	nodeAt(n int32) (*Node, error)
+	funcAt(i int32) *Func
+}
+
+func (g *Graph) nodeAt(n int32) (*Node, error) { return &g.Nodes[n], nil }
+func (g *Graph) funcAt(i int32) *Func          { return g.Funcs[i] }
+
 // Slice computes the backward slice of criterion c.
 func (g *Graph) Slice(c Criterion) (*Slice, error) {
-	found := g.Find(c)
+	return sliceOf(g, g.Find(c), c)
+}
+
+// sliceOf computes the slice of criterion c in gr, whose executions of the
+// criterion's statements are found.
+func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	if len(found) == 0 {
 		return nil, fmt.Errorf("no statement at %s:%d ran in the recording", c.File, c.Line)
 	}
@@ -145,19 +188,29 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 		pick = c.Instance - 1
 	}
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
-	seen := make(map[int32]bool)
+	seen := make(nodeSet)
 	callOnly := make(map[int32]bool)
 	memory := make(map[string]bool)
+	var err error
+	var nodes []*Node // of the steps
 	add := func(n int32, from int, via string, depth int) {
-		if n < 0 || seen[n] {
+		if n < 0 || seen.has(n) || err != nil {
 			return
 		}
-		seen[n] = true
-		s.Steps = append(s.Steps, Step{Node: n, Stmt: g.Stmt(n), Depth: depth, From: from, Via: via})
+		var node *Node
+		if node, err = gr.nodeAt(n); err != nil {
+			return
+		}
+		seen.add(n)
+		s.Steps = append(s.Steps, Step{Node: n, Stmt: stmtOf(gr.funcAt(node.Func), node.Stmt), Depth: depth, From: from, Via: via})
+		nodes = append(nodes, node)
 	}
-	root := &g.Nodes[s.Criterion]
+	root, err := gr.nodeAt(s.Criterion)
+	if err != nil {
+		return nil, err
+	}
 	fromVar := false
-	if i := g.varIndex(root, c.Var); c.Var != "" && i >= 0 {
+	if i := varIndex(gr.funcAt(root.Func), root.Stmt, c.Var); c.Var != "" && i >= 0 {
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
 		add(s.Criterion, -1, "", 0)
@@ -166,13 +219,14 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 	} else {
 		add(s.Criterion, -1, "", 0)
 	}
-	for i := 0; i < len(s.Steps); i++ {
+	for i := 0; i < len(s.Steps) && err == nil; i++ {
 		step := s.Steps[i]
-		n := &g.Nodes[step.Node]
-		f := g.Funcs[n.Func]
+		n := nodes[i]
+		nodes[i] = nil // only the steps not walked yet are kept
+		f := gr.funcAt(n.Func)
 		st := &f.Deps.Stmts[n.Stmt]
 		for _, m := range st.Memory {
-			memory[fmt.Sprintf("%s:%d: %s", g.Stmt(step.Node).File, st.Line, m)] = true
+			memory[fmt.Sprintf("%s:%d: %s", step.Stmt.File, st.Line, m)] = true
 		}
 		if callOnly[step.Node] {
 			add(n.Control, i, "control", step.Depth+1)
@@ -184,17 +238,15 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 			add(n.Control, i, "control", step.Depth+1)
 			continue
 		}
-		named := make(map[int32]bool)
 		for k, d := range n.Defs {
 			if d >= 0 {
-				named[d] = true
 				add(d, i, f.Deps.Vars[st.Uses[k]].Name, step.Depth+1)
 			}
 		}
 		for _, d := range n.Memory {
 			add(d, i, "memory", step.Depth+1)
 		}
-		if n.Call >= 0 && !seen[n.Call] {
+		if n.Call >= 0 && !seen.has(n.Call) {
 			// The call statement is in the slice, but what it uses of
 			// its callees' results is not: only its control dependence
 			// and its arguments' definitions lead on.
@@ -202,7 +254,7 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 			callOnly[n.Call] = true
 		}
 		for _, d := range n.Data {
-			if !named[d] {
+			if !slices.Contains(n.Defs, d) {
 				via := "result"
 				if n.Stmt == 0 {
 					via = "argument"
@@ -211,6 +263,9 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 			}
 		}
 		add(n.Control, i, "control", step.Depth+1)
+	}
+	if err != nil {
+		return nil, err
 	}
 	stmts := make(map[Stmt]bool)
 	for _, step := range s.Steps {

@@ -305,7 +305,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-graph opt|fp|lp] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -323,9 +323,19 @@
 // Dependences through locals, parameters and results, and control
 // dependences, are exact along the run's paths. Reads through memory
 // (pointers, fields through pointers, slice and map elements, globals,
-// captured variables, channels) are not recorded yet: the slice stops at
-// them and lists them. Calls of code that is not instrumented count as
-// depending on all their arguments.
+// captured and address-taken variables, channels) follow the accesses the
+// build recorded; a read it could not record ends the slice, which lists
+// it. Calls of code that is not instrumented count as depending on all
+// their arguments.
+//
+// -graph chooses how the run's dependences are held; the slice is the same
+// with each. opt (the default) is the compact graph: each call's paths,
+// and only the dependences through memory, the others inferred from the
+// paths as the slice needs them; it takes a few bytes a statement
+// execution. fp is the full graph, every dependence in memory, some 100
+// bytes a statement execution: -maxnodes (fp only) refuses a larger run.
+// lp keeps almost nothing and re-reads the recording as the slice needs
+// it: slow, for runs too large for the others.
 //
 // -html FILE writes a page that shows the slice on the source (the files of
 // the module, GOROOT and the module cache only), with its steps.
@@ -334,6 +344,8 @@
 //
 //	-dir dir
 //		the profile dir (default $PATHCOVERDIR)
+//	-graph opt
+//		how to hold the dependences: opt, the compact graph; fp, the full one; lp, on demand from the recording (default "opt")
 //	-html file
 //		also write a page that shows the slice on the source to file
 //	-instance n
@@ -341,7 +353,7 @@
 //	-json
 //		write the slice as JSON
 //	-maxnodes n
-//		refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
+//		with -graph fp, refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
 //	-why
 //		list each step of the slice with the dependence that brought it in
 //

@@ -15,7 +15,7 @@ import (
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -34,9 +34,19 @@ call's result or argument, or control: the branch that decided it ran).
 Dependences through locals, parameters and results, and control
 dependences, are exact along the run's paths. Reads through memory
 (pointers, fields through pointers, slice and map elements, globals,
-captured variables, channels) are not recorded yet: the slice stops at
-them and lists them. Calls of code that is not instrumented count as
-depending on all their arguments.
+captured and address-taken variables, channels) follow the accesses the
+build recorded; a read it could not record ends the slice, which lists
+it. Calls of code that is not instrumented count as depending on all
+their arguments.
+
+-graph chooses how the run's dependences are held; the slice is the same
+with each. opt (the default) is the compact graph: each call's paths,
+and only the dependences through memory, the others inferred from the
+paths as the slice needs them; it takes a few bytes a statement
+execution. fp is the full graph, every dependence in memory, some 100
+bytes a statement execution: -maxnodes (fp only) refuses a larger run.
+lp keeps almost nothing and re-reads the recording as the slice needs
+it: slow, for runs too large for the others.
 
 -html FILE writes a page that shows the slice on the source (the files of
 the module, GOROOT and the module cache only), with its steps.
@@ -47,9 +57,10 @@ the module, GOROOT and the module cache only), with its steps.
 		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
-		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "refuse a run of more than `n` statement executions (each takes some 100 bytes)")
+		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
+		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording")
 		return func(cmd *Command, args []string) int {
-			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 {
+			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || (*graph != "opt" && *graph != "fp" && *graph != "lp") {
 				fs.Usage()
 				return exitUsage
 			}
@@ -62,12 +73,13 @@ the module, GOROOT and the module cache only), with its steps.
 				c.Var = args[1]
 			}
 			c.Instance = *instance
-			g, err := ddg.Load(*dir, *maxNodes)
+			g, err := openGraph(*graph, *dir, *maxNodes)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
 			}
-			s, err := g.Slice(c)
+			defer g.close()
+			s, err := g.slice(c)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
@@ -96,12 +108,42 @@ the module, GOROOT and the module cache only), with its steps.
 				return 0
 			}
 			writeSlice(os.Stdout, s, *why)
-			for _, p := range g.Problems {
+			for _, p := range g.problems {
 				fmt.Fprintf(os.Stderr, "%s: warning: %s\n", cmd.LongName(), printable(p))
 			}
 			return 0
 		}
 	},
+}
+
+// A sliceGraph is one of ddg's graphs, as -graph chooses.
+type sliceGraph struct {
+	slice    func(ddg.Criterion) (*ddg.Slice, error)
+	problems []string
+	close    func()
+}
+
+// openGraph opens the recording in dir as graph kind: opt, fp or lp.
+func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
+	switch kind {
+	case "fp":
+		g, err := ddg.Load(dir, maxNodes)
+		if err != nil {
+			return nil, err
+		}
+		return &sliceGraph{g.Slice, g.Problems, func() {}}, nil
+	case "lp":
+		d, err := ddg.OpenDemand(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }}, nil
+	}
+	o, err := ddg.LoadCompact(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &sliceGraph{o.Slice, o.Problems, func() {}}, nil
 }
 
 // parseCriterion parses FILE:LINE[:COL].

@@ -74,6 +74,17 @@ func TestSliceCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "(got, for step 0)") || !strings.Contains(out, "(result, for step") {
 		t.Errorf("slice -why: exit %d\n%s", code, out)
 	}
+	// Each graph gives the same slice, steps and all; -maxnodes limits
+	// only the full graph.
+	for _, graph := range []string{"opt", "fp", "lp"} {
+		got, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", graph, "-maxnodes", "1000", "-why", "s_test.go:7", "got")
+		if code != 0 || got != out {
+			t.Errorf("slice -graph %s -why: exit %d\n%s\nthe default's:\n%s", graph, code, got, out)
+		}
+	}
+	if got, code := run(t, dir, bin, "slice", "-dir", prof, "-maxnodes", "5", "-why", "s_test.go:7", "got"); code != 0 || got != out {
+		t.Errorf("slice -maxnodes 5 (the compact graph): exit %d\n%s", code, got)
+	}
 
 	page := filepath.Join(t.TempDir(), "slice.html")
 	if out, code := run(t, dir, bin, "slice", "-dir", prof, "-html", page, "s_test.go:7", "got"); code != 0 {
@@ -120,7 +131,9 @@ func TestSliceCommand(t *testing.T) {
 		{[]string{"slice", "-dir", prof, "s.go:2"}, exitNoData, "no statement at s.go:2 ran"},
 		{[]string{"slice", "-dir", prof, "-instance", "3", "s.go:13"}, exitNoData, "ran 2 times"},
 		{[]string{"slice", "-dir", t.TempDir(), "s.go:13"}, exitNoData, "holds no recording"},
-		{[]string{"slice", "-dir", prof, "-maxnodes", "5", "s.go:13"}, exitNoData, "too many statement executions"},
+		{[]string{"slice", "-dir", prof, "-graph", "fp", "-maxnodes", "5", "s.go:13"}, exitNoData, "too many statement executions"},
+		{[]string{"slice", "-dir", prof, "-graph", "full", "s.go:13"}, 2, "-graph"},
+		{[]string{"slice", "-dir", prof, "-graph", "lp", "-instance", "3", "s.go:13"}, exitNoData, "ran 2 times"},
 	} {
 		out, code := run(t, dir, bin, tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.msg) {
