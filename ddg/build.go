@@ -519,7 +519,7 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 		left += len(evs)
 	}
 	if left > 0 {
-		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s: memory accesses after the last statement its paths show (a panic?) are left out", f.Name()))
+		b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("%s: memory accesses (or values) after the last statement its paths show (a panic?) are left out", f.Name()))
 	}
 	// Calls left: made from code the paths do not show (a path cut short by
 	// a panic, callbacks from code that is not instrumented).

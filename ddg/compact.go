@@ -71,6 +71,9 @@ type loader struct {
 	// mem, when set, is given each goroutine's accesses as they are
 	// placed.
 	mem func(a *rawAccess, g int32, node int32)
+	// value, when set, is given each word of a value as it is placed,
+	// with the node's function.
+	value func(a *rawAccess, fn, node int32)
 	// keep says whether to keep the goroutines' compact forms, packed
 	// with cache.
 	keep  bool
@@ -119,7 +122,7 @@ func (l *loader) file(f *profile.WPPFile, fi int) error {
 	spawned := make(map[uint64]int32)
 	var mine []*gor
 	for _, gid := range f.Goroutines() {
-		g, m, err := readGor(l.t, f, fi, gid, true)
+		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil)
 		if err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}
@@ -130,6 +133,7 @@ func (l *loader) file(f *profile.WPPFile, fi int) error {
 		} else {
 			r.place = func(*rawAccess, int32) {}
 		}
+		r.placeValue = l.value
 		g.first = int32(l.next)
 		for c := int32(0); c < g.n; c = g.calls[c].next {
 			r.call(c, nil, -1, nil)

@@ -267,7 +267,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := readGor(d.t, f, idx.file, idx.id, false)
+	g, _, err := readGor(d.t, f, idx.file, idx.id, false, false)
 	f.Close()
 	if err != nil {
 		return nil, err

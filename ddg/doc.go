@@ -116,6 +116,18 @@
 // the blocks whose summary shows they write none of the bytes still
 // looked for, following copies back to their sources.
 //
+// # Values
+//
+// In a -wet recording, a value record names its site (profile.DepValue:
+// a variable, at a statement), so it is placed as a memory access is: at
+// the execution of that statement in the path its record follows, or in
+// the tail of the path before (profile.InTail). ValuesOf reads the
+// recording once more and gives the values of the nodes a slice asks for
+// (pathcover slice -why and -json show them by each step); the graphs
+// keep none. TestSliceValues (cmd/pathcover) checks them against what
+// the program printed; FuzzLoad, that they are whole and at their sites'
+// statements.
+//
 // # The oracle
 //
 // TestOPTNodes requires every node of OPT and LP to have FP's

@@ -34,7 +34,7 @@ func fuzzMeta(t testing.TB) (hash string, raw []byte) {
 	f.Paths, f.Total = n.NumPaths(), n.Total().String()
 	f.Counters = profile.Counters{Kind: profile.CounterArray, Size: int(n.NumPaths())}
 	f.Deps = &profile.Deps{
-		Vars:    []profile.DepVar{{Name: "x"}, {Name: "y"}},
+		Vars:    []profile.DepVar{{Name: "x", Kind: profile.ValueInt}, {Name: "y", Kind: profile.ValueString}},
 		Params:  []int32{0},
 		Results: []int32{1},
 		Stmts: []profile.DepStmt{
@@ -43,6 +43,7 @@ func fuzzMeta(t testing.TB) (hash string, raw []byte) {
 			{Line: 3, Uses: []int32{1}, Defs: []int32{1}, Return: true, Calls: []profile.DepCall{{Method: "M"}}, Defer: true},
 		},
 		Blocks: [][]int32{nil, nil, {1}, {2}},
+		Values: []profile.DepValue{{Var: 0, Stmt: 1, After: true}, {Var: 1, Stmt: 2}},
 	}
 	m := &profile.Meta{Format: profile.MetaFormat, Package: "p", Mode: profile.ModeBallLarus, Files: []string{"p.go"}, Words: f.Counters.Size, Funcs: []profile.Func{f}}
 	raw, err = json.Marshal(m)
@@ -64,6 +65,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add(uint64(1), uint16(50))
 	f.Add(uint64(2), uint16(400))
 	f.Add(uint64(3), uint16(5))
+	f.Add(uint64(46), uint16(521)) // values at four nodes
 	f.Fuzz(func(t *testing.T, seed uint64, n uint16) {
 		hash, raw := fuzzMeta(t)
 		dir := t.TempDir()
@@ -81,7 +83,8 @@ func FuzzLoad(f *testing.F) {
 			for range int(n) % 600 {
 				switch k := r.IntN(10); {
 				case k < 3:
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(r.IntN(2))})
+					// A function the metadata lacks, now and then: an error.
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(r.IntN(500) / 499)})
 					depth++
 				case k < 6 && depth > 0:
 					evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(r.IntN(4))})
@@ -92,8 +95,11 @@ func FuzzLoad(f *testing.F) {
 					}
 					evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(4)), Access: profile.WPPAccess(r.IntN(8)),
 						Flags: uint8(r.IntN(2)), Seq: uint64(1 + r.IntN(3)), Addr: uint64(r.IntN(256)), Size: size, Src: uint64(r.IntN(256))})
-				case k == 8 && depth > 0:
+				case k == 8 && depth > 0 && r.IntN(2) == 0:
 					evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: uint64(r.IntN(4))})
+				case k == 8 && depth > 0:
+					// A word of a value: of a site or not, in turn or not.
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPValue, Site: uint32(r.IntN(3)), Part: uint8(r.IntN(2)), Value: r.Uint64()})
 				case depth > 0:
 					evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
 					depth--
@@ -138,6 +144,30 @@ func FuzzLoad(f *testing.F) {
 				}
 				if d := fuzzNode(nil, got); d != fuzzNode(nil, &g.Nodes[n]) || x.funcAt(got.Func).Name() != g.Funcs[g.Nodes[n].Func].Name() {
 					t.Fatalf("%T: node %d: %s, FP's %s", x, n, d, want)
+				}
+			}
+		}
+		// Values are read from the same recording: whole values only, at
+		// nodes of the statements their sites name.
+		all := make([]int32, len(g.Nodes))
+		for n := range all {
+			all[n] = int32(n)
+		}
+		vals, _, verr := ValuesOf(dir, all)
+		if verr != nil {
+			t.Fatalf("ValuesOf: %v", verr)
+		}
+		for n, vs := range vals {
+			node := &g.Nodes[n]
+			for _, v := range vs {
+				var site *profile.DepValue
+				for i, dv := range g.Funcs[node.Func].Deps.Values {
+					if dv.Stmt == node.Stmt && g.Funcs[node.Func].Deps.Vars[dv.Var].Name == v.Var {
+						site = &g.Funcs[node.Func].Deps.Values[i]
+					}
+				}
+				if site == nil || site.After != v.After || len(v.Words) != v.Kind.Words() || v.Text != v.Kind.Format(v.Words) {
+					t.Fatalf("node %d (statement %d): value %+v", n, node.Stmt, v)
 				}
 			}
 		}

@@ -30,9 +30,12 @@ type replay struct {
 	scratch replayScratch // a local replay's buffers
 	// place notes an access placed at a node; spawned the go statements'
 	// nodes by spawn; problems are appended to once each.
-	place    func(a *rawAccess, node int32)
-	spawned  map[uint64]int32
-	problems *[]string
+	place func(a *rawAccess, node int32)
+	// placeValue, if set, notes a word of a value placed at a node of
+	// function fn (rawAccess of kind valueWord).
+	placeValue func(a *rawAccess, fn, node int32)
+	spawned    map[uint64]int32
+	problems   *[]string
 }
 
 // replayScratch are a local replay's buffers, reused from call to call.
@@ -295,15 +298,19 @@ func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]in
 	return byPath, left
 }
 
-// placeStmt places at node n the accesses of list that statement si
-// made, and returns the others.
-func (r *replay) placeStmt(list []int32, si int32, n int32) []int32 {
+// placeStmt places at node n, of function fn, the accesses (and the
+// values' words) of list that statement si made, and returns the others.
+func (r *replay) placeStmt(list []int32, fn, si int32, n int32) []int32 {
 	kept := list[:0]
 	for _, a := range list {
-		if r.mem.acc[a].stmt == uint32(si) {
-			r.place(&r.mem.acc[a], n)
-		} else {
+		acc := &r.mem.acc[a]
+		switch {
+		case acc.stmt != uint32(si):
 			kept = append(kept, a)
+		case acc.kind != valueWord:
+			r.place(acc, n)
+		case r.placeValue != nil:
+			r.placeValue(acc, fn, n)
 		}
 	}
 	return kept
@@ -410,7 +417,7 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 		cr.lastBlock[blk] = n
 	}
 	if cr.byPath != nil {
-		cr.byPath[path] = r.placeStmt(cr.byPath[path], si, n)
+		cr.byPath[path] = r.placeStmt(cr.byPath[path], cr.fi, si, n)
 	}
 	if st.Return {
 		cr.ret = n
@@ -505,6 +512,6 @@ func (r *replay) callWithoutDeps(c int32, f *Func) {
 // leftOut notes that n accesses of a call of f were not placed.
 func (r *replay) leftOut(f *Func, n int) {
 	if n > 0 {
-		r.problem(fmt.Sprintf("%s: memory accesses after the last statement its paths show (a panic?) are left out", f.Name()))
+		r.problem(fmt.Sprintf("%s: memory accesses (or values) after the last statement its paths show (a panic?) are left out", f.Name()))
 	}
 }

@@ -56,6 +56,9 @@ type Step struct {
 	// "argument" or "result".
 	From int
 	Via  string
+	// Values are what the step's execution recorded, in a -wet build, if
+	// asked for (ValuesOf; pathcover slice -why and -json).
+	Values []Value `json:",omitempty"`
 }
 
 // Stmt returns node n's statement.

@@ -308,7 +308,9 @@ func (g *gor) children(c int32, fn func(int32)) {
 }
 
 // A rawAccess is a memory event of a call as the stream reading keeps it
-// for the replay to place.
+// for the replay to place, or, read for values (readGor's vals), a word of
+// a value: kind valueWord, the word in addr, the value site in src, which
+// word in flags, and the site's statement in stmt.
 type rawAccess struct {
 	seq, addr, size, src uint64
 	stmt                 uint32
@@ -317,6 +319,9 @@ type rawAccess struct {
 	path                 int32 // the paths its call had recorded before it
 	next                 int32 // the next access of the same call, or -1
 }
+
+// valueWord is the kind of a rawAccess that is a word of a value.
+const valueWord profile.WPPAccess = 255
 
 // A gorMem is what the replay that numbers a goroutine needs beside its
 // compact form: its memory accesses, by call, and its spawns.
@@ -327,9 +332,10 @@ type gorMem struct {
 }
 
 // readGor reads the events of goroutine gid of f into its compact form;
-// with mem, it keeps its memory accesses and spawns too. It fails as
+// with mem, it keeps its memory accesses and spawns too, and with vals as
+// well, the words of its values (as rawAccess says). It fails as
 // builder.calls does.
-func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem bool) (*gor, *gorMem, error) {
+func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem, vals bool) (*gor, *gorMem, error) {
 	g := &gor{file: file, id: gid, start: -1}
 	var m *gorMem
 	if mem {
@@ -355,20 +361,33 @@ func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem bool) (
 		bufs = bufs[:top]
 		return nil
 	}
+	// add appends a to the accesses of the current call.
+	add := func(a rawAccess) {
+		top := stack[len(stack)-1]
+		a.path, a.next = int32(len(bufs[len(bufs)-1])), -1
+		i := int32(len(m.acc))
+		m.acc = append(m.acc, a)
+		if m.tail[top] >= 0 {
+			m.acc[m.tail[top]].next = i
+		} else {
+			m.head[top] = i
+		}
+		m.tail[top] = i
+	}
 	err := f.Events(gid, func(e profile.WPPEvent) error {
 		switch e.Kind {
 		case profile.WPPMemory:
 			seq += e.Seq
 			if len(stack) > 0 && mem {
-				top := stack[len(stack)-1]
-				i := int32(len(m.acc))
-				m.acc = append(m.acc, rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags, path: int32(len(bufs[len(bufs)-1])), next: -1})
-				if m.tail[top] >= 0 {
-					m.acc[m.tail[top]].next = i
-				} else {
-					m.head[top] = i
+				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags})
+			}
+		case profile.WPPValue:
+			if len(stack) > 0 && mem && vals {
+				// A site the metadata does not list is left out: it
+				// names no statement to place it at.
+				if d := t.funcs[g.calls[stack[len(stack)-1]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
+					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord})
 				}
-				m.tail[top] = i
 			}
 		case profile.WPPEnter:
 			hash, ok := f.Packages[e.Pkg]

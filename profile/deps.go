@@ -17,6 +17,8 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/pathcover/pathcover/numbering"
 )
@@ -89,6 +91,39 @@ func (k ValueKind) Words() int {
 		return 3
 	}
 	return 1
+}
+
+// Format reads a value's words as kind k says: a number or a boolean as
+// Go writes it, a string or slice by its header (its bytes are not
+// recorded), a pointer-like word and an interface by their words.
+func (k ValueKind) Format(w []uint64) string {
+	if len(w) < k.Words() {
+		return fmt.Sprint(w)
+	}
+	switch k {
+	case ValueInt:
+		return strconv.FormatInt(int64(w[0]>>1)^-int64(w[0]&1), 10)
+	case ValueUint:
+		return strconv.FormatUint(w[0], 10)
+	case ValueFloat:
+		return strconv.FormatFloat(math.Float64frombits(w[0]), 'g', -1, 64)
+	case ValueComplex:
+		return fmt.Sprint(complex(math.Float64frombits(w[0]), math.Float64frombits(w[1])))
+	case ValueBool:
+		return strconv.FormatBool(w[0] != 0)
+	case ValueString:
+		return fmt.Sprintf("string of %d bytes at %#x", w[1], w[0])
+	case ValueSlice:
+		return fmt.Sprintf("slice of len %d, cap %d at %#x", w[1], w[2], w[0])
+	case ValueWord:
+		return fmt.Sprintf("%#x", w[0])
+	case ValueIface:
+		if w[0] == 0 {
+			return "nil"
+		}
+		return fmt.Sprintf("type %#x, data %#x", w[0], w[1])
+	}
+	return fmt.Sprint(w)
 }
 
 func (k ValueKind) known() bool {

@@ -1,6 +1,10 @@
 package profile
 
-import "testing"
+import (
+	"math"
+	"strconv"
+	"testing"
+)
 
 // TestInTail checks which records after a path's record are its own: a
 // run of its tail's statements, each statement's records together.
@@ -20,6 +24,35 @@ func TestInTail(t *testing.T) {
 		got := InTail(tail, len(c.stmts), func(i int) int32 { return c.stmts[i] })
 		if got != c.want {
 			t.Errorf("InTail(%v) = %d, want %d", c.stmts, got, c.want)
+		}
+	}
+}
+
+// TestValueFormat reads each kind's words as the recording writes them
+// (zigzag for signed integers, bits for floats), and does not fail on too
+// few words (a crafted recording).
+func TestValueFormat(t *testing.T) {
+	zigzag := func(v int64) uint64 { return uint64(v<<1 ^ v>>63) }
+	for _, c := range []struct {
+		k     ValueKind
+		words []uint64
+		want  string
+	}{
+		{ValueInt, []uint64{zigzag(-5)}, "-5"},
+		{ValueInt, []uint64{zigzag(math.MaxInt64)}, strconv.FormatInt(math.MaxInt64, 10)},
+		{ValueInt, []uint64{zigzag(math.MinInt64)}, strconv.FormatInt(math.MinInt64, 10)},
+		{ValueUint, []uint64{math.MaxUint64}, strconv.FormatUint(math.MaxUint64, 10)},
+		{ValueFloat, []uint64{math.Float64bits(-0.25)}, "-0.25"},
+		{ValueComplex, []uint64{math.Float64bits(1), math.Float64bits(-2)}, "(1-2i)"},
+		{ValueBool, []uint64{1}, "true"},
+		{ValueString, []uint64{0x10, 3}, "string of 3 bytes at 0x10"},
+		{ValueSlice, []uint64{0x20, 1, 4}, "slice of len 1, cap 4 at 0x20"},
+		{ValueIface, []uint64{0, 0}, "nil"},
+		{ValueSlice, []uint64{0x20}, "[32]"},
+		{ValueInt, nil, "[]"},
+	} {
+		if got := c.k.Format(c.words); got != c.want {
+			t.Errorf("%s %v: %q, want %q", c.k, c.words, got, c.want)
 		}
 	}
 }

@@ -319,6 +319,10 @@
 // of the slice once, breadth first from the criterion: the statement, and
 // what carries the dependence to the step that needs it (a variable, a
 // call's result or argument, or control: the branch that decided it ran).
+// If the run was recorded by a -wet build (pathcover test -wet), each step
+// shows the values its execution recorded: the variables it defined, as
+// name=value after it ran, and those it read (strings and slices by their
+// headers; their bytes are not recorded). -json gives them too.
 //
 // Dependences through locals, parameters and results, and control
 // dependences, are exact along the run's paths. Reads through memory

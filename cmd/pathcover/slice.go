@@ -30,6 +30,10 @@ The statements are listed in source order. -why lists instead each step
 of the slice once, breadth first from the criterion: the statement, and
 what carries the dependence to the step that needs it (a variable, a
 call's result or argument, or control: the branch that decided it ran).
+If the run was recorded by a -wet build (pathcover test -wet), each step
+shows the values its execution recorded: the variables it defined, as
+name=value after it ran, and those it read (strings and slices by their
+headers; their bytes are not recorded). -json gives them too.
 
 Dependences through locals, parameters and results, and control
 dependences, are exact along the run's paths. Reads through memory
@@ -83,6 +87,12 @@ the module, GOROOT and the module cache only), with its steps.
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
+			}
+			if *why || *asJSON {
+				if err := addValues(s, *dir); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitNoData
+				}
 			}
 			if *htmlOut != "" {
 				var b bytes.Buffer
@@ -171,6 +181,23 @@ func parseCriterion(arg string) (ddg.Criterion, error) {
 	return c, nil
 }
 
+// addValues gives the steps of s the values their executions recorded,
+// if the run in dir was recorded by a -wet build.
+func addValues(s *ddg.Slice, dir string) error {
+	nodes := make([]int32, len(s.Steps))
+	for i, st := range s.Steps {
+		nodes[i] = st.Node
+	}
+	vals, _, err := ddg.ValuesOf(dir, nodes)
+	if err != nil {
+		return err
+	}
+	for i := range s.Steps {
+		s.Steps[i].Values = vals[s.Steps[i].Node]
+	}
+	return nil
+}
+
 func writeSlice(w io.Writer, s *ddg.Slice, why bool) {
 	fmt.Fprintf(w, "slice of execution %d of %d: %d statements\n", max(1, s.Instances), s.Instances, len(s.Stmts))
 	if why {
@@ -179,7 +206,11 @@ func writeSlice(w io.Writer, s *ddg.Slice, why bool) {
 			if st.From >= 0 {
 				via = fmt.Sprintf("  (%s, for step %d)", st.Via, st.From)
 			}
-			fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s\n", i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via)
+			vals := ""
+			for _, v := range st.Values {
+				vals += fmt.Sprintf("  %s=%s", printable(v.Var), printable(v.Text))
+			}
+			fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s%s\n", i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via, vals)
 		}
 	} else {
 		for _, st := range s.Stmts {

@@ -3,6 +3,8 @@ package main_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,5 +150,103 @@ func TestSliceCommand(t *testing.T) {
 	}
 	if out, code := run(t, dir, bin, "slice", "-dir", plain, "s.go:13"); code != exitNoData || !strings.Contains(out, "not recorded by a -deps build") {
 		t.Errorf("slice of a -wpp profile: exit %d\n%s", code, out)
+	}
+}
+
+// valuesModule's test fails; Squares prints each total it makes, which
+// is what slice -why must show at the loop's statement.
+var valuesModule = map[string]string{
+	"s.go": `package s
+
+import "fmt"
+
+func Squares(xs []int) int {
+	total := 0
+	for _, x := range xs {
+		total += x * x
+		fmt.Println("x", x, "total", total)
+	}
+	return total
+}
+`,
+	"s_test.go": `package s
+
+import "testing"
+
+func TestSquares(t *testing.T) {
+	got := Squares([]int{2, 3, 4, -5})
+	if got != 0 {
+		t.Fatalf("Squares = %d", got)
+	}
+}
+`,
+}
+
+// TestSliceValues checks the values a -wet recording gives a slice's
+// steps against what the program printed of them itself.
+func TestSliceValues(t *testing.T) {
+	t.Parallel()
+	dir := module(t, valuesModule)
+	prof := t.TempDir()
+	out, code := run(t, dir, bin, "test", "-wet", "-dir", prof, "-run", "TestSquares", "./...")
+	printed := regexp.MustCompile(`(?m)^x (-?\d+) total (-?\d+)$`).FindAllStringSubmatch(out, -1)
+	sum := regexp.MustCompile(`Squares = (-?\d+)`).FindStringSubmatch(out)
+	if code != 1 || len(printed) != 4 || sum == nil {
+		t.Fatalf("pathcover test -wet: exit %d\n%s", code, out)
+	}
+	var xs, totals []string
+	for _, m := range printed {
+		xs, totals = append(xs, m[1]), append(totals, m[2])
+	}
+
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "-json", "s_test.go:7", "got")
+	var s struct {
+		Steps []struct {
+			Stmt struct {
+				File string
+				Line int
+			}
+			Values []struct {
+				Var, Text string
+				After     bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+		t.Fatalf("slice -json: exit %d, %v\n%s", code, err, out)
+	}
+	// Each round's x and total, after the statements that made them; got,
+	// made by the call's statement.
+	var made, ranged, gotMade []string
+	for _, st := range s.Steps {
+		for _, v := range st.Values {
+			switch {
+			case filepath.Base(st.Stmt.File) == "s.go" && st.Stmt.Line == 8 && v.Var == "total" && v.After:
+				made = append(made, v.Text)
+			case filepath.Base(st.Stmt.File) == "s_test.go" && st.Stmt.Line == 6 && v.Var == "got" && v.After:
+				gotMade = append(gotMade, v.Text)
+			case filepath.Base(st.Stmt.File) == "s.go" && st.Stmt.Line == 7 && v.Var == "x" && v.After:
+				ranged = append(ranged, v.Text)
+			}
+		}
+	}
+	for _, l := range [][]string{made, totals, ranged, xs} {
+		slices.Sort(l)
+	}
+	if !slices.Equal(made, totals) || !slices.Equal(ranged, xs) {
+		t.Errorf("the slice shows totals %q at s.go:8 and x %q at s.go:7, the program printed %q and %q\n%s", made, ranged, totals, xs, out)
+	}
+	if !slices.Equal(gotMade, []string{sum[1]}) {
+		t.Errorf("got made %q, the test printed %s", gotMade, sum[1])
+	}
+	// -why shows them on the steps' lines; a -deps recording has none.
+	out, code = run(t, dir, bin, "slice", "-dir", prof, "-why", "s_test.go:7", "got")
+	if code != 0 || !strings.Contains(out, "  total="+printed[3][2]+"\n") {
+		t.Errorf("slice -why: exit %d, no total=%s\n%s", code, printed[3][2], out)
+	}
+	prof2 := t.TempDir()
+	run(t, dir, bin, "test", "-deps", "-dir", prof2, "-run", "TestSquares", "./...")
+	if out, code := run(t, dir, bin, "slice", "-dir", prof2, "-why", "s_test.go:7", "got"); code != 0 || strings.Contains(out, "total=") {
+		t.Errorf("slice -why of a -deps recording: exit %d\n%s", code, out)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -336,34 +335,6 @@ func (wp *wetProfile) stmtOrder(fn int, mf *profile.Func) func(t uint64, stmt in
 	}
 }
 
-// valueText reads a value's words as kind k says.
-func valueText(k profile.ValueKind, w []uint64) string {
-	switch k {
-	case profile.ValueInt:
-		return strconv.FormatInt(int64(w[0]>>1)^-int64(w[0]&1), 10)
-	case profile.ValueUint:
-		return strconv.FormatUint(w[0], 10)
-	case profile.ValueFloat:
-		return strconv.FormatFloat(math.Float64frombits(w[0]), 'g', -1, 64)
-	case profile.ValueComplex:
-		return fmt.Sprint(complex(math.Float64frombits(w[0]), math.Float64frombits(w[1])))
-	case profile.ValueBool:
-		return strconv.FormatBool(w[0] != 0)
-	case profile.ValueString:
-		return fmt.Sprintf("string of %d bytes at %#x", w[1], w[0])
-	case profile.ValueSlice:
-		return fmt.Sprintf("slice of len %d, cap %d at %#x", w[1], w[2], w[0])
-	case profile.ValueWord:
-		return fmt.Sprintf("%#x", w[0])
-	case profile.ValueIface:
-		if w[0] == 0 {
-			return "nil"
-		}
-		return fmt.Sprintf("type %#x, data %#x", w[0], w[1])
-	}
-	return fmt.Sprint(w)
-}
-
 func wetValues(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
@@ -407,7 +378,7 @@ func wetValues(fs *flag.FlagSet) Run {
 					if !site.After {
 						o-- // recorded before the statement runs
 					}
-					out = append(out, wetValue{T: x.T, Value: valueText(v.Kind, x.Words), Words: x.Words, Line: mf.Deps.Stmts[site.Stmt].Line, order: o})
+					out = append(out, wetValue{T: x.T, Value: v.Kind.Format(x.Words), Words: x.Words, Line: mf.Deps.Stmts[site.Stmt].Line, order: o})
 				}
 			}
 		}
@@ -616,7 +587,7 @@ func wetDiff(fs *flag.FlagSet) Run {
 				continue
 			case s.Value != nil:
 				v := s.Value
-				fmt.Printf(" at t=%d in %s, line %d: %s = %s\n", v.T, s.Func, v.Line, v.Var, valueText(v.Kind, v.Words))
+				fmt.Printf(" at t=%d in %s, line %d: %s = %s\n", v.T, s.Func, v.Line, v.Var, v.Kind.Format(v.Words))
 				continue
 			case d.A.Value != nil || d.B.Value != nil:
 				fmt.Printf(" no such value in %s\n", s.Func)
