@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 // A Compact is a run's compact dynamic dependence graph (the paper's
@@ -74,6 +76,9 @@ type loader struct {
 	// value, when set, is given each word of a value as it is placed,
 	// with the node's function.
 	value func(a *rawAccess, fn, node int32)
+	// wet, when set, is read instead of the directory's recordings
+	// (LoadWET).
+	wet *wet.WET
 	// keep says whether to keep the goroutines' compact forms, packed
 	// with cache.
 	keep  bool
@@ -87,6 +92,19 @@ func (l *loader) load() error {
 	if err != nil {
 		return err
 	}
+	for _, e := range problems {
+		l.problems = append(l.problems, e.Error())
+	}
+	l.t = newFuncTable(p)
+	if l.wet != nil {
+		for pi, src := range wetSources(l.wet) {
+			if err := l.file(src, pi); err != nil {
+				return err
+			}
+			l.problems = append(l.problems, src.problems()...)
+		}
+		return l.checkDeps()
+	}
 	names, err := filepath.Glob(filepath.Join(l.dir, "*.wpp"))
 	if err != nil {
 		return err
@@ -95,21 +113,23 @@ func (l *loader) load() error {
 		return fmt.Errorf("%s holds no recording (*.wpp files): record one with pathcover test -deps or pppexec -deps", l.dir)
 	}
 	slices.Sort(names)
-	for _, e := range problems {
-		l.problems = append(l.problems, e.Error())
-	}
-	l.t = newFuncTable(p)
 	for fi, name := range names {
 		f, err := profile.OpenWPP(name)
 		if err != nil {
 			return err
 		}
-		err = l.file(f, fi)
+		err = l.file(wpp.FileSource{WPPFile: f}, fi)
 		f.Close()
 		if err != nil {
 			return err
 		}
 	}
+	return l.checkDeps()
+}
+
+// checkDeps fails if no function the recording called has statements in
+// the metadata.
+func (l *loader) checkDeps() error {
 	if !l.t.anyDeps {
 		return fmt.Errorf("%s was not recorded by a -deps build: its metadata has no statements (record with pathcover test -deps or pppexec -deps)", l.dir)
 	}
@@ -117,8 +137,8 @@ func (l *loader) load() error {
 }
 
 // file numbers the goroutines of one recording.
-func (l *loader) file(f *profile.WPPFile, fi int) error {
-	base := filepath.Base(f.Name)
+func (l *loader) file(f wpp.Source, fi int) error {
+	base := filepath.Base(f.Name())
 	spawned := make(map[uint64]int32)
 	var mine []*gor
 	for _, gid := range f.Goroutines() {
@@ -183,8 +203,12 @@ func accessKey(a *rawAccess, g int32) (addr, src uint64) {
 // Its slices are Load's, for runs of any size up to 2^31 statement
 // executions.
 func LoadCompact(dir string) (*Compact, error) {
+	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache()})
+}
+
+// loadCompact builds OPT from what l reads.
+func loadCompact(l *loader) (*Compact, error) {
 	var acc []placed
-	l := &loader{dir: dir, keep: true, cache: newBlockCache()}
 	l.mem = func(a *rawAccess, g int32, node int32) {
 		addr, src := accessKey(a, g)
 		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 // A Demand slices on demand from the recording on disk (the paper's LP):
@@ -267,7 +268,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := readGor(d.t, f, idx.file, idx.id, false, false)
+	g, _, err := readGor(d.t, wpp.FileSource{WPPFile: f}, idx.file, idx.id, false, false)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -76,15 +76,21 @@ var (
 // record builds the module in dir with pppexec -deps and runs it,
 // returning the profile directory (shared by the tests: do not write).
 func record(t *testing.T, dir, pkgs string) string {
+	return recordMode(t, dir, pkgs, "-deps")
+}
+
+// recordMode is record with pppexec's -deps or -wet.
+func recordMode(t *testing.T, dir, pkgs, mode string) string {
 	t.Helper()
 	recMu.Lock()
 	defer recMu.Unlock()
-	if prof, ok := recordings[dir]; ok {
+	key := dir + " " + mode
+	if prof, ok := recordings[key]; ok {
 		return prof
 	}
 	bin := cmdtest.PPPExec(t, "../cmd/pppexec")
 	exe := filepath.Join(t.TempDir(), "prog")
-	if out, code := cmdtest.Run(t, dir, nil, "go", "build", "-toolexec="+bin+" -deps -pkgs="+pkgs, "-o", exe, "."); code != 0 {
+	if out, code := cmdtest.Run(t, dir, nil, "go", "build", "-toolexec="+bin+" "+mode+" -pkgs="+pkgs, "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
 	prof, err := os.MkdirTemp(recRoot, "prof")
@@ -94,7 +100,7 @@ func record(t *testing.T, dir, pkgs string) string {
 	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe); code != 0 {
 		t.Fatalf("the program: exit %d\n%s", code, out)
 	}
-	recordings[dir] = prof
+	recordings[key] = prof
 	return prof
 }
 

@@ -1,6 +1,7 @@
 package ddg_test
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/ddg"
+	"github.com/pathcover/pathcover/wet"
 )
 
 // The oracle: the compact graph (OPT) and the demand-driven slicer (LP)
@@ -215,4 +217,66 @@ func oracleCriteria(g *ddg.Graph) []ddg.Criterion {
 	// not.
 	cs = append(cs, ddg.Criterion{File: "nosuch.go", Line: 1}, ddg.Criterion{File: places[0].file, Line: places[0].line, Instance: 1 << 20})
 	return cs
+}
+
+// TestWETSlices builds OPT from the WET of a -wet recording, read back
+// from its file, and requires every node and every slice of the oracle's
+// criteria to be those of FP on the same recording.
+func TestWETSlices(t *testing.T) {
+	for _, p := range oraclePrograms {
+		t.Run(filepath.Base(p.dir), func(t *testing.T) {
+			dir, err := filepath.Abs(p.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prof := recordMode(t, dir, p.pkg, "-wet")
+			fp, err := ddg.Load(prof, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			built, err := wet.BuildDir(prof, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := built.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			w, err := wet.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := ddg.LoadWET(prof, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Nodes() != len(fp.Nodes) || len(fp.Nodes) < 100 {
+				t.Fatalf("%d nodes from the WET, FP %d", g.Nodes(), len(fp.Nodes))
+			}
+			if d, l := g.Count(); l == 0 || d == 0 {
+				t.Errorf("%d dependences, %d through memory", d, l)
+			}
+			bad := 0
+			for n := range int32(len(fp.Nodes)) {
+				got, err := g.Node(n)
+				if err != nil {
+					t.Fatalf("node %d: %v", n, err)
+				}
+				if d, want := describe(g.Funcs(), got), describe(fp.Funcs, &fp.Nodes[n]); d != want {
+					if bad++; bad <= 5 {
+						t.Errorf("node %d:\n got %s\nwant %s", n, d, want)
+					}
+				}
+			}
+			criteria := oracleCriteria(fp)
+			for _, c := range criteria {
+				want, wantErr := fp.Slice(c)
+				got, err := g.Slice(c)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%+v: slice\n%+v (%v)\nFP's\n%+v (%v)", c, got, err, want, wantErr)
+				}
+			}
+			t.Logf("%d criteria, %d nodes; FP's problems %q, the WET's %q", len(criteria), len(fp.Nodes), fp.Problems, g.Problems)
+		})
+	}
 }

@@ -280,8 +280,12 @@ func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]in
 		for ; a >= 0 && r.mem.acc[a].path == k; a = r.mem.acc[a].next {
 			run = append(run, a)
 		}
+		if k < 0 {
+			left += len(run) // cannot be: an attributed access follows its path
+			continue
+		}
 		inTail := 0
-		if k > 0 && int(k) <= len(paths) {
+		if k > 0 && int(k) <= len(paths) && !r.mem.attributed {
 			tail, err := f.tail(paths[k-1])
 			if err != nil {
 				r.problem(err.Error())

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 // The compact form of a goroutine's recording, which the compact graph
@@ -329,13 +330,19 @@ type gorMem struct {
 	acc        []rawAccess
 	head, tail []int32
 	spawns     map[int32][]uint64
+	// attributed says that each access's path is the one it belongs to
+	// (a WET's: readGor's attributed), not the count of paths recorded
+	// before it, which the tail rule corrects (profile.InTail).
+	attributed bool
 }
 
 // readGor reads the events of goroutine gid of f into its compact form;
 // with mem, it keeps its memory accesses and spawns too, and with vals as
 // well, the words of its values (as rawAccess says). It fails as
-// builder.calls does.
-func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem, vals bool) (*gor, *gorMem, error) {
+// builder.calls does. If f is attributed (a WET's), each memory event
+// follows the path it belongs to, a path of the call Up levels below the
+// current one (wetSource).
+func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (*gor, *gorMem, error) {
 	g := &gor{file: file, id: gid, start: -1}
 	var m *gorMem
 	if mem {
@@ -361,10 +368,21 @@ func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem, vals b
 		bufs = bufs[:top]
 		return nil
 	}
-	// add appends a to the accesses of the current call.
-	add := func(a rawAccess) {
-		top := stack[len(stack)-1]
-		a.path, a.next = int32(len(bufs[len(bufs)-1])), -1
+	_, attributed := f.(*wetSource)
+	if m != nil {
+		m.attributed = attributed
+	}
+	pkgs := f.Packages()
+	// add appends a to the accesses of the call up levels below the
+	// current one: its path is the number of paths that call recorded
+	// before it, or, attributed, the last of them.
+	add := func(a rawAccess, up int) {
+		k := len(stack) - 1 - up
+		top := stack[k]
+		a.path, a.next = int32(len(bufs[k])), -1
+		if attributed {
+			a.path--
+		}
 		i := int32(len(m.acc))
 		m.acc = append(m.acc, a)
 		if m.tail[top] >= 0 {
@@ -379,18 +397,25 @@ func readGor(t *funcTable, f *profile.WPPFile, file int, gid uint64, mem, vals b
 		case profile.WPPMemory:
 			seq += e.Seq
 			if len(stack) > 0 && mem {
-				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags})
+				up := 0
+				if attributed {
+					if int(e.Up) >= len(stack) {
+						return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
+					}
+					up = int(e.Up)
+				}
+				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags}, up)
 			}
 		case profile.WPPValue:
 			if len(stack) > 0 && mem && vals {
 				// A site the metadata does not list is left out: it
 				// names no statement to place it at.
 				if d := t.funcs[g.calls[stack[len(stack)-1]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
-					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord})
+					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord}, 0)
 				}
 			}
 		case profile.WPPEnter:
-			hash, ok := f.Packages[e.Pkg]
+			hash, ok := pkgs[e.Pkg]
 			if !ok {
 				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
 			}

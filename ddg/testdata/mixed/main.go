@@ -157,13 +157,15 @@ func main() {
 	fmt.Println("risky", acc)
 	count := 0
 	mult := 3
+	hits := make([]int, 2)
 	for v := range evens(10) {
 		if v > 6 {
 			break
 		}
 		count += v * mult
+		hits[v%4/2]++ // memory, in the body the iterator's call runs
 	}
-	fmt.Println("evens", count)
+	fmt.Println("evens", count, hits)
 	fmt.Println("fib", fib(9))
 	g := grow(12)
 	var b strings.Builder
