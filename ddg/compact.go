@@ -97,7 +97,7 @@ func (l *loader) load() error {
 	}
 	l.t = newFuncTable(p)
 	if l.wet != nil {
-		for pi, src := range wetSources(l.wet) {
+		for pi, src := range wetSources(l.wet, l.value != nil) {
 			if err := l.file(src, pi); err != nil {
 				return err
 			}

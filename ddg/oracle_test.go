@@ -276,7 +276,40 @@ func TestWETSlices(t *testing.T) {
 					t.Fatalf("%+v: slice\n%+v (%v)\nFP's\n%+v (%v)", c, got, err, want, wantErr)
 				}
 			}
-			t.Logf("%d criteria, %d nodes; FP's problems %q, the WET's %q", len(criteria), len(fp.Nodes), fp.Problems, g.Problems)
+			// The values the WET gives each node are those the recording
+			// gives it (in the order of their sites, which the WET keeps
+			// apart).
+			all := make([]int32, len(fp.Nodes))
+			for n := range all {
+				all[n] = int32(n)
+			}
+			want, _, err := ddg.ValuesOf(prof, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := ddg.ValuesOfWET(prof, w, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := func(vs []ddg.Value) []string {
+				var out []string
+				for _, v := range vs {
+					out = append(out, fmt.Sprintf("%s %v %v", v.Var, v.After, v.Words))
+				}
+				slices.Sort(out)
+				return out
+			}
+			values := 0
+			for n := range all {
+				values += len(want[int32(n)])
+				if a, b := text(got[int32(n)]), text(want[int32(n)]); !slices.Equal(a, b) {
+					t.Fatalf("node %d: values %q from the WET, %q from the recording", n, a, b)
+				}
+			}
+			if values < 50 {
+				t.Errorf("%d values at %d nodes", values, len(want))
+			}
+			t.Logf("%d criteria, %d nodes, %d values; FP's problems %q, the WET's %q", len(criteria), len(fp.Nodes), values, fp.Problems, g.Problems)
 		})
 	}
 }

@@ -408,10 +408,17 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 			}
 		case profile.WPPValue:
 			if len(stack) > 0 && mem && vals {
+				up := 0
+				if attributed {
+					if int(e.Up) >= len(stack) {
+						return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
+					}
+					up = int(e.Up)
+				}
 				// A site the metadata does not list is left out: it
 				// names no statement to place it at.
-				if d := t.funcs[g.calls[stack[len(stack)-1]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
-					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord}, 0)
+				if d := t.funcs[g.calls[stack[len(stack)-1-up]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
+					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord}, up)
 				}
 			}
 		case profile.WPPEnter:

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet"
 )
 
 // A Value is a value that a statement execution recorded, in a -wet build
@@ -25,6 +26,20 @@ type Value struct {
 // node none was recorded at. A value cut short by the end of the
 // recording (a kill) is left out. Problems are the replay's, as Load's.
 func ValuesOf(dir string, nodes []int32) (map[int32][]Value, []string, error) {
+	return valuesOf(&loader{dir: dir}, nodes)
+}
+
+// ValuesOfWET is ValuesOf from WET w, whose metadata is in dir (the
+// graph of LoadWET), not from the recording. The WET keeps the order of
+// each site's values, not that between the sites of one node: a node's
+// values are in the order of its sites' labels.
+func ValuesOfWET(dir string, w *wet.WET, nodes []int32) (map[int32][]Value, []string, error) {
+	return valuesOf(&loader{dir: dir, wet: w}, nodes)
+}
+
+// valuesOf gives the values of nodes that l reads.
+func valuesOf(l *loader, nodes []int32) (map[int32][]Value, []string, error) {
+	dir := l.dir
 	want := make(map[int32]bool, len(nodes))
 	for _, n := range nodes {
 		want[n] = true
@@ -42,7 +57,6 @@ func ValuesOf(dir string, nodes []int32) (map[int32][]Value, []string, error) {
 		w        uint64
 	}
 	words := make(map[int32][]word)
-	l := &loader{dir: dir}
 	l.value = func(a *rawAccess, fn, node int32) {
 		if want[node] {
 			words[node] = append(words[node], word{fn, int32(a.src), a.flags, a.addr})

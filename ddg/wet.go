@@ -40,9 +40,18 @@ type wetSource struct {
 	process int
 	gors    map[uint64]int // goroutine id to index in w.Goroutines
 	ids     []uint64
-	// acc holds each goroutine's accesses by timestamp, then number.
+	// acc holds each goroutine's accesses by timestamp, then number;
+	// vals its values by timestamp, if asked for (wetSources).
 	acc  map[int][]wetAccess
+	vals map[int][]wetValue
 	left int
+}
+
+// A wetValue is one value of a WET, with its site.
+type wetValue struct {
+	wet.Value
+	fn   int
+	site uint32
 }
 
 // A wetAccess is one access of a WET, with its statement.
@@ -52,13 +61,14 @@ type wetAccess struct {
 	stmt uint32
 }
 
-// wetSources returns the processes of w as sources, in order.
-func wetSources(w *wet.WET) []*wetSource {
+// wetSources returns the processes of w as sources, in order, with their
+// values if vals.
+func wetSources(w *wet.WET, vals bool) []*wetSource {
 	var out []*wetSource
 	for i := range w.Goroutines {
 		g := &w.Goroutines[i]
 		for len(out) <= g.Process {
-			out = append(out, &wetSource{w: w, process: len(out), gors: make(map[uint64]int), acc: make(map[int][]wetAccess)})
+			out = append(out, &wetSource{w: w, process: len(out), gors: make(map[uint64]int), acc: make(map[int][]wetAccess), vals: make(map[int][]wetValue)})
 		}
 		s := out[g.Process]
 		s.gors[g.ID] = i
@@ -67,18 +77,21 @@ func wetSources(w *wet.WET) []*wetSource {
 	// Each access goes to the goroutine whose timestamps hold it; one
 	// stamped past its goroutine's last path (a call still open at the end)
 	// has no path to follow.
+	goroutineAt := func(t uint64) (int, bool) {
+		return slices.BinarySearchFunc(w.Goroutines, t, func(g wet.Goroutine, t uint64) int {
+			if g.End <= t {
+				return -1
+			}
+			if g.Start > t {
+				return 1
+			}
+			return 0
+		})
+	}
 	for i := range w.Accesses {
 		l := &w.Accesses[i]
 		for _, a := range w.AccessesOf(l) {
-			gi, ok := slices.BinarySearchFunc(w.Goroutines, a.T, func(g wet.Goroutine, t uint64) int {
-				if g.End <= t {
-					return -1
-				}
-				if g.Start > t {
-					return 1
-				}
-				return 0
-			})
+			gi, ok := goroutineAt(a.T)
 			if !ok {
 				if len(out) > 0 {
 					out[0].left++
@@ -89,9 +102,21 @@ func wetSources(w *wet.WET) []*wetSource {
 			s.acc[gi] = append(s.acc[gi], wetAccess{a, l.Func, l.Stmt})
 		}
 	}
+	for i := 0; vals && i < len(w.Values); i++ {
+		l := &w.Values[i]
+		for _, v := range w.ValuesOf(l) {
+			if gi, ok := goroutineAt(v.T); ok {
+				s := out[w.Goroutines[gi].Process]
+				s.vals[gi] = append(s.vals[gi], wetValue{v, l.Func, l.Site})
+			}
+		}
+	}
 	for _, s := range out {
 		for _, list := range s.acc {
 			slices.SortFunc(list, func(a, b wetAccess) int { return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Seq, b.Seq)) })
+		}
+		for _, list := range s.vals {
+			slices.SortStableFunc(list, func(a, b wetValue) int { return cmp.Compare(a.T, b.T) })
 		}
 	}
 	return out
@@ -136,7 +161,7 @@ func (s *wetSource) Events(id uint64, fn func(profile.WPPEvent) error) error {
 	if err != nil {
 		return err
 	}
-	acc := s.acc[gi]
+	acc, vals := s.acc[gi], s.vals[gi]
 	var seq uint64
 	var up uint32
 	for {
@@ -175,6 +200,20 @@ func (s *wetSource) Events(id uint64, fn func(profile.WPPEvent) error) error {
 				seq = a.Seq
 				if err := fn(ev); err != nil {
 					return err
+				}
+			}
+			// Its values, a word an event. (The WET keeps the order of
+			// a site's values, not that between sites.)
+			for len(vals) > 0 && vals[0].T <= e.T {
+				v := vals[0]
+				vals = vals[1:]
+				if v.T < e.T || v.fn != e.Func {
+					continue
+				}
+				for k, word := range v.Words {
+					if err := fn(profile.WPPEvent{Kind: profile.WPPValue, Up: up, Site: v.site, Part: uint8(k), Value: word}); err != nil {
+						return err
+					}
 				}
 			}
 			up = 0

@@ -305,7 +305,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-graph opt|fp|lp] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -339,7 +339,10 @@
 // execution. fp is the full graph, every dependence in memory, some 100
 // bytes a statement execution: -maxnodes (fp only) refuses a larger run.
 // lp keeps almost nothing and re-reads the recording as the slice needs
-// it: slow, for runs too large for the others.
+// it: slow, for runs too large for the others. wet builds the compact
+// graph from the whole execution trace (DIR/profile.wet, which pathcover
+// test -wet and pathcover wet build write) and the metadata, without the
+// recording, which may then be deleted.
 //
 // -html FILE writes a page that shows the slice on the source (the files of
 // the module, GOROOT and the module cache only), with its steps.
@@ -349,7 +352,7 @@
 //	-dir dir
 //		the profile dir (default $PATHCOVERDIR)
 //	-graph opt
-//		how to hold the dependences: opt, the compact graph; fp, the full one; lp, on demand from the recording (default "opt")
+//		how to hold the dependences: opt, the compact graph; fp, the full one; lp, on demand from the recording; wet, the compact graph from DIR/profile.wet (default "opt")
 //	-html file
 //		also write a page that shows the slice on the source to file
 //	-instance n

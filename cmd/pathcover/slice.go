@@ -3,19 +3,23 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pathcover/pathcover/ddg"
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wet"
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -50,7 +54,10 @@ paths as the slice needs them; it takes a few bytes a statement
 execution. fp is the full graph, every dependence in memory, some 100
 bytes a statement execution: -maxnodes (fp only) refuses a larger run.
 lp keeps almost nothing and re-reads the recording as the slice needs
-it: slow, for runs too large for the others.
+it: slow, for runs too large for the others. wet builds the compact
+graph from the whole execution trace (DIR/profile.wet, which pathcover
+test -wet and pathcover wet build write) and the metadata, without the
+recording, which may then be deleted.
 
 -html FILE writes a page that shows the slice on the source (the files of
 the module, GOROOT and the module cache only), with its steps.
@@ -62,9 +69,9 @@ the module, GOROOT and the module cache only), with its steps.
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
 		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
-		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording")
+		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording; wet, the compact graph from DIR/profile.wet")
 		return func(cmd *Command, args []string) int {
-			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || (*graph != "opt" && *graph != "fp" && *graph != "lp") {
+			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || !slices.Contains([]string{"opt", "fp", "lp", "wet"}, *graph) {
 				fs.Usage()
 				return exitUsage
 			}
@@ -89,7 +96,7 @@ the module, GOROOT and the module cache only), with its steps.
 				return exitNoData
 			}
 			if *why || *asJSON {
-				if err := addValues(s, *dir); err != nil {
+				if err := addValues(s, g.values); err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitNoData
 				}
@@ -126,34 +133,52 @@ the module, GOROOT and the module cache only), with its steps.
 	},
 }
 
-// A sliceGraph is one of ddg's graphs, as -graph chooses.
+// A sliceGraph is one of ddg's graphs, as -graph chooses, and where the
+// values of its nodes are read from.
 type sliceGraph struct {
 	slice    func(ddg.Criterion) (*ddg.Slice, error)
 	problems []string
 	close    func()
+	values   func(nodes []int32) (map[int32][]ddg.Value, []string, error)
 }
 
-// openGraph opens the recording in dir as graph kind: opt, fp or lp.
+// openGraph opens the recording in dir as graph kind: opt, fp, lp or
+// wet (from the WET in dir).
 func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
+	fromRecording := func(nodes []int32) (map[int32][]ddg.Value, []string, error) { return ddg.ValuesOf(dir, nodes) }
 	switch kind {
 	case "fp":
 		g, err := ddg.Load(dir, maxNodes)
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{g.Slice, g.Problems, func() {}}, nil
+		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording}, nil
 	case "lp":
 		d, err := ddg.OpenDemand(dir)
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }}, nil
+		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording}, nil
+	case "wet":
+		w, err := wet.ReadFile(filepath.Join(dir, "profile.wet"))
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%v (pathcover wet build makes it from a -wet recording)", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		o, err := ddg.LoadWET(dir, w)
+		if err != nil {
+			return nil, err
+		}
+		fromWET := func(nodes []int32) (map[int32][]ddg.Value, []string, error) { return ddg.ValuesOfWET(dir, w, nodes) }
+		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET}, nil
 	}
 	o, err := ddg.LoadCompact(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sliceGraph{o.Slice, o.Problems, func() {}}, nil
+	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording}, nil
 }
 
 // parseCriterion parses FILE:LINE[:COL].
@@ -182,13 +207,13 @@ func parseCriterion(arg string) (ddg.Criterion, error) {
 }
 
 // addValues gives the steps of s the values their executions recorded,
-// if the run in dir was recorded by a -wet build.
-func addValues(s *ddg.Slice, dir string) error {
+// if the run was recorded by a -wet build, as values reads them.
+func addValues(s *ddg.Slice, values func([]int32) (map[int32][]ddg.Value, []string, error)) error {
 	nodes := make([]int32, len(s.Steps))
 	for i, st := range s.Steps {
 		nodes[i] = st.Node
 	}
-	vals, _, err := ddg.ValuesOf(dir, nodes)
+	vals, _, err := values(nodes)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -244,9 +245,28 @@ func TestSliceValues(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "  total="+printed[3][2]+"\n") {
 		t.Errorf("slice -why: exit %d, no total=%s\n%s", code, printed[3][2], out)
 	}
+	// The WET gives the same slice and values, the recording gone.
+	names, _ := filepath.Glob(filepath.Join(prof, "*.wpp"))
+	for _, name := range names {
+		if err := os.Remove(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no recording")
+	}
+	if got, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", "wet", "-why", "s_test.go:7", "got"); code != 0 || got != out {
+		t.Errorf("slice -graph wet -why: exit %d\n%s\nfrom the recording:\n%s", code, got, out)
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got"); code != exitNoData || !strings.Contains(out, "holds no recording") {
+		t.Errorf("slice without the recording: exit %d\n%s", code, out)
+	}
 	prof2 := t.TempDir()
 	run(t, dir, bin, "test", "-deps", "-dir", prof2, "-run", "TestSquares", "./...")
 	if out, code := run(t, dir, bin, "slice", "-dir", prof2, "-why", "s_test.go:7", "got"); code != 0 || strings.Contains(out, "total=") {
 		t.Errorf("slice -why of a -deps recording: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", prof2, "-graph", "wet", "s_test.go:7", "got"); code != exitNoData || !strings.Contains(out, "pathcover wet build makes it") {
+		t.Errorf("slice -graph wet of a -deps recording: exit %d\n%s", code, out)
 	}
 }
