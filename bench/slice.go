@@ -155,14 +155,8 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	m.OPTBytes, m.OPTBuildSeconds, m.OPTCounted = bytes, took.Seconds(), o.Bytes()
 	m.Nodes, m.Calls = o.Nodes(), o.Calls()
 	m.Dependences, m.Labelled = o.Count()
-	stmts := o.Executed()
-	m.ExecutedStmt = len(stmts)
-	r := rand.New(rand.NewPCG(17, 17))
-	var criteria []ddg.Criterion
-	for range min(sliceCriteria, len(stmts)) {
-		st := stmts[r.IntN(len(stmts))]
-		criteria = append(criteria, ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
-	}
+	m.ExecutedStmt = len(o.Executed())
+	criteria := sliceCriteriaOf(o)
 	wantSlices := make([]string, len(criteria))
 	var total time.Duration
 	for i, c := range criteria {
@@ -253,6 +247,19 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 		m.LPSliceMs = float64(total.Microseconds()) / 1e3 / float64(m.LPCriteria)
 	}
 	return nil
+}
+
+// sliceCriteriaOf chooses the criteria to slice: sliceCriteria
+// statements that ran, at random with a fixed seed.
+func sliceCriteriaOf(o *ddg.Compact) []ddg.Criterion {
+	stmts := o.Executed()
+	r := rand.New(rand.NewPCG(17, 17))
+	var criteria []ddg.Criterion
+	for range min(sliceCriteria, len(stmts)) {
+		st := stmts[r.IntN(len(stmts))]
+		criteria = append(criteria, ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
+	}
+	return criteria
 }
 
 // fingerprint returns a hash of a slice: its criterion, its steps (each

@@ -7,7 +7,10 @@ package main
 // values' share, and how fast its queries walk it: each goroutine's
 // control-flow trace forwards and backwards, every value site's values,
 // every statement's accesses (the paper's Tables V to VII), in megabytes
-// of the first tier's words a second.
+// of the first tier's words a second. And slicing over the WET (the
+// paper's 6.1): the compact graph built from the WET's file and the
+// metadata alone (ddg.LoadWET) against the one built from the recording
+// (ddg.LoadCompact), the same criteria sliced with both and compared.
 
 import (
 	"encoding/json"
@@ -23,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pathcover/pathcover/ddg"
 	"github.com/pathcover/pathcover/wet"
 )
 
@@ -37,6 +41,12 @@ type wetWorkload struct {
 	TraceWords, ValueWords, AccessWords int64
 	TraceFwdMBs, TraceBackMBs           float64
 	ValueMBs, AccessMBs                 float64
+	// Slicing: OPT built from the recording and from the WET, the mean
+	// time of a slice with each, how many criteria were sliced and how
+	// many slices differ.
+	OPTBuildSeconds, WETLoadSeconds float64
+	OPTSliceMs, WETSliceMs          float64
+	SliceCriteria, SliceMismatches  int
 }
 
 // wetResults is what a -wet run measured; -json writes it.
@@ -146,7 +156,74 @@ func (h *harness) measureWETWorkload(w workload) (*wetWorkload, error) {
 		m.AccessWords += 6 * int64(len(x.AccessesOf(&x.Accesses[i])))
 	}
 	m.AccessMBs = mbs(m.AccessWords, time.Since(start))
+
+	h.log("%s: slices, from the recording and from the WET", t.name)
+	file := filepath.Join(dir, "profile.wet")
+	if err := x.WriteFile(file); err != nil {
+		return nil, err
+	}
+	x = nil
+	if err := measureWETSlices(m, dir, file); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// measureWETSlices slices the same criteria (as bench -slice chooses
+// them) with OPT built from the recording in dir and from the WET in
+// file, timing each build and slice, and counts the slices that differ.
+func measureWETSlices(m *wetWorkload, dir, file string) error {
+	start := time.Now()
+	o, err := ddg.LoadCompact(dir)
+	if err != nil {
+		return err
+	}
+	m.OPTBuildSeconds = time.Since(start).Seconds()
+	criteria := sliceCriteriaOf(o)
+	want := make([]string, len(criteria))
+	var total time.Duration
+	for i, c := range criteria {
+		start := time.Now()
+		s, err := o.Slice(c)
+		total += time.Since(start)
+		if err != nil {
+			return fmt.Errorf("slice of %s:%d: %v", c.File, c.Line, err)
+		}
+		want[i] = fingerprint(s)
+		if total > optBudget {
+			criteria = criteria[:i+1]
+			break
+		}
+	}
+	m.SliceCriteria = len(criteria)
+	m.OPTSliceMs = float64(total.Microseconds()) / 1e3 / float64(max(1, len(criteria)))
+	o = nil
+	runtime.GC()
+
+	start = time.Now()
+	w, err := wet.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	ow, err := ddg.LoadWET(dir, w)
+	if err != nil {
+		return err
+	}
+	m.WETLoadSeconds = time.Since(start).Seconds()
+	total = 0
+	for i, c := range criteria {
+		start := time.Now()
+		s, err := ow.Slice(c)
+		total += time.Since(start)
+		if err != nil {
+			return fmt.Errorf("slice of %s:%d from the WET: %v", c.File, c.Line, err)
+		}
+		if fingerprint(s) != want[i] {
+			m.SliceMismatches++
+		}
+	}
+	m.WETSliceMs = float64(total.Microseconds()) / 1e3 / float64(max(1, len(criteria)))
+	return nil
 }
 
 // Markdown renders the results as a table, with the WET paper's figures.
@@ -178,6 +255,16 @@ func (r *wetResults) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %.1f MB/s | %.1f MB/s | %.1f MB/s | %.1f MB/s |\n", w.Workload, w.TraceFwdMBs, w.TraceBackMBs, w.ValueMBs, w.AccessMBs)
 	}
 	b.WriteString("\nQuery speeds in megabytes of first-tier words a second, decompressing as they walk: every goroutine's trace forwards then backwards, every value site's values, every statement's accesses (the paper, tier 2: 126 MB/s for traces, 1.6 MB/s for values, 1.3 MB/s for addresses).\n")
+	if slices.ContainsFunc(r.Workloads, func(w *wetWorkload) bool { return w.SliceCriteria > 0 }) {
+		b.WriteString("\n| workload | OPT from the recording: build | mean slice | OPT from the WET: load | mean slice | slices, differing |\n|---|---:|---:|---:|---:|---:|\n")
+		for _, w := range r.Workloads {
+			if w.SliceCriteria == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %.2f s | %.3g ms | %.2f s | %.3g ms | %d, %d |\n", w.Workload, w.OPTBuildSeconds, w.OPTSliceMs, w.WETLoadSeconds, w.WETSliceMs, w.SliceCriteria, w.SliceMismatches)
+		}
+		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`ddg.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`ddg.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nNot measured: %s\n", w)
 	}

@@ -460,7 +460,8 @@ func TestWETHarness(t *testing.T) {
 	}
 	w := r.Workloads[0]
 	if w.Statements <= w.Paths || w.Paths == 0 || w.ValueRecords == 0 || w.Tier2Bytes <= w.ValueBytes || w.TraceWords < w.Paths || w.TraceFwdMBs <= 0 ||
-		w.GroupedValueBytes < w.ValueBytes || w.SiteValueBytes < w.GroupedValueBytes {
+		w.GroupedValueBytes < w.ValueBytes || w.SiteValueBytes < w.GroupedValueBytes ||
+		w.SliceCriteria == 0 || w.SliceMismatches != 0 || w.WETLoadSeconds <= 0 || w.OPTSliceMs <= 0 {
 		t.Errorf("%+v", w)
 	}
 	md, _ := os.ReadFile(readme)
