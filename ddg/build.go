@@ -271,8 +271,11 @@ func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call,
 			seq += e.Seq
 			e.Seq = seq // from here on, the access's number in the process
 			if len(stack) > 0 {
-				top := stack[len(stack)-1]
-				top.mem = append(top.mem, memAccess{e, len(top.paths)})
+				if int(e.Up) >= len(stack) {
+					return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
+				}
+				c := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
+				c.mem = append(c.mem, memAccess{e, len(c.paths)})
 			}
 		case profile.WPPEnter:
 			hash, ok := f.Packages[e.Pkg]

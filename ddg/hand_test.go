@@ -59,8 +59,8 @@ func handSlices(t *testing.T, src string) []criterion {
 		c.want = slices.Compact(c.want)
 		cs = append(cs, c)
 	}
-	if len(cs) < 12 {
-		t.Fatalf("%d criteria, want one for each of the 12 scenarios", len(cs))
+	if len(cs) < 13 {
+		t.Fatalf("%d criteria, want one for each of the 13 scenarios", len(cs))
 	}
 	return cs
 }

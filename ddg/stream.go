@@ -396,25 +396,19 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 		switch e.Kind {
 		case profile.WPPMemory:
 			seq += e.Seq
+			if len(stack) > 0 && int(e.Up) >= len(stack) {
+				return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
+			}
 			if len(stack) > 0 && mem {
-				up := 0
-				if attributed {
-					if int(e.Up) >= len(stack) {
-						return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
-					}
-					up = int(e.Up)
-				}
+				up := int(e.Up)
 				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags}, up)
 			}
 		case profile.WPPValue:
+			if len(stack) > 0 && int(e.Up) >= len(stack) {
+				return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
+			}
 			if len(stack) > 0 && mem && vals {
-				up := 0
-				if attributed {
-					if int(e.Up) >= len(stack) {
-						return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
-					}
-					up = int(e.Up)
-				}
+				up := int(e.Up)
 				// A site the metadata does not list is left out: it
 				// names no statement to place it at.
 				if d := t.funcs[g.calls[stack[len(stack)-1-up]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {

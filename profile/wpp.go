@@ -84,6 +84,12 @@ package profile
 //	                    an interface's type and data, a complex number's
 //	                    parts); v the word, zigzag-coded for signed
 //	                    integers (DepVar.Kind says how to read it)
+//	x&3 == 0, x>>2 == 10 memory up, k, then as 6: an access by the call k
+//	                    levels below the current one (the body of a
+//	                    range-over-func loop, inside the iterator's call),
+//	                    by statement op>>5 of that call
+//	x&3 == 0, x>>2 == 11 value up, k, then as 9: a value recorded by the
+//	                    call k levels below the current one
 //
 // A record stands for one event, but a path-and-return record, which
 // stands for two: a path and the return that follows it (Events gives
@@ -161,7 +167,7 @@ type WPPEvent struct {
 	Kind WPPEventKind
 	Pkg  uint32 // enter: package number
 	Func uint32 // enter: function index in the package's metadata
-	Up   uint32 // path: how many calls below the current one
+	Up   uint32 // path, memory, value: how many calls below the current one
 	Path uint64 // path: Ball-Larus id
 	// Returns, on a path, says that the call returned right after it: a
 	// path-and-return record, as DecodeWPPEvent gives it. Events gives

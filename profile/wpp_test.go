@@ -114,6 +114,9 @@ func TestWPPEventEncoding(t *testing.T) {
 		{WPPEvent{Kind: WPPMemory, Stmt: 3, Access: WPPStore, Flags: WPPStackAddr, Seq: 2, Addr: 40, Size: 8}, []uint64{24, 3<<5 | 1<<3 | 1, 2, 40, 8}},
 		{WPPEvent{Kind: WPPMemory, Stmt: 1, Access: WPPCopy, Flags: WPPStackSrc, Seq: 1, Addr: 4096, Size: 16, Src: 24}, []uint64{24, 1<<5 | 2<<3 | 3, 1, 4096, 16, 24}},
 		{WPPEvent{Kind: WPPValue, Site: 5, Part: 2, Value: 1 << 40}, []uint64{36, 5<<3 | 2, 1 << 40}},
+		{WPPEvent{Kind: WPPMemory, Up: 2, Stmt: 3, Access: WPPLoad, Seq: 2, Addr: 40, Size: 8}, []uint64{40, 2, 3 << 5, 2, 40, 8}},
+		{WPPEvent{Kind: WPPMemory, Up: 1, Stmt: 1, Access: WPPCopy, Seq: 1, Addr: 4096, Size: 16, Src: 24}, []uint64{40, 1, 1<<5 | 3, 1, 4096, 16, 24}},
+		{WPPEvent{Kind: WPPValue, Up: 3, Site: 5, Part: 1, Value: 7}, []uint64{44, 3, 5<<3 | 1, 7}},
 	} {
 		var want []byte
 		for _, v := range c.want {
@@ -189,7 +192,7 @@ func TestWPPMalformed(t *testing.T) {
 		{"past end", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+8:], 4096); return b }, "runs past the end"},
 		{"kind", func(b []byte) []byte { b[1024+4] = 9; return b }, "unknown kind 9"},
 		{"package twice", func(b []byte) []byte { b[1024+4] = 2; b[1024+16] = 1; return b }, "package 1 named twice"},
-		{"event", func(b []byte) []byte { b[1024+32] = 0x28; return b }, "unknown control event 10"},
+		{"event", func(b []byte) []byte { b[1024+32] = 0x30; return b }, "unknown control event 12"},
 		{"truncated event", func(b []byte) []byte {
 			for i := 1024 + 32 + 5; i < 1536; i++ {
 				b[i] = 0x81
@@ -232,6 +235,9 @@ func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
 			if depth > 0 && r.IntN(3) == 0 {
 				m := WPPEvent{Kind: WPPMemory, Stmt: uint32(r.IntN(30)), Access: WPPAccess(r.IntN(8)), Seq: r.Uint64N(1 << 20), Addr: r.Uint64(), Size: r.Uint64N(64)}
 				m.Flags = uint8(r.IntN(2))
+				if depth > 1 && r.IntN(4) == 0 {
+					m.Up = uint32(1 + r.IntN(depth-1)) // a range-over-func body's
+				}
 				if m.Access == WPPCopy {
 					m.Src = r.Uint64()
 					m.Flags |= uint8(r.IntN(2)) << 1
@@ -239,7 +245,7 @@ func withMemory(seed uint64, gs map[uint64][]WPPEvent) map[uint64][]WPPEvent {
 				with = append(with, m)
 			}
 			if depth > 0 && r.IntN(4) == 0 {
-				with = append(with, WPPEvent{Kind: WPPValue, Site: uint32(r.IntN(40)), Part: uint8(r.IntN(3)), Value: r.Uint64() >> uint(r.IntN(64))})
+				with = append(with, WPPEvent{Kind: WPPValue, Up: uint32(r.IntN(depth)), Site: uint32(r.IntN(40)), Part: uint8(r.IntN(3)), Value: r.Uint64() >> uint(r.IntN(64))})
 			}
 		}
 		out[g] = with

@@ -197,6 +197,8 @@ const (
 	wppControlLongPath       = 7
 	wppControlLongPathReturn = 8
 	wppControlValue          = 9
+	wppControlMemoryUp       = 10
+	wppControlValueUp        = 11
 )
 
 // wppShortPath bounds the path ids that fit in a record's first uvarint.
@@ -271,7 +273,16 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, fmt.Errorf("path event %d calls up", up)
 			}
 			e = WPPEvent{Kind: WPPPath, Up: uint32(up), Path: id}
-		case wppControlMemory:
+		case wppControlMemory, wppControlMemoryUp:
+			var up uint64
+			if x>>2 == wppControlMemoryUp {
+				if up, err = next(); err != nil {
+					return WPPEvent{}, 0, err
+				}
+				if up == 0 || up > 1<<32-1 {
+					return WPPEvent{}, 0, fmt.Errorf("memory event %d calls up", up)
+				}
+			}
 			var v [5]uint64
 			for i := range 4 {
 				if v[i], err = next(); err != nil {
@@ -282,7 +293,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			if op>>5 > 1<<32-1 {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of statement %d", op>>5)
 			}
-			e = WPPEvent{Kind: WPPMemory, Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
+			e = WPPEvent{Kind: WPPMemory, Up: uint32(up), Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
 			if e.Access == WPPCopy {
 				if e.Src, err = next(); err != nil {
 					return WPPEvent{}, 0, err
@@ -290,7 +301,16 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			} else if e.Flags&WPPStackSrc != 0 {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
 			}
-		case wppControlValue:
+		case wppControlValue, wppControlValueUp:
+			var up uint64
+			if x>>2 == wppControlValueUp {
+				if up, err = next(); err != nil {
+					return WPPEvent{}, 0, err
+				}
+				if up == 0 || up > 1<<32-1 {
+					return WPPEvent{}, 0, fmt.Errorf("value event %d calls up", up)
+				}
+			}
 			op, err := next()
 			if err != nil {
 				return WPPEvent{}, 0, err
@@ -302,7 +322,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			if op>>3 > 1<<32-1 {
 				return WPPEvent{}, 0, fmt.Errorf("value of site %d", op>>3)
 			}
-			e = WPPEvent{Kind: WPPValue, Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
+			e = WPPEvent{Kind: WPPValue, Up: uint32(up), Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
 		case wppControlLongPath, wppControlLongPathReturn:
 			id, err := next()
 			if err != nil {
@@ -355,7 +375,12 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 	case WPPStop:
 		return control(wppControlStop)
 	case WPPMemory:
-		b = control(wppControlMemory)
+		if e.Up > 0 {
+			b = control(wppControlMemoryUp)
+			b = binary.AppendUvarint(b, uint64(e.Up))
+		} else {
+			b = control(wppControlMemory)
+		}
 		b = binary.AppendUvarint(b, uint64(e.Stmt)<<5|uint64(e.Flags&3)<<3|uint64(e.Access&7))
 		b = binary.AppendUvarint(b, e.Seq)
 		b = binary.AppendUvarint(b, e.Addr)
@@ -365,7 +390,12 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 		}
 		return b
 	case WPPValue:
-		b = control(wppControlValue)
+		if e.Up > 0 {
+			b = control(wppControlValueUp)
+			b = binary.AppendUvarint(b, uint64(e.Up))
+		} else {
+			b = control(wppControlValue)
+		}
 		b = binary.AppendUvarint(b, uint64(e.Site)<<3|uint64(e.Part&7))
 		return binary.AppendUvarint(b, e.Value)
 	}

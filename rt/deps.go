@@ -39,11 +39,22 @@ const (
 	depFlagsAt = 3 // the flags' shift in op
 )
 
-// mem records one access of size bytes at addr, and src for a copy.
+// mem records one access of size bytes at addr, and src for a copy. An
+// access by a call below the current one (in the body of a
+// range-over-func loop, which runs inside the iterator's call) says how
+// far below, as the body's paths do; one by no call of the goroutine's
+// stack cannot be placed and is not recorded.
 func (f WPPFrame) mem(op uint64, addr, size, src uintptr) {
 	r := f.r
 	if r == nil || !r.room(wppMaxEvent) {
 		return
+	}
+	up := uint64(0)
+	if f.depth != r.depth {
+		if f.depth > r.depth || f.depth == 0 {
+			return
+		}
+		up = uint64(r.depth - f.depth)
 	}
 	seq := depSeq.Add(1)
 	lo, hi := stackBounds()
@@ -57,7 +68,13 @@ func (f WPPFrame) mem(op uint64, addr, size, src uintptr) {
 			s = uint64(hi - src)
 			op |= 2 << depFlagsAt
 		}
-		r.put(wppControlMemory<<2|wppTagControl, op, seq-r.seq, a, uint64(size), s)
+		if up > 0 {
+			r.put(wppControlMemoryUp<<2|wppTagControl, up, op, seq-r.seq, a, uint64(size), s)
+		} else {
+			r.put(wppControlMemory<<2|wppTagControl, op, seq-r.seq, a, uint64(size), s)
+		}
+	} else if up > 0 {
+		r.put(wppControlMemoryUp<<2|wppTagControl, up, op, seq-r.seq, a, uint64(size))
 	} else {
 		r.put(wppControlMemory<<2|wppTagControl, op, seq-r.seq, a, uint64(size))
 	}

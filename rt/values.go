@@ -16,15 +16,21 @@ import "unsafe"
 // says which variable, and where) shifted left by 3; the low 3 bits say
 // which word of the value a record holds.
 
-// value records word part of a value at site op>>3 of the frame's call,
-// which must be the goroutine's current one: a value recorded in a
-// range-over-func loop's body, inside the iterator's call, is not.
+// value records word part of a value at site op>>3 of the frame's call:
+// the goroutine's current one, or one below it (in the body of a
+// range-over-func loop, inside the iterator's call), which the record
+// then says, as the body's paths do.
 func (f WPPFrame) value(op uint64, part int, v uint64) {
 	r := f.r
-	if r == nil || r.depth != f.depth || !r.room(wppMaxEvent) {
+	if r == nil || !r.room(wppMaxEvent) {
 		return
 	}
-	r.put(wppControlValue<<2|wppTagControl, op|uint64(part), v)
+	switch {
+	case r.depth == f.depth:
+		r.put(wppControlValue<<2|wppTagControl, op|uint64(part), v)
+	case f.depth < r.depth && f.depth > 0:
+		r.put(wppControlValueUp<<2|wppTagControl, uint64(r.depth-f.depth), op|uint64(part), v)
+	}
 }
 
 func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }

@@ -73,6 +73,8 @@ const (
 	wppControlLongPath       = 7
 	wppControlLongPathReturn = 8
 	wppControlValue          = 9
+	wppControlMemoryUp       = 10
+	wppControlValueUp        = 11
 
 	wppReturnByte = wppControlReturn<<2 | wppTagControl
 	wppShortPath  = 1 << 61 // ids below fit in a record's first uvarint

@@ -296,6 +296,10 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			if top == nil {
 				return errors.New("a value outside any call")
 			}
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a value %d calls below %d open calls", e.Up, len(stack))
+			}
+			top := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
 			k := siteKey{top.fn, e.Site}
 			v, ok := b.values[k]
 			if !ok {
@@ -325,6 +329,10 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			if top == nil {
 				return errors.New("a memory access outside any call")
 			}
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a memory access %d calls below %d open calls", e.Up, len(stack))
+			}
+			top := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
 			seq += e.Seq
 			k := accessKey{top.fn, e.Stmt, e.Access}
 			a, ok := b.accesses[k]

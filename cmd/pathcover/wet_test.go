@@ -24,6 +24,7 @@ func TestWETCommands(t *testing.T) {
 	cmdtest.WriteFiles(t, dir, map[string]string{
 		"go.mod":       "module example.com/values\n\ngo 1.25\n",
 		"main.go":      src,
+		"iter.go":      cmdtest.ReadFile(t, "../../testdata/values/iter.go"),
 		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
 	})
 	exe := filepath.Join(t.TempDir(), "values")

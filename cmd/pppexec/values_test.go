@@ -37,6 +37,7 @@ func testValues(t *testing.T, bin, goLine string) {
 	cmdtest.WriteFiles(t, dir, map[string]string{
 		"go.mod":       "module example.com/values\n\ngo " + goLine + "\n",
 		"main.go":      cmdtest.ReadFile(t, "../../testdata/values/main.go"),
+		"iter.go":      cmdtest.ReadFile(t, "../../testdata/values/iter.go"),
 		"logv/logv.go": cmdtest.ReadFile(t, "../../testdata/values/logv/logv.go"),
 	})
 	exe := filepath.Join(t.TempDir(), "values")
@@ -76,7 +77,7 @@ func testValues(t *testing.T, bin, goLine string) {
 			case profile.WPPReturn:
 				stack = stack[:len(stack)-1]
 			case profile.WPPValue:
-				f := stack[len(stack)-1]
+				f := stack[len(stack)-1-int(e.Up)] // a range-over-func body's function
 				if f.Deps == nil || int(e.Site) >= len(f.Deps.Values) {
 					return fmt.Errorf("%s: value of site %d", f.Name, e.Site)
 				}

@@ -163,5 +163,6 @@ func main() {
 	receive(ch)
 	closure(5)(6)
 	stores()
+	bodies()
 	logv.Flush()
 }

@@ -305,7 +305,10 @@ func (b *builder) rewrite() error {
 			e = newEditor(in.Fset, in.Files[i], in.Src[i])
 		}
 		if e != nil {
-			if in.lang() != in.Lang {
+			// A file whose //go:build line raises it further already
+			// compiles at a version the helpers need, and would be
+			// lowered by one more line.
+			if in.lang() != in.Lang && version.Compare(in.Files[i].GoVersion, in.lang()) < 0 {
 				e.insertAt(in.Files[i].Package, phaseDecl, 0, fileVersion(in.lang()))
 			}
 			b.out.Files[i] = append(e.apply(), clones[i]...)

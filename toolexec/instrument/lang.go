@@ -10,7 +10,10 @@ package instrument
 // not newer, since no language change from an older version to 1.21 alters
 // what a program that compiles at the older one does (1.22 gives each loop
 // iteration its own variables), so the rewritten files mean what they meant.
-// Files pppexec leaves alone keep the module's version.
+// Files pppexec leaves alone keep the module's version, and so does a
+// file whose own //go:build line raises it to go1.21 or later (a file
+// behind //go:build go1.23 that ranges over functions): a second line would
+// lower it.
 
 // fileVersion returns the line that raises a file to language version lang,
 // inserted just before the package clause, after any //go:build line of the

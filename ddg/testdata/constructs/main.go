@@ -20,6 +20,7 @@ func main() { //@main
 	fmt.Println(ranges())                 //@call_rg
 	fmt.Println(stackMoves())             //@call_st
 	fmt.Println(tails())                  //@call_tails
+	fmt.Println(bodies())                 //@call_bodies
 }
 
 // Locals and control dependence: t never reaches u.
@@ -199,4 +200,29 @@ func tails() int { //@tails
 		out[i] = v //@t_store
 	}
 	return out[0] //@slice() t_store t_v100 t_if t_for t_make tails call_tails main
+}
+
+// A store in the body of a range-over-func loop runs inside the
+// iterator's call, but is the loop's function's: it reaches the load
+// after the loop. hits[1] was written in the rounds of v = 1 and v = 3,
+// the second reading the first's, the first reading what make wrote. The
+// range value v depends on the range expression, the iterator upTo made,
+// not on the argument the iterator passed yield (an approximation: the
+// iterator's loop is not in the slice).
+func upTo(n int) func(func(int) bool) { //@upTo
+	return func(yield func(int) bool) { //@u_ret
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func bodies() int { //@bodies
+	hits := make([]int, 2)   //@b_make
+	for v := range upTo(4) { //@b_range
+		hits[v%2] += v //@b_store
+	}
+	return hits[1] //@slice() b_store b_range b_make u_ret upTo bodies call_bodies main
 }

@@ -68,7 +68,7 @@ func Map[K comparable, V any](name string, m map[K]V) bool {
 	return add(name, uint64(*(*uintptr)(unsafe.Pointer(&m))))
 }
 
-func Func(name string, f func() int) bool {
+func Func[F any](name string, f F) bool {
 	return add(name, uint64(*(*uintptr)(unsafe.Pointer(&f))))
 }
 
