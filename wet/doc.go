@@ -38,9 +38,13 @@
 // paper's tier 2): a cursor steps forwards and backwards from anywhere,
 // each stream with the predictor that suits it best.
 //
-// # Not built yet
+// # Slices
 //
-// The paper's dependence labels (3.3): dependences are the slicer's
-// (package ddg, whose compact graph keeps only those through memory), and
-// slices over the WET (6.1) are not made from the WET's own labels.
+// Slices over the WET (the paper's 6.1) are the compact graph of package
+// ddg built from a WET and the metadata alone (ddg.LoadWET, pathcover
+// slice -graph wet): the traces give each call's paths, which infer
+// every dependence but those through memory, and the accesses' labels
+// give those, replayed in the order of their numbers when the graph is
+// loaded. The WET stores no dependence labels of its own (the paper's
+// 3.3): its addresses say them.
 package wet
