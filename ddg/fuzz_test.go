@@ -13,6 +13,7 @@ import (
 
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet"
 )
 
 // fuzzMeta is a package of one function, a diamond, with statements that
@@ -171,6 +172,34 @@ func FuzzLoad(f *testing.F) {
 				}
 			}
 		}
+		// The WET of the recording, through its file, gives OPT the same
+		// nodes and slices (LoadWET), where the WET can be built.
+		var ow *Compact
+		if built, err := wet.BuildDir(dir, nil); err == nil {
+			var buf bytes.Buffer
+			if err := built.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			w, err := wet.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatalf("the WET's file: %v", err)
+			}
+			if ow, err = LoadWET(dir, w); err != nil {
+				t.Fatalf("LoadWET: %v", err)
+			}
+			if ow.Nodes() != len(g.Nodes) {
+				t.Fatalf("%d nodes from the WET, FP %d", ow.Nodes(), len(g.Nodes))
+			}
+			for n := range int32(len(g.Nodes)) {
+				got, err := ow.nodeAt(n)
+				if err != nil {
+					t.Fatalf("WET: node %d: %v", n, err)
+				}
+				if d, want := fuzzNode(nil, got), fuzzNode(nil, &g.Nodes[n]); d != want {
+					t.Fatalf("WET: node %d: %s, FP's %s", n, d, want)
+				}
+			}
+		}
 		for line := 1; line <= 3; line++ {
 			for _, c := range []Criterion{{File: "p.go", Line: line}, {File: "p.go", Line: line, Var: "y", Instance: 2}, {File: "p.go", Line: line, Instance: 1}} {
 				want, werr := g.Slice(c)
@@ -178,6 +207,11 @@ func FuzzLoad(f *testing.F) {
 				lgot, lerr := lp.Slice(c)
 				if fmt.Sprint(werr) != fmt.Sprint(oerr) || fmt.Sprint(werr) != fmt.Sprint(lerr) || !reflect.DeepEqual(want, got) || !reflect.DeepEqual(want, lgot) {
 					t.Fatalf("slice %+v: FP's %+v (%v), OPT's %+v (%v), LP's %+v (%v)", c, want, werr, got, oerr, lgot, lerr)
+				}
+				if ow != nil {
+					if wgot, err := ow.Slice(c); fmt.Sprint(werr) != fmt.Sprint(err) || !reflect.DeepEqual(want, wgot) {
+						t.Fatalf("slice %+v: FP's %+v (%v), the WET's %+v (%v)", c, want, werr, wgot, err)
+					}
 				}
 			}
 		}
