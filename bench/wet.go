@@ -261,7 +261,7 @@ func (r *wetResults) Markdown() string {
 			if w.SliceCriteria == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %.2f s | %.3g ms | %.2f s | %.3g ms | %d, %d |\n", w.Workload, w.OPTBuildSeconds, w.OPTSliceMs, w.WETLoadSeconds, w.WETSliceMs, w.SliceCriteria, w.SliceMismatches)
+			fmt.Fprintf(&b, "| %s | %.2f s | %s | %.2f s | %s | %d, %d |\n", w.Workload, w.OPTBuildSeconds, millis(w.OPTSliceMs), w.WETLoadSeconds, millis(w.WETSliceMs), w.SliceCriteria, w.SliceMismatches)
 		}
 		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`ddg.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`ddg.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
 	}
