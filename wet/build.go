@@ -66,12 +66,38 @@ type ValueLabel struct {
 // timestamp of the path execution it was made in, its number in the
 // process's order of accesses (Seq), the bytes it touched (Addr, Size, and
 // Src for a copy) and its flags (profile.WPPStackAddr, WPPStackSrc).
+//
+// A field whose every entry is the same (a statement's accesses have one
+// size, most have no source and the same flags) has no stream: its value
+// is in Constant, and Times says how many entries it has. A stream
+// spends at least a bit an entry (its hit flags); a constant, nothing.
 type AccessLabel struct {
 	Func                        int
 	Stmt                        uint32
 	Access                      profile.WPPAccess
 	Times, Seq, Addr, Size, Src *bidi.Stream
 	Flags                       *bidi.Stream
+	// Constant holds the value of each of Seq, Addr, Size, Src and Flags
+	// (in that order) whose stream is nil.
+	Constant [5]uint64
+}
+
+// fields returns the label's fields after Times, in the order of
+// Constant.
+func (a *AccessLabel) fields() [5]**bidi.Stream {
+	return [5]**bidi.Stream{&a.Seq, &a.Addr, &a.Size, &a.Src, &a.Flags}
+}
+
+// fieldValues returns field k's entries (in the order of Constant).
+func (a *AccessLabel) fieldValues(k int) []uint64 {
+	if s := *a.fields()[k]; s != nil {
+		return s.Values()
+	}
+	out := make([]uint64, a.Times.Len())
+	for i := range out {
+		out[i] = a.Constant[k]
+	}
+	return out
 }
 
 // Stats are a WET's sizes: the recording's bytes (its records), the words
@@ -475,9 +501,31 @@ func (b *builder) compress(opt *bidi.Options) {
 	for a, aw := range b.acc {
 		st.Accesses += int64(len(aw.times))
 		l := &b.w.Accesses[a]
-		l.Times, l.Seq, l.Addr = stream(aw.times, false), stream(aw.seq, false), stream(aw.addr, false)
-		l.Size, l.Src, l.Flags = stream(aw.size, false), stream(aw.src, false), stream(aw.flags, false)
+		l.Times = stream(aw.times, false)
+		for k, vals := range [5][]uint64{aw.seq, aw.addr, aw.size, aw.src, aw.flags} {
+			if c, ok := constant(vals); ok {
+				st.Tier1Words += int64(len(vals))
+				st.Tier2Bytes += constBytes(c)
+				l.Constant[k] = c
+				continue
+			}
+			*l.fields()[k] = stream(vals, false)
+		}
 	}
+}
+
+// constant returns the value of vals if they are all the same, and at
+// least one.
+func constant(vals []uint64) (uint64, bool) {
+	if len(vals) == 0 {
+		return 0, false
+	}
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			return 0, false
+		}
+	}
+	return vals[0], true
 }
 
 // BuildDir builds the WET of the recordings (*.wpp) of profile directory

@@ -25,7 +25,9 @@ import (
 //	goroutines= n { process id parent spawn start end stopped trace }^n
 //	groups    = n { func times patterned [pattern] members }^n
 //	members   = n { site nWords word^nWords }^n
-//	accesses  = n { func stmt access times seq addr size src flags }^n
+//	word      = 0 stream | 1 value
+//	accesses  = n { func stmt access times field^5 }^n
+//	field     = 0 stream | 1 value                 (seq addr size src flags)
 //
 // A value group (ValueGroup) with patterned 1 has a pattern stream, and
 // its members' word streams hold its distinct tuples; with patterned 0,
@@ -112,7 +114,13 @@ func (w *WET) Write(out io.Writer) error {
 		for m, site := range g.Sites {
 			uv(uint64(site))
 			uv(uint64(len(g.Words[m])))
-			for _, s := range g.Words[m] {
+			for k, s := range g.Words[m] {
+				if s == nil {
+					uv(1)
+					uv(g.Constant[m][k])
+					continue
+				}
+				uv(0)
 				if err := stream(s); err != nil {
 					return err
 				}
@@ -127,8 +135,17 @@ func (w *WET) Write(out io.Writer) error {
 		uv(uint64(a.Func))
 		uv(uint64(a.Stmt))
 		uv(uint64(a.Access))
-		for _, s := range a.streams() {
-			if err := stream(s); err != nil {
+		if err := stream(a.Times); err != nil {
+			return err
+		}
+		for k, f := range a.fields() {
+			if *f == nil {
+				uv(1)
+				uv(a.Constant[k])
+				continue
+			}
+			uv(0)
+			if err := stream(*f); err != nil {
 				return err
 			}
 		}
@@ -140,10 +157,6 @@ func (w *WET) Write(out io.Writer) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-func (a *AccessLabel) streams() []*bidi.Stream {
-	return []*bidi.Stream{a.Times, a.Seq, a.Addr, a.Size, a.Src, a.Flags}
 }
 
 // WriteFile writes w to the file name.
@@ -221,10 +234,15 @@ func Parse(data []byte) (*WET, error) {
 			site := uint32(r.small("site", 1<<32))
 			g.Sites = append(g.Sites, site)
 			var words []*bidi.Stream
+			var consts []uint64
 			for range r.small("words", 8) {
-				words = append(words, r.stream("value words"))
+				if r.small("value words: constant or not", 2) == 1 {
+					words, consts = append(words, nil), append(consts, r.uv("value words: the constant"))
+					continue
+				}
+				words, consts = append(words, r.stream("value words")), append(consts, 0)
 			}
-			g.Words = append(g.Words, words)
+			g.Words, g.Constant = append(g.Words, words), append(g.Constant, consts)
 			w.Values = append(w.Values, ValueLabel{Func: g.Func, Site: site, Group: gi, Member: m})
 		}
 		w.ValueGroups = append(w.ValueGroups, g)
@@ -232,8 +250,15 @@ func Parse(data []byte) (*WET, error) {
 	na := r.count("access labels", 9)
 	for range na {
 		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
-		a.Times, a.Seq, a.Addr = r.stream("access timestamps"), r.stream("access numbers"), r.stream("addresses")
-		a.Size, a.Src, a.Flags = r.stream("sizes"), r.stream("sources"), r.stream("flags")
+		a.Times = r.stream("access timestamps")
+		for k, what := range []string{"access numbers", "addresses", "sizes", "sources", "flags"} {
+			switch r.small(what+": constant or not", 2) {
+			case 1:
+				a.Constant[k] = r.uv(what + ": the constant")
+			default:
+				*a.fields()[k] = r.stream(what)
+			}
+		}
 		w.Accesses = append(w.Accesses, a)
 	}
 	if r.err != nil {
@@ -251,17 +276,14 @@ func (w *WET) check() error {
 	sites := make(map[[2]int]bool)
 	for i, g := range w.ValueGroups {
 		n := g.Times.Len()
-		tuples := -1 // the length of every word stream
+		tuples := g.tuples() // the length of every word stream; a constant's
 		for m, words := range g.Words {
 			if sites[[2]int{g.Func, int(g.Sites[m])}] {
 				return fmt.Errorf("value group %d: site %d of function %d is in another group too", i, g.Sites[m], g.Func)
 			}
 			sites[[2]int{g.Func, int(g.Sites[m])}] = true
 			for _, s := range words {
-				if tuples < 0 {
-					tuples = s.Len()
-				}
-				if s.Len() != tuples {
+				if s != nil && s.Len() != tuples {
 					return fmt.Errorf("value group %d: word streams of %d and %d entries", i, tuples, s.Len())
 				}
 			}
@@ -282,9 +304,9 @@ func (w *WET) check() error {
 		}
 	}
 	for i, a := range w.Accesses {
-		for _, s := range a.streams() {
-			if s.Len() != a.Times.Len() {
-				return fmt.Errorf("access label %d: streams of %d and %d", i, a.Times.Len(), s.Len())
+		for _, f := range a.fields() {
+			if *f != nil && (*f).Len() != a.Times.Len() {
+				return fmt.Errorf("access label %d: streams of %d and %d", i, a.Times.Len(), (*f).Len())
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package wet
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
 
@@ -44,6 +45,45 @@ type ValueGroup struct {
 	Times   *bidi.Stream
 	Pattern *bidi.Stream
 	Words   [][]*bidi.Stream
+	// Constant[m][k] is the value of word k of member m where its every
+	// entry is the same and Words[m][k] is nil (a stream spends a bit an
+	// entry at least; a constant nothing).
+	Constant [][]uint64
+}
+
+// tuples returns the entries of each word stream: a value per timestamp
+// without a pattern, a distinct tuple each with one (the length of a word
+// stream, or 1 if every word is a constant); -1 if the members have no
+// word.
+func (g *ValueGroup) tuples() int {
+	words := false
+	for _, ws := range g.Words {
+		for _, s := range ws {
+			if s != nil {
+				return s.Len()
+			}
+			words = true
+		}
+	}
+	switch {
+	case !words:
+		return -1
+	case g.Pattern == nil:
+		return g.Times.Len()
+	}
+	return 1
+}
+
+// wordValues returns the entries of word k of member m.
+func (g *ValueGroup) wordValues(m, k int) []uint64 {
+	if s := g.Words[m][k]; s != nil {
+		return s.Values()
+	}
+	out := make([]uint64, max(0, g.tuples()))
+	for i := range out {
+		out[i] = g.Constant[m][k]
+	}
+	return out
 }
 
 // staticGroups partitions the value sites of a function by block and
@@ -234,6 +274,14 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
 		b, _ := s.MarshalBinary()
 		return s, int64(len(b))
 	}
+	// word encodes a word's values: a constant, or a stream.
+	word := func(vals []uint64) (*bidi.Stream, uint64, int64) {
+		if c, ok := constant(vals); ok {
+			return nil, c, constBytes(c)
+		}
+		s, size := enc(vals)
+		return s, 0, size
+	}
 	g := encodedGroup{ValueGroup: ValueGroup{Func: fn}}
 	var timeBytes int64
 	g.Times, timeBytes = enc(sites[0].times)
@@ -241,12 +289,13 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
 
 	// Every value of every site.
 	plain := make([][]*bidi.Stream, len(sites))
+	plainConst := make([][]uint64, len(sites))
 	var plainBytes, plainWords int64
 	for m, s := range sites {
 		g.Sites = append(g.Sites, s.site)
 		for _, w := range s.words {
-			st, size := enc(w)
-			plain[m] = append(plain[m], st)
+			st, c, size := word(w)
+			plain[m], plainConst[m] = append(plain[m], st), append(plainConst[m], c)
 			plainBytes += size
 			plainWords += int64(len(w))
 		}
@@ -282,13 +331,14 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
 	var patBytes, patWords int64
 	var patStream *bidi.Stream
 	grouped := make([][]*bidi.Stream, len(sites))
+	groupedConst := make([][]uint64, len(sites))
 	if len(tuples) < n {
 		patStream, patBytes = enc(pattern)
 		patWords = int64(n)
 		for m := range sites {
 			for _, w := range unique[m] {
-				st, size := enc(w)
-				grouped[m] = append(grouped[m], st)
+				st, c, size := word(w)
+				grouped[m], groupedConst[m] = append(grouped[m], st), append(groupedConst[m], c)
 				patBytes += size
 				patWords += int64(len(w))
 			}
@@ -296,10 +346,10 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
 	}
 	g.tier1Words = int64(n)
 	if patStream != nil && patBytes < plainBytes {
-		g.Pattern, g.Words = patStream, grouped
+		g.Pattern, g.Words, g.Constant = patStream, grouped, groupedConst
 		g.valueBytes, g.tier1Words = patBytes, g.tier1Words+patWords
 	} else {
-		g.Words = plain
+		g.Words, g.Constant = plain, plainConst
 		g.valueBytes, g.tier1Words = plainBytes, g.tier1Words+plainWords
 	}
 	g.allBytes = timeBytes + g.valueBytes
@@ -386,14 +436,25 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 }
 
 // siteBytes returns what the sites' values would take in the second tier
-// without groups: each its own timestamps and words.
+// without groups: each its own timestamps and words (a constant word as
+// in a group).
 func (b *builder) siteBytes(sites []*siteValues, opt *bidi.Options) int64 {
 	var n int64
 	for _, s := range sites {
-		for _, vals := range append([][]uint64{s.times}, s.words...) {
+		for i, vals := range append([][]uint64{s.times}, s.words...) {
+			if c, ok := constant(vals); ok && i > 0 {
+				n += constBytes(c)
+				continue
+			}
 			enc, _ := bidi.Compress(vals, opt).MarshalBinary()
 			n += int64(len(enc))
 		}
 	}
 	return n
+}
+
+// constBytes is what a constant field or word takes in the file: its tag
+// and its value.
+func constBytes(c uint64) int64 {
+	return 1 + int64(len(binary.AppendUvarint(nil, c)))
 }

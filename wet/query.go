@@ -141,8 +141,8 @@ func (w *WET) ValuesOf(l *ValueLabel) []Value {
 	g := &w.ValueGroups[l.Group]
 	times := g.Times.Values()
 	words := make([][]uint64, len(g.Words[l.Member]))
-	for k, s := range g.Words[l.Member] {
-		words[k] = s.Values()
+	for k := range g.Words[l.Member] {
+		words[k] = g.wordValues(l.Member, k)
 	}
 	var pattern []uint64
 	if g.Pattern != nil {
@@ -172,7 +172,7 @@ type Access struct {
 
 // AccessesOf returns the accesses of label l, in the order made.
 func (w *WET) AccessesOf(l *AccessLabel) []Access {
-	times, seq, addr, size, src, flags := l.Times.Values(), l.Seq.Values(), l.Addr.Values(), l.Size.Values(), l.Src.Values(), l.Flags.Values()
+	times, seq, addr, size, src, flags := l.Times.Values(), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
 	out := make([]Access, len(times))
 	for i := range times {
 		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
