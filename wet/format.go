@@ -314,6 +314,16 @@ func (w *WET) check() error {
 		if g.End < g.Start {
 			return fmt.Errorf("goroutine %d ends before it starts", i)
 		}
+		// Goroutines come process by process, their timestamps one after
+		// the other from 0, as Build numbers them (a reader finds a
+		// timestamp's goroutine by binary search).
+		prev := Goroutine{Process: 0}
+		if i > 0 {
+			prev = w.Goroutines[i-1]
+		}
+		if g.Process != prev.Process && g.Process != prev.Process+1 || g.Start != prev.End {
+			return fmt.Errorf("goroutine %d: process %d, timestamps from %d, after process %d's up to %d", i, g.Process, g.Start, prev.Process, prev.End)
+		}
 		paths := uint64(0)
 		for _, sym := range g.Trace.Values() {
 			switch sym & 7 {

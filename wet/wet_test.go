@@ -278,7 +278,7 @@ func FuzzParse(f *testing.F) {
 	}
 	// Value groups: three sites recorded together, with and without a
 	// pattern.
-	for _, repeat := range []int{3, 1000} {
+	for _, repeat := range []int{1, 3, 1000} {
 		b := &builder{w: &WET{Funcs: []Func{{Hash: "h"}}}}
 		for site := range uint32(3) {
 			var times []uint64
@@ -375,5 +375,46 @@ func TestDiff(t *testing.T) {
 		if d.Goroutine != 0 || d.Matched != want || d.A.Event == nil || d.B.Event == nil || d.B.Event.Path != d.A.Event.Path+100 {
 			t.Fatalf("seed %d: divergence %+v (A %+v, B %+v), want after %d events", seed, d, d.A.Event, d.B.Event, want)
 		}
+	}
+}
+
+// TestParseGoroutineOrder: a file whose goroutines skip a process, or
+// whose timestamps overlap or leave a gap, is refused (readers find a
+// timestamp's goroutine by binary search, and a process's by its index).
+func TestParseGoroutineOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	var w *WET
+	for seed := 0; w == nil || len(w.Goroutines) < 2; seed++ {
+		var err error
+		if w, err = Build(nil, []wpp.Source{randomRecording(r, fmt.Sprint(seed))}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(g *Goroutine)
+	}{
+		{"a process skipped", func(g *Goroutine) { g.Process += 2 }},
+		{"a huge process", func(g *Goroutine) { g.Process = 1 << 30 }},
+		{"timestamps overlap", func(g *Goroutine) { g.Start--; g.End-- }},
+		{"timestamps with a gap", func(g *Goroutine) { g.Start++; g.End++ }},
+	} {
+		bad := *w
+		bad.Goroutines = slices.Clone(w.Goroutines)
+		c.change(&bad.Goroutines[1])
+		var buf bytes.Buffer
+		if err := bad.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(buf.Bytes()); err == nil || !strings.Contains(err.Error(), "goroutine 1") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(buf.Bytes()); err != nil {
+		t.Errorf("the file as built: %v", err)
 	}
 }
