@@ -1,9 +1,11 @@
 package wet
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/wet/bidi"
@@ -69,8 +71,13 @@ type ValueLabel struct {
 //
 // A field whose every entry is the same (a statement's accesses have one
 // size, most have no source and the same flags) has no stream: its value
-// is in Constant, and Times says how many entries it has. A stream
-// spends at least a bit an entry (its hit flags); a constant, nothing.
+// is in Constant. A stream spends at least a bit an entry (its hit
+// flags); a constant, nothing.
+//
+// The timestamps are a stream (Times), or, where it is smaller, said by
+// the executions of the label's statement (Execs): most statements make
+// one access of a kind each time they run, so an access's timestamp is
+// the next execution's, which the nodes' labels hold already.
 type AccessLabel struct {
 	Func                        int
 	Stmt                        uint32
@@ -80,6 +87,29 @@ type AccessLabel struct {
 	// Constant holds the value of each of Seq, Addr, Size, Src and Flags
 	// (in that order) whose stream is nil.
 	Constant [5]uint64
+	// Execs, when Times is nil, gives the timestamps.
+	Execs *Execs
+}
+
+// Execs are an access label's timestamps as executions of its statement:
+// the statement runs at the timestamps of Nodes (the nodes whose paths
+// hold it), merged in order; access i is at the execution whose index is
+// the sum of the first i+1 Skips (zigzag-coded differences, the first
+// from 0), a stream, or SkipConstant repeated if Skips is nil. N is the
+// number of accesses.
+type Execs struct {
+	N            int
+	Nodes        []int
+	Skips        *bidi.Stream
+	SkipConstant uint64
+}
+
+// count returns the label's number of accesses.
+func (a *AccessLabel) count() int {
+	if a.Execs != nil {
+		return a.Execs.N
+	}
+	return a.Times.Len()
 }
 
 // fields returns the label's fields after Times, in the order of
@@ -93,7 +123,7 @@ func (a *AccessLabel) fieldValues(k int) []uint64 {
 	if s := *a.fields()[k]; s != nil {
 		return s.Values()
 	}
-	out := make([]uint64, a.Times.Len())
+	out := make([]uint64, a.count())
 	for i := range out {
 		out[i] = a.Constant[k]
 	}
@@ -186,6 +216,9 @@ type builder struct {
 	valWords  [][][]uint64
 	acc       []*accessWords
 	tails     map[int]map[int32]bool // by node: the statements after its count
+	// stmtNodes are, by function and statement, the nodes whose paths run
+	// it (countStatements).
+	stmtNodes map[[2]int][]int
 }
 
 type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
@@ -468,9 +501,21 @@ func (b *builder) countStatements() error {
 			return fmt.Errorf("%s: path %d: %v", mf.Name, node.Path, err)
 		}
 		stmts := 0
-		for _, blk := range num.Blocks(edges) {
+		blocks := num.Blocks(edges)
+		if b.stmtNodes == nil {
+			b.stmtNodes = make(map[[2]int][]int)
+		}
+		if len(blocks) > 0 && int32(blocks[0]) == mf.Entry {
+			b.stmtNodes[[2]int{node.Func, 0}] = append(b.stmtNodes[[2]int{node.Func, 0}], n) // the entry
+		}
+		for _, blk := range blocks {
 			if int(blk) < len(mf.Deps.Blocks) {
 				stmts += len(mf.Deps.Blocks[blk])
+				for _, st := range mf.Deps.Blocks[blk] {
+					if k := ([2]int{node.Func, int(st)}); len(b.stmtNodes[k]) == 0 || b.stmtNodes[k][len(b.stmtNodes[k])-1] != n {
+						b.stmtNodes[k] = append(b.stmtNodes[k], n)
+					}
+				}
 			}
 		}
 		b.w.Stats.Statements += int64(stmts) * execs
@@ -501,7 +546,7 @@ func (b *builder) compress(opt *bidi.Options) {
 	for a, aw := range b.acc {
 		st.Accesses += int64(len(aw.times))
 		l := &b.w.Accesses[a]
-		l.Times = stream(aw.times, false)
+		l.Times, l.Execs = b.accessTimes(l, aw.times, opt)
 		for k, vals := range [5][]uint64{aw.seq, aw.addr, aw.size, aw.src, aw.flags} {
 			if c, ok := constant(vals); ok {
 				st.Tier1Words += int64(len(vals))
@@ -512,6 +557,63 @@ func (b *builder) compress(opt *bidi.Options) {
 			*l.fields()[k] = stream(vals, false)
 		}
 	}
+}
+
+// accessTimes encodes the timestamps of access label l, times: as a
+// stream, or as executions of its statement if that is smaller (Execs),
+// counting their sizes.
+func (b *builder) accessTimes(l *AccessLabel, times []uint64, opt *bidi.Options) (*bidi.Stream, *Execs) {
+	st := &b.w.Stats
+	st.Tier1Words += int64(len(times))
+	s := bidi.Compress(times, opt)
+	enc, _ := s.MarshalBinary()
+	size := int64(len(enc))
+	if e, esize := b.execs(l, times, opt); e != nil && esize < size {
+		st.Tier2Bytes += esize
+		return nil, e
+	}
+	st.Tier2Bytes += size
+	return s, nil
+}
+
+// execs returns times as executions of l's statement, and their size in
+// the file, or nil if a timestamp is not one of them (an access of a call
+// that did not complete its path) or the metadata does not say.
+func (b *builder) execs(l *AccessLabel, times []uint64, opt *bidi.Options) (*Execs, int64) {
+	nodes := b.stmtNodes[[2]int{l.Func, int(l.Stmt)}]
+	if len(nodes) == 0 || len(times) == 0 {
+		return nil, 0
+	}
+	var runs []uint64
+	for _, n := range nodes {
+		runs = append(runs, b.nodeTimes[n]...)
+	}
+	slices.Sort(runs)
+	skips := make([]uint64, len(times))
+	prev := 0
+	for i, t := range times {
+		j, ok := slices.BinarySearch(runs, t)
+		if !ok {
+			return nil, 0
+		}
+		d := int64(j - prev)
+		skips[i], prev = uint64(d<<1^d>>63), j
+	}
+	e := &Execs{N: len(times), Nodes: nodes}
+	size := int64(len(binary.AppendUvarint(nil, uint64(len(times))))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
+	for _, n := range nodes {
+		size += int64(len(binary.AppendUvarint(nil, uint64(n))))
+	}
+	// A constant skip of 0 would say nothing of how many accesses there
+	// are: such a label keeps a stream (the reader bounds a constant's
+	// accesses by the executions).
+	if c, ok := constant(skips); ok && c != 0 {
+		e.SkipConstant = c
+		return e, size + constBytes(c)
+	}
+	e.Skips = bidi.Compress(skips, opt)
+	enc, _ := e.Skips.MarshalBinary()
+	return e, size + 1 + int64(len(enc))
 }
 
 // constant returns the value of vals if they are all the same, and at

@@ -26,8 +26,13 @@ import (
 //	groups    = n { func times patterned [pattern] members }^n
 //	members   = n { site nWords word^nWords }^n
 //	word      = 0 stream | 1 value
-//	accesses  = n { func stmt access times field^5 }^n
+//	accesses  = n { func stmt access when field^5 }^n
+//	when      = 0 times | 1 n k node^k skips        (times, skips: field)
 //	field     = 0 stream | 1 value                 (seq addr size src flags)
+//
+// An access label's timestamps (when) are a stream, or the executions of
+// its statement (AccessLabel.Execs): n accesses at the timestamps of k
+// nodes, merged, indexed by the skips; a constant skip is never 0.
 //
 // A value group (ValueGroup) with patterned 1 has a pattern stream, and
 // its members' word streams hold its distinct tuples; with patterned 0,
@@ -135,8 +140,27 @@ func (w *WET) Write(out io.Writer) error {
 		uv(uint64(a.Func))
 		uv(uint64(a.Stmt))
 		uv(uint64(a.Access))
-		if err := stream(a.Times); err != nil {
-			return err
+		if e := a.Execs; e != nil {
+			uv(1)
+			uv(uint64(e.N))
+			uv(uint64(len(e.Nodes)))
+			for _, n := range e.Nodes {
+				uv(uint64(n))
+			}
+			if e.Skips == nil {
+				uv(1)
+				uv(e.SkipConstant)
+			} else {
+				uv(0)
+				if err := stream(e.Skips); err != nil {
+					return err
+				}
+			}
+		} else {
+			uv(0)
+			if err := stream(a.Times); err != nil {
+				return err
+			}
 		}
 		for k, f := range a.fields() {
 			if *f == nil {
@@ -250,7 +274,21 @@ func Parse(data []byte) (*WET, error) {
 	na := r.count("access labels", 9)
 	for range na {
 		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
-		a.Times = r.stream("access timestamps")
+		if r.small("access timestamps: a stream or executions", 2) == 1 {
+			e := &Execs{N: int(r.small("accesses", 1<<40))}
+			nn := r.count("access nodes", 1)
+			for range nn {
+				e.Nodes = append(e.Nodes, int(r.small("access node", uint64(len(w.Nodes)))))
+			}
+			if r.small("skips: constant or not", 2) == 1 {
+				e.SkipConstant = r.uv("skips: the constant")
+			} else {
+				e.Skips = r.stream("skips")
+			}
+			a.Execs = e
+		} else {
+			a.Times = r.stream("access timestamps")
+		}
 		for k, what := range []string{"access numbers", "addresses", "sizes", "sources", "flags"} {
 			switch r.small(what+": constant or not", 2) {
 			case 1:
@@ -303,10 +341,35 @@ func (w *WET) check() error {
 			}
 		}
 	}
-	for i, a := range w.Accesses {
+	nodeTimes := make(map[int][]uint64)
+	for i := range w.Accesses {
+		a := &w.Accesses[i]
 		for _, f := range a.fields() {
-			if *f != nil && (*f).Len() != a.Times.Len() {
-				return fmt.Errorf("access label %d: streams of %d and %d", i, a.Times.Len(), (*f).Len())
+			if *f != nil && (*f).Len() != a.count() {
+				return fmt.Errorf("access label %d: streams of %d and %d", i, a.count(), (*f).Len())
+			}
+		}
+		if e := a.Execs; e != nil {
+			if e.Skips != nil && e.Skips.Len() != e.N {
+				return fmt.Errorf("access label %d: %d accesses, %d skips", i, e.N, e.Skips.Len())
+			}
+			if e.Skips == nil && e.SkipConstant == 0 {
+				return fmt.Errorf("access label %d: a constant skip of 0", i)
+			}
+			execs := 0
+			for _, n := range e.Nodes {
+				if w.Nodes[n].Func != a.Func {
+					return fmt.Errorf("access label %d of function %d: node %d of function %d", i, a.Func, n, w.Nodes[n].Func)
+				}
+				execs += w.Nodes[n].Times.Len()
+			}
+			// A constant skip moves by at least one execution each time:
+			// its accesses are no more than the executions.
+			if e.Skips == nil && e.N > execs {
+				return fmt.Errorf("access label %d: %d accesses at %d executions", i, e.N, execs)
+			}
+			if _, err := w.execTimes(a, nodeTimes); err != nil {
+				return fmt.Errorf("access label %d: %v", i, err)
 			}
 		}
 	}

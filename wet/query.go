@@ -2,6 +2,7 @@ package wet
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pathcover/pathcover/profile"
@@ -172,7 +173,7 @@ type Access struct {
 
 // AccessesOf returns the accesses of label l, in the order made.
 func (w *WET) AccessesOf(l *AccessLabel) []Access {
-	times, seq, addr, size, src, flags := l.Times.Values(), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
+	times, seq, addr, size, src, flags := w.accessTimes(l), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
 	out := make([]Access, len(times))
 	for i := range times {
 		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
@@ -224,4 +225,51 @@ func covers(addr, size, q uint64, stack bool) bool {
 		return q <= addr && addr-q < size
 	}
 	return q >= addr && q-addr < size
+}
+
+// accessTimes returns the timestamps of access label l.
+func (w *WET) accessTimes(l *AccessLabel) []uint64 {
+	if l.Execs == nil {
+		return l.Times.Values()
+	}
+	times, _ := w.execTimes(l, nil)
+	return times
+}
+
+// execTimes returns the timestamps of l.Execs: the executions of its
+// statement, from its nodes' labels (decoded, or from cache if given),
+// indexed by the skips; an error if an index is out of range (which the
+// reader checks, so a parsed WET has none).
+func (w *WET) execTimes(l *AccessLabel, cache map[int][]uint64) ([]uint64, error) {
+	e := l.Execs
+	var runs []uint64
+	for _, n := range e.Nodes {
+		t, ok := cache[n]
+		if !ok {
+			t = w.Nodes[n].Times.Values()
+			if cache != nil {
+				cache[n] = t
+			}
+		}
+		runs = append(runs, t...)
+	}
+	slices.Sort(runs)
+	var skips []uint64
+	if e.Skips != nil {
+		skips = e.Skips.Values()
+	}
+	out := make([]uint64, e.N)
+	j := 0
+	for i := range out {
+		s := e.SkipConstant
+		if skips != nil {
+			s = skips[i]
+		}
+		j += int(int64(s>>1) ^ -int64(s&1))
+		if j < 0 || j >= len(runs) {
+			return nil, fmt.Errorf("access %d at execution %d of %d", i, j, len(runs))
+		}
+		out[i] = runs[j]
+	}
+	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/wet/bidi"
 	"github.com/pathcover/pathcover/wpp"
 )
 
@@ -275,6 +276,10 @@ func FuzzParse(f *testing.F) {
 		var buf bytes.Buffer
 		w.Write(&buf)
 		f.Add(buf.Bytes())
+		x, _ := execsForm(f, w)
+		buf.Reset()
+		x.Write(&buf)
+		f.Add(buf.Bytes())
 	}
 	// Value groups: three sites recorded together, with and without a
 	// pattern.
@@ -416,5 +421,84 @@ func TestParseGoroutineOrder(t *testing.T) {
 	}
 	if _, err := Parse(buf.Bytes()); err != nil {
 		t.Errorf("the file as built: %v", err)
+	}
+}
+
+// execsForm returns a copy of w whose access labels give their
+// timestamps as executions (AccessLabel.Execs) where they can: of all the
+// nodes of their function, whose timestamps hold every execution of the
+// label's statement. The skips are a stream, or a constant when they are
+// all the same and not 0.
+func execsForm(t testing.TB, w *WET) (*WET, int) {
+	t.Helper()
+	out := *w
+	out.Accesses = slices.Clone(w.Accesses)
+	converted := 0
+	for i := range out.Accesses {
+		a := &out.Accesses[i]
+		var nodes []int
+		var runs []uint64
+		for n := range w.Nodes {
+			if w.Nodes[n].Func == a.Func {
+				nodes = append(nodes, n)
+				runs = append(runs, w.Nodes[n].Times.Values()...)
+			}
+		}
+		slices.Sort(runs)
+		times := a.Times.Values()
+		skips := make([]uint64, len(times))
+		prev, ok := 0, len(times) > 0
+		for k, tm := range times {
+			j, found := slices.BinarySearch(runs, tm)
+			if !found {
+				ok = false
+				break
+			}
+			d := int64(j - prev)
+			skips[k], prev = uint64(d<<1^d>>63), j
+		}
+		if !ok {
+			continue
+		}
+		e := &Execs{N: len(times), Nodes: nodes}
+		if c, same := constant(skips); same && c != 0 {
+			e.SkipConstant = c
+		} else {
+			e.Skips = bidi.Compress(skips, nil)
+		}
+		a.Times, a.Execs = nil, e
+		converted++
+	}
+	return &out, converted
+}
+
+// TestExecs: access timestamps given as executions of their statement
+// read back as the timestamps themselves, through the file.
+func TestExecs(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	total := 0
+	for seed := range 20 {
+		w, err := Build(nil, []wpp.Source{randomRecording(r, fmt.Sprint(seed))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, n := execsForm(t, w)
+		total += n
+		var buf bytes.Buffer
+		if err := x.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		y, err := Parse(buf.Bytes())
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for i := range w.Accesses {
+			if got, want := y.AccessesOf(&y.Accesses[i]), w.AccessesOf(&w.Accesses[i]); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, label %d: %v, want %v", seed, i, got, want)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no label could be given as executions")
 	}
 }
