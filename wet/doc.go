@@ -32,9 +32,14 @@
 //     tuples, whichever is smaller;
 //   - a memory access's label, per statement and kind of access: for each
 //     access, its timestamp, its number in the process's order of
-//     accesses, its address and size (AccessLabel).
+//     accesses, its address and size (AccessLabel). The timestamps may be
+//     given as executions of the statement, which the nodes' labels
+//     hold: most often each execution makes one access (Execs).
 //
-// Every label is a stream of 64-bit words compressed by package bidi (the
+// A field whose every entry is the same (an access's size, its flags; a
+// variable that never changes) is kept as that value: a stream spends at
+// least a bit an entry. Every other label is a stream of 64-bit words
+// compressed by package bidi (the
 // paper's tier 2): a cursor steps forwards and backwards from anywhere,
 // each stream with the predictor that suits it best.
 //
