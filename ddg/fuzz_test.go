@@ -73,48 +73,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := rand.New(rand.NewPCG(seed, 9))
-		goroutines := make(map[uint64][]profile.WPPEvent)
-		for g := range uint64(1 + r.IntN(3)) {
-			var evs []profile.WPPEvent
-			if g > 0 {
-				evs = append(evs, profile.WPPEvent{Kind: profile.WPPStart, Parent: 1, Spawn: uint64(r.IntN(4))})
-			}
-			depth := 0
-			for range int(n) % 600 {
-				switch k := r.IntN(10); {
-				case k < 3:
-					// A function the metadata lacks, now and then: an error.
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(r.IntN(500) / 499)})
-					depth++
-				case k < 6 && depth > 0:
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(r.IntN(4))})
-				case k < 8 && depth > 0:
-					size := uint64(r.IntN(64))
-					if r.IntN(10) == 0 {
-						size = r.Uint64()
-					}
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(4)), Access: profile.WPPAccess(r.IntN(8)),
-						Flags: uint8(r.IntN(2)), Seq: uint64(1 + r.IntN(3)), Addr: uint64(r.IntN(256)), Size: size, Src: uint64(r.IntN(256))})
-				case k == 8 && depth > 0 && r.IntN(2) == 0:
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: uint64(r.IntN(4))})
-				case k == 8 && depth > 0:
-					// A word of a value: of a site or not, in turn or not.
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPValue, Site: uint32(r.IntN(3)), Part: uint8(r.IntN(2)), Value: r.Uint64()})
-				case depth > 0:
-					evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
-					depth--
-				}
-			}
-			goroutines[g+1] = evs
-		}
-		var buf bytes.Buffer
-		if err := profile.WriteWPP(&buf, profile.WPPHeader{Limit: 1 << 30}, []string{hash}, goroutines); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "pathcover.1.1.wpp"), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fuzzRecording(t, dir, hash, seed, n, false)
 		g, err := Load(dir, 100000)
 		o, oerr := LoadCompact(dir)
 		lp, lerr := OpenDemand(dir)
@@ -231,4 +190,130 @@ func fuzzNode(funcs []*Func, n *Node) string {
 		name = funcs[n.Func].Name()
 	}
 	return fmt.Sprintf("%s %d data %v defs %v memory %v control %d call %d", name, n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call)
+}
+
+// fuzzRecording writes into dir a random recording of fuzzMeta's package
+// (metadata hash): calls (now and then of a function the metadata lacks),
+// paths valid or not, memory accesses of any size, some by a call below
+// the current one, values, spawns.
+// With valid, the recording is one a program could write: every call of a
+// function the metadata has, every path one it has, every value whole.
+func fuzzRecording(t testing.TB, dir, hash string, seed uint64, n uint16, valid bool) {
+	r := rand.New(rand.NewPCG(seed, 9))
+	goroutines := make(map[uint64][]profile.WPPEvent)
+	for g := range uint64(1 + r.IntN(3)) {
+		var evs []profile.WPPEvent
+		if g > 0 {
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPStart, Parent: 1, Spawn: uint64(r.IntN(4))})
+		}
+		depth := 0
+		for range int(n) % 600 {
+			switch k := r.IntN(10); {
+			case k < 3:
+				// A function the metadata lacks, now and then: an error.
+				fn := uint32(r.IntN(500) / 499)
+				if valid {
+					fn = 0
+				}
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: fn})
+				depth++
+			case k < 6 && depth > 0:
+				path := uint64(r.IntN(4))
+				if valid {
+					path %= 2
+				}
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: path})
+			case k < 8 && depth > 0:
+				size := uint64(r.IntN(64))
+				if r.IntN(10) == 0 {
+					size = r.Uint64()
+				}
+				// Now and then by a call below the current one (a
+				// range-over-func body's).
+				up := uint32(0)
+				if depth > 1 && r.IntN(6) == 0 {
+					up = uint32(1 + r.IntN(depth-1))
+				}
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Up: up, Stmt: uint32(r.IntN(4)), Access: profile.WPPAccess(r.IntN(8)),
+					Flags: uint8(r.IntN(2)), Seq: uint64(1 + r.IntN(3)), Addr: uint64(r.IntN(256)), Size: size, Src: uint64(r.IntN(256))})
+			case k == 8 && depth > 0 && r.IntN(2) == 0:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: uint64(r.IntN(4))})
+			case k == 8 && depth > 0:
+				// A word of a value: of a site or not, in turn or not.
+				if valid {
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPValue, Site: 0, Value: r.Uint64()})
+					continue
+				}
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPValue, Site: uint32(r.IntN(3)), Part: uint8(r.IntN(2)), Value: r.Uint64()})
+			case depth > 0:
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+				depth--
+			}
+		}
+		goroutines[g+1] = evs
+	}
+	var buf bytes.Buffer
+	if err := profile.WriteWPP(&buf, profile.WPPHeader{Limit: 1 << 30}, []string{hash}, goroutines); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.1.1.wpp"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzLoadWET reads WET files, those of random recordings and what the
+// fuzzer makes of them, with fuzzMeta's metadata: a file that wet.Parse
+// accepts gives a graph or an error, never a panic or a hang, and its
+// slices and values work.
+func FuzzLoadWET(f *testing.F) {
+	seeds := 0
+	for seed := uint64(0); seeds < 4 && seed < 400; seed++ {
+		hash, raw := fuzzMeta(f)
+		dir := f.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
+			f.Fatal(err)
+		}
+		fuzzRecording(f, dir, hash, seed, 300, true)
+		w, err := wet.BuildDir(dir, nil)
+		if err != nil {
+			continue // a path the function does not have, or a word out of turn
+		}
+		seeds++
+		var buf bytes.Buffer
+		if err := w.Write(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	if seeds < 4 {
+		f.Fatalf("%d WETs of random recordings", seeds)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := wet.Parse(data)
+		if err != nil {
+			return
+		}
+		hash, raw := fuzzMeta(t)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o, err := LoadWET(dir, w)
+		if err != nil {
+			return
+		}
+		all := make([]int32, o.Nodes())
+		for n := range all {
+			all[n] = int32(n)
+			if _, err := o.Node(int32(n)); err != nil {
+				t.Fatalf("node %d: %v", n, err)
+			}
+		}
+		for line := 1; line <= 3; line++ {
+			o.Slice(Criterion{File: "p.go", Line: line})
+		}
+		if _, _, err := ValuesOfWET(dir, w, all); err != nil {
+			t.Fatalf("values: %v", err)
+		}
+	})
 }
