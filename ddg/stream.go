@@ -404,7 +404,9 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags}, up)
 			}
 		case profile.WPPValue:
-			if len(stack) > 0 && int(e.Up) >= len(stack) {
+			// Checked only where values are read: FP and LP, which
+			// ignore them, must fail where this does.
+			if len(stack) > 0 && mem && vals && int(e.Up) >= len(stack) {
 				return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
 			}
 			if len(stack) > 0 && mem && vals {

@@ -192,7 +192,7 @@ func (s *wetSource) Events(id uint64, fn func(profile.WPPEvent) error) error {
 			for len(acc) > 0 && acc[0].T <= e.T {
 				a := acc[0]
 				acc = acc[1:]
-				if a.T < e.T || a.fn != e.Func {
+				if a.T < e.T || a.fn != e.Func || a.Flags&wet.AccessOrphan != 0 {
 					s.left++
 					continue
 				}

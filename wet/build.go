@@ -64,6 +64,12 @@ type ValueLabel struct {
 	Group, Member int
 }
 
+// AccessOrphan is a flag of an access (besides profile.WPPStackAddr and
+// WPPStackSrc): it was made after its call's last completed path (the call
+// panicked, or was still open when the recording ended), so its timestamp
+// is not a path of its call's, but the goroutine's next (or its end).
+const AccessOrphan = 4
+
 // An AccessLabel is one statement's accesses of one kind: per access, the
 // timestamp of the path execution it was made in, its number in the
 // process's order of accesses (Seq), the bytes it touched (Addr, Size, and
@@ -243,6 +249,20 @@ type pending struct {
 	stmt     int32
 }
 
+// orphan marks entry p as made after its call's last completed path (a
+// panic, or a call still open at the end): an access keeps its entry,
+// flagged AccessOrphan; a value is dropped, as one cut short is.
+func (b *builder) orphan(p pending) {
+	if p.access {
+		b.acc[p.label].flags[p.i] |= AccessOrphan
+		return
+	}
+	b.valTimes[p.label][p.i] = orphanTime
+}
+
+// orphanTime marks a value to drop.
+const orphanTime = ^uint64(0)
+
 // times returns the timestamps of the label p is an entry of.
 func (b *builder) times(p pending) []uint64 {
 	if p.access {
@@ -291,6 +311,9 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		}
 		for _, p := range f.pending[i:] {
 			b.times(p)[p.i] = t
+			if node < 0 {
+				b.orphan(p)
+			}
 		}
 		f.pending = f.pending[:0]
 		if node >= 0 {
@@ -429,6 +452,25 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		b.valTimes[v] = b.valTimes[v][:n]
 		for i := range b.valWords[v] {
 			b.valWords[v][i] = b.valWords[v][i][:n]
+		}
+		// And so is one made after its call's last completed path.
+		if !slices.Contains(b.valTimes[v], orphanTime) {
+			continue
+		}
+		keep := 0
+		for j, t := range b.valTimes[v] {
+			if t == orphanTime {
+				continue
+			}
+			b.valTimes[v][keep] = t
+			for i := range b.valWords[v] {
+				b.valWords[v][i][keep] = b.valWords[v][i][j]
+			}
+			keep++
+		}
+		b.valTimes[v] = b.valTimes[v][:keep]
+		for i := range b.valWords[v] {
+			b.valWords[v][i] = b.valWords[v][i][:keep]
 		}
 	}
 	gr.End = b.t

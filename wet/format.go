@@ -259,7 +259,11 @@ func Parse(data []byte) (*WET, error) {
 			g.Sites = append(g.Sites, site)
 			var words []*bidi.Stream
 			var consts []uint64
-			for range r.small("words", 8) {
+			nw := r.small("words", 8)
+			if nw == 0 {
+				r.fail("a value site of no word")
+			}
+			for range nw {
 				if r.small("value words: constant or not", 2) == 1 {
 					words, consts = append(words, nil), append(consts, r.uv("value words: the constant"))
 					continue
@@ -278,7 +282,11 @@ func Parse(data []byte) (*WET, error) {
 			e := &Execs{N: int(r.small("accesses", 1<<40))}
 			nn := r.count("access nodes", 1)
 			for range nn {
-				e.Nodes = append(e.Nodes, int(r.small("access node", uint64(len(w.Nodes)))))
+				n := int(r.small("access node", uint64(len(w.Nodes))))
+				if len(e.Nodes) > 0 && n <= e.Nodes[len(e.Nodes)-1] {
+					r.fail("access nodes out of order (%d after %d)", n, e.Nodes[len(e.Nodes)-1])
+				}
+				e.Nodes = append(e.Nodes, n)
 			}
 			if r.small("skips: constant or not", 2) == 1 {
 				e.SkipConstant = r.uv("skips: the constant")
@@ -388,7 +396,12 @@ func (w *WET) check() error {
 			return fmt.Errorf("goroutine %d: process %d, timestamps from %d, after process %d's up to %d", i, g.Process, g.Start, prev.Process, prev.End)
 		}
 		paths := uint64(0)
+		up := false // the last symbol was an up: a path must follow
 		for _, sym := range g.Trace.Values() {
+			if up && sym&7 != SymPath {
+				return fmt.Errorf("goroutine %d: an up not followed by a path", i)
+			}
+			up = false
 			switch sym & 7 {
 			case SymPath:
 				if sym>>3 >= uint64(len(w.Nodes)) {
@@ -399,10 +412,18 @@ func (w *WET) check() error {
 				if sym>>3 >= uint64(len(w.Funcs)) {
 					return fmt.Errorf("goroutine %d: a call of function %d of %d", i, sym>>3, len(w.Funcs))
 				}
-			case SymReturn, SymSpawn, SymUp, SymStop:
+			case SymUp:
+				if k := sym >> 3; k == 0 || k >= 1<<32 {
+					return fmt.Errorf("goroutine %d: a path %d calls up", i, k)
+				}
+				up = true
+			case SymReturn, SymSpawn, SymStop:
 			default:
 				return fmt.Errorf("goroutine %d: symbol of kind %d", i, sym&7)
 			}
+		}
+		if up {
+			return fmt.Errorf("goroutine %d: an up not followed by a path", i)
 		}
 		if paths != g.End-g.Start {
 			return fmt.Errorf("goroutine %d: %d paths for timestamps [%d, %d)", i, paths, g.Start, g.End)

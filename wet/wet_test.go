@@ -83,9 +83,11 @@ func randomRecording(r *rand.Rand, name string) *memSource {
 // rawTimes gives each path event of a goroutine its timestamp, from t,
 // and each value's first word and each memory event the timestamp of the
 // next path that its call completes (found by searching forwards, at the
-// same depth; the goroutine's end if none).
-func rawTimes(evs []profile.WPPEvent, t uint64) (times []uint64, end uint64) {
+// same depth); one whose call completes no path after it is an orphan
+// (it has the goroutine's next timestamp, or its end).
+func rawTimes(evs []profile.WPPEvent, t uint64) (times []uint64, orphan []bool, end uint64) {
 	times = make([]uint64, len(evs))
+	orphan = make([]bool, len(evs))
 	pathT := make([]uint64, len(evs))
 	for i, e := range evs {
 		if e.Kind == profile.WPPPath {
@@ -98,7 +100,7 @@ func rawTimes(evs []profile.WPPEvent, t uint64) (times []uint64, end uint64) {
 		if e.Kind != profile.WPPValue && e.Kind != profile.WPPMemory {
 			continue
 		}
-		times[i] = t // the goroutine's end, unless found below
+		times[i], orphan[i] = t, true // the goroutine's end, unless found below
 		depth := 0
 	search:
 		for j := i + 1; j < len(evs); j++ {
@@ -119,13 +121,13 @@ func rawTimes(evs []profile.WPPEvent, t uint64) (times []uint64, end uint64) {
 				depth--
 			case profile.WPPPath:
 				if depth == int(evs[j].Up) {
-					times[i] = pathT[j]
+					times[i], orphan[i] = pathT[j], false
 					break search
 				}
 			}
 		}
 	}
-	return times, t
+	return times, orphan, t
 }
 
 // TestBuild builds WETs of random recordings and checks every label and
@@ -158,10 +160,11 @@ func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
 	var next uint64
 	nodeTimes := make(map[[2]uint64][]uint64) // function index, path → timestamps
 	values := make(map[[2]uint64][]Value)     // function, site
+	orphans := make(map[[2]uint64][]bool)     // of each value
 	accesses := make(map[[3]uint64][]Access)  // function, statement, kind
 	for gi, g := range src.Goroutines() {
 		evs := src.gs[g]
-		times, end := rawTimes(evs, next)
+		times, orphan, end := rawTimes(evs, next)
 		gr := w.Goroutines[gi]
 		if gr.ID != g || gr.Start != next || gr.End != end {
 			t.Fatalf("seed %d: goroutine %d: %+v, want id %d, timestamps [%d, %d)", seed, gi, gr, g, next, end)
@@ -195,8 +198,10 @@ func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
 			case profile.WPPSpawn:
 				want = append(want, Event{Kind: SymSpawn, Spawn: e.Spawn})
 			case profile.WPPValue:
+				// A value that no path of its call completes is dropped.
 				k := [2]uint64{uint64(fn), uint64(e.Site)}
 				if e.Part == 0 {
+					orphans[k] = append(orphans[k], orphan[i])
 					values[k] = append(values[k], Value{T: times[i]})
 				}
 				v := &values[k][len(values[k])-1]
@@ -204,7 +209,11 @@ func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
 			case profile.WPPMemory:
 				seq += e.Seq
 				k := [3]uint64{uint64(fn), uint64(e.Stmt), uint64(e.Access)}
-				accesses[k] = append(accesses[k], Access{T: times[i], Seq: seq, Kind: e.Access, Addr: e.Addr, Size: e.Size, Src: e.Src, Flags: e.Flags})
+				a := Access{T: times[i], Seq: seq, Kind: e.Access, Addr: e.Addr, Size: e.Size, Src: e.Src, Flags: e.Flags}
+				if orphan[i] {
+					a.Flags |= AccessOrphan
+				}
+				accesses[k] = append(accesses[k], a)
 			}
 		}
 		var got []Event
@@ -244,9 +253,18 @@ func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
 			t.Fatalf("seed %d: node %d/%d: times %v, want %v", seed, n.Func, n.Path, got, want)
 		}
 	}
+	for k, vs := range values {
+		kept := vs[:0]
+		for j, v := range vs {
+			if !orphans[k][j] {
+				kept = append(kept, v)
+			}
+		}
+		values[k] = kept
+	}
 	for i := range w.Values {
 		l := &w.Values[i]
-		if got, want := w.ValuesOf(l), values[[2]uint64{uint64(l.Func), uint64(l.Site)}]; !reflect.DeepEqual(got, want) {
+		if got, want := w.ValuesOf(l), values[[2]uint64{uint64(l.Func), uint64(l.Site)}]; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: values of %d/%d: %v, want %v", seed, l.Func, l.Site, got, want)
 		}
 	}
@@ -500,5 +518,69 @@ func TestExecs(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("no label could be given as executions")
+	}
+}
+
+// TestParseRejects: files that Build never writes, and that would make a
+// reader allocate out of proportion to them or read a trace wrongly, are
+// refused: an access label's nodes repeated, a value site of no word, an
+// up of 0 calls, an up that no path follows.
+func TestParseRejects(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	var w *WET
+	for seed := 0; w == nil || len(w.ValueGroups) == 0 || len(w.Goroutines) == 0; seed++ {
+		var err error
+		if w, err = Build(nil, []wpp.Source{randomRecording(r, fmt.Sprint(seed))}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, n := execsForm(t, w)
+	if n == 0 {
+		t.Fatal("no label as executions")
+	}
+	withTrace := func(extra ...uint64) *WET {
+		bad := *w
+		bad.Goroutines = slices.Clone(w.Goroutines)
+		g := &bad.Goroutines[0]
+		g.Trace = bidi.Compress(append(g.Trace.Values(), extra...), nil)
+		return &bad
+	}
+	for _, c := range []struct {
+		name string
+		bad  func() *WET
+		msg  string
+	}{
+		{"nodes repeated", func() *WET {
+			bad := *x
+			bad.Accesses = slices.Clone(x.Accesses)
+			for i := range bad.Accesses {
+				if e := bad.Accesses[i].Execs; e != nil {
+					e2 := *e
+					e2.Nodes = append(slices.Clone(e.Nodes), e.Nodes[len(e.Nodes)-1])
+					bad.Accesses[i].Execs = &e2
+					break
+				}
+			}
+			return &bad
+		}, "access nodes out of order"},
+		{"no word", func() *WET {
+			bad := *w
+			bad.ValueGroups = slices.Clone(w.ValueGroups)
+			g := &bad.ValueGroups[0]
+			g.Words = slices.Clone(g.Words)
+			g.Words[0] = nil
+			return &bad
+		}, "no word"},
+		{"an up of 0", func() *WET { return withTrace(SymUp, SymPath) }, "0 calls up"},
+		{"an up at the end", func() *WET { return withTrace(1<<3 | SymUp) }, "not followed by a path"},
+		{"an up before a return", func() *WET { return withTrace(1<<3|SymUp, SymReturn) }, "not followed by a path"},
+	} {
+		var buf bytes.Buffer
+		if err := c.bad().Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(buf.Bytes()); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.msg)
+		}
 	}
 }
