@@ -192,7 +192,7 @@ func TestSliceValues(t *testing.T) {
 	out, code := run(t, dir, bin, "test", "-wet", "-dir", prof, "-run", "TestSquares", "./...")
 	printed := regexp.MustCompile(`(?m)^x (-?\d+) total (-?\d+)$`).FindAllStringSubmatch(out, -1)
 	sum := regexp.MustCompile(`Squares = (-?\d+)`).FindStringSubmatch(out)
-	if code != 1 || len(printed) != 4 || sum == nil {
+	if code != 1 || len(printed) != 4 || sum == nil || !strings.Contains(out, "pathcover slice -dir "+prof+" -why") {
 		t.Fatalf("pathcover test -wet: exit %d\n%s", code, out)
 	}
 	var xs, totals []string

@@ -146,7 +146,10 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
-	if *t.deps {
+	switch {
+	case *t.wet:
+		fmt.Fprintf(os.Stderr, "dependences and values recorded (pathcover slice -dir %s -why FILE:LINE [VAR] slices a value, with its steps' values)\n", profileDir)
+	case *t.deps:
 		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
 	}
 	if *t.wpp {
