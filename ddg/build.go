@@ -162,15 +162,7 @@ func (b *builder) fn(k funcKey) (int32, error) {
 	if i, ok := b.funcs[k]; ok {
 		return i, nil
 	}
-	m := b.p.Metas[k.hash]
-	if m == nil {
-		return 0, fmt.Errorf("a call of a function of metadata %s, which the directory lacks", k.hash)
-	}
-	if int(k.index) >= len(m.Funcs) {
-		return 0, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
-	}
-	mf := &m.Funcs[k.index]
-	f, err := newFunc(m, mf)
+	f, err := newFunc(b.p, k)
 	if err != nil {
 		return 0, err
 	}
@@ -558,9 +550,17 @@ func (fr *frame) controlOf(blk numbering.BlockID) int32 {
 	return best
 }
 
-// newFunc returns the slicer's view of function mf of metadata m, its
+// newFunc returns the slicer's view of function k of profile p, its
 // numbering and control dependences made if it has statements.
-func newFunc(m *profile.Meta, mf *profile.Func) (*Func, error) {
+func newFunc(p *profile.Profile, k funcKey) (*Func, error) {
+	m := p.Metas[k.hash]
+	if m == nil {
+		return nil, fmt.Errorf("a call of a function of metadata %s, which the directory lacks", k.hash)
+	}
+	if int(k.index) >= len(m.Funcs) {
+		return nil, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
+	}
+	mf := &m.Funcs[k.index]
 	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
 	if f.Deps == nil {
 		return f, nil

@@ -55,13 +55,6 @@ const (
 	bigCall    = 1 << 16 // nodes and callees
 )
 
-// A placed is a memory access placed at a node, for the memory replay.
-type placed struct {
-	seq, addr, size, src uint64 // addr and src keyed (key) but for maps and channels
-	node                 int32
-	kind                 profile.WPPAccess
-}
-
 // loader reads a directory's recordings into compact goroutines,
 // numbering their nodes as Load does.
 type loader struct {
@@ -188,15 +181,6 @@ func (l *loader) file(f wpp.Source, fi int) error {
 	return nil
 }
 
-// key of an access (see key), but for maps and channels, which are keyed
-// by the map or channel.
-func accessKey(a *rawAccess, g int32) (addr, src uint64) {
-	if a.kind > profile.WPPCopy {
-		return a.addr, a.src
-	}
-	return key(a.addr, a.flags&profile.WPPStackAddr != 0, g), key(a.src, a.flags&profile.WPPStackSrc != 0, g)
-}
-
 // LoadCompact builds the compact graph (OPT) of the recordings of a -deps
 // build in dir: the calls of each goroutine in compact form, numbered,
 // and the dependences through memory, which it replays as Load does.
@@ -230,55 +214,6 @@ func loadCompact(l *loader) (*Compact, error) {
 	pairs = slices.Compact(pairs)
 	o.labels = packLabels(pairs)
 	return o, nil
-}
-
-// replayAccesses replays accesses in the order of their numbers (stable:
-// ties keep their order) over a shadow memory, as replayMemory does, and
-// calls read with each reading node and the nodes it read from.
-func replayAccesses(acc []placed, problems *[]string, read func(n int32, from []int32)) {
-	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
-	mem := make(shadow)
-	entries := make(map[mapEntry]int32)
-	sends := make(map[uint64][]int32)
-	recvs := make(map[uint64][]int32)
-	var buf []int32
-	for i := range acc {
-		a := &acc[i]
-		if a.kind <= profile.WPPCopy && a.size > maxMove {
-			*problems = appendOnce(*problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
-			continue
-		}
-		switch a.kind {
-		case profile.WPPLoad:
-			buf = mem.writers(a.addr, a.size, buf[:0])
-			read(a.node, buf)
-		case profile.WPPStore:
-			mem.set(a.addr, a.size, a.node)
-		case profile.WPPUpdate:
-			buf = mem.writers(a.addr, a.size, buf[:0])
-			read(a.node, buf)
-			mem.set(a.addr, a.size, a.node)
-		case profile.WPPCopy:
-			mem.move(a.addr, a.src, a.size)
-		case profile.WPPMapRead:
-			if w, ok := entries[mapEntry{a.addr, a.size}]; ok {
-				read(a.node, []int32{w})
-			}
-		case profile.WPPMapWrite:
-			entries[mapEntry{a.addr, a.size}] = a.node
-		case profile.WPPSend:
-			sends[a.addr] = append(sends[a.addr], a.node)
-		case profile.WPPRecv:
-			recvs[a.addr] = append(recvs[a.addr], a.node)
-		}
-	}
-	for ch, rs := range recvs {
-		for i, r := range rs {
-			if i < len(sends[ch]) {
-				read(r, sends[ch][i:i+1])
-			}
-		}
-	}
 }
 
 // Nodes returns the number of statement executions.

@@ -150,7 +150,7 @@ func OpenDemand(dir string) (*Demand, error) {
 // writeAccesses writes the access and read files and their summaries.
 func (d *Demand) writeAccesses(acc []placed) error {
 	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
-	// A receive takes the send of its rank (see replayMemory).
+	// A receive takes the send of its rank (see replayAccesses).
 	sends := make(map[uint64][]int32)
 	var recvs []int
 	for i := range acc {

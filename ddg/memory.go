@@ -99,51 +99,81 @@ func key(addr uint64, stack bool, g int32) uint64 {
 	return 1<<63 | uint64(g)<<40 | (1<<39 - addr)
 }
 
-// replayMemory adds the memory dependences of every access.
+// replayMemory adds the memory dependences of every access (the replay
+// that OPT's labels come from too: replayAccesses).
 func (b *builder) replayMemory() {
-	acc := b.accesses
-	slices.SortStableFunc(acc, func(x, y access) int { return cmp.Compare(x.Seq, y.Seq) })
-	mem := make(shadow)
-	entries := make(map[mapEntry]int32)
-	sends := make(map[uint64][]int32)
-	recvs := make(map[uint64][]int32)
-	read := func(n int32, from []int32) {
-		if len(from) == 0 {
-			return
+	acc := make([]placed, len(b.accesses))
+	for i := range b.accesses {
+		a := &b.accesses[i]
+		p := placed{seq: a.Seq, addr: a.Addr, size: a.Size, src: a.Src, node: a.node, kind: a.Access}
+		if a.Access <= profile.WPPCopy {
+			p.addr, p.src = key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine), key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine)
 		}
+		acc[i] = p
+	}
+	b.accesses = nil
+	replayAccesses(acc, &b.g.Problems, func(n int32, from []int32) {
 		node := &b.g.Nodes[n]
 		node.Memory = dedupNodes(append(node.Memory, from...))
 		// A node never depends on itself (x op= y reads before it writes).
 		node.Memory = slices.DeleteFunc(node.Memory, func(m int32) bool { return m == n })
+	})
+}
+
+// A placed is a memory access placed at a node, for the memory replay.
+type placed struct {
+	seq, addr, size, src uint64 // addr and src keyed (key) but for maps and channels
+	node                 int32
+	kind                 profile.WPPAccess
+}
+
+// key of an access (see key), but for maps and channels, which are keyed
+// by the map or channel.
+func accessKey(a *rawAccess, g int32) (addr, src uint64) {
+	if a.kind > profile.WPPCopy {
+		return a.addr, a.src
 	}
-	for _, a := range acc {
-		addr := key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine)
-		if a.Access <= profile.WPPCopy && a.Size > maxMove {
-			// No Go value is that large but an array of it; a recording
-			// that says so is not followed byte by byte.
-			b.g.Problems = appendOnce(b.g.Problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.Size))
+	return key(a.addr, a.flags&profile.WPPStackAddr != 0, g), key(a.src, a.flags&profile.WPPStackSrc != 0, g)
+}
+
+// replayAccesses replays accesses in the order of their numbers (stable:
+// ties keep their order) over a shadow memory, and
+// calls read with each reading node and the nodes it read from.
+func replayAccesses(acc []placed, problems *[]string, read func(n int32, from []int32)) {
+	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
+	mem := make(shadow)
+	entries := make(map[mapEntry]int32)
+	sends := make(map[uint64][]int32)
+	recvs := make(map[uint64][]int32)
+	var buf []int32
+	for i := range acc {
+		a := &acc[i]
+		if a.kind <= profile.WPPCopy && a.size > maxMove {
+			*problems = appendOnce(*problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
 			continue
 		}
-		switch a.Access {
+		switch a.kind {
 		case profile.WPPLoad:
-			read(a.node, mem.writers(addr, a.Size, nil))
+			buf = mem.writers(a.addr, a.size, buf[:0])
+			read(a.node, buf)
 		case profile.WPPStore:
-			mem.set(addr, a.Size, a.node)
+			mem.set(a.addr, a.size, a.node)
 		case profile.WPPUpdate:
-			read(a.node, mem.writers(addr, a.Size, nil))
-			mem.set(addr, a.Size, a.node)
+			buf = mem.writers(a.addr, a.size, buf[:0])
+			read(a.node, buf)
+			mem.set(a.addr, a.size, a.node)
 		case profile.WPPCopy:
-			mem.move(addr, key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine), a.Size)
+			mem.move(a.addr, a.src, a.size)
 		case profile.WPPMapRead:
-			if w, ok := entries[mapEntry{a.Addr, a.Size}]; ok {
+			if w, ok := entries[mapEntry{a.addr, a.size}]; ok {
 				read(a.node, []int32{w})
 			}
 		case profile.WPPMapWrite:
-			entries[mapEntry{a.Addr, a.Size}] = a.node
+			entries[mapEntry{a.addr, a.size}] = a.node
 		case profile.WPPSend:
-			sends[a.Addr] = append(sends[a.Addr], a.node)
+			sends[a.addr] = append(sends[a.addr], a.node)
 		case profile.WPPRecv:
-			recvs[a.Addr] = append(recvs[a.Addr], a.node)
+			recvs[a.addr] = append(recvs[a.addr], a.node)
 		}
 	}
 	// A receiver records its receive before it waits, so a receive can be
@@ -155,5 +185,4 @@ func (b *builder) replayMemory() {
 			}
 		}
 	}
-	b.accesses = nil
 }

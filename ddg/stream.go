@@ -45,15 +45,7 @@ func (t *funcTable) fn(k funcKey) (int32, error) {
 	if i, ok := t.index[k]; ok {
 		return i, nil
 	}
-	m := t.p.Metas[k.hash]
-	if m == nil {
-		return 0, fmt.Errorf("a call of a function of metadata %s, which the directory lacks", k.hash)
-	}
-	if int(k.index) >= len(m.Funcs) {
-		return 0, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
-	}
-	mf := &m.Funcs[k.index]
-	f, err := newFunc(m, mf)
+	f, err := newFunc(t.p, k)
 	if err != nil {
 		return 0, err
 	}
