@@ -118,7 +118,7 @@ func TestHandSlices(t *testing.T) {
 	src := cmdtest.ReadFile(t, filepath.Join(dir, "main.go"))
 	criteria := handSlices(t, src)
 	prof := record(t, dir, "example.com/constructs")
-	for _, g := range openGraphs(t, prof) {
+	for _, g := range openGraphs(t, prof).all {
 		t.Run(g.name, func(t *testing.T) { checkHand(t, g, criteria) })
 	}
 }
@@ -132,9 +132,17 @@ type namedGraph struct {
 	funcs    func() []*ddg.Func
 }
 
-// openGraphs returns the three graphs of a recording: the full graph
-// (FP), the compact one (OPT) and the demand-driven slicer (LP).
-func openGraphs(t *testing.T, prof string) []namedGraph {
+// graphs are the three graphs of a recording: the full graph (FP), the
+// compact one (OPT) and the demand-driven slicer (LP), in all in that
+// order.
+type graphs struct {
+	fp  *ddg.Graph
+	opt *ddg.Compact
+	all []namedGraph
+}
+
+// openGraphs returns the three graphs of a recording.
+func openGraphs(t *testing.T, prof string) graphs {
 	t.Helper()
 	fp, err := ddg.Load(prof, 0)
 	if err != nil {
@@ -149,11 +157,11 @@ func openGraphs(t *testing.T, prof string) []namedGraph {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lp.Close() })
-	return []namedGraph{
+	return graphs{fp, opt, []namedGraph{
 		{"FP", fp.Problems, fp.Slice, func(n int32) (*ddg.Node, error) { return &fp.Nodes[n], nil }, func() []*ddg.Func { return fp.Funcs }},
 		{"OPT", opt.Problems, opt.Slice, opt.Node, opt.Funcs},
 		{"LP", lp.Problems, lp.Slice, lp.Node, lp.Funcs},
-	}
+	}}
 }
 
 func checkHand(t *testing.T, g namedGraph, criteria []criterion) {

@@ -26,26 +26,26 @@ var oraclePrograms = []struct{ dir, pkg string }{
 	{"testdata/mixed", "example.com/mixed"},
 }
 
+// recordProgram records the program in dir (relative) with pppexec's
+// mode, once for all the tests.
+func recordProgram(t *testing.T, dir, pkg, mode string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recordMode(t, abs, pkg, mode)
+}
+
 // TestOPTNodes requires every node of OPT and LP to have FP's
 // dependences: data, definitions, memory, control and call.
 func TestOPTNodes(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
-			dir, err := filepath.Abs(p.dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gs := openGraphs(t, record(t, dir, p.pkg))
-			fp, err := ddg.Load(record(t, dir, p.pkg), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			gs := openGraphs(t, recordProgram(t, p.dir, p.pkg, "-deps"))
+			fp, opt := gs.fp, gs.opt
 			if len(fp.Nodes) < 100 {
 				t.Fatalf("%d nodes: the program did not run", len(fp.Nodes))
-			}
-			opt, err := ddg.LoadCompact(record(t, dir, p.pkg))
-			if err != nil {
-				t.Fatal(err)
 			}
 			// What the bench counts: every dependence, those OPT labels
 			// (through memory), the statements that ran.
@@ -82,7 +82,7 @@ func TestOPTNodes(t *testing.T) {
 			if opt.Bytes() <= 0 || opt.Bytes() >= fp.Bytes() {
 				t.Errorf("OPT holds %d bytes, FP %d", opt.Bytes(), fp.Bytes())
 			}
-			for _, g := range gs[1:] {
+			for _, g := range gs.all[1:] {
 				if !slices.Equal(sorted(g.problems), sorted(fp.Problems)) {
 					t.Errorf("%s's problems %q, FP's %q", g.name, g.problems, fp.Problems)
 				}
@@ -133,22 +133,15 @@ func describe(funcs []*ddg.Func, n *ddg.Node) string {
 func TestOPTSlices(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
-			dir, err := filepath.Abs(p.dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gs := openGraphs(t, record(t, dir, p.pkg))
-			fp, err := ddg.Load(record(t, dir, p.pkg), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			gs := openGraphs(t, recordProgram(t, p.dir, p.pkg, "-deps"))
+			fp := gs.fp
 			criteria := oracleCriteria(fp)
 			if len(criteria) < 100 {
 				t.Fatalf("%d criteria", len(criteria))
 			}
 			for _, c := range criteria {
-				want, wantErr := gs[0].slice(c)
-				for _, g := range gs[1:] {
+				want, wantErr := gs.all[0].slice(c)
+				for _, g := range gs.all[1:] {
 					got, err := g.slice(c)
 					if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {
 						t.Fatalf("%s: %+v: error %v, FP's %v", g.name, c, err, wantErr)
@@ -225,11 +218,7 @@ func oracleCriteria(g *ddg.Graph) []ddg.Criterion {
 func TestWETSlices(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
-			dir, err := filepath.Abs(p.dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prof := recordMode(t, dir, p.pkg, "-wet")
+			prof := recordProgram(t, p.dir, p.pkg, "-wet")
 			fp, err := ddg.Load(prof, 0)
 			if err != nil {
 				t.Fatal(err)

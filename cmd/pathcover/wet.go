@@ -450,6 +450,21 @@ func fileLine(arg string) (string, int, bool) {
 	return name, line, ok && err == nil && line > 0
 }
 
+// accessesAtArg opens the WET and returns the accesses at arg, FILE:LINE,
+// or an exit status.
+func accessesAtArg(cmd *Command, dir, file, arg string) (*wetProfile, []wetAccess, int) {
+	name, line, ok := fileLine(arg)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(arg))
+		return nil, nil, exitUsage
+	}
+	wp, code := openWET(cmd, dir, file)
+	if code != 0 {
+		return nil, nil, code
+	}
+	return wp, wp.accessesAt(name, line), 0
+}
+
 func wetWriter(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
@@ -460,16 +475,10 @@ func wetWriter(fs *flag.FlagSet) Run {
 			fs.Usage()
 			return exitUsage
 		}
-		name, line, ok := fileLine(args[0])
-		if !ok {
-			fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(args[0]))
-			return exitUsage
-		}
-		wp, code := openWET(cmd, *dir, *file)
+		wp, at, code := accessesAtArg(cmd, *dir, *file, args[0])
 		if code != 0 {
 			return code
 		}
-		at := wp.accessesAt(name, line)
 		if len(at) == 0 || *instance > len(at) {
 			fmt.Fprintf(os.Stderr, "%s: %d accesses at %s\n", cmd.LongName(), len(at), printable(args[0]))
 			return exitNoData
@@ -513,16 +522,10 @@ func wetAddrs(fs *flag.FlagSet) Run {
 			fs.Usage()
 			return exitUsage
 		}
-		name, line, ok := fileLine(args[0])
-		if !ok {
-			fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(args[0]))
-			return exitUsage
-		}
-		wp, code := openWET(cmd, *dir, *file)
+		_, out, code := accessesAtArg(cmd, *dir, *file, args[0])
 		if code != 0 {
 			return code
 		}
-		out := wp.accessesAt(name, line)
 		if *asJSON {
 			return writeJSON(cmd, out)
 		}
