@@ -446,11 +446,7 @@ func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32)
 // Find returns the nodes of the statements at c's place, in order, as
 // Graph.Find.
 func (o *Compact) Find(c Criterion) []int32 {
-	found := o.find(c)
-	if len(found) == 0 && c.Var != "" {
-		c.Var = ""
-		found = o.find(c)
-	}
+	found, _ := findOrAll(c, func(c Criterion) ([]int32, error) { return o.find(c), nil })
 	return found
 }
 

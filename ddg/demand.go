@@ -498,12 +498,7 @@ func (d *Demand) writersBefore(lo, hi uint64, p int, to []int32) ([]int32, error
 // Find returns the nodes of the statements at c's place, in order, as
 // Graph.Find: it re-reads every goroutine.
 func (d *Demand) Find(c Criterion) ([]int32, error) {
-	found, err := d.find(c)
-	if err == nil && len(found) == 0 && c.Var != "" {
-		c.Var = ""
-		found, err = d.find(c)
-	}
-	return found, err
+	return findOrAll(c, d.find)
 }
 
 func (d *Demand) find(c Criterion) ([]int32, error) {

@@ -88,12 +88,19 @@ func sameFile(name, file string) bool {
 // that read or set c.Var, if it names a local variable of theirs, or else
 // all of them (c.Var may name memory, whose reads are not told apart).
 func (g *Graph) Find(c Criterion) []int32 {
-	found := g.find(c)
-	if len(found) == 0 && c.Var != "" {
-		c.Var = ""
-		found = g.find(c)
-	}
+	found, _ := findOrAll(c, func(c Criterion) ([]int32, error) { return g.find(c), nil })
 	return found
+}
+
+// findOrAll finds c's nodes with find: those that read or set c.Var, or,
+// if there are none, all those of c's statements.
+func findOrAll(c Criterion, find func(Criterion) ([]int32, error)) ([]int32, error) {
+	found, err := find(c)
+	if err == nil && len(found) == 0 && c.Var != "" {
+		c.Var = ""
+		found, err = find(c)
+	}
+	return found, err
 }
 
 func (g *Graph) find(c Criterion) []int32 {
