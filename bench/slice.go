@@ -157,26 +157,16 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	m.Dependences, m.Labelled = o.Count()
 	m.ExecutedStmt = len(o.Executed())
 	criteria := sliceCriteriaOf(o)
-	wantSlices := make([]string, len(criteria))
-	var total time.Duration
-	for i, c := range criteria {
-		if total > optBudget {
-			criteria = criteria[:i]
-			break
-		}
-		m.Criteria++
-		start := time.Now()
-		s, err := o.Slice(c)
-		total += time.Since(start)
-		if err != nil {
-			return fmt.Errorf("slice of %s:%d: %v", c.File, c.Line, err)
-		}
-		wantSlices[i] = fingerprint(s)
+	wantSlices, ms, err := sliceAll(criteria, o.Slice, optBudget, func(s *ddg.Slice) {
 		m.SliceStmts += float64(len(s.Stmts))
 		m.SliceNodes += float64(len(s.Steps))
+	})
+	if err != nil {
+		return err
 	}
+	criteria = criteria[:len(wantSlices)] // the budget's
+	m.Criteria, m.OPTSliceMs = len(criteria), ms
 	if m.Criteria > 0 {
-		m.OPTSliceMs = float64(total.Microseconds()) / 1e3 / float64(m.Criteria)
 		m.SliceStmts /= float64(m.Criteria)
 		m.SliceNodes /= float64(m.Criteria)
 	}
@@ -195,22 +185,11 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 		return err
 	default:
 		m.FPBytes, m.FPLoadSeconds, m.FPCounted = bytes, took.Seconds(), g.Bytes()
-		total = 0
-		for i, c := range criteria {
-			start := time.Now()
-			s, err := g.Slice(c)
-			total += time.Since(start)
-			if err != nil {
-				return fmt.Errorf("FP: slice of %s:%d: %v", c.File, c.Line, err)
-			}
-			if fingerprint(s) != wantSlices[i] {
-				m.FPMismatches++
-			}
+		got, ms, err := sliceAll(criteria, g.Slice, 0, nil)
+		if err != nil {
+			return fmt.Errorf("FP: %v", err)
 		}
-		m.SlicesCompared = len(criteria)
-		if len(criteria) > 0 {
-			m.FPSliceMs = float64(total.Microseconds()) / 1e3 / float64(len(criteria))
-		}
+		m.FPSliceMs, m.FPMismatches, m.SlicesCompared = ms, differing(got, wantSlices), len(criteria)
 	}
 	g = nil
 	runtime.GC()
@@ -223,7 +202,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	}
 	defer lp.Close()
 	m.LPOpenSeconds, m.LPBytes = time.Since(start).Seconds(), lp.Bytes()
-	total = 0
+	var total time.Duration
 	lp.Deadline = time.Now().Add(lpBudget)
 	for i, c := range criteria {
 		start := time.Now()
@@ -247,6 +226,41 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 		m.LPSliceMs = float64(total.Microseconds()) / 1e3 / float64(m.LPCriteria)
 	}
 	return nil
+}
+
+// sliceAll slices criteria with slice, in order, until budget is spent
+// (0: no budget), and returns the fingerprints of the slices made and
+// their mean time in milliseconds; each, if not nil, is given each slice.
+func sliceAll(criteria []ddg.Criterion, slice func(ddg.Criterion) (*ddg.Slice, error), budget time.Duration, each func(*ddg.Slice)) ([]string, float64, error) {
+	var prints []string
+	var total time.Duration
+	for _, c := range criteria {
+		if budget > 0 && total > budget {
+			break
+		}
+		start := time.Now()
+		s, err := slice(c)
+		total += time.Since(start)
+		if err != nil {
+			return nil, 0, fmt.Errorf("slice of %s:%d: %v", c.File, c.Line, err)
+		}
+		prints = append(prints, fingerprint(s))
+		if each != nil {
+			each(s)
+		}
+	}
+	return prints, float64(total.Microseconds()) / 1e3 / float64(max(1, len(prints))), nil
+}
+
+// differing counts the fingerprints of got that differ from want's.
+func differing(got, want []string) int {
+	n := 0
+	for i := range got {
+		if got[i] != want[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // sliceCriteriaOf chooses the criteria to slice: sliceCriteria

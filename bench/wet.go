@@ -180,23 +180,12 @@ func measureWETSlices(m *wetWorkload, dir, file string) error {
 	}
 	m.OPTBuildSeconds = time.Since(start).Seconds()
 	criteria := sliceCriteriaOf(o)
-	want := make([]string, len(criteria))
-	var total time.Duration
-	for i, c := range criteria {
-		start := time.Now()
-		s, err := o.Slice(c)
-		total += time.Since(start)
-		if err != nil {
-			return fmt.Errorf("slice of %s:%d: %v", c.File, c.Line, err)
-		}
-		want[i] = fingerprint(s)
-		if total > optBudget {
-			criteria = criteria[:i+1]
-			break
-		}
+	want, ms, err := sliceAll(criteria, o.Slice, optBudget, nil)
+	if err != nil {
+		return err
 	}
-	m.SliceCriteria = len(criteria)
-	m.OPTSliceMs = float64(total.Microseconds()) / 1e3 / float64(max(1, len(criteria)))
+	criteria = criteria[:len(want)] // the budget's
+	m.SliceCriteria, m.OPTSliceMs = len(criteria), ms
 	o = nil
 	runtime.GC()
 
@@ -210,19 +199,11 @@ func measureWETSlices(m *wetWorkload, dir, file string) error {
 		return err
 	}
 	m.WETLoadSeconds = time.Since(start).Seconds()
-	total = 0
-	for i, c := range criteria {
-		start := time.Now()
-		s, err := ow.Slice(c)
-		total += time.Since(start)
-		if err != nil {
-			return fmt.Errorf("slice of %s:%d from the WET: %v", c.File, c.Line, err)
-		}
-		if fingerprint(s) != want[i] {
-			m.SliceMismatches++
-		}
+	got, ms, err := sliceAll(criteria, ow.Slice, 0, nil)
+	if err != nil {
+		return fmt.Errorf("from the WET: %v", err)
 	}
-	m.WETSliceMs = float64(total.Microseconds()) / 1e3 / float64(max(1, len(criteria)))
+	m.WETSliceMs, m.SliceMismatches = ms, differing(got, want)
 	return nil
 }
 

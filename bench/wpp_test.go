@@ -469,3 +469,41 @@ func TestWETHarness(t *testing.T) {
 		t.Errorf("README section:\n%s", md)
 	}
 }
+
+// TestSliceHarness runs -slice on the example: every criterion sliced by
+// the three graphs, none differing, and the README section written.
+func TestSliceHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	work := t.TempDir()
+	jsonFile := filepath.Join(work, "slice.json")
+	readme := filepath.Join(work, "README.md")
+	if err := os.WriteFile(readme, []byte("x\n<!-- bench-slice:begin -->\n<!-- bench-slice:end -->\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := benchMain([]string{"-slice", "-run", "example/expr$", "-work", work, "-json", jsonFile, "-readme", readme}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r sliceResults
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 || len(r.Workloads) != 1 {
+		t.Fatalf("warnings %q, %d workloads", r.Warnings, len(r.Workloads))
+	}
+	w := r.Workloads[0]
+	if w.Criteria != sliceCriteria || w.SlicesCompared != sliceCriteria || w.LPCriteria != sliceCriteria || w.FPMismatches != 0 || w.LPMismatches != 0 ||
+		w.OPTSliceMs <= 0 || w.FPSliceMs <= 0 || w.SliceNodes < w.SliceStmts || w.SliceStmts < 1 || w.Labelled == 0 || w.Labelled >= w.Dependences {
+		t.Errorf("%+v", w)
+	}
+	md, _ := os.ReadFile(readme)
+	if !strings.Contains(string(md), "| github.com/pathcover/pathcover/example/expr |") {
+		t.Errorf("README section:\n%s", md)
+	}
+}
