@@ -217,6 +217,15 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 		n += k
 		return v, nil
 	}
+	// upOf reads how many calls below the current one an event of what
+	// is: 1 to 2^32-1.
+	upOf := func(what string) (uint32, error) {
+		up, err := next()
+		if err == nil && (up == 0 || up > 1<<32-1) {
+			err = fmt.Errorf("%s event %d calls up", what, up)
+		}
+		return uint32(up), err
+	}
 	x, err := next()
 	if err != nil {
 		return WPPEvent{}, 0, err
@@ -261,7 +270,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 		case wppControlStop:
 			e = WPPEvent{Kind: WPPStop}
 		case wppControlUp:
-			up, err := next()
+			up, err := upOf("path")
 			if err != nil {
 				return WPPEvent{}, 0, err
 			}
@@ -269,18 +278,12 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			if err != nil {
 				return WPPEvent{}, 0, err
 			}
-			if up == 0 || up > 1<<32-1 {
-				return WPPEvent{}, 0, fmt.Errorf("path event %d calls up", up)
-			}
-			e = WPPEvent{Kind: WPPPath, Up: uint32(up), Path: id}
+			e = WPPEvent{Kind: WPPPath, Up: up, Path: id}
 		case wppControlMemory, wppControlMemoryUp:
-			var up uint64
+			var up uint32
 			if x>>2 == wppControlMemoryUp {
-				if up, err = next(); err != nil {
+				if up, err = upOf("memory"); err != nil {
 					return WPPEvent{}, 0, err
-				}
-				if up == 0 || up > 1<<32-1 {
-					return WPPEvent{}, 0, fmt.Errorf("memory event %d calls up", up)
 				}
 			}
 			var v [5]uint64
@@ -293,7 +296,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			if op>>5 > 1<<32-1 {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of statement %d", op>>5)
 			}
-			e = WPPEvent{Kind: WPPMemory, Up: uint32(up), Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
+			e = WPPEvent{Kind: WPPMemory, Up: up, Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
 			if e.Access == WPPCopy {
 				if e.Src, err = next(); err != nil {
 					return WPPEvent{}, 0, err
@@ -302,13 +305,10 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
 			}
 		case wppControlValue, wppControlValueUp:
-			var up uint64
+			var up uint32
 			if x>>2 == wppControlValueUp {
-				if up, err = next(); err != nil {
+				if up, err = upOf("value"); err != nil {
 					return WPPEvent{}, 0, err
-				}
-				if up == 0 || up > 1<<32-1 {
-					return WPPEvent{}, 0, fmt.Errorf("value event %d calls up", up)
 				}
 			}
 			op, err := next()
@@ -322,7 +322,7 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 			if op>>3 > 1<<32-1 {
 				return WPPEvent{}, 0, fmt.Errorf("value of site %d", op>>3)
 			}
-			e = WPPEvent{Kind: WPPValue, Up: uint32(up), Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
+			e = WPPEvent{Kind: WPPValue, Up: up, Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
 		case wppControlLongPath, wppControlLongPathReturn:
 			id, err := next()
 			if err != nil {
