@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/pathcover/pathcover/ddg"
 	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wet"
 )
 
 var cmdSlice = &Command{
@@ -160,10 +158,7 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		}
 		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording}, nil
 	case "wet":
-		w, err := wet.ReadFile(filepath.Join(dir, "profile.wet"))
-		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%v (pathcover wet build makes it from a -wet recording)", err)
-		}
+		w, err := readWET(filepath.Join(dir, "profile.wet"))
 		if err != nil {
 			return nil, err
 		}

@@ -124,6 +124,15 @@ type wetProfile struct {
 	metas map[string]*profile.Meta
 }
 
+// readWET reads the WET file, saying what makes it if there is none.
+func readWET(file string) (*wet.WET, error) {
+	w, err := wet.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		err = fmt.Errorf("%v (pathcover wet build makes it from a -wet recording)", err)
+	}
+	return w, err
+}
+
 func openWET(cmd *Command, dir, file string) (*wetProfile, int) {
 	if file == "" {
 		if dir == "" {
@@ -132,11 +141,8 @@ func openWET(cmd *Command, dir, file string) (*wetProfile, int) {
 		}
 		file = filepath.Join(dir, "profile.wet")
 	}
-	w, err := wet.ReadFile(file)
+	w, err := readWET(file)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%v (pathcover wet build makes it)", err)
-		}
 		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 		return nil, exitNoData
 	}
