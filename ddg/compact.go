@@ -58,7 +58,9 @@ const (
 // loader reads a directory's recordings into compact goroutines,
 // numbering their nodes as Load does.
 type loader struct {
-	dir      string
+	dir string
+	// p, when set, is dir's profile, read already.
+	p        *profile.Profile
 	t        *funcTable
 	gors     []*gor
 	problems []string
@@ -80,15 +82,17 @@ type loader struct {
 
 // load reads every recording of l.dir.
 func (l *loader) load() error {
-	p := profile.New()
-	problems, err := p.ReadDir(l.dir)
-	if err != nil {
-		return err
+	if l.p == nil {
+		l.p = profile.New()
+		problems, err := l.p.ReadDir(l.dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range problems {
+			l.problems = append(l.problems, e.Error())
+		}
 	}
-	for _, e := range problems {
-		l.problems = append(l.problems, e.Error())
-	}
-	l.t = newFuncTable(p)
+	l.t = newFuncTable(l.p)
 	if l.wet != nil {
 		for pi, src := range wetSources(l.wet, l.value != nil) {
 			if err := l.file(src, pi); err != nil {

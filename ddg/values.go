@@ -39,17 +39,20 @@ func ValuesOfWET(dir string, w *wet.WET, nodes []int32) (map[int32][]Value, []st
 
 // valuesOf gives the values of nodes that l reads.
 func valuesOf(l *loader, nodes []int32) (map[int32][]Value, []string, error) {
-	dir := l.dir
 	want := make(map[int32]bool, len(nodes))
 	for _, n := range nodes {
 		want[n] = true
 	}
-	p := profile.New()
-	if _, err := p.ReadDir(dir); err != nil {
+	l.p = profile.New()
+	problems, err := l.p.ReadDir(l.dir)
+	if err != nil {
 		return nil, nil, err
 	}
-	if !hasValues(p) || len(want) == 0 {
+	if !hasValues(l.p) || len(want) == 0 {
 		return nil, nil, nil
+	}
+	for _, e := range problems {
+		l.problems = append(l.problems, e.Error())
 	}
 	type word struct {
 		fn, site int32
