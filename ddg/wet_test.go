@@ -61,6 +61,9 @@ func TestWETOrphans(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if len(g.Nodes) < 3 || o.Nodes() != len(g.Nodes) {
+					t.Fatalf("%s: %d nodes, the WET's graph %d", c.name, len(g.Nodes), o.Nodes())
+				}
 				for n := range int32(len(g.Nodes)) {
 					got, _ := o.nodeAt(n)
 					if a, b := fuzzNode(nil, got), fuzzNode(nil, &g.Nodes[n]); a != b {
