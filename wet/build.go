@@ -568,21 +568,18 @@ func (b *builder) countStatements() error {
 // compress makes every label a bidi stream, and counts the sizes.
 func (b *builder) compress(opt *bidi.Options) {
 	st := &b.w.Stats
-	stream := func(vals []uint64, value bool) *bidi.Stream {
+	stream := func(vals []uint64) *bidi.Stream {
 		s := bidi.Compress(vals, opt)
 		enc, _ := s.MarshalBinary()
 		st.Tier1Words += int64(len(vals))
 		st.Tier2Bytes += int64(len(enc))
-		if value {
-			st.ValueBytes += int64(len(enc))
-		}
 		return s
 	}
 	for n := range b.w.Nodes {
-		b.w.Nodes[n].Times = stream(b.nodeTimes[n], false)
+		b.w.Nodes[n].Times = stream(b.nodeTimes[n])
 	}
 	for g := range b.w.Goroutines {
-		b.w.Goroutines[g].Trace = stream(b.traces[g], false)
+		b.w.Goroutines[g].Trace = stream(b.traces[g])
 	}
 	b.groupValues(opt, b.metaGroups)
 	for a, aw := range b.acc {
@@ -596,7 +593,7 @@ func (b *builder) compress(opt *bidi.Options) {
 				l.Constant[k] = c
 				continue
 			}
-			*l.fields()[k] = stream(vals, false)
+			*l.fields()[k] = stream(vals)
 		}
 	}
 }
