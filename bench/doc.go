@@ -8,6 +8,7 @@
 //	               [-work dir] [-list] [-v]
 //	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
 //	               [-md file] [-readme README.md] [-work dir]
+//	go run ./bench -builds [-run regexp] [-rounds n] [-json file] [-readme README.md]
 //
 // For each workload (a package of the standard library, of a module pinned
 // in workloads.go and fetched from the module proxy, or of this
@@ -69,4 +70,11 @@
 // (sequitur.go, the TWPP paper's baseline), and the time each of the
 // three takes to give all the traces of one function, averaged over the
 // functions that ran; -readme fills the section bench-wpp.
+//
+// With -builds, bench times builds instead (builds.go), on copies of the
+// module workloads, in -rounds interleaved rounds (3 by default): cold
+// builds (plain, bl, ppp from empty caches), and rebuilds with warm caches
+// after an edit of the package, plain against PPP with a new tests'
+// profile, which changes pppexec's tool ID and so every action ID of the
+// go command; -readme fills the section bench-builds.
 package main

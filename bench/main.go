@@ -44,6 +44,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
 	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
+	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
@@ -61,6 +62,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	*section = sectionOf(*section, set["section"], *wppMode, *sliceMode)
 	if *wetMode && !set["section"] {
 		*section = "bench-wet"
+	}
+	if *buildsMode && !set["section"] {
+		*section = "bench-builds"
+	}
+	if *buildsMode && *from != "" {
+		return renderBuilds(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *wetMode && *from != "" {
 		return renderWET(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
@@ -141,6 +148,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
+	}
+	if *buildsMode {
+		if !set["rounds"] {
+			*rounds = 3
+		}
+		return h.runBuilds(selected, set, *run, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *wetMode {
 		return h.runWET(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)

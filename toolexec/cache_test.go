@@ -342,3 +342,104 @@ func TestRuntimeCacheTampered(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileCacheSameBytes: after a build in one configuration, a build in
+// another (which misses the go command's cache for every package, the
+// standard library too) compiles none of the packages it does not
+// instrument, and the archives it gets from pppexec's compile cache are the
+// bytes that the compiler writes for the same build without the cache (in
+// an empty go cache). The configuration records whole program paths, so
+// the runtime compiled with its recorder field comes from the cache too.
+func TestCompileCacheSameBytes(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Exit(len(os.Args) - 1) }\n"})
+	cache := t.TempDir()
+	exports := func(gocache, config string, extra ...string) map[string]string {
+		t.Helper()
+		env := append([]string{"GOCACHE=" + gocache, "PATHCOVERCACHE=" + cache, "GOFLAGS="}, extra...)
+		out, code := run(t, mod, env, "go", "list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}", "-toolexec="+bin+" "+config, ".")
+		if code != 0 {
+			t.Fatalf("go list -export: exit %d\n%s", code, out)
+		}
+		m := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if path, file, ok := strings.Cut(line, " "); ok && file != "" {
+				m[path] = file
+			}
+		}
+		return m
+	}
+	entries := func() int {
+		idx, _ := filepath.Glob(filepath.Join(cache, "compile", "*", "*-id"))
+		return len(idx)
+	}
+	goCache := t.TempDir()
+	exports(goCache, "-wpp -o "+t.TempDir())
+	stored := entries()
+	if stored < 10 {
+		t.Fatalf("a cold build stored %d compiles in the cache", stored)
+	}
+	second := "-wpp -o " + t.TempDir()
+	cached := exports(goCache, second)
+	if added := entries() - stored; added > 2 {
+		t.Errorf("a build in another configuration stored %d more compiles; want only the instrumented package's (at most 2)", added)
+	}
+	compiled := exports(t.TempDir(), second, "PATHCOVERCOMPILECACHE=off")
+	if len(cached) != len(compiled) || cached["runtime"] == "" {
+		t.Fatalf("%d packages with the cache, %d without; runtime %q", len(cached), len(compiled), cached["runtime"])
+	}
+	same := 0
+	for path, file := range cached {
+		a, b := readFile(t, file), readFile(t, compiled[path])
+		if a != b {
+			t.Errorf("%s: the cache's archive (%d bytes) is not the compiler's (%d bytes)", path, len(a), len(b))
+			continue
+		}
+		same++
+	}
+	t.Logf("%d archives the same, %d compiles stored", same, stored)
+}
+
+// TestVetCacheFacts: go vet in a new configuration of pppexec takes the
+// facts of the packages the main one imports from pppexec's cache, and
+// they are the facts vet computes: printf's, that dep.Logf formats, find
+// the bad call in main as plain go vet does.
+func TestVetCacheFacts(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{
+		"dep/dep.go": "package dep\n\nimport \"fmt\"\n\nfunc Logf(format string, args ...any) { fmt.Printf(format, args...) }\n",
+		"main.go":    "package main\n\nimport \"example.com/m/dep\"\n\nfunc main() { dep.Logf(\"%d\\n\", \"not a number\") }\n",
+	})
+	cache := t.TempDir()
+	env := []string{"GOCACHE=" + t.TempDir(), "PATHCOVERCACHE=" + cache, "GOFLAGS="}
+	want := "Logf format %d has arg \"not a number\" of wrong type string"
+	plain, code := run(t, mod, env, "go", "vet", ".")
+	if code == 0 || !strings.Contains(plain, want) {
+		t.Fatalf("plain go vet: exit %d, want a diagnostic %q:\n%s", code, want, plain)
+	}
+	entries := func() int {
+		idx, _ := filepath.Glob(filepath.Join(cache, "compile", "*", "*-id"))
+		return len(idx)
+	}
+	vetRuns := func() int {
+		facts, _ := filepath.Glob(filepath.Join(cache, "compile", "*", "*-x"))
+		return len(facts)
+	}
+	// -pkgs=example.com/m: dep is not instrumented, so its vet is cached
+	// (main's is not: it reports, so it fails).
+	for i, dir := range []string{t.TempDir(), t.TempDir()} {
+		before := entries()
+		out, code := run(t, mod, env, "go", "vet", "-toolexec="+bin+" -pkgs=example.com/m -o "+dir, ".")
+		if code == 0 || !strings.Contains(out, want) {
+			t.Errorf("go vet under pppexec, configuration %d: exit %d, want the diagnostic:\n%s", i+1, code, out)
+		}
+		if i == 0 && vetRuns() < 10 {
+			t.Fatalf("the first configuration stored %d vet runs", vetRuns())
+		}
+		if added := entries() - before; i == 1 && added != 0 {
+			t.Errorf("the second configuration stored %d more entries; its compiles and vet runs should all be in the cache", added)
+		}
+	}
+}

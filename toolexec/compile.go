@@ -36,11 +36,8 @@ func (x *Exec) compile(args []string) int {
 		// what rt is compiled against, which must be this runtime.
 		return x.compileRuntime(args, t)
 	}
-	if os.Getenv(nestedEnv) != "" {
-		return run(args, x.Stderr)
-	}
-	if !x.selected(importPath, t) {
-		return run(args, x.Stderr)
+	if os.Getenv(nestedEnv) != "" || !x.selected(importPath, t) {
+		return x.runCached(args, x.Stderr, compileKey)
 	}
 	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
 	if err != nil {
@@ -58,7 +55,7 @@ func (x *Exec) compile(args []string) int {
 		return run(args, x.Stderr)
 	}
 	if newArgs == nil {
-		return run(args, x.Stderr) // nothing to instrument
+		return x.runCached(args, x.Stderr, compileKey) // nothing to instrument
 	}
 	var stderr bytes.Buffer
 	code := run(newArgs, &stderr)

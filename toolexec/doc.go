@@ -30,8 +30,11 @@
 // variants merged), name, and the shape of its graph: one whose graph
 // changed has no interesting paths, and its metadata says it is stale. The
 // build ID covers a fingerprint of what the profile says, so a new test run
-// gives new objects (and, since the ID is the tool's, recompiles the
-// standard library once).
+// gives new objects. Since the ID is the tool's, the go command then misses
+// its cache for the standard library too; pppexec answers those compiles,
+// and go test's vet runs, from a cache of its own keyed by what the tool
+// reads (compilecache.go, vetcache.go), so a new profile recompiles only
+// the packages it instruments.
 //
 // A file of the profile that cannot be read (a counter file that a test
 // killed at start left empty) is skipped, as the reports skip it, and the

@@ -50,6 +50,8 @@ func (x *Exec) Main(args []string) int {
 		return x.compile(args)
 	case "link":
 		return x.link(args)
+	case "vet":
+		return x.runCached(args, x.Stderr, vetKey)
 	}
 	return run(args, x.Stderr)
 }
@@ -115,6 +117,23 @@ func (x *Exec) toolVersion(tool string) (string, error) {
 	line := strings.TrimSpace(string(out))
 	x.versions.Store(tool, line)
 	return line, nil
+}
+
+// runCombined runs a command with its standard output and error both
+// written to out (the go command reads a tool's so), and returns its exit
+// code.
+func runCombined(args []string, out io.Writer) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, out, out
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintf(out, "pppexec: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // selfCommand returns the command line of this process without its last

@@ -177,7 +177,7 @@ func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
 	var stderr bytes.Buffer
 	patched, err := withRecorderField(args, dir)
 	if err == nil {
-		if code := run(append(patched, name), &stderr); code == 0 {
+		if code := x.runCached(append(patched, name), &stderr, compileKey); code == 0 {
 			return 0
 		}
 		err = errors.New(firstLines(stderr.String(), 5))

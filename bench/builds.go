@@ -1,0 +1,309 @@
+package main
+
+// The build part of the harness (-builds; issue 19, item 4): how much
+// longer a build takes with pppexec than without, measured on copies of
+// the module workloads (the edits below change their files), in rounds
+// whose modes run in a new random order each:
+//
+//   - cold: `go test -c` from empty caches (a new GOCACHE and a new
+//     PATHCOVERCACHE, so pppexec compiles its runtime and stores every
+//     compile in its own cache too), plain, Ball-Larus and PPP;
+//   - rebuild: with the caches warm, the package edited (a comment appended
+//     to one of its files, new in every build), then plain, and PPP with a
+//     new tests' profile: the tested profile with one function's counts
+//     left out, another function each round, so that its fingerprint, and
+//     with it pppexec's tool ID and every action ID of the go command, is
+//     new. That is a build after the user edited the package and ran the
+//     tests again; the plain build recompiles what the edit changed, the
+//     PPP build also everything keyed by the tool ID, which pppexec's
+//     compile cache (toolexec/compilecache.go) is for.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// buildWorkload is one workload's build times in seconds, per mode, one
+// per round.
+type buildWorkload struct {
+	Workload string
+	Cold     map[string][]float64
+	Rebuild  map[string][]float64
+}
+
+// buildResults is what a -builds run measured; -json writes it.
+type buildResults struct {
+	Date      string
+	Machine   string
+	GoVersion string
+	Selection []string
+	Rounds    int
+	Workloads []*buildWorkload
+	Warnings  []string
+}
+
+var (
+	coldBuildModes    = []string{"plain", "bl", "ppp"}
+	rebuildBuildModes = []string{"plain", "ppp"}
+)
+
+func (h *harness) runBuilds(selected []workload, set map[string]bool, run string, rounds int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	r := &buildResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: goVersion(), Rounds: rounds}
+	r.Selection = []string{"-builds"}
+	if set["run"] {
+		r.Selection = append(r.Selection, fmt.Sprintf("-run=%q", run))
+	}
+	if set["rounds"] {
+		r.Selection = append(r.Selection, fmt.Sprintf("-rounds=%d", rounds))
+	}
+	h.modes = []string{"plain", "bl", "ppp"}
+	if err := h.buildPPPExec(); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	for _, w := range selected {
+		if w.Module == "" || w.Module == "local" {
+			continue // not a copy: the rebuilds edit its files
+		}
+		m, err := h.measureBuilds(w, rounds)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
+			h.log("%s: %v", w.Pkg, err)
+			continue
+		}
+		r.Workloads = append(r.Workloads, m)
+	}
+	if len(r.Workloads) == 0 {
+		fmt.Fprintln(stderr, "bench: no module workload could be measured")
+		return 1
+	}
+	return writeBuildOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) {
+	t, err := h.prepare(w)
+	if err != nil {
+		return nil, err
+	}
+	// The binaries and the tests' profile, which also warm the caches.
+	for _, mode := range []string{"plain", "bl", "ppp"} {
+		if mode == "ppp" {
+			if t.tested, err = h.profileTests(t, "bl", "tested"); err != nil {
+				return nil, err
+			}
+		}
+		h.log("build %s %s", t.name, mode)
+		if t.bins[mode], _, err = h.build(t, mode, nil); err != nil {
+			return nil, err
+		}
+	}
+	edit, restore, err := editor(t)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	tested, _, err := profile.Load(t.tested)
+	if err != nil {
+		return nil, err
+	}
+	m := &buildWorkload{Workload: t.name, Cold: map[string][]float64{}, Rebuild: map[string][]float64{}}
+	record := func(into map[string][]float64, mode string, round int, d time.Duration) {
+		for len(into[mode]) < round {
+			into[mode] = append(into[mode], 0)
+		}
+		into[mode] = append(into[mode], d.Seconds())
+	}
+	variant := 0
+	for round := range rounds {
+		for _, mode := range shuffled(rebuildBuildModes) {
+			if err := edit(); err != nil {
+				return nil, err
+			}
+			if mode == "ppp" {
+				file := filepath.Join(h.work, "variants", fmt.Sprintf("%s.%d.txt", strings.ReplaceAll(t.name, "/", "_"), variant))
+				if err := writeVariant(tested, variant, file); err != nil {
+					return nil, err
+				}
+				variant++
+				t.tested = file
+			}
+			h.log("rebuild %s %s, round %d", t.name, mode, round+1)
+			_, d, err := h.build(t, mode, nil)
+			if err != nil {
+				return nil, err
+			}
+			record(m.Rebuild, mode, round, d)
+		}
+		for _, mode := range shuffled(coldBuildModes) {
+			h.log("cold build %s %s, round %d", t.name, mode, round+1)
+			d, err := h.coldBuild(t, mode)
+			if err != nil {
+				return nil, err
+			}
+			record(m.Cold, mode, round, d)
+		}
+	}
+	return m, nil
+}
+
+// editor returns a function that appends a new comment to one of the
+// package's Go files (not a test), and one that puts the file back.
+func editor(t *target) (edit func() error, restore func(), err error) {
+	out, err := os.ReadDir(t.buildDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var file string
+	for _, e := range out {
+		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && e.Type().IsRegular() {
+			file = filepath.Join(t.buildDir, n)
+			break
+		}
+	}
+	if file == "" {
+		return nil, nil, errors.New("no Go file to edit")
+	}
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	edit = func() error {
+		n++
+		return os.WriteFile(file, fmt.Appendf(slices.Clone(orig), "\n// edited for a rebuild (bench -builds), %d\n", n), 0o644)
+	}
+	return edit, func() { os.WriteFile(file, orig, 0o644) }, nil
+}
+
+// writeVariant writes, as a text profile, p without the counts of its
+// k-th function that has any (in the order of metadata hash and function
+// index): a new tests' profile, with a fingerprint of its own.
+func writeVariant(p *profile.Profile, k int, file string) error {
+	type fn struct {
+		hash string
+		f    int
+	}
+	var fns []fn
+	for _, h := range slices.Sorted(maps.Keys(p.Counts)) {
+		for _, f := range slices.Sorted(maps.Keys(p.Counts[h])) {
+			fns = append(fns, fn{h, f})
+		}
+	}
+	if len(fns) == 0 {
+		return errors.New("the tests' profile has no counts")
+	}
+	drop := fns[k%len(fns)]
+	q := profile.New()
+	q.Processes = p.Processes
+	q.Metas, q.Raw, q.Lost = p.Metas, p.Raw, p.Lost
+	for h, byFunc := range p.Counts {
+		q.Counts[h] = map[int]map[uint64]uint64{}
+		for f, c := range byFunc {
+			if (fn{h, f}) != drop {
+				q.Counts[h][f] = c
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := q.WriteText(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// goVersion is the go command's version: the toolchain that builds.
+func goVersion() string {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "unknown go"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Markdown renders the results: per workload, the seconds of each round,
+// and the medians over workloads of the paired ratios to plain, against
+// the issue's targets.
+func (r *buildResults) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured by `go run ./bench %s` on %s, %s, %s: each module workload's test binary (`go test -c`), %d rounds, the modes of a round in random order.\n\n",
+		strings.Join(r.Selection, " "), r.Date, r.Machine, r.GoVersion, r.Rounds)
+	b.WriteString("| workload | rebuild: plain | ppp, new profile | ppp / plain | cold: plain | bl | ppp | bl / plain | ppp / plain |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	secs := func(xs []float64) string {
+		var s []string
+		for _, x := range xs {
+			s = append(s, fmt.Sprintf("%.1f", x))
+		}
+		return strings.Join(s, ", ")
+	}
+	var rebuild, coldBL, coldPPP []float64
+	for _, w := range r.Workloads {
+		rr := pairedRatio(w.Rebuild["ppp"], w.Rebuild["plain"])
+		cb := pairedRatio(w.Cold["bl"], w.Cold["plain"])
+		cp := pairedRatio(w.Cold["ppp"], w.Cold["plain"])
+		rebuild, coldBL, coldPPP = append(rebuild, rr), append(coldBL, cb), append(coldPPP, cp)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× | %s | %s | %s | %.2f× | %.2f× |\n", w.Workload,
+			secs(w.Rebuild["plain"]), secs(w.Rebuild["ppp"]), rr, secs(w.Cold["plain"]), secs(w.Cold["bl"]), secs(w.Cold["ppp"]), cb, cp)
+	}
+	met := func(x, limit float64) string {
+		if x <= limit {
+			return "yes"
+		}
+		return "**no**"
+	}
+	mr, mc := median(rebuild), max(median(coldBL), median(coldPPP))
+	b.WriteString("\n| target | goal | measured | met |\n|---|---:|---:|---|\n")
+	fmt.Fprintf(&b, "| PPP build after a new tests' profile over a plain build after an edit, warm caches, median | ≤ 1.5× | %.2f× | %s |\n", mr, met(mr, 1.5))
+	fmt.Fprintf(&b, "| cold build over plain, median, larger of bl and ppp | ≤ 1.2× | %.2f× | %s |\n", mc, met(mc, 1.2))
+	b.WriteString("\nSeconds per round; ratios are medians over rounds of each round's ratio, then over workloads. Rebuild: the package edited before every build (a comment appended), and the PPP build given a new tests' profile each time (the tested profile less one function's counts). Cold: new GOCACHE and PATHCOVERCACHE.\n")
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "\nWarning: %s\n", w)
+	}
+	return b.String()
+}
+
+// renderBuilds writes the outputs of a -builds run saved by -json.
+func renderBuilds(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	var r buildResults
+	if err := json.Unmarshal(data, &r); err != nil {
+		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
+		return 1
+	}
+	if len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
+		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -builds run\n", file)
+		return 1
+	}
+	return writeBuildOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
+}
+
+func writeBuildOutputs(r *buildResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if err := writeOutputs(r, md, jsonOut, mdOut, readme, section); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
