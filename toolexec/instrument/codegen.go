@@ -23,6 +23,7 @@ const (
 	counters    = "_pathcoverC"  // the package's counter words
 	arrayView   = "_pathcoverA"  // + function index: *[N]uint64 of an array
 	slotView    = "_pathcoverS"  // + function index: *[S][2]uint64 of a PPP array
+	localView   = "_pathcoverV"  // a function's copy of its own view, A or S
 	residuals   = "_pathcoverP"  // the package's residual tables
 	register    = "_pathcoverR"  // a function's Ball-Larus register
 	pppReg      = "_pathcoverQ"  // its PPP register
@@ -54,6 +55,10 @@ const (
 // withSuper, that of its supergraph in it.
 func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	entry := u.EntrySite()
+	if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
+		u.ct.local = true
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, localViewDecl(view))
+	}
 	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		return u.Edges[id].Site, true, nil
 	}, u.witness(opt), u.returns, u.ct, opt)
@@ -70,6 +75,17 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		return nil
 	}
 	return u.super.emitCaller(e, opt)
+}
+
+// loops reports whether u's graph has a cycle: a cut that is not for the
+// path limit.
+func (u *function) loops() bool {
+	for _, c := range u.Numbering.Cuts() {
+		if c.Kind == numbering.CutPreferred || c.Kind == numbering.CutBackEdge {
+			return true
+		}
+	}
+	return false
 }
 
 // witness returns the witness of each edge of u with a probe site, when
@@ -213,7 +229,7 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 	}
 	switch ct.c.Kind {
 	case profile.CounterArray:
-		return incStmt(fmt.Sprintf("%s%d[%s]", arrayView, ct.fn, id.bl), opt.Atomic)
+		return incStmt(fmt.Sprintf("%s[%s]", ct.viewName(), id.bl), opt.Atomic)
 	case profile.CounterHash:
 		return hashedStmt(ct.c, id.bl)
 	case profile.CounterPPP:
@@ -332,7 +348,7 @@ func residualStmt(fn int, bl string) string { return fmt.Sprintf("%s(%d, %s)", r
 //	if _pathcoverq := (_pathcoverQ+1); _pathcoverq < 4 && _pathcoverS3[_pathcoverq][0] == (_pathcoverR+2)+1 { _pathcoverS3[_pathcoverq][1]++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
 func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 	slots := uint64(ct.c.Size / 2)
-	view := slotView + strconv.Itoa(ct.fn)
+	view := ct.viewName()
 	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
 		pppID, id.ppp, pppID, slots, view, pppID, id.bl,
 		incStmt(fmt.Sprintf("%s[%s][1]", view, pppID), opt.Atomic),
@@ -346,7 +362,7 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 //	_pathcoverResidual(3, 6)
 func slotConstStmt(ct *counting, opt *Options, id pathIDs) string {
 	if bl, ok := ct.ppp.BL(id.pppConst); ok && bl == id.blConst && id.pppConst < uint64(ct.c.Size/2) {
-		return incStmt(fmt.Sprintf("%s%d[%d][1]", slotView, ct.fn, id.pppConst), opt.Atomic)
+		return incStmt(fmt.Sprintf("%s[%d][1]", ct.viewName(), id.pppConst), opt.Atomic)
 	}
 	return residualStmt(ct.fn, id.bl)
 }
@@ -362,6 +378,42 @@ func sinkStmt(sink string, id pathIDs) string { return fmt.Sprintf("%s(%s, %s)",
 //	_pathcoverTrace(_pathcoverI, 12);
 func witnessStmt(id numbering.EdgeID) string {
 	return fmt.Sprintf("%s(%s, %d); ", traceFunc, invocation, id)
+}
+
+// view returns the package-level view of the array or PPP array that ct
+// counts in, or "" if it counts otherwise.
+func (ct *counting) view() string {
+	switch ct.c.Kind {
+	case profile.CounterArray:
+		return arrayView + strconv.Itoa(ct.fn)
+	case profile.CounterPPP:
+		return slotView + strconv.Itoa(ct.fn)
+	}
+	return ""
+}
+
+// viewName is the name that ct's count statements index: the function's
+// local copy of its view (counting.local), or the package-level view.
+func (ct *counting) viewName() string {
+	if ct.local {
+		return localView
+	}
+	return ct.view()
+}
+
+// localViewDecl copies a function's view of its counters into a local at
+// the top of its body, and checks it for nil there. A count in a loop then
+// reloads no package variable (which any store in the loop could have
+// changed, as far as the compiler knows), and the compiler's nil checks of
+// the local are all dominated by the first one, so it drops them: a path
+// counted is one increment of memory at an address in registers. Only
+// functions with loops get it (function.loops): in one without, each count
+// runs once a call, and the few nodes it adds to the body could cost a
+// small function its inlining.
+//
+//	_pathcoverV := _pathcoverA3; _ = _pathcoverV[0];
+func localViewDecl(view string) string {
+	return localView + " := " + view + "; _ = " + localView + "[0]; "
 }
 
 // registerDecls declares a function's registers at the top of its body,

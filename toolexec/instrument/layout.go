@@ -80,6 +80,10 @@ type counting struct {
 	// sink, if set, is the function that counts a path, given its
 	// Ball-Larus and PPP ids, in a clone for another package.
 	sink string
+	// local says that the counts index the function's local copy of its
+	// view (localViewDecl), which a function's own counting, in its own
+	// body, has.
+	local bool
 }
 
 // registers returns the Ball-Larus and PPP registers' names.
