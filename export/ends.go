@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -45,7 +46,14 @@ func (f *file) coverEnds(src Sources) error {
 		block           bool
 	}
 	byEnd := make(map[[2]int][]stmt)
+	elseStarts := make(map[[2]int]token.Position)
 	ast.Inspect(syntax, func(n ast.Node) bool {
+		if s, ok := n.(*ast.IfStmt); ok && s.Else != nil {
+			if start, ok := elseStart(fset, data, s); ok {
+				p := fset.Position(elseUnitStart(s))
+				elseStarts[[2]int{p.Line, p.Column}] = start
+			}
+		}
 		if s, ok := n.(ast.Stmt); ok {
 			end := fset.Position(s.End())
 			_, block := s.(*ast.BlockStmt)
@@ -73,6 +81,9 @@ func (f *file) coverEnds(src Sources) error {
 			if last != nil {
 				u.EndLine, u.EndCol = last.boundary.Line, last.boundary.Column
 			}
+			if start, ok := elseStarts[[2]int{u.Line, u.Col}]; ok {
+				u.Line, u.Col = start.Line, start.Column
+			}
 			if u.EndLine != u.Line || u.EndCol != u.Col {
 				kept = append(kept, u)
 			}
@@ -80,6 +91,31 @@ func (f *file) coverEnds(src Sources) error {
 		fn.units = kept
 	}
 	return nil
+}
+
+// cmd/cover puts an if's else into a block that starts right after the
+// else keyword, whether it is a block or an else if. The metadata starts
+// the first at its brace and the second after the if's body (or, in a
+// -cover build, where cover does).
+
+// elseUnitStart is where the metadata starts the unit of an if's else.
+func elseUnitStart(s *ast.IfStmt) token.Pos {
+	if b, ok := s.Else.(*ast.BlockStmt); ok {
+		return b.Lbrace
+	}
+	return s.Body.End()
+}
+
+// elseStart returns where cover starts the block of an if's else: after
+// the first "else" past its body, as cover finds it.
+func elseStart(fset *token.FileSet, src []byte, s *ast.IfStmt) (token.Position, bool) {
+	tf := fset.File(s.Pos())
+	from := tf.Offset(s.Body.End())
+	i := bytes.Index(src[from:], []byte("else"))
+	if i < 0 {
+		return token.Position{}, false
+	}
+	return fset.Position(tf.Pos(from + i + len("else"))), true
 }
 
 // statementBoundary is cmd/cover's: where the block that statement s ends

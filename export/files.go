@@ -163,13 +163,21 @@ func comparePos(line1, col1, line2, col2 int) int {
 	return cmp.Or(cmp.Compare(line1, line2), cmp.Compare(col1, col2))
 }
 
+// decisions returns the file's decisions in the order of their lines.
+func (f *file) decisions() []report.Decision {
+	var ds []report.Decision
+	for _, fn := range f.funcs {
+		ds = append(ds, fn.decisions...)
+	}
+	slices.SortStableFunc(ds, func(a, b report.Decision) int { return cmp.Compare(a.Line, b.Line) })
+	return ds
+}
+
 // decisionsByLine returns the file's decisions by the line they are on.
 func (f *file) decisionsByLine() map[int][]report.Decision {
 	by := make(map[int][]report.Decision)
-	for _, fn := range f.funcs {
-		for _, d := range fn.decisions {
-			by[d.Line] = append(by[d.Line], d)
-		}
+	for _, d := range f.decisions() {
+		by[d.Line] = append(by[d.Line], d)
 	}
 	return by
 }

@@ -68,21 +68,17 @@ func writeLCOVFile(w io.Writer, f *file) {
 	fmt.Fprintf(w, "FNF:%d\nFNH:%d\n", len(f.funcs), hit)
 
 	found, hit := 0, 0
-	block := 0
-	for _, fn := range f.funcs {
-		for _, d := range fn.decisions {
-			for i, o := range d.Outcomes {
-				taken := "-"
-				if d.Runs > 0 {
-					taken = fmt.Sprint(o.Count)
-				}
-				fmt.Fprintf(w, "BRDA:%d,%d,%d,%s\n", d.Line, block, i, taken)
-				found++
-				if o.Count > 0 {
-					hit++
-				}
+	for block, d := range f.decisions() {
+		for i, o := range d.Outcomes {
+			taken := "-"
+			if d.Runs > 0 {
+				taken = fmt.Sprint(o.Count)
 			}
-			block++
+			fmt.Fprintf(w, "BRDA:%d,%d,%d,%s\n", d.Line, block, i, taken)
+			found++
+			if o.Count > 0 {
+				hit++
+			}
 		}
 	}
 	fmt.Fprintf(w, "BRF:%d\nBRH:%d\n", found, hit)

@@ -131,8 +131,13 @@ type sarifThreadFlowLocation struct {
 const srcRoot = "%SRCROOT%"
 
 // WriteSARIF writes the gate's findings as a SARIF log, the files
-// relative to root, the tool's version being version.
+// relative to root, the tool's version being version (a build that is
+// no release, "(devel)" to the go command, is 0.0.0-devel: SARIF readers
+// compare versions as numbers).
 func WriteSARIF(w io.Writer, findings []report.Shortfall, root, version string) error {
+	if version == "" || version == "(devel)" {
+		version = "0.0.0-devel"
+	}
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:           "pathcover",
