@@ -70,7 +70,7 @@ func (s *Shortfall) Message() string {
 		fmt.Fprintf(&b, "%spath %d [", sep, p.ID)
 		first := true
 		for _, st := range p.Steps {
-			if st.Kind == "flow" || st.Kind == "loop" || st.Kind == "start" {
+			if !st.Branch() {
 				continue
 			}
 			if !first {

@@ -200,22 +200,18 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		} else {
 			pkg.Funcs = append(pkg.Funcs, f)
 		}
-		for _, b := range v.builds {
-			blocks, err := f.numbering.CountsFromPaths(p.Counts[b.hash][b.index])
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %s: %w", b.meta.Package, f.Name, err))
-				continue
+		fu, err := f.Units()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, u := range fu {
+			k := unitKey{f.File, u.Line, u.Col, u.EndLine, u.EndCol}
+			c := units[key.pkg][k]
+			c.Total = uint64(u.Stmts)
+			if u.Count > 0 {
+				c.Covered = uint64(u.Stmts)
 			}
-			mf := &b.meta.Funcs[b.index]
-			for _, u := range mf.Units {
-				k := unitKey{b.meta.Files[mf.File], u.Line, u.Col, u.EndLine, u.EndCol}
-				c := units[key.pkg][k]
-				c.Total = uint64(u.Stmts)
-				if blocks.Blocks[u.Block] > 0 {
-					c.Covered = uint64(u.Stmts)
-				}
-				units[key.pkg][k] = c
-			}
+			units[key.pkg][k] = c
 		}
 	}
 	for _, path := range sortedKeys(pkgs) {
@@ -255,11 +251,12 @@ type version struct {
 }
 
 // A build is one metadata's description of a version: function index of
-// the metadata with that hash.
+// the metadata with that hash, and the function's path counts there.
 type build struct {
-	hash  string
-	meta  *profile.Meta
-	index int
+	hash   string
+	meta   *profile.Meta
+	index  int
+	counts map[uint64]uint64
 }
 
 func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numbering, p *profile.Profile) {
@@ -291,7 +288,7 @@ func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numberin
 		f.counts[id] = numbering.SatAdd(f.counts[id], c)
 	}
 	f.Lost = numbering.SatAdd(f.Lost, p.Lost[hash][i])
-	v.builds = append(v.builds, build{hash, m, i})
+	v.builds = append(v.builds, build{hash, m, i, p.Counts[hash][i]})
 	if t.After(v.newest) {
 		v.newest = t
 	}

@@ -41,6 +41,7 @@
 //	slice       which statements of a run made a value: a backward dynamic slice
 //	wet         build and query whole execution traces (pppexec -wet)
 //	gate        fail when functions have too few of their paths run, for CI
+//	export      write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF
 //	cfg         print a function's control-flow graph and its numbering
 //	pppexec     instrument packages to profile their paths, as go build's -toolexec
 //
@@ -427,6 +428,52 @@
 //		decode the first n untested paths of each function that falls short (default 3)
 //	-since revision
 //		judge only the functions changed since git revision (committed, uncommitted or untracked)
+//
+// # Write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF
+//
+// Usage:
+//
+//	pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n]] [-dir D] [packages]
+//
+// Writes what the profile says in a format that other coverage tools read,
+// to standard output or -o FILE:
+//
+//	coverprofile  go test -coverprofile's text: the same statement blocks,
+//	              with the counts go test would have written (-mode), for
+//	              go tool cover, golang.org/x/tools/cover and coverage services
+//	lcov          an LCOV tracefile: functions and their calls, lines, and
+//	              every branch outcome with how often it was taken, for
+//	              genhtml, editors and coverage services
+//	cobertura     Cobertura XML: lines, and branch lines with the outcomes
+//	              taken, for CI systems that show Cobertura reports
+//	sarif         SARIF 2.1.0: the gate's findings, each function with less
+//	              than -min percent of its paths run, its untested paths as
+//	              code flows, for code scanning (-min, -since and -show are
+//	              gate's)
+//
+// The counts are exact: each path that ran counts once for every block and
+// edge on it. Packages that no profiled program ran are not in the profile,
+// and so not in an export, where go test -cover lists them with no counts.
+// File names in cobertura and sarif are relative to -root.
+//
+// The flags are:
+//
+//	-dir dir
+//		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
+//	-format format
+//		the format to write: coverprofile, lcov, cobertura, sarif (required)
+//	-min percent
+//		for sarif, the least percent of each function's paths that must have run (required) (default -1)
+//	-mode mode
+//		for coverprofile, the mode its counts are in: set, count or atomic (default count)
+//	-o file
+//		write to file (default standard output)
+//	-root dir
+//		for cobertura and sarif, the dir that file names are relative to (default the root of the git work tree, or else the current directory)
+//	-show n
+//		for sarif, decode the first n untested paths of each function that falls short (default 3)
+//	-since revision
+//		for sarif, judge only the functions changed since git revision (committed, uncommitted or untracked)
 //
 // # Print a function's control-flow graph and its numbering
 //

@@ -27,11 +27,9 @@ old code does not meet yet. go vet -vettool=$(which pathcover)
 -json writes the findings in go vet -json's shape.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
-		g := &gateFlags{
+		g := &gateCommand{
 			dir:    profileFlag(fs),
-			min:    fs.Float64("min", -1, "the least `percent` of each function's paths that must have run (required)"),
-			since:  fs.String("since", "", "judge only the functions changed since git `revision` (committed, uncommitted or untracked)"),
-			show:   fs.Int("show", 3, "decode the first `n` untested paths of each function that falls short"),
+			gate:   gateFlag(fs, ""),
 			asJSON: jsonFlag(fs),
 			github: fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "also print GitHub Actions annotations (default true in GitHub Actions)"),
 		}
@@ -39,42 +37,61 @@ old code does not meet yet. go vet -vettool=$(which pathcover)
 	},
 }
 
-type gateFlags struct {
+type gateCommand struct {
 	dir            *profileDirs
-	min            *float64
-	since          *string
-	show           *int
+	gate           *gateFlags
 	asJSON, github *bool
 }
 
-func (g *gateFlags) run(cmd *Command, patterns []string) int {
-	name := cmd.LongName()
+// gateFlags are the gate's bar and what it judges, which export -format
+// sarif takes too.
+type gateFlags struct {
+	min   *float64
+	since *string
+	show  *int
+}
+
+// gateFlag declares -min, -since and -show; for begins their usage, for a
+// command that takes them for one use only.
+func gateFlag(fs *flag.FlagSet, forUse string) *gateFlags {
+	return &gateFlags{
+		min:   fs.Float64("min", -1, forUse+"the least `percent` of each function's paths that must have run (required)"),
+		since: fs.String("since", "", forUse+"judge only the functions changed since git `revision` (committed, uncommitted or untracked)"),
+		show:  fs.Int("show", 3, forUse+"decode the first `n` untested paths of each function that falls short"),
+	}
+}
+
+// checkMin checks that -min was given, and sensibly.
+func (g *gateFlags) checkMin(name string) int {
 	if *g.min < 0 || *g.min > 100 {
 		fmt.Fprintf(os.Stderr, "%s: -min must be given, from 0 to 100\n", name)
 		return exitUsage
 	}
-	r, problems, code := openReport(name, g.dir.dirs, patterns)
-	if code != 0 {
-		return code
-	}
+	return 0
+}
+
+// judge returns the functions of the report that fall short of the gate,
+// and how many it judged; a status other than 0 after a message if it
+// cannot judge. problems are the files of the profile that were skipped.
+func (g *gateFlags) judge(name string, r *report.Report, problems []error) (short []report.Shortfall, judged, code int) {
 	// A counter file cut short only loses counts, which cannot make a
 	// function pass; metadata that cannot be read leaves functions out,
 	// which could.
 	for _, pr := range problems {
 		if profile.IsMetaProblem(pr) {
 			fmt.Fprintf(os.Stderr, "%s: cannot judge a profile whose metadata cannot all be read (see above)\n", name)
-			return exitNoData
+			return nil, 0, exitNoData
 		}
 	}
-	var judge func(*report.Func) bool
+	var changed func(*report.Func) bool
 	if *g.since != "" {
 		wd, _ := os.Getwd()
 		changes, err := gitdiff.Since(wd, *g.since)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: -since: %v\n", name, err)
-			return exitFail
+			return nil, 0, exitFail
 		}
-		judge = func(f *report.Func) bool {
+		changed = func(f *report.Func) bool {
 			file := f.File
 			if real, err := filepath.EvalSymlinks(file); err == nil {
 				file = real
@@ -82,9 +99,8 @@ func (g *gateFlags) run(cmd *Command, patterns []string) int {
 			return changes.Overlaps(file, f.Line, f.EndLine)
 		}
 	}
-	judged := 0
 	counting := func(f *report.Func) bool {
-		if judge == nil || judge(f) {
+		if changed == nil || changed(f) {
 			judged++
 			return true
 		}
@@ -93,17 +109,42 @@ func (g *gateFlags) run(cmd *Command, patterns []string) int {
 	short, err := r.Gate(*g.min, *g.show, counting)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return exitFail
+		return nil, 0, exitFail
 	}
 	if judged == 0 && *g.since == "" {
 		fmt.Fprintf(os.Stderr, "%s: the packages chosen have no function to judge\n", name)
-		return exitNoData
+		return nil, 0, exitNoData
 	}
-	cwd, _ := os.Getwd()
-	if code := write(cmd, findings{short, cwd}, *g.asJSON); code != 0 {
+	return short, judged, 0
+}
+
+// scope says which functions were judged, for the closing line.
+func (g *gateFlags) scope() string {
+	if *g.since == "" {
+		return ""
+	}
+	return " (changed since " + *g.since + ")"
+}
+
+func (c *gateCommand) run(cmd *Command, patterns []string) int {
+	name := cmd.LongName()
+	g := c.gate
+	if code := g.checkMin(name); code != 0 {
 		return code
 	}
-	if *g.github {
+	r, problems, code := openReport(name, c.dir.dirs, patterns)
+	if code != 0 {
+		return code
+	}
+	short, judged, code := g.judge(name, r, problems)
+	if code != 0 {
+		return code
+	}
+	cwd, _ := os.Getwd()
+	if code := write(cmd, findings{short, cwd}, *c.asJSON); code != 0 {
+		return code
+	}
+	if *c.github {
 		root := cwd
 		if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" {
 			root = ws
@@ -114,19 +155,15 @@ func (g *gateFlags) run(cmd *Command, patterns []string) int {
 				annotationProperty("pathcover gate: "+s.Func.Name), annotationData(s.Message()))
 		}
 	}
-	scope := ""
-	if *g.since != "" {
-		scope = " (changed since " + *g.since + ")"
-	}
 	if len(short) > 0 {
-		fmt.Fprintf(os.Stderr, "%s: %d of %d functions judged%s have less than %g%% of their paths run\n", name, len(short), judged, scope, *g.min)
+		fmt.Fprintf(os.Stderr, "%s: %d of %d functions judged%s have less than %g%% of their paths run\n", name, len(short), judged, g.scope(), *g.min)
 		return exitFail
 	}
 	if judged == 0 {
 		fmt.Fprintf(os.Stderr, "%s: no function of the profile changed since %s\n", name, *g.since)
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "%s: all %d functions judged%s have at least %g%% of their paths run\n", name, judged, scope, *g.min)
+	fmt.Fprintf(os.Stderr, "%s: all %d functions judged%s have at least %g%% of their paths run\n", name, judged, g.scope(), *g.min)
 	return 0
 }
 

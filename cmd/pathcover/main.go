@@ -25,6 +25,7 @@ var commands = []*Command{
 	cmdSlice,
 	cmdWET,
 	cmdGate,
+	cmdExport,
 	cmdCfg,
 	cmdPPPExec,
 }

@@ -46,15 +46,23 @@ func (c Changes) Overlaps(file string, first, last int) bool {
 	return false
 }
 
+// Root returns the root of the work tree that holds dir.
+func Root(dir string) (string, error) {
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(top)), nil
+}
+
 // Since returns the changes of the Go files of the work tree that holds dir
 // against revision rev: the committed and uncommitted changes, and the
 // untracked files.
 func Since(dir, rev string) (Changes, error) {
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	root, err := Root(dir)
 	if err != nil {
 		return nil, err
 	}
-	root := strings.TrimSpace(string(top))
 	if _, err := git(dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%q is not a revision of the repository at %s", rev, root)
 	}
