@@ -2,8 +2,6 @@ package export
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -70,15 +68,6 @@ func files(r *report.Report, opt *Options) ([]*file, error) {
 	slices.SortFunc(out, func(a, b *file) int {
 		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.name, b.name))
 	})
-	for _, f := range out {
-		err := errors.New("no source given")
-		if opt.Sources != nil {
-			err = f.coverEnds(opt.Sources)
-		}
-		if err != nil && opt.Warn != nil {
-			opt.Warn(fmt.Sprintf("%s: %v: its statement blocks end where the metadata ends them, which for a statement that holds others is past where go test -cover does", f.name, err))
-		}
-	}
 	for _, fl := range out {
 		slices.SortStableFunc(fl.funcs, func(a, b *function) int {
 			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))

@@ -15,12 +15,6 @@ type Options struct {
 	Root string
 	// Now is Cobertura's timestamp.
 	Now time.Time
-	// Sources reads the profiled files, to end statement blocks where
-	// cmd/cover ends them (see ends.go). A file it cannot read, or that
-	// changed since it was profiled, keeps the metadata's ends, and Warn
-	// (if set) is told.
-	Sources Sources
-	Warn    func(msg string)
 }
 
 // A Format is one of the formats that this package writes.

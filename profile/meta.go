@@ -179,7 +179,9 @@ type Origin struct {
 }
 
 // A Unit is a run of statements that go test -cover counts together: they
-// ran if Block ran.
+// ran if Block ran. Its span is that of cover's block (a block that ends in
+// a statement holding others ends at the opening brace of its body), so a
+// coverprofile can name it as go test -coverprofile does.
 type Unit struct {
 	Block   int32
 	Stmts   int

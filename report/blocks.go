@@ -144,10 +144,3 @@ func (s Step) Branch() bool {
 
 // Describe says in words what taking the step means.
 func (s Step) Describe() string { return describe(s.Kind) }
-
-// Compiled says whether src is the source that the function was compiled
-// from, as far as the profile tells: metadata written before sources were
-// summed says nothing, and is believed.
-func (f *Func) Compiled(src []byte) bool {
-	return f.sum == "" || f.sum == profile.Hash(src)
-}

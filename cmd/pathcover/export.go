@@ -68,14 +68,7 @@ func (e *exportCommand) run(cmd *Command, patterns []string) int {
 	if code != 0 {
 		return code
 	}
-	wd, _ := os.Getwd()
-	opt := &export.Options{
-		Mode:    e.mode,
-		Root:    e.rootDir(),
-		Now:     time.Now(),
-		Sources: report.NewSources(wd),
-		Warn:    func(msg string) { fmt.Fprintf(os.Stderr, "%s: %s\n", name, printable(msg)) },
-	}
+	opt := &export.Options{Mode: e.mode, Root: e.rootDir(), Now: time.Now()}
 	var buf bytes.Buffer
 	var err error
 	switch e.format {

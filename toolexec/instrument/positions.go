@@ -22,6 +22,7 @@ type positioner struct {
 	fset  *token.FileSet
 	cover map[*token.File]*coverFile
 	lines map[string][][]byte // original files' lines, by name; nil if unreadable
+	src   map[*token.File][]byte
 }
 
 type coverFile struct {
@@ -32,8 +33,9 @@ type coverFile struct {
 // newPositioner makes the positioner of a package's files; coverFiles says
 // which of them cmd/cover wrote (see coverOutput).
 func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte, coverFiles []bool) *positioner {
-	p := &positioner{fset: fset, cover: make(map[*token.File]*coverFile), lines: make(map[string][][]byte)}
+	p := &positioner{fset: fset, cover: make(map[*token.File]*coverFile), lines: make(map[string][][]byte), src: make(map[*token.File][]byte)}
 	for i, f := range files {
+		p.src[fset.File(f.Pos())] = src[i]
 		if !coverFiles[i] {
 			continue
 		}
@@ -49,6 +51,23 @@ func newPositioner(fset *token.FileSet, files []*ast.File, src [][]byte, coverFi
 		p.cover[tf] = cf
 	}
 	return p
+}
+
+// afterElse returns where cmd/cover starts the block of an if's else: right
+// after the first "else" past the if's body, as cover finds it in the
+// source (findText); the else's own position if the source has none.
+func (p *positioner) afterElse(s *ast.IfStmt) token.Pos {
+	tf := p.fset.File(s.Body.End())
+	src := p.src[tf]
+	if tf == nil || src == nil {
+		return s.Else.Pos()
+	}
+	from := tf.Offset(s.Body.End())
+	i := bytes.Index(src[from:], []byte("else"))
+	if i < 0 {
+		return s.Else.Pos()
+	}
+	return tf.Pos(from + i + len("else"))
 }
 
 // Position returns p's position in the user's source.

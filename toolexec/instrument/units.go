@@ -18,7 +18,13 @@ import (
 // and the block it wraps around an else if) into segments, each ending
 // after a statement that may change the flow: a block, branch, if, for,
 // range, switch, select, label, a call of panic with one argument, or any
-// statement with a function literal in it. A labeled statement that is not
+// statement with a function literal in it. A segment's span ends where
+// cover's does (statementBoundary): at the last statement's end, or, for a
+// statement that holds others, at the opening brace of its body (a block's
+// own brace, the body of its first function literal); so a segment that
+// starts with a block ends where it starts, and is not counted. An if's
+// else, a block or an else if, is a list that starts right after the else
+// keyword, where cover puts the block it wraps around it. A labeled statement that is not
 // a loop, switch or select is split: the label closes the segment before it
 // and counts as one of its statements, and its statement starts the next
 // segment. A segment counts all its statements, covered if control reached
@@ -79,7 +85,7 @@ func (u *unitWalker) list(pos token.Pos, stmts []ast.Stmt, blockEnd token.Pos, e
 		end := blockEnd
 		for last = 0; last < len(elems); last++ {
 			e := elems[last]
-			end = e.stmt.End()
+			end = statementBoundary(e.stmt)
 			if e.label {
 				end = e.stmt.Pos() // the segment ends before the label
 			}
@@ -105,6 +111,11 @@ func (u *unitWalker) list(pos token.Pos, stmts []ast.Stmt, blockEnd token.Pos, e
 			pos = elems[0].stmt.Pos()
 		}
 	}
+	u.nestedIn(stmts)
+}
+
+// nestedIn walks the statement lists inside a list's statements.
+func (u *unitWalker) nestedIn(stmts []ast.Stmt) {
 	for _, s := range stmts {
 		u.nested(s)
 	}
@@ -129,14 +140,21 @@ func (u *unitWalker) nested(s ast.Stmt) {
 					inner = append(inner, st)
 				}
 			}
+			// That block starts right after "else", as cover's own does.
 			if b, ok := inner0(inner).(*ast.BlockStmt); ok && u.coverBuild {
-				u.nested(b)
+				u.list(els.Lbrace, b.List, b.Rbrace+1, true)
+				u.nestedIn(b.List)
 				return
 			}
-			u.nested(els)
+			if u.coverBuild {
+				u.nested(els)
+				return
+			}
+			u.list(u.positions.afterElse(s), els.List, els.Rbrace+1, true)
+			u.nestedIn(els.List)
 		case *ast.IfStmt:
 			// cover wraps an else if in a block that starts after "else".
-			u.list(s.Body.End(), []ast.Stmt{els}, els.End(), true)
+			u.list(u.positions.afterElse(s), []ast.Stmt{els}, els.End(), true)
 		}
 	case *ast.ForStmt:
 		u.nested(s.Body)
@@ -183,6 +201,53 @@ func endsSegment(s ast.Stmt) bool {
 		return !found
 	})
 	return found
+}
+
+// statementBoundary is cmd/cover's: where a segment that statement s ends
+// ends. A statement that holds others ends it at its body's opening brace,
+// or at the body of a function literal in its header; any other statement
+// at its end, or at the body of its first function literal.
+func statementBoundary(s ast.Stmt) token.Pos {
+	switch s := s.(type) {
+	case *ast.BlockStmt:
+		return s.Lbrace
+	case *ast.IfStmt:
+		return firstFuncLit(s.Body.Lbrace, s.Init, s.Cond)
+	case *ast.ForStmt:
+		return firstFuncLit(s.Body.Lbrace, s.Init, s.Cond, s.Post)
+	case *ast.LabeledStmt:
+		return statementBoundary(s.Stmt)
+	case *ast.RangeStmt:
+		return firstFuncLit(s.Body.Lbrace, s.X)
+	case *ast.SwitchStmt:
+		return firstFuncLit(s.Body.Lbrace, s.Init, s.Tag)
+	case *ast.SelectStmt:
+		return s.Body.Lbrace
+	case *ast.TypeSwitchStmt:
+		return firstFuncLit(s.Body.Lbrace, s.Init)
+	}
+	return firstFuncLit(s.End(), s)
+}
+
+// firstFuncLit returns where the body of the first function literal in
+// nodes starts (cover's hasFuncLiteral), or else def.
+func firstFuncLit(def token.Pos, nodes ...ast.Node) token.Pos {
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		found := token.NoPos
+		ast.Inspect(n, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok && found == token.NoPos {
+				found = lit.Body.Lbrace
+			}
+			return found == token.NoPos
+		})
+		if found != token.NoPos {
+			return found
+		}
+	}
+	return def
 }
 
 // isControl is cmd/cover's: a statement that cannot be parted from its label.
