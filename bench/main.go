@@ -59,27 +59,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	*section = sectionOf(*section, set["section"], *wppMode, *sliceMode)
-	if *wetMode && !set["section"] {
-		*section = "bench-wet"
-	}
-	if *buildsMode && !set["section"] {
-		*section = "bench-builds"
-	}
-	if *buildsMode && *from != "" {
-		return renderBuilds(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *wetMode && *from != "" {
-		return renderWET(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *sliceMode && *from != "" {
-		return renderSlice(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *wppMode && *from != "" {
-		return renderWPP(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode)
+	if !set["section"] {
+		*section = kind.section()
 	}
 	if *from != "" {
-		return render(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+		return kind.render()(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *quick {
 		if !set["rounds"] {
@@ -451,16 +436,43 @@ func writeOutputs(r any, md, jsonOut, mdOut, readme, section string) error {
 	return nil
 }
 
-// sectionOf is the name of the README markers of a run: the -section
-// flag's if it was set, else that of the kind of run.
-func sectionOf(flagValue string, set, wpp, slice bool) string {
+// A measurement is what a run of bench measures: overhead (""), or what
+// one of -wpp, -wet, -slice, -builds asks for instead.
+type measurement string
+
+func measurementOf(wpp, wet, slice, builds bool) measurement {
 	switch {
-	case set:
-		return flagValue
+	case builds:
+		return "builds"
+	case wet:
+		return "wet"
 	case slice:
-		return "bench-slice"
+		return "slice"
 	case wpp:
-		return "bench-wpp"
+		return "wpp"
 	}
-	return flagValue
+	return ""
+}
+
+// section is the README section that a measurement fills by default.
+func (m measurement) section() string {
+	if m == "" {
+		return "bench"
+	}
+	return "bench-" + string(m)
+}
+
+// render is the function that renders a measurement's saved results.
+func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	switch m {
+	case "builds":
+		return renderBuilds
+	case "wet":
+		return renderWET
+	case "slice":
+		return renderSlice
+	case "wpp":
+		return renderWPP
+	}
+	return render
 }
