@@ -313,3 +313,41 @@ func FuzzRenderWET(f *testing.F) {
 		renderWET(f, io.Discard, io.Discard, "", "", "", "bench-wet")
 	})
 }
+
+// FuzzRenderBuilds renders any JSON as a -builds run's: an error or a
+// table, never a panic.
+func FuzzRenderBuilds(f *testing.F) {
+	f.Add([]byte(`{"Rounds":2,"Workloads":[{"Workload":"m","Cold":{"plain":[10,12],"bl":[11,0],"ppp":[12]},"Rebuild":{"plain":[0.5,0.4],"ppp":[2,1.5],"ppp-nocache":[20]}}]}`))
+	f.Add([]byte(`{"Workloads":[null]}`))
+	f.Add([]byte(`{"Workloads":[{"Cold":null,"Rebuild":{"ppp":[1e308,-1]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		f := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		renderBuilds(f, io.Discard, io.Discard, "", "", "", "bench-builds")
+	})
+}
+
+// TestBuildsMarkdown: the ratios of a -builds run are medians over rounds
+// of each round's ratio, then over workloads, and a target missed says so.
+func TestBuildsMarkdown(t *testing.T) {
+	r := &buildResults{Rounds: 2, Workloads: []*buildWorkload{
+		{Workload: "a", Cold: map[string][]float64{"plain": {10, 20}, "bl": {11, 22}, "ppp": {12, 24}},
+			Rebuild: map[string][]float64{"plain": {1, 2}, "ppp": {1.2, 2.4}, "ppp-nocache": {10, 20}}},
+		{Workload: "b", Cold: map[string][]float64{"plain": {10, 10}, "bl": {10, 10}, "ppp": {13, 13}},
+			Rebuild: map[string][]float64{"plain": {1, 1}, "ppp": {2, 2}, "ppp-nocache": {30, 30}}},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"| a | 1.0, 2.0 | 1.2, 2.4 | 1.20× | 10.0, 20.0 | 10.00× |",
+		"| b | 1.0, 1.0 | 2.0, 2.0 | 2.00× | 30.0, 30.0 | 30.00× |",
+		"warm caches, median | ≤ 1.5× | 1.60× | **no** |", // median of 1.2 and 2
+		"larger of bl and ppp | ≤ 1.2× | 1.25× | **no** |",  // ppp: median of 1.2 and 1.3
+		"takes 20.00× the plain one",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

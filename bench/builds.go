@@ -16,7 +16,9 @@ package main
 //     new. That is a build after the user edited the package and ran the
 //     tests again; the plain build recompiles what the edit changed, the
 //     PPP build also everything keyed by the tool ID, which pppexec's
-//     compile cache (toolexec/compilecache.go) is for.
+//     compile cache (toolexec/compilecache.go) is for: mode ppp-nocache
+//     is the same build with that cache off (PATHCOVERCOMPILECACHE=off),
+//     as every PPP build was before it.
 
 import (
 	"encoding/json"
@@ -24,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +58,7 @@ type buildResults struct {
 
 var (
 	coldBuildModes    = []string{"plain", "bl", "ppp"}
-	rebuildBuildModes = []string{"plain", "ppp"}
+	rebuildBuildModes = []string{"plain", "ppp", "ppp-nocache"}
 )
 
 func (h *harness) runBuilds(selected []workload, set map[string]bool, run string, rounds int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
@@ -130,7 +133,11 @@ func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) 
 			if err := edit(); err != nil {
 				return nil, err
 			}
-			if mode == "ppp" {
+			build, env := mode, []string(nil)
+			if mode == "ppp-nocache" {
+				build, env = "ppp", []string{"PATHCOVERCOMPILECACHE=off"}
+			}
+			if build == "ppp" {
 				file := filepath.Join(h.work, "variants", fmt.Sprintf("%s.%d.txt", strings.ReplaceAll(t.name, "/", "_"), variant))
 				if err := writeVariant(tested, variant, file); err != nil {
 					return nil, err
@@ -139,7 +146,7 @@ func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) 
 				t.tested = file
 			}
 			h.log("rebuild %s %s, round %d", t.name, mode, round+1)
-			_, d, err := h.build(t, mode, nil)
+			_, d, err := h.build(t, build, env)
 			if err != nil {
 				return nil, err
 			}
@@ -245,7 +252,7 @@ func (r *buildResults) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `go run ./bench %s` on %s, %s, %s: each module workload's test binary (`go test -c`), %d rounds, the modes of a round in random order.\n\n",
 		strings.Join(r.Selection, " "), r.Date, r.Machine, r.GoVersion, r.Rounds)
-	b.WriteString("| workload | rebuild: plain | ppp, new profile | ppp / plain | cold: plain | bl | ppp | bl / plain | ppp / plain |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | rebuild: plain | ppp, new profile | ppp / plain | ppp, cache off | cache off / plain | cold: plain | bl | ppp | bl / plain | ppp / plain |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	secs := func(xs []float64) string {
 		var s []string
 		for _, x := range xs {
@@ -253,14 +260,17 @@ func (r *buildResults) Markdown() string {
 		}
 		return strings.Join(s, ", ")
 	}
-	var rebuild, coldBL, coldPPP []float64
+	var rebuild, nocache, coldBL, coldPPP []float64
 	for _, w := range r.Workloads {
 		rr := pairedRatio(w.Rebuild["ppp"], w.Rebuild["plain"])
+		rn := pairedRatio(w.Rebuild["ppp-nocache"], w.Rebuild["plain"])
+		nocache = append(nocache, rn)
 		cb := pairedRatio(w.Cold["bl"], w.Cold["plain"])
 		cp := pairedRatio(w.Cold["ppp"], w.Cold["plain"])
 		rebuild, coldBL, coldPPP = append(rebuild, rr), append(coldBL, cb), append(coldPPP, cp)
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× | %s | %s | %s | %.2f× | %.2f× |\n", w.Workload,
-			secs(w.Rebuild["plain"]), secs(w.Rebuild["ppp"]), rr, secs(w.Cold["plain"]), secs(w.Cold["bl"]), secs(w.Cold["ppp"]), cb, cp)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n", w.Workload,
+			secs(w.Rebuild["plain"]), secs(w.Rebuild["ppp"]), rr, secs(w.Rebuild["ppp-nocache"]), ratio(rn),
+			secs(w.Cold["plain"]), secs(w.Cold["bl"]), secs(w.Cold["ppp"]), cb, cp)
 	}
 	met := func(x, limit float64) string {
 		if x <= limit {
@@ -272,11 +282,23 @@ func (r *buildResults) Markdown() string {
 	b.WriteString("\n| target | goal | measured | met |\n|---|---:|---:|---|\n")
 	fmt.Fprintf(&b, "| PPP build after a new tests' profile over a plain build after an edit, warm caches, median | ≤ 1.5× | %.2f× | %s |\n", mr, met(mr, 1.5))
 	fmt.Fprintf(&b, "| cold build over plain, median, larger of bl and ppp | ≤ 1.2× | %.2f× | %s |\n", mc, met(mc, 1.2))
+	if mn := median(nocache); !math.IsNaN(mn) {
+		fmt.Fprintf(&b, "\nWithout pppexec's compile cache, the same PPP rebuild takes %.2f× the plain one (median).\n", mn)
+	}
 	b.WriteString("\nSeconds per round; ratios are medians over rounds of each round's ratio, then over workloads. Rebuild: the package edited before every build (a comment appended), and the PPP build given a new tests' profile each time (the tested profile less one function's counts). Cold: new GOCACHE and PATHCOVERCACHE.\n")
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nWarning: %s\n", w)
 	}
 	return b.String()
+}
+
+// ratio formats a ratio, or a dash for one not measured (results saved
+// before the mode existed).
+func ratio(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", x)
 }
 
 // renderBuilds writes the outputs of a -builds run saved by -json.
