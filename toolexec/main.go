@@ -42,7 +42,10 @@ func Main(name string, args []string) int {
 		fs.PrintDefaults()
 		fmt.Fprintf(fs.Output(), "\nThe runtime linked into programs is compiled once and kept in $PATHCOVERCACHE,\n"+
 			"or else pathcover in the user cache directory, or else (no HOME) in $GOCACHE;\n"+
-			"a directory that is not yours alone is refused, and the build is not instrumented.\n")
+			"a directory that is not yours alone is refused, and the build is not instrumented.\n"+
+			"The compiles and vet runs that pppexec does not change (the standard library's)\n"+
+			"are kept there too, keyed by what they read, so that a build with a new profile\n"+
+			"or new flags does not redo them; PATHCOVERCOMPILECACHE=off turns that off.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
