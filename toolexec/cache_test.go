@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pathcover/pathcover/rt"
 	"github.com/pathcover/pathcover/toolexec"
@@ -399,6 +400,32 @@ func TestCompileCacheSameBytes(t *testing.T) {
 		same++
 	}
 	t.Logf("%d archives the same, %d compiles stored", same, stored)
+
+	// go list -a rebuilds every package: pppexec leaves its cache alone
+	// then. A hit marks an entry used (its index's time) when the mark is
+	// older than an hour: with -a none is, without it they all are.
+	indexes, _ := filepath.Glob(filepath.Join(cache, "compile", "*", "*-id"))
+	old := time.Now().Add(-2 * time.Hour)
+	used := func() int {
+		n := 0
+		for _, name := range indexes {
+			if info, err := os.Stat(name); err == nil && info.ModTime().After(old.Add(time.Minute)) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, name := range indexes {
+		os.Chtimes(name, old, old)
+	}
+	exports(goCache, second, "GOFLAGS=-a")
+	if n := used(); n != 0 {
+		t.Errorf("with -a, %d of %d cache entries were used", n, len(indexes))
+	}
+	exports(t.TempDir(), second)
+	if n := used(); n < len(indexes)/2 {
+		t.Errorf("a build in a new go cache used %d of %d cache entries", n, len(indexes))
+	}
 }
 
 // TestVetCacheFacts: go vet in a new configuration of pppexec takes the

@@ -60,7 +60,9 @@ import (
 // directory, or an argument in $WORK that is not a file (an output the
 // cache would not restore); when GOSSAFUNC is set; when it fails or prints
 // anything (the go command replays what a compile printed; a hit prints
-// nothing). $PATHCOVERCOMPILECACHE=off turns the cache off.
+// nothing). $PATHCOVERCOMPILECACHE=off turns the cache off, and so does
+// the go command's -a (go build -a rebuilds everything, and so does
+// pppexec then).
 //
 // The entries live in the runtime cache's directory (cachedir.go: the
 // user's alone), under compile/XX/KEY-{a,h,id}: pppexec links what it finds
@@ -114,7 +116,7 @@ type keyFunc func(args []string, version string) (toolKey, bool)
 // configuration, from the compile cache if it can, and returns its exit
 // code.
 func (x *Exec) runCached(args []string, stderr io.Writer, keyOf keyFunc) int {
-	if os.Getenv(compileCacheEnv) == "off" {
+	if os.Getenv(compileCacheEnv) == "off" || forcedRebuild() {
 		return run(args, stderr)
 	}
 	cache, err := x.cacheDir()

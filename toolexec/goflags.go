@@ -12,12 +12,10 @@ import (
 // the last one winning as in the go command. pppexec's parent is that go
 // command; its command line is read from /proc where there is one.
 func gcflagsForStd() (flags []string, known bool) {
-	args := strings.Fields(os.Getenv("GOFLAGS"))
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline")
-	if err != nil {
+	args, known := goCommandArgs()
+	if !known {
 		return nil, false
 	}
-	args = append(args, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")...)
 	for i := 0; i < len(args); i++ {
 		a := strings.TrimPrefix(args[i], "-")
 		a = strings.TrimPrefix(a, "-")
@@ -37,4 +35,28 @@ func gcflagsForStd() (flags []string, known bool) {
 		}
 	}
 	return flags, true
+}
+
+// goCommandArgs returns the flags in GOFLAGS and the command line of the go
+// command that runs pppexec (its parent), if it can be read (from /proc).
+func goCommandArgs() ([]string, bool) {
+	args := strings.Fields(os.Getenv("GOFLAGS"))
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline")
+	if err != nil {
+		return nil, false
+	}
+	return append(args, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")...), true
+}
+
+// forcedRebuild reports whether the go command was told to rebuild every
+// package (-a): pppexec's compile cache then stays out of the way too.
+func forcedRebuild() bool {
+	args, _ := goCommandArgs()
+	for _, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == "a" || a == "a=true" {
+			return true
+		}
+	}
+	return false
 }
