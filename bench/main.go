@@ -57,8 +57,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set, values := map[string]bool{}, map[string]string{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
 	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode)
 	if !set["section"] {
 		*section = kind.section()
@@ -156,7 +156,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		Rounds:    *rounds,
 		Benchtime: *benchtime,
 		Quick:     *quick,
-		Selection: selectionFlags(set, *run, *pppFlags, *modeList),
+		Selection: selectionFlags(set, values, *run, *pppFlags, *modeList),
 		Modes:     chosen[1:],
 	}
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
@@ -362,7 +362,7 @@ func (h *harness) buildModes() []string {
 
 // selectionFlags are the flags that change what a run measures, beyond
 // rounds and benchtime, quoted for the table's heading.
-func selectionFlags(set map[string]bool, run, pppFlags, modeList string) []string {
+func selectionFlags(set map[string]bool, values map[string]string, run, pppFlags, modeList string) []string {
 	var fl []string
 	if set["modes"] {
 		fl = append(fl, "-modes="+modeList)
@@ -372,6 +372,11 @@ func selectionFlags(set map[string]bool, run, pppFlags, modeList string) []strin
 	}
 	if set["pppflags"] {
 		fl = append(fl, "-pppflags="+strconv.Quote(pppFlags))
+	}
+	for _, name := range []string{"cold", "coldrounds"} { // rounds and benchtime are in the text
+		if set[name] {
+			fl = append(fl, "-"+name+"="+values[name])
+		}
 	}
 	return fl
 }
