@@ -62,7 +62,8 @@ import (
 // anything (the go command replays what a compile printed; a hit prints
 // nothing). $PATHCOVERCOMPILECACHE=off turns the cache off, and so does
 // the go command's -a (go build -a rebuilds everything, and so does
-// pppexec then).
+// pppexec then), where pppexec can read the go command's arguments (from
+// /proc: Linux; elsewhere, set PATHCOVERCOMPILECACHE=off with -a).
 //
 // The entries live in the runtime cache's directory (cachedir.go: the
 // user's alone), under compile/XX/KEY-{a,h,id}: pppexec links what it finds
