@@ -50,7 +50,9 @@ type harness struct {
 	// pppFlags are more pppexec flags for the ppp mode.
 	pppFlags string
 	modes    []string // plain first
-	log      func(format string, args ...any)
+	// cpu is the benchmarks' -test.cpu: 1, or more in -parallel runs.
+	cpu int
+	log func(format string, args ...any)
 }
 
 // goEnv is the environment of every go command and test binary: the

@@ -38,6 +38,9 @@
 // machines are shared, and only ratios taken side by side mean anything.
 // Benchmarks run on one P (-test.cpu=1): parallel benchmarks on several
 // would time the cores' contention for shared counters (see run.go).
+// -parallel measures that apart: the workloads' RunParallel benchmarks
+// (workload.Parallel) at -test.cpu=2, into the README section
+// bench-parallel.
 // Per mode it reports the median and the geometric mean of the figures,
 // overhead being ratio − 1.
 //

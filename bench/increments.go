@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pathcover/pathcover/numbering"
@@ -19,7 +20,7 @@ func (h *harness) countIncrements(t *target, benchtime string) (*incrementCounts
 		return nil, err
 	}
 	if _, err := h.command(t.runDir, []string{"PATHCOVERDIR=" + dir}, t.bins["bl"],
-		"-test.run=^$", "-test.bench="+t.Bench, "-test.benchtime="+benchtime, "-test.cpu=1", "-test.timeout=30m"); err != nil {
+		"-test.run=^$", "-test.bench="+t.Bench, "-test.benchtime="+benchtime, "-test.cpu="+strconv.Itoa(max(h.cpu, 1)), "-test.timeout=30m"); err != nil {
 		return nil, err
 	}
 	p, problems, err := profile.Load(dir)

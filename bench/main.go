@@ -44,6 +44,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
 	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
+	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2: goroutines on both cores share the counters")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
@@ -62,6 +63,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode)
 	if !set["section"] {
 		*section = kind.section()
+		if *parallel && kind == "" {
+			*section = "bench-parallel"
+		}
 	}
 	if *from != "" {
 		return kind.render()(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
@@ -99,6 +103,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, w := range workloads {
+		if *parallel {
+			if w.Parallel == "" {
+				continue
+			}
+			w.Bench = w.Parallel
+		}
 		if re.MatchString(w.Pkg) && (!*quick || w.Quick || set["run"]) {
 			selected = append(selected, w)
 		}
@@ -113,7 +123,10 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: no workload matches -run=%q\n", *run)
 		return 2
 	}
-	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags, modes: chosen}
+	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags, modes: chosen, cpu: 1}
+	if *parallel {
+		h.cpu = 2
+	}
 	h.log = func(format string, args ...any) {
 		fmt.Fprintf(stderr, "bench: "+format+"\n", args...)
 	}
@@ -157,6 +170,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		Benchtime: *benchtime,
 		Quick:     *quick,
 		Selection: selectionFlags(set, values, *run, *pppFlags, *modeList),
+		CPU:       h.cpu,
 		Modes:     chosen[1:],
 	}
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
@@ -373,7 +387,7 @@ func selectionFlags(set map[string]bool, values map[string]string, run, pppFlags
 	if set["pppflags"] {
 		fl = append(fl, "-pppflags="+strconv.Quote(pppFlags))
 	}
-	for _, name := range []string{"cold", "coldrounds"} { // rounds and benchtime are in the text
+	for _, name := range []string{"parallel", "cold", "coldrounds"} { // rounds and benchtime are in the text
 		if set[name] {
 			fl = append(fl, "-"+name+"="+values[name])
 		}

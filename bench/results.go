@@ -19,6 +19,9 @@ type results struct {
 	Rounds    int
 	Benchtime string
 	Quick     bool
+	// CPU is the benchmarks' -test.cpu (0 in results saved before it was
+	// recorded: 1).
+	CPU       int
 	Selection []string // -run and -pppflags, as given
 	Modes     []string // the modes compared with plain, in table order
 
@@ -301,8 +304,8 @@ func (r *results) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: %d rounds, `-benchtime=%s`, modes in random order each round.\n\n",
-		cmd, r.Date, r.Machine, r.GoVersion, r.Rounds, r.Benchtime)
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: %d rounds, `-benchtime=%s`, `-test.cpu=%d`, modes in random order each round.\n\n",
+		cmd, r.Date, r.Machine, r.GoVersion, r.Rounds, r.Benchtime, max(r.CPU, 1))
 	b.WriteString("| mode | overhead, median | overhead, geomean | binary size | cold build |\n|---|---:|---:|---:|---:|\n")
 	for _, s := range r.Summary {
 		build := "–"

@@ -22,7 +22,9 @@ import (
 // took up to 38× its plain time under -covermode=count and up to 23× under
 // Ball-Larus.
 // That contention is real for parallel programs, but it is a property of
-// shared counters, and it would swamp every other figure here.
+// shared counters, and it would swamp every other figure here: -parallel
+// runs measure it apart, on the workloads' RunParallel benchmarks
+// (workload.Parallel) at -test.cpu=2.
 func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]float64, error) {
 	counts, err := os.MkdirTemp(h.work, "counts-")
 	if err != nil {
@@ -34,7 +36,7 @@ func (h *harness) runBenchmarks(t *target, mode, benchtime string) (map[string]f
 		env = append(env, "PATHCOVERWPPMAX="+wppBenchLimit)
 	}
 	out, err := h.command(t.runDir, env, t.bins[mode],
-		"-test.run=^$", "-test.bench="+t.Bench, "-test.benchtime="+benchtime, "-test.cpu=1", "-test.timeout=30m")
+		"-test.run=^$", "-test.bench="+t.Bench, "-test.benchtime="+benchtime, "-test.cpu="+strconv.Itoa(max(h.cpu, 1)), "-test.timeout=30m")
 	if err != nil {
 		return nil, err
 	}
