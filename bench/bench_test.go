@@ -132,7 +132,7 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, section := range []string{"bench", "bench-ippp", "bench-tail", "bench-builds"} {
+	for _, section := range []string{"bench", "bench-ippp", "bench-tail", "bench-builds", "bench-parallel"} {
 		_, rest, ok := strings.Cut(string(data), "<!-- "+section+":begin -->\n")
 		table, _, ok2 := strings.Cut(rest, "<!-- "+section+":end -->")
 		if !ok || !ok2 {
