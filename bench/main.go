@@ -71,48 +71,23 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return kind.render()(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	if *quick {
-		if !set["rounds"] {
-			*rounds = 3
-		}
-		if !set["benchtime"] {
-			*benchtime = "50ms"
-		}
-		if !set["cold"] {
-			*cold = 0
-		}
+		quickDefaults(set, rounds, benchtime, cold)
 	}
 	if *rounds < 1 {
 		fmt.Fprintln(stderr, "bench: -rounds must be at least 1")
 		return 2
 	}
-	chosen := []string{"plain"}
-	for _, m := range strings.Split(*modeList, ",") {
-		if m == "plain" {
-			continue // always measured
-		}
-		if !slices.Contains(allModes[1:], m) || slices.Contains(chosen, m) {
-			fmt.Fprintf(stderr, "bench: -modes: %q is not one of %s, or twice\n", m, strings.Join(allModes[1:], ", "))
-			return 2
-		}
-		chosen = append(chosen, m)
+	chosen, err := parseModes(*modeList)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: -modes: %v\n", err)
+		return 2
 	}
-	var selected []workload
 	re, err := regexp.Compile(*run)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: -run: %v\n", err)
 		return 2
 	}
-	for _, w := range workloads {
-		if *parallel {
-			if w.Parallel == "" {
-				continue
-			}
-			w.Bench = w.Parallel
-		}
-		if re.MatchString(w.Pkg) && (!*quick || w.Quick || set["run"]) {
-			selected = append(selected, w)
-		}
-	}
+	selected := selectWorkloads(re, *quick && !set["run"], *parallel)
 	if *list {
 		for _, w := range selected {
 			fmt.Fprintf(stdout, "%-45s %-40s %s\n", w.Pkg, w.Module, w.Bench)
@@ -453,6 +428,54 @@ func writeOutputs(r any, md, jsonOut, mdOut, readme, section string) error {
 		}
 	}
 	return nil
+}
+
+// quickDefaults are -quick's: 3 rounds of 50ms, no cold builds, for the
+// flags not given.
+func quickDefaults(set map[string]bool, rounds *int, benchtime *string, cold *int) {
+	if !set["rounds"] {
+		*rounds = 3
+	}
+	if !set["benchtime"] {
+		*benchtime = "50ms"
+	}
+	if !set["cold"] {
+		*cold = 0
+	}
+}
+
+// parseModes reads -modes: plain, then each mode named, once.
+func parseModes(list string) ([]string, error) {
+	chosen := []string{"plain"}
+	for _, m := range strings.Split(list, ",") {
+		if m == "plain" {
+			continue // always measured
+		}
+		if !slices.Contains(allModes[1:], m) || slices.Contains(chosen, m) {
+			return nil, fmt.Errorf("%q is not one of %s, or twice", m, strings.Join(allModes[1:], ", "))
+		}
+		chosen = append(chosen, m)
+	}
+	return chosen, nil
+}
+
+// selectWorkloads returns the workloads whose import path matches re: only
+// -quick's with quickOnly, and with parallel those with RunParallel
+// benchmarks, which they then time.
+func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
+	var selected []workload
+	for _, w := range workloads {
+		if parallel {
+			if w.Parallel == "" {
+				continue
+			}
+			w.Bench = w.Parallel
+		}
+		if re.MatchString(w.Pkg) && (!quickOnly || w.Quick) {
+			selected = append(selected, w)
+		}
+	}
+	return selected
 }
 
 // A measurement is what a run of bench measures: overhead (""), or what
