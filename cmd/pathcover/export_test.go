@@ -63,6 +63,18 @@ func Kind(v any) string {
 	}
 }
 
+// Scoped has blocks that start segments, which cover counts no block of.
+func Scoped(n int) int {
+	{
+		n++
+	}
+	x := n
+	{
+		x *= 2
+	}
+	return x
+}
+
 func Sum(n int) int {
 	total := 0
 	for i := 0; i < n && total < 1000; i++ {
