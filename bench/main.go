@@ -363,7 +363,11 @@ func selectionFlags(set map[string]bool, values map[string]string, run, pppFlags
 		fl = append(fl, "-pppflags="+strconv.Quote(pppFlags))
 	}
 	for _, name := range []string{"parallel", "cold", "coldrounds"} { // rounds and benchtime are in the text
-		if set[name] {
+		switch {
+		case !set[name]:
+		case values[name] == "true":
+			fl = append(fl, "-"+name)
+		default:
 			fl = append(fl, "-"+name+"="+values[name])
 		}
 	}
