@@ -104,6 +104,10 @@ type toolKey struct {
 	// entry: "a" and "h" for a compile's -o and -asmhdr, "x" and "s" for
 	// vet's facts and diagnostics (vetcache.go).
 	outputs map[string]string
+	// optional are the kinds of output that the command may not write
+	// (vet's diagnostics, when it has none); every other one an entry
+	// must have.
+	optional map[string]bool
 	// buildID is the compile's -buildid, which a hit rewrites ("" for vet).
 	buildID string
 }
@@ -481,6 +485,11 @@ func restore(dir string, k toolKey) error {
 	if len(idx.buildID) != len(k.buildID) || (k.buildID != "") != (idx.buildID != "") {
 		return errors.New("build IDs of different lengths")
 	}
+	for kind := range k.outputs {
+		if idx.sums[kind] == "" && !k.optional[kind] {
+			return fmt.Errorf("the entry lacks an output (%s) that the command writes", kind)
+		}
+	}
 	contents := map[string][]byte{}
 	for kind := range idx.sums {
 		if k.outputs[kind] == "" {
@@ -524,7 +533,7 @@ func store(root, dir string, k toolKey) {
 	idx := &entryIndex{buildID: k.buildID, sums: map[string]string{}}
 	for kind, out := range k.outputs {
 		data, err := os.ReadFile(out)
-		if errors.Is(err, os.ErrNotExist) && kind != "a" {
+		if errors.Is(err, os.ErrNotExist) && k.optional[kind] {
 			continue
 		}
 		if err != nil {

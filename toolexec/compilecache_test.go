@@ -282,6 +282,18 @@ func TestCompileCacheDamaged(t *testing.T) {
 			os.Symlink(other, archive)
 		}},
 		{"no index", func() { os.Remove(strings.TrimSuffix(archive, "-a") + "-id") }},
+		{"no assembly header, though the compile writes one", func() {
+			index := strings.TrimSuffix(archive, "-a") + "-id"
+			data, _ := os.ReadFile(index)
+			var kept []string
+			for _, l := range strings.Split(string(data), "\n") {
+				if !strings.HasPrefix(l, "h ") {
+					kept = append(kept, l)
+				}
+			}
+			write(t, index, strings.Join(kept, "\n"), 0o600)
+			os.Remove(strings.TrimSuffix(archive, "-a") + "-h")
+		}},
 	}
 	for _, d := range damage {
 		d.do()

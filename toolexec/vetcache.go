@@ -76,6 +76,7 @@ func vetKey(args []string, version string) (toolKey, bool) {
 	k.outputs["x"] = cfg.VetxOutput
 	if cfg.Stdout != "" {
 		k.outputs["s"] = cfg.Stdout
+		k.optional = map[string]bool{"s": true}
 	}
 	h, ok := toolHash(args[0], version)
 	if !ok {
