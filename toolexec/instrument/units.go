@@ -193,14 +193,7 @@ func endsSegment(s ast.Stmt) bool {
 			}
 		}
 	}
-	found := false
-	ast.Inspect(s, func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return firstFuncLit(token.NoPos, s) != token.NoPos
 }
 
 // statementBoundary is cmd/cover's: where a segment that statement s ends
