@@ -21,7 +21,6 @@ package main
 //     as every PPP build was before it.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,7 +90,7 @@ func (h *harness) runBuilds(selected []workload, set map[string]bool, run string
 		fmt.Fprintln(stderr, "bench: no module workload could be measured")
 		return 1
 	}
-	return writeBuildOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
 
 func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) {
@@ -303,29 +302,9 @@ func ratio(x float64) string {
 
 // renderBuilds writes the outputs of a -builds run saved by -json.
 func renderBuilds(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
+	r, ok := readResults[buildResults](file, "-builds", stderr)
+	if !ok {
 		return 1
 	}
-	var r buildResults
-	if err := json.Unmarshal(data, &r); err != nil {
-		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
-		return 1
-	}
-	if len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
-		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -builds run\n", file)
-		return 1
-	}
-	return writeBuildOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
-}
-
-func writeBuildOutputs(r *buildResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	md := r.Markdown()
-	fmt.Fprint(stdout, md)
-	if err := writeOutputs(r, md, jsonOut, mdOut, readme, section); err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }

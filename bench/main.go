@@ -401,6 +401,56 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, secti
 	return 0
 }
 
+// savedRun is the results of a -builds, -wet, -slice or -wpp run, as
+// -json saves them: one entry per workload measured.
+type savedRun interface {
+	Markdown() string
+	// measured reports whether it has workloads, none of them null.
+	measured() bool
+}
+
+func measured[W any](ws []*W) bool     { return len(ws) > 0 && !slices.Contains(ws, nil) }
+func (r *buildResults) measured() bool { return measured(r.Workloads) }
+func (r *wetResults) measured() bool   { return measured(r.Workloads) }
+func (r *sliceResults) measured() bool { return measured(r.Workloads) }
+func (r *wppResults) measured() bool   { return measured(r.Workloads) }
+
+// readResults reads the results of a run of kind (its flag) that -json
+// saved in file, saying on stderr why it cannot: a file that is not JSON,
+// or has no workload, or a null one.
+func readResults[R any, P interface {
+	*R
+	savedRun
+}](file, kind string, stderr io.Writer) (P, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return nil, false
+	}
+	r := P(new(R))
+	if err := json.Unmarshal(data, r); err != nil {
+		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
+		return nil, false
+	}
+	if !r.measured() {
+		fmt.Fprintf(stderr, "bench: %s: not the JSON of a %s run\n", file, kind)
+		return nil, false
+	}
+	return r, true
+}
+
+// writeResults prints a run's Markdown and writes its outputs
+// (writeOutputs), returning the exit code.
+func writeResults(r interface{ Markdown() string }, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if err := writeOutputs(r, md, jsonOut, mdOut, readme, section); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
 // writeOutputs writes a run's results r as JSON to jsonOut, its Markdown
 // md to mdOut, and md into section of the README readme, where given.
 func writeOutputs(r any, md, jsonOut, mdOut, readme, section string) error {

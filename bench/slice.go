@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -390,58 +388,14 @@ func (h *harness) runSlice(selected []workload, set map[string]bool, run string,
 		fmt.Fprintln(stderr, "bench: no workload could be measured")
 		return 1
 	}
-	return writeSliceOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
 
 // renderSlice writes the outputs of a -slice run saved by -json.
 func renderSlice(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
+	r, ok := readResults[sliceResults](file, "-slice", stderr)
+	if !ok {
 		return 1
 	}
-	var r sliceResults
-	if err := json.Unmarshal(data, &r); err != nil || len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
-		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -slice run\n", file)
-		return 1
-	}
-	return writeSliceOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
-}
-
-func writeSliceOutputs(r *sliceResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	md := r.Markdown()
-	fmt.Fprint(stdout, md)
-	err := func() error {
-		if jsonOut != "" {
-			data, err := json.MarshalIndent(r, "", "\t")
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
-				return err
-			}
-		}
-		if mdOut != "" {
-			if err := os.WriteFile(mdOut, []byte(md), 0o644); err != nil {
-				return err
-			}
-		}
-		if readme != "" {
-			old, err := os.ReadFile(readme)
-			if err != nil {
-				return err
-			}
-			s, err := spliceReadme(string(old), section, md)
-			if err != nil {
-				return fmt.Errorf("%s: %v", readme, err)
-			}
-			return os.WriteFile(readme, []byte(s), 0o644)
-		}
-		return nil
-	}()
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }

@@ -13,7 +13,6 @@ package main
 // (ddg.LoadCompact), the same criteria sliced with both and compared.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,7 +87,7 @@ func (h *harness) runWET(selected []workload, set map[string]bool, run string, s
 		fmt.Fprintf(stderr, "bench: no workload could be measured\n")
 		return 1
 	}
-	return writeWETOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
 
 func (h *harness) measureWETWorkload(w workload) (*wetWorkload, error) {
@@ -254,29 +253,9 @@ func (r *wetResults) Markdown() string {
 
 // renderWET writes the outputs of a -wet run saved by -json.
 func renderWET(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
+	r, ok := readResults[wetResults](file, "-wet", stderr)
+	if !ok {
 		return 1
 	}
-	var r wetResults
-	if err := json.Unmarshal(data, &r); err != nil {
-		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
-		return 1
-	}
-	if len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
-		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -wet run\n", file)
-		return 1
-	}
-	return writeWETOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
-}
-
-func writeWETOutputs(r *wetResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	md := r.Markdown()
-	fmt.Fprint(stdout, md)
-	if err := writeOutputs(r, md, jsonOut, mdOut, readme, section); err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }

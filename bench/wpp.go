@@ -63,7 +63,6 @@ package main
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -977,62 +976,14 @@ func (h *harness) runWPP(selected []workload, set map[string]bool, run string, m
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	return writeWPPOutputs(r, stdout, stderr, jsonOut, mdOut, readme, section)
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
 
 // renderWPP writes the outputs of a -wpp run saved by -json.
 func renderWPP(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
+	r, ok := readResults[wppResults](file, "-wpp", stderr)
+	if !ok {
 		return 1
 	}
-	var r wppResults
-	if err := json.Unmarshal(data, &r); err != nil {
-		fmt.Fprintf(stderr, "bench: %s: %v\n", file, err)
-		return 1
-	}
-	if len(r.Workloads) == 0 || slices.Contains(r.Workloads, nil) {
-		fmt.Fprintf(stderr, "bench: %s: not the JSON of a -wpp run\n", file)
-		return 1
-	}
-	return writeWPPOutputs(&r, stdout, stderr, jsonOut, mdOut, readme, section)
-}
-
-func writeWPPOutputs(r *wppResults, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	md := r.Markdown()
-	fmt.Fprint(stdout, md)
-	err := func() error {
-		if jsonOut != "" {
-			data, err := json.MarshalIndent(r, "", "\t")
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
-				return err
-			}
-		}
-		if mdOut != "" {
-			if err := os.WriteFile(mdOut, []byte(md), 0o644); err != nil {
-				return err
-			}
-		}
-		if readme != "" {
-			old, err := os.ReadFile(readme)
-			if err != nil {
-				return err
-			}
-			s, err := spliceReadme(string(old), section, md)
-			if err != nil {
-				return fmt.Errorf("%s: %v", readme, err)
-			}
-			return os.WriteFile(readme, []byte(s), 0o644)
-		}
-		return nil
-	}()
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
