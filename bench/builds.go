@@ -27,7 +27,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -233,15 +232,6 @@ func writeVariant(p *profile.Profile, k int, file string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// goVersion is the go command's version: the toolchain that builds.
-func goVersion() string {
-	out, err := exec.Command("go", "env", "GOVERSION").Output()
-	if err != nil {
-		return "unknown go"
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // Markdown renders the results: per workload, the seconds of each round,

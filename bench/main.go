@@ -140,16 +140,13 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	r := &results{
 		Date:      time.Now().Format("2006-01-02"),
 		Machine:   machine(),
-		GoVersion: runtime.Version(),
+		GoVersion: goVersion(),
 		Rounds:    *rounds,
 		Benchtime: *benchtime,
 		Quick:     *quick,
 		Selection: selectionFlags(set, values, *run, *pppFlags, *modeList),
 		CPU:       h.cpu,
 		Modes:     chosen[1:],
-	}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		r.GoVersion = strings.TrimSpace(string(out)) // the toolchain that builds, not this program's
 	}
 	if err := h.measure(r, selected, *benchtime, *rounds, *cold, *coldRounds); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -399,6 +396,16 @@ func render(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, secti
 		return 1
 	}
 	return 0
+}
+
+// goVersion is the version of the toolchain that builds the workloads, the
+// go command's (not this program's, unless go cannot say).
+func goVersion() string {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return runtime.Version()
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // savedRun is the results of a -builds, -wet, -slice or -wpp run, as

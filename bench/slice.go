@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -360,15 +359,12 @@ func (h *harness) runSlice(selected []workload, set map[string]bool, run string,
 	// A slice of a whole test suite can hold tens of millions of steps:
 	// the collector keeps the heap near what is live.
 	debug.SetMemoryLimit(6 << 30)
-	r := &sliceResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: runtime.Version()}
+	r := &sliceResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: goVersion()}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")
 	}
 	if set["run"] {
 		r.Selection = append(r.Selection, "-run="+strconv.Quote(run))
-	}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		r.GoVersion = strings.TrimSpace(string(out))
 	}
 	h.log("work directory %s", h.work)
 	if err := h.buildPPPExec(); err != nil {

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -59,15 +58,12 @@ type wetResults struct {
 }
 
 func (h *harness) runWET(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
-	r := &wetResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: runtime.Version()}
+	r := &wetResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: goVersion()}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")
 	}
 	if set["run"] {
 		r.Selection = append(r.Selection, "-run="+strconv.Quote(run))
-	}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		r.GoVersion = strings.TrimSpace(string(out))
 	}
 	h.log("work directory %s", h.work)
 	if err := h.buildPPPExec(); err != nil {

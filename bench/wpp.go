@@ -68,9 +68,7 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -958,7 +956,7 @@ func (h *harness) runWPP(selected []workload, set map[string]bool, run string, m
 	r := &wppResults{
 		Date:      time.Now().Format("2006-01-02"),
 		Machine:   machine(),
-		GoVersion: runtime.Version(),
+		GoVersion: goVersion(),
 	}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")
@@ -968,9 +966,6 @@ func (h *harness) runWPP(selected []workload, set map[string]bool, run string, m
 	}
 	if set["wppfuncs"] {
 		r.Selection = append(r.Selection, "-wppfuncs="+strconv.Itoa(maxFuncs))
-	}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		r.GoVersion = strings.TrimSpace(string(out))
 	}
 	if err := h.measureWPP(r, selected, maxFuncs); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
