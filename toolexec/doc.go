@@ -33,8 +33,11 @@
 // gives new objects. Since the ID is the tool's, the go command then misses
 // its cache for the standard library too; pppexec answers those compiles,
 // and go test's vet runs, from a cache of its own keyed by what the tool
-// reads (compilecache.go, vetcache.go), so a new profile recompiles only
-// the packages it instruments.
+// reads (compilecache.go, vetcache.go), so a new profile compiles again
+// only the packages it instruments. The go command still runs every action
+// (each hit a few milliseconds), and the assembler and cgo again: such a
+// build takes several times a plain rebuild (README, "Builds after a new
+// profile").
 //
 // A file of the profile that cannot be read (a counter file that a test
 // killed at start left empty) is skipped, as the reports skip it, and the
