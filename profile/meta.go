@@ -132,6 +132,46 @@ type Func struct {
 	// Deps are, in a -deps build, the function's statements with the
 	// variables they define and use, for slicing (deps.go).
 	Deps *Deps `json:",omitempty"`
+	// Infeasible is what pppexec proved of the function's paths (package
+	// analyzer/infeasible); nil if it did not analyse the function
+	// (metadata written before, a supergraph, or an analysis that failed).
+	Infeasible *Infeasible `json:",omitempty"`
+}
+
+// Infeasible lists sets of a function's edges that no run takes together:
+// every path through all the edges of one of Contradictions is infeasible.
+// An empty list says that the analysis ran and proved nothing.
+type Infeasible struct {
+	Contradictions []Contradiction
+}
+
+// A Contradiction is a set of edges (indexes in Func.Edges) that no run
+// takes together, with why: what each of its branch edges says of the
+// function's values, in the order a path takes them, separated by "; ".
+type Contradiction struct {
+	Edges []int32
+	Why   string
+}
+
+// InfeasibleSets returns the contradictions' edge sets, checked against the
+// function's edges.
+func (f *Func) InfeasibleSets() ([][]numbering.EdgeID, error) {
+	if f.Infeasible == nil {
+		return nil, nil
+	}
+	sets := make([][]numbering.EdgeID, len(f.Infeasible.Contradictions))
+	for i, c := range f.Infeasible.Contradictions {
+		if len(c.Edges) == 0 || len(c.Edges) > 64 {
+			return nil, fmt.Errorf("function %s: contradiction %d has %d edges", f.Name, i, len(c.Edges))
+		}
+		for _, e := range c.Edges {
+			if e < 0 || int(e) >= len(f.Edges) {
+				return nil, fmt.Errorf("function %s: contradiction %d names edge %d of %d", f.Name, i, e, len(f.Edges))
+			}
+			sets[i] = append(sets[i], numbering.EdgeID(e))
+		}
+	}
+	return sets, nil
 }
 
 // SuperSuffix ends the Name of a supergraph: its caller's name, then this.
@@ -226,6 +266,11 @@ type Edge struct {
 	Kind     EdgeKind
 	Line     int // of the statement or clause that takes it
 	Col      int
+	// Cond is, for a branch outcome, the source of the condition it is an
+	// outcome of (analyzer/infeasible.Conditions): an if's or for's
+	// condition, "case " and a clause's list, "range " and the range
+	// expression, "switch" and its tag for no case matching.
+	Cond string `json:",omitempty"`
 }
 
 // Counters says where a function's counters lie in its package's words.

@@ -157,6 +157,7 @@ type checkedPackage struct {
 	srcs     [][]byte
 	fileArgs []int // the index of each file in the compile's arguments
 	info     *types.Info
+	pkg      *types.Package
 	noReturn func(*types.Func) bool
 }
 
@@ -186,6 +187,9 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 		Instances:  make(map[*ast.Ident]types.Instance),
 		Selections: make(map[*ast.SelectorExpr]*types.Selection),
 		Implicits:  make(map[ast.Node]types.Object), // type switch clauses' variables, for -deps
+		// For the SSA form, which proves paths infeasible.
+		Scopes:       make(map[ast.Node]*types.Scope),
+		FileVersions: make(map[*ast.File]string),
 	}
 	lang, _ := t.flag("lang")
 	conf := types.Config{
@@ -204,6 +208,7 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("type-checking: %v", err)
 	}
+	c.pkg = pkg
 	if c.noReturn, err = funcgraph.NoReturnInPackage(c.fset, c.files, pkg, c.info, conf.Sizes); err != nil {
 		return nil, err
 	}
@@ -220,7 +225,7 @@ func typeCheck(t *toolArgs, cfg *importcfg) (*checkedPackage, error) {
 func (c *checkedPackage) input(t *toolArgs, tests bool) (in *instrument.Input, which []int) {
 	objdir := t.objdir()
 	lang, _ := t.flag("lang")
-	in = &instrument.Input{Fset: c.fset, Info: c.info, NoReturn: c.noReturn, Lang: lang}
+	in = &instrument.Input{Fset: c.fset, Info: c.info, Package: c.pkg, AllFiles: c.files, NoReturn: c.noReturn, Lang: lang}
 	for i, f := range c.files {
 		name := c.fset.Position(f.Pos()).Filename
 		base := filepath.Base(name)

@@ -119,6 +119,12 @@ type Input struct {
 	// has its original's name but not its content.
 	Sums []string
 	Info *types.Info
+	// Package and AllFiles are the type-checked package and every file it
+	// was checked from (tests and generated files too): from them, its
+	// SSA form proves paths infeasible (feasibility.go). Without them, no
+	// function is analysed.
+	Package  *types.Package
+	AllFiles []*ast.File
 	// NoReturn reports functions that never return, as the analyzer's
 	// ctrlflow facts do; it may be nil.
 	NoReturn func(*types.Func) bool
@@ -163,7 +169,8 @@ type Skip struct {
 // Package instruments a package, in stages:
 //
 //  1. number its functions and describe them in the metadata
-//     (functions.go), each with its counters laid out (layout.go);
+//     (functions.go), each with its counters laid out (layout.go) and the
+//     paths proved infeasible (feasibility.go);
 //  2. in an interprocedural build, make the supergraphs of its callers and
 //     of other packages' callers of its functions (supergraph.go);
 //  3. write each function's code into its file (codegen.go) through an
@@ -193,6 +200,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 		goShapes: make(map[goShape]bool),
 	}
 	b.number(graphs)
+	b.analyzeFeasibility()
 	if cfg.Sites != nil {
 		b.addSupergraphs()
 	}
