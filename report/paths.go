@@ -16,6 +16,13 @@ type Path struct {
 	ID    uint64
 	Count uint64
 	Steps []Step
+	// Infeasible is, for a path that never ran and was proved infeasible,
+	// the branch outcomes that contradict and why.
+	Infeasible *Contradiction `json:",omitempty"`
+	// Needs are, for a path that never ran and was not proved infeasible,
+	// its branches with the outcome each must have: what a test that runs
+	// it must make hold.
+	Needs []Condition `json:",omitempty"`
 }
 
 // A Step is one edge of a path: where it is taken and what it means.
@@ -67,7 +74,11 @@ func (f *Func) Decoded(untested bool, limit uint64) ([]Path, error) {
 		if err != nil {
 			return nil, err
 		}
-		paths = append(paths, Path{ID: id, Count: f.counts[id], Steps: f.steps(dag)})
+		p := Path{ID: id, Count: f.counts[id], Steps: f.steps(dag)}
+		if p.Count == 0 {
+			f.explain(&p, dag)
+		}
+		paths = append(paths, p)
 	}
 	return paths, nil
 }
@@ -147,12 +158,20 @@ func (ps Paths) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	cwd, _ := os.Getwd()
 	f := ps.Func
-	fmt.Fprintf(ew, "%s.%s (%s:%d): %d of %d paths ran\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.Paths.Covered, f.Paths.Total)
+	fmt.Fprintf(ew, "%s.%s (%s:%d): %s\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.summary())
 	for _, p := range ps.Paths {
-		switch p.Count {
-		case 0:
+		switch {
+		case p.Infeasible != nil:
+			fmt.Fprintf(ew, "\npath %d, never ran, proved infeasible\n", p.ID)
+			writeNeeds(ew, cwd, p)
+			continue
+		case p.Needs != nil:
 			fmt.Fprintf(ew, "\npath %d, never ran\n", p.ID)
-		case 1:
+			writeNeeds(ew, cwd, p)
+			continue
+		case p.Count == 0:
+			fmt.Fprintf(ew, "\npath %d, never ran\n", p.ID)
+		case p.Count == 1:
 			fmt.Fprintf(ew, "\npath %d, ran once\n", p.ID)
 		default:
 			fmt.Fprintf(ew, "\npath %d, ran %s times\n", p.ID, atLeast(p.Count))
@@ -168,6 +187,38 @@ func (ps Paths) WriteJSON(w io.Writer) error {
 		ps.Paths = []Path{}
 	}
 	return writeJSON(w, ps)
+}
+
+// PathLists are the paths of several functions (one name can denote
+// several: F in two packages).
+type PathLists []Paths
+
+// WriteText writes each function's paths, a blank line between them.
+func (l PathLists) WriteText(w io.Writer) error {
+	for i, ps := range l {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := ps.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the functions and their paths as a JSON list.
+func (l PathLists) WriteJSON(w io.Writer) error {
+	for i := range l {
+		if l[i].Paths == nil {
+			l[i].Paths = []Path{}
+		}
+	}
+	if l == nil {
+		l = PathLists{}
+	}
+	return writeJSON(w, l)
 }
 
 // writeSteps writes a path's branches, one a line, leaving out the edges

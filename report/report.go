@@ -25,6 +25,10 @@ type Coverage struct {
 	Covered   uint64
 	Total     uint64
 	Saturated bool
+	// Bound says that Total is an upper bound: of the paths not proved
+	// infeasible, when there were too many contradictions to count the
+	// paths that avoid them exactly. The true fraction is at least Percent.
+	Bound bool
 }
 
 // Percent returns the coverage in percent, 100 for nothing to cover (which
@@ -39,6 +43,7 @@ func (c Coverage) Percent() float64 {
 func (c *Coverage) add(d Coverage) {
 	covered, total := numbering.SatAdd(c.Covered, d.Covered), numbering.SatAdd(c.Total, d.Total)
 	c.Saturated = c.Saturated || d.Saturated || total == math.MaxUint64 || covered == math.MaxUint64
+	c.Bound = c.Bound || d.Bound
 	c.Covered, c.Total = covered, total
 }
 
@@ -53,13 +58,16 @@ func (c Coverage) MarshalJSON() ([]byte, error) {
 		Covered, Total uint64
 		Percent        *float64 `json:",omitempty"`
 		Saturated      bool     `json:",omitempty"`
-	}{c.Covered, c.Total, percent, c.Saturated})
+		Bound          bool     `json:",omitempty"`
+	}{c.Covered, c.Total, percent, c.Saturated, c.Bound})
 }
 
 // A Report is the path coverage of the packages in a profile.
 type Report struct {
-	Packages   []*Package
-	Paths      Coverage // over all functions
+	Packages []*Package
+	Paths    Coverage // over all functions
+	// Feasible is over the paths not proved infeasible (Func.Feasible).
+	Feasible   Coverage
 	Statements Coverage // as go test -cover counts them
 	// Segments are over all supergraphs of an interprocedural build: the
 	// interprocedural path segments that ran, out of all.
@@ -72,6 +80,7 @@ type Package struct {
 	Path       string
 	Funcs      []*Func // worst covered first
 	Paths      Coverage
+	Feasible   Coverage
 	Statements Coverage
 	// Supergraphs are, in an interprocedural build, the callers with the
 	// callees of their call sites inlined (profile.Super), worst covered
@@ -89,6 +98,11 @@ type Func struct {
 	Line    int
 	EndLine int
 	Paths   Coverage
+	// Feasible is the coverage of the paths not proved infeasible: those
+	// that ran, of all but the Infeasible ones. It is Paths when the
+	// function was not analysed.
+	Feasible   Coverage
+	Infeasible Infeasibility
 	// Acyclic is the exact number of acyclic paths, which is Paths.Total
 	// unless the function has so many that it was cut to number them.
 	Acyclic string
@@ -106,6 +120,7 @@ type Func struct {
 	pkgMeta   *profile.Meta // for a supergraph, its callers' and callees' files
 	sum       string        // profile.Meta.Sums of its file, if recorded
 	builds    []build       // the metadata functions it is, counts added up
+	proof     *proof        // what every build proved, if each was analysed
 }
 
 // Options say what Build reports.
@@ -221,10 +236,15 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		}
 		for _, f := range pkg.Funcs {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
+			if err := f.prove(); err != nil {
+				errs = append(errs, err)
+			}
 			pkg.Paths.add(f.Paths)
+			pkg.Feasible.add(f.Feasible)
 		}
 		for _, f := range pkg.Supergraphs {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
+			f.Feasible = f.Paths // not analysed
 			pkg.Segments.add(f.Paths)
 		}
 		for _, c := range units[path] {
@@ -234,6 +254,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		sortWorstFirst(pkg.Supergraphs)
 		r.Packages = append(r.Packages, pkg)
 		r.Paths.add(pkg.Paths)
+		r.Feasible.add(pkg.Feasible)
 		r.Segments.add(pkg.Segments)
 		r.Statements.add(pkg.Statements)
 	}
@@ -318,10 +339,10 @@ func chooseVersion(vs []*version, p *profile.Profile, src *Sources) *version {
 
 func sortWorstFirst(funcs []*Func) {
 	slices.SortStableFunc(funcs, func(a, b *Func) int {
-		if c := cmp.Compare(a.Paths.Percent(), b.Paths.Percent()); c != 0 {
+		if c := cmp.Compare(a.Feasible.Percent(), b.Feasible.Percent()); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(b.Paths.Total, a.Paths.Total); c != 0 {
+		if c := cmp.Compare(b.Feasible.Total, a.Feasible.Total); c != 0 {
 			return c
 		}
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Name, b.Name))

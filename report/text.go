@@ -25,6 +25,7 @@ var (
 	_ Output = (*Report)(nil)
 	_ Output = SegmentReport{}
 	_ Output = Paths{}
+	_ Output = PathLists(nil)
 	_ Output = CallSites(nil)
 	_ Output = SupergraphSizes(nil)
 	_ Output = (*Residual)(nil)
@@ -36,9 +37,9 @@ var (
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	cwd, _ := os.Getwd()
-	fmt.Fprintf(tw, "\tpaths run\t\tstatements\t\n")
+	fmt.Fprintf(tw, "\tfeasible paths run\t\tinfeasible\tstatements\t\n")
 	for _, pkg := range r.Packages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", pkg.Path, ratio(pkg.Paths), percentText(pkg.Paths), percentText(pkg.Statements))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", pkg.Path, ratio(pkg.Feasible), percentText(pkg.Feasible), infeasibleSum(pkg.Funcs, pkg.Paths, pkg.Feasible), percentText(pkg.Statements))
 		for _, f := range pkg.Funcs {
 			var notes []string
 			if f.Acyclic != fmt.Sprint(f.Paths.Total) {
@@ -51,11 +52,29 @@ func (r *Report) WriteText(w io.Writer) error {
 			if len(notes) > 0 {
 				note = "(" + strings.Join(notes, "; ") + ")"
 			}
-			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%s\t\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Paths), percentText(f.Paths), note)
+			fmt.Fprintf(tw, "  %s:%d %s\t%s\t%s\t%s\t%s\n", relative(cwd, f.File), f.Line, f.Name, ratio(f.Feasible), percentText(f.Feasible), infeasibleText(f.Infeasible), note)
 		}
 	}
-	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t\n", ratio(r.Paths), percentText(r.Paths), percentText(r.Statements))
+	var all []*Func
+	for _, pkg := range r.Packages {
+		all = append(all, pkg.Funcs...)
+	}
+	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t%s\t\n", ratio(r.Feasible), percentText(r.Feasible), infeasibleSum(all, r.Paths, r.Feasible), percentText(r.Statements))
 	return tw.Flush()
+}
+
+// infeasibleSum says how many paths of funcs, whose paths and feasible
+// paths sum to all and feasible, were proved infeasible: "–" if none of
+// them was analysed.
+func infeasibleSum(funcs []*Func, all, feasible Coverage) string {
+	analyzed := false
+	for _, f := range funcs {
+		analyzed = analyzed || f.Infeasible.Analyzed
+	}
+	if !analyzed || all.Saturated {
+		return "–"
+	}
+	return infeasibleText(Infeasibility{Analyzed: true, Paths: all.Total - feasible.Total, Bound: feasible.Bound})
 }
 
 // A SegmentReport is the interprocedural part of a report: per package,
@@ -121,8 +140,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // ratio writes a coverage as covered/total; a sum that saturated is "at
 // least" what it says.
 func ratio(c Coverage) string {
-	if c.Saturated {
+	switch {
+	case c.Saturated:
 		return fmt.Sprintf("%s/≥%d", atLeast(c.Covered), c.Total)
+	case c.Bound:
+		return fmt.Sprintf("%d/≤%d", c.Covered, c.Total)
 	}
 	return fmt.Sprintf("%d/%d", c.Covered, c.Total)
 }
@@ -135,6 +157,8 @@ func percentText(c Coverage) string {
 		return "    –"
 	case c.Saturated:
 		return fmt.Sprintf("≤%.1f%%", c.Percent())
+	case c.Bound:
+		return fmt.Sprintf("≥%.1f%%", c.Percent())
 	}
 	return fmt.Sprintf("%5.1f%%", c.Percent())
 }

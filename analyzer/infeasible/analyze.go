@@ -73,18 +73,22 @@ type analysis struct {
 	solves int
 }
 
-// A loop is a for or range statement whose SSA header is known: on a path
-// that enters it through entering (its one edge in from outside), its
-// header's φ-nodes hold the values from before the loop.
+// A loop is a for or range statement entered through entering, its one
+// edge in from outside. On a path that takes that edge, the loop runs its
+// first round: a range loop's first test says whether it has any element,
+// and the φ-nodes of header, the SSA loop header (nil if it was not
+// found), hold the values from before the loop.
 type loop struct {
 	region   *funcgraph.Region
 	header   *ssa.BasicBlock
 	entering numbering.EdgeID
 }
 
-// findLoops maps the function's loops to SSA loop headers: a for loop's
-// by its condition, a range loop's by its key, each the block that
-// computes it, when that is a loop header with one edge from outside.
+// findLoops finds the function's loops that have one edge in, and maps
+// them to SSA loop headers: a for loop's by its condition, a range loop's
+// by its key, each the block that computes it, when that is a loop header
+// with one edge from outside. A for loop whose header is not found is
+// left out (its first round says nothing more); a range loop is kept.
 func (a *analysis) findLoops(fn *ssa.Function) []loop {
 	var loops []loop
 	for i := range a.f.Regions {
@@ -95,6 +99,8 @@ func (a *analysis) findLoops(fn *ssa.Function) []loop {
 			probe = s.Cond
 		case *ast.RangeStmt:
 			probe = s.Key
+		default:
+			continue
 		}
 		var entering []numbering.EdgeID
 		for id, e := range a.f.Graph.Edges {
@@ -102,21 +108,23 @@ func (a *analysis) findLoops(fn *ssa.Function) []loop {
 				entering = append(entering, numbering.EdgeID(id))
 			}
 		}
-		if probe == nil || len(entering) != 1 {
+		if len(entering) != 1 {
 			continue
 		}
 		var header *ssa.BasicBlock
-		ast.Inspect(probe, func(n ast.Node) bool {
-			e, ok := n.(ast.Expr)
-			if !ok || header != nil {
+		if probe != nil {
+			ast.Inspect(probe, func(n ast.Node) bool {
+				e, ok := n.(ast.Expr)
+				if !ok || header != nil {
+					return header == nil
+				}
+				if v, ok := a.t.exprs[ast.Unparen(e)].(ssa.Instruction); ok && v.Block() != nil && outsideEdge(v.Block()) >= 0 && isHeader(v.Block()) {
+					header = v.Block()
+				}
 				return header == nil
-			}
-			if v, ok := a.t.exprs[ast.Unparen(e)].(ssa.Instruction); ok && v.Block() != nil && outsideEdge(v.Block()) >= 0 && isHeader(v.Block()) {
-				header = v.Block()
-			}
-			return header == nil
-		})
-		if header != nil {
+			})
+		}
+		if _, isRange := r.Stmt.(*ast.RangeStmt); header != nil || isRange {
 			loops = append(loops, loop{region: r, header: header, entering: entering[0]})
 		}
 		if len(loops) == 64 {

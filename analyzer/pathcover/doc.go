@@ -15,12 +15,21 @@
 // the if, switch, select or loop with the most paths through it, and, when
 // the count comes from many statements in a row, how many there are.
 //
+// Some paths cannot run: two branches test related conditions, so no input
+// takes one way at the first and the contrary way at the second. For a
+// function over the limit, pathcover proves what it can of that from the
+// package's SSA form, as pppexec does for the reports (see package
+// analyzer/infeasible), says how many paths it proved infeasible, and
+// leaves the function out when the paths left are within the limit.
+//
 // With -pathcover.profile=DIR (a profile directory or text profile, or
 // several, comma-separated), pathcover is a gate on untested paths instead:
 // it reports each function of a profiled package whose tests ran less than
-// -pathcover.min percent (default 100) of its paths, with the number
-// untested and the first -pathcover.show (default 3) of them decoded, as
-// `pathcover gate` does; the path count report is then off unless
+// -pathcover.min percent (default 100) of its feasible paths (those the
+// build did not prove infeasible; -pathcover.allpaths: of all its paths),
+// with the number untested and the first -pathcover.show (default 3) of
+// them decoded, each with the conditions it needs, as `pathcover gate`
+// does; the path count report is then off unless
 // -pathcover.maxpaths is given. Functions in _test.go files are not judged:
 // they are never profiled.
 //

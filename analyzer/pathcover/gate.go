@@ -21,12 +21,14 @@ var (
 	gateProfile string
 	gateMin     = 100.0
 	gateShow    = 3
+	gateAll     bool
 )
 
 func init() {
 	Analyzer.Flags.StringVar(&gateProfile, "profile", "", "report functions whose tests ran too few paths, by the profile in these comma-separated `dirs or files`")
 	Analyzer.Flags.Float64Var(&gateMin, "min", 100, "with -pathcover.profile, report functions with less than this `percent` of their paths run")
 	Analyzer.Flags.IntVar(&gateShow, "show", 3, "with -pathcover.profile, decode the first `n` untested paths")
+	Analyzer.Flags.BoolVar(&gateAll, "allpaths", false, "with -pathcover.profile, judge every acyclic path, not only those not proved infeasible")
 }
 
 // gateReports caches the report of each profile: vet runs one process per
@@ -107,7 +109,11 @@ func gate(pass *analysis.Pass, funcs []*pathnumber.Func, skip func(*pathnumber.F
 			}
 			continue
 		}
-		s, err := match.Gate(gateMin, gateShow)
+		over := report.OverFeasible
+		if gateAll {
+			over = report.OverAll
+		}
+		s, err := match.Gate(gateMin, gateShow, over)
 		if err != nil {
 			return err
 		}

@@ -60,6 +60,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	limit := new(big.Int).SetUint64(maxPaths.n)
+	proofs := &packageProofs{pass: pass}
 	for _, f := range res.Funcs {
 		if skip(f) {
 			continue
@@ -74,10 +75,14 @@ func run(pass *analysis.Pass) (any, error) {
 		if total.Cmp(limit) <= 0 {
 			continue
 		}
+		infeasible, exact := proofs.infeasible(f)
+		if feasible := new(big.Int).Sub(total, new(big.Int).SetUint64(infeasible)); exact && feasible.Cmp(limit) <= 0 {
+			continue
+		}
 		pass.Report(analysis.Diagnostic{
 			Pos:     f.Node.Pos(),
 			End:     f.Body.Lbrace,
-			Message: message(pass.Fset, f, total),
+			Message: message(pass.Fset, f, total, infeasible, exact),
 		})
 	}
 	if interp {
@@ -88,8 +93,15 @@ func run(pass *analysis.Pass) (any, error) {
 
 // message explains a function's path count: the count, and the statement
 // with the most paths through it.
-func message(fset *token.FileSet, f *pathnumber.Func, total *big.Int) string {
-	msg := fmt.Sprintf("%s has %s acyclic paths, more than -pathcover.maxpaths=%d", f.Name, countString(total), maxPaths.n)
+func message(fset *token.FileSet, f *pathnumber.Func, total *big.Int, infeasible uint64, exact bool) string {
+	msg := fmt.Sprintf("%s has %s acyclic paths", f.Name, countString(total))
+	switch {
+	case infeasible > 0 && exact:
+		msg += fmt.Sprintf(" (%d proved infeasible)", infeasible)
+	case infeasible > 0:
+		msg += fmt.Sprintf(" (at least %d proved infeasible)", infeasible)
+	}
+	msg += fmt.Sprintf(", more than -pathcover.maxpaths=%d", maxPaths.n)
 	factors := regionFactors(f)
 	best := -1
 	for i, factor := range factors {

@@ -20,6 +20,18 @@ func TestConstructs(t *testing.T) {
 	analysistest.Run(t, testdata(t), pathcover.Analyzer, "constructs")
 }
 
+// TestInfeasible runs the analyzer over functions whose branches test
+// related conditions: it says how many of their paths it proved
+// infeasible, and leaves out those whose other paths are within the limit
+// (testdata/src/correlated works out each count by hand).
+func TestInfeasible(t *testing.T) {
+	if err := pathcover.Analyzer.Flags.Set("maxpaths", "3"); err != nil {
+		t.Fatal(err)
+	}
+	defer pathcover.Analyzer.Flags.Set("maxpaths", "1000")
+	analysistest.Run(t, testdata(t), pathcover.Analyzer, "correlated")
+}
+
 func testdata(t *testing.T) string {
 	dir, err := filepath.Abs("../../testdata")
 	if err != nil {

@@ -49,6 +49,7 @@ type gateFlags struct {
 	min   *float64
 	since *string
 	show  *int
+	all   *bool
 }
 
 // gateFlag declares -min, -since and -show; for begins their usage, for a
@@ -58,6 +59,7 @@ func gateFlag(fs *flag.FlagSet, forUse string) *gateFlags {
 		min:   fs.Float64("min", -1, forUse+"the least `percent` of each function's paths that must have run (required)"),
 		since: fs.String("since", "", forUse+"judge only the functions changed since git `revision` (committed, uncommitted or untracked)"),
 		show:  fs.Int("show", 3, forUse+"decode the first `n` untested paths of each function that falls short"),
+		all:   fs.Bool("all", false, forUse+"judge every acyclic path, not only those not proved infeasible"),
 	}
 }
 
@@ -106,7 +108,11 @@ func (g *gateFlags) judge(name string, r *report.Report, problems []error) (shor
 		}
 		return false
 	}
-	short, err := r.Gate(*g.min, *g.show, counting)
+	over := report.OverFeasible
+	if *g.all {
+		over = report.OverAll
+	}
+	short, err := r.Gate(*g.min, *g.show, over, counting)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return nil, 0, exitFail

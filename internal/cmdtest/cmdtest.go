@@ -5,18 +5,26 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/report"
 )
 
 // Run runs a command in dir, with env added to the environment, and returns
 // its combined output and exit code. A command that cannot start fails the
-// test.
+// test, and so does output that says a path proved infeasible ran
+// (report.ProofError): every report a test makes is checked so against
+// what the program ran.
 func Run(t testing.TB, dir string, env []string, name string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), report.ProofErrorText) {
+		t.Errorf("%s %v: a path proved infeasible ran:\n%s", name, args, out)
+	}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/oracle"
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
 )
 
 var (
@@ -70,7 +71,9 @@ func ReadFile(t testing.TB, name string) string {
 }
 
 // LoadProfile reads a profile directory, failing on any bad file or an
-// empty profile.
+// empty profile, and on a path that ran although its build proved it
+// infeasible (the soundness oracle of package analyzer/infeasible: every
+// profile that a test loads so is checked).
 func LoadProfile(t testing.TB, dir string) *profile.Profile {
 	t.Helper()
 	p := profile.New()
@@ -81,7 +84,21 @@ func LoadProfile(t testing.TB, dir string) *profile.Profile {
 	if len(p.Metas) == 0 || p.Processes == 0 {
 		t.Fatalf("empty profile in %s: %d packages, %d processes", dir, len(p.Metas), p.Processes)
 	}
+	CheckProofs(t, p)
 	return p
+}
+
+// CheckProofs fails the test if a path of p ran that its build proved
+// infeasible, and returns the report it built to tell.
+func CheckProofs(t testing.TB, p *profile.Profile) *report.Report {
+	t.Helper()
+	r, errs := report.Build(p, nil)
+	for _, err := range errs {
+		if pe, ok := err.(*report.ProofError); ok {
+			t.Errorf("%v", pe)
+		}
+	}
+	return r
 }
 
 // CheckOracle regenerates the paths of every call from the traces in dir

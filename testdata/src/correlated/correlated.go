@@ -1,0 +1,261 @@
+// Package correlated holds functions whose branches test related
+// conditions, for the proofs of infeasible paths (analyzer/infeasible) and
+// the vet tool's counts of them. Each function says how many acyclic paths
+// it has and how many of them cannot run, worked out by hand; "proved" is
+// how many the analysis must prove infeasible, which is less where a path
+// cannot run for a reason it does not see. The vet tool, with
+// -pathcover.maxpaths=3, reports the functions with more than 3 paths left
+// once the infeasible ones are taken out, as the want comments say.
+package correlated
+
+// sameTest tests one condition twice. Paths 4: the 2 that take one way at
+// the first if and the other at the second are infeasible. Proved 2.
+func sameTest(x int) (s int) {
+	if x > 0 {
+		s++
+	}
+	if x > 0 {
+		s += 2
+	}
+	return
+}
+
+// bounds tests two intervals that do not meet. Paths 4: x > 10 and x < 5
+// together cannot hold. Proved 1.
+func bounds(x int) (s int) {
+	if x > 10 {
+		s++
+	}
+	if x < 5 {
+		s--
+	}
+	return
+}
+
+// nilness returns early on nil. Paths 3: nil returns; non-nil then finds
+// p == nil false. Proved 1 (p != nil after p == nil was false, then its
+// else).
+func nilness(p *int) int {
+	if p == nil {
+		return 0
+	}
+	if p != nil {
+		return *p
+	} else {
+		return -1
+	}
+}
+
+// tagThenTest switches on a string, then tests it again. Paths 6: three
+// ways through the switch ("a", "b", neither) times the if. Case "a" with
+// s == "a" false, case "b" with s == "a" true, and neither with s == "a"
+// true cannot run. Proved 3.
+func tagThenTest(s string) (n int) {
+	switch s {
+	case "a":
+		n = 1
+	case "b":
+		n = 2
+	}
+	if s == "a" {
+		n *= 10
+	}
+	return
+}
+
+// typeTwice switches on a dynamic type twice. Paths 6: int or default at
+// the first, int, string or neither at the second. An int is int at both:
+// (int, string), (int, neither) and (default, int) cannot run. Proved 3.
+func typeTwice(x any) (n int) {
+	switch x.(type) {
+	case int:
+		n = 1
+	default:
+		n = 2
+	}
+	switch x.(type) {
+	case int:
+		n++
+	case string:
+		n--
+	}
+	return
+}
+
+// constants gives k one of two constants, then tests for a third. Paths
+// 4: k == 2 never holds. Proved 2.
+func constants(a bool) (n int) {
+	k := 0
+	if a {
+		k = 1
+	}
+	if k == 2 {
+		n = 1
+	}
+	return
+}
+
+// lengths makes a slice as long as another, then ranges over the first
+// and tests the second. Paths: the range leaves at once (no elements) or
+// not (then the path ends where the loop goes round), and the if: from the
+// entry, done then either way of the if (2), next (1); from the loop's
+// head again, next (1), done then either way (2): 6. Leaving at once
+// with len(out) > 0 cannot run. Proved 1. (After a round, len(out) == 0
+// cannot hold either, but a round of a loop is not followed.)
+func lengths(in []int) (n int) { // want `lengths has 6 acyclic paths \(1 proved infeasible\)`
+	out := make([]int, len(in))
+	for i := range in {
+		out[i] = in[i]
+	}
+	if len(out) > 0 {
+		n = out[0]
+	}
+	return
+}
+
+// array ranges over an array, which always has a first element. Paths 4:
+// from the entry next or done, from the loop's head again next or done.
+// Done from the entry cannot run. Proved 1.
+func array(a [3]int) (s int) {
+	for _, x := range a {
+		s += x
+	}
+	return
+}
+
+// firstRound tests a loop variable in the loop. Paths 6: from the entry,
+// the condition false (return), or true and then either way of the if
+// (the round ends); the same from the loop's head again. In the first
+// round i == 0, so its if's false way cannot run there. Proved 1 (in
+// later rounds i != 0 too, unless n wraps, which the analysis does not
+// follow).
+func firstRound(n int) (s int) { // want `firstRound has 6 acyclic paths \(1 proved infeasible\)`
+	for i := 0; i < n; i++ {
+		if i == 0 {
+			s++
+		}
+	}
+	return
+}
+
+// wraps tests x, then x + 1: x + 1 wraps to the smallest int when x is
+// the largest, so nothing is infeasible. Paths 4. Proved 0.
+func wraps(x int) (s int) { // want `wraps has 4 acyclic paths, more than`
+	if x > 0 {
+		s++
+	}
+	y := x + 1
+	if y > 0 {
+		s += 2
+	}
+	return
+}
+
+// redefined tests x, assigns it anew, and tests it again: the two tests
+// are of different values. Paths 4. Proved 0.
+func redefined(f func() int) (s int) { // want `redefined has 4 acyclic paths, more than`
+	x := f()
+	if x > 0 {
+		s++
+	}
+	x = f()
+	if x > 0 {
+		s += 2
+	}
+	return
+}
+
+// memory reads a field twice: another goroutine may write it in between,
+// so nothing is proved, although in a single goroutine (F, T) cannot run.
+// Paths 4. Proved 0.
+func memory(p *struct{ n int }) (s int) { // want `memory has 4 acyclic paths, more than`
+	if p.n > 0 {
+		p.n = 0
+	}
+	if p.n > 0 {
+		s = 1
+	}
+	return
+}
+
+// floats tests a float against itself: x == x is false for NaN, so both
+// ways of the second if can run. Paths 4: x > 0 and x != x together
+// cannot hold (NaN is not > 0), but comparisons of floats are not followed.
+// Proved 0.
+func floats(x float64) (s int) { // want `floats has 4 acyclic paths, more than`
+	if x > 0 {
+		s++
+	}
+	if x == x {
+		s += 2
+	}
+	return
+}
+
+// threeWay needs three facts together: x < y, y < z, and z < x cannot
+// all hold. Paths 8. Proved 1.
+func threeWay(x, y, z int) (s int) { // want `threeWay has 8 acyclic paths \(1 proved infeasible\)`
+	if x < y {
+		s++
+	}
+	if y < z {
+		s += 2
+	}
+	if z < x {
+		s += 4
+	}
+	return
+}
+
+// andOr combines conditions: a && b true, then a false, cannot run.
+// Paths 4. Proved 1.
+func andOr(a, b bool) (s int) {
+	if a && b {
+		s++
+	}
+	if !a {
+		s += 2
+	}
+	return
+}
+
+// manyTests has 2^11 = 2048 paths: eleven ifs on x, against bounds from
+// 10 down to 0. Once x > i held, x > j holds for every later, smaller j:
+// the paths that can run take the false way at some first ifs and the
+// true way at all after them, 12 of them. Proved 2036.
+func manyTests(x int) (s int) { // want `manyTests has 2048 acyclic paths \(2036 proved infeasible\), more than -pathcover.maxpaths=3`
+	if x > 10 {
+		s++
+	}
+	if x > 9 {
+		s++
+	}
+	if x > 8 {
+		s++
+	}
+	if x > 7 {
+		s++
+	}
+	if x > 6 {
+		s++
+	}
+	if x > 5 {
+		s++
+	}
+	if x > 4 {
+		s++
+	}
+	if x > 3 {
+		s++
+	}
+	if x > 2 {
+		s++
+	}
+	if x > 1 {
+		s++
+	}
+	if x > 0 {
+		s++
+	}
+	return
+}
