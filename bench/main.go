@@ -46,6 +46,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2: goroutines on both cores share the counters")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
+	infeasibleMode := fs.Bool("infeasible", false, "measure the paths proved infeasible instead (bench/infeasible.go): on the workloads' tests, how many paths and untested paths, and the analysis time")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
@@ -60,7 +61,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -122,20 +123,20 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	if *buildsMode {
+	switch kind {
+	case "builds":
 		if !set["rounds"] {
 			*rounds = 3
 		}
 		return h.runBuilds(selected, set, *run, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *wetMode {
+	case "wet":
 		return h.runWET(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *sliceMode {
+	case "slice":
 		return h.runSlice(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
-	}
-	if *wppMode {
+	case "wpp":
 		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "infeasible":
+		return h.runInfeasible(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	r := &results{
 		Date:      time.Now().Format("2006-01-02"),
@@ -543,8 +544,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible bool) measurement {
 	switch {
+	case infeasible:
+		return "infeasible"
 	case builds:
 		return "builds"
 	case wet:
@@ -576,6 +579,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderSlice
 	case "wpp":
 		return renderWPP
+	case "infeasible":
+		return renderInfeasible
 	}
 	return render
 }

@@ -320,16 +320,16 @@ func writeNeeds(w *errWriter, cwd string, p Path) {
 		for _, c := range p.Needs {
 			implied := ""
 			if c.Implied {
-				implied = "\t(follows from the above)"
+				implied = " (follows from the above)"
 			}
 			fmt.Fprintf(w, "\t  %s:%d:%d\t%s%s\n", relative(cwd, c.File), c.Line, c.Col, c, implied)
 		}
 	}
 }
 
-// summary says how many of a function's paths ran, of all and of those
+// Summary says how many of a function's paths ran, of all and of those
 // not proved infeasible.
-func (f *Func) summary() string {
+func (f *Func) Summary() string {
 	s := fmt.Sprintf("%d of %d paths ran", f.Paths.Covered, f.Paths.Total)
 	in := f.Infeasible
 	switch {

@@ -102,7 +102,7 @@ func (s *Shortfall) Message() string {
 		of = "at most " + of
 	}
 	what := "paths"
-	if s.Over == OverFeasible && f.Infeasible.Analyzed {
+	if s.Over == OverFeasible && f.Infeasible.Paths > 0 {
 		what = "feasible paths"
 	}
 	fmt.Fprintf(&b, "%s: %d of %s %s untested (%.1f%% ran, below %g%%", f.Name, s.Untested, of, what, c.Percent(), s.Min)

@@ -47,6 +47,7 @@ var htmlTemplate string
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"percent": func(c Coverage) string { return strings.TrimSpace(percentText(c)) },
 	"ratio":   ratio,
+	"infeasibleNote": infeasibleNote,
 }).Parse(htmlTemplate))
 
 // The page: an index of packages and functions, and for each function a
@@ -95,6 +96,10 @@ type jsPath struct {
 	Lines []int    `json:"lines"`           // the lines of the blocks it runs through
 	Steps []jsStep `json:"steps"`
 	Edges []int    `json:"edges"` // the graph edges it takes
+	// Infeasible says that an untested path was proved infeasible; its
+	// steps then are the branches that contradict, and why. The steps of
+	// another untested path are what it needs (Path.Needs).
+	Infeasible bool `json:"infeasible,omitempty"`
 }
 
 type jsStep struct {
@@ -179,6 +184,24 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	}
 	page.Data = template.JS(raw)
 	return pageTemplate.Execute(w, page)
+}
+
+// infeasibleNote says, for the page's index, how many paths were proved
+// infeasible, and what the coverage shown is of.
+func infeasibleNote(r *Report) string {
+	var all []*Func
+	for _, pkg := range r.Packages {
+		all = append(all, pkg.Funcs...)
+	}
+	n := infeasibleSum(all, r.Paths, r.Feasible)
+	if n == "–" {
+		return "Coverage of all acyclic paths: the build proved none infeasible (it did not analyse them)."
+	}
+	total := fmt.Sprint(r.Paths.Total)
+	if r.Paths.Saturated {
+		total = "at least " + total
+	}
+	return fmt.Sprintf("Coverage of the feasible paths: %s of the %s acyclic paths were proved infeasible, and are left out.", n, total)
 }
 
 // find returns the function of r that a residual report's function is.
@@ -331,6 +354,28 @@ func (f *Func) htmlPath(id uint64, last int) (jsPath, error) {
 	slices.Sort(p.Lines)
 	for _, e := range n.GraphEdges(dag) {
 		p.Edges = append(p.Edges, int(e))
+	}
+	if p.Count == 0 {
+		var rp Path
+		f.explain(&rp, dag)
+		if c := rp.Infeasible; c != nil {
+			p.Infeasible, p.Steps = true, nil
+			for _, b := range c.Branches {
+				p.Steps = append(p.Steps, jsStep{b.Line, b.String()})
+			}
+			p.Steps = append(p.Steps, jsStep{0, "because " + c.Why})
+		}
+		if rp.Needs != nil {
+			// What the path needs, on the lines of its branches.
+			p.Steps = []jsStep{}
+			for _, c := range rp.Needs {
+				text := c.String()
+				if c.Implied {
+					text += " (follows from the above)"
+				}
+				p.Steps = append(p.Steps, jsStep{c.Line, text})
+			}
+		}
 	}
 	return p, nil
 }

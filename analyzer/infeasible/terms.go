@@ -301,7 +301,7 @@ func (t *terms) make(v ssa.Value, vw view) term {
 			return t.of(v.Edges[i], vw)
 		}
 		// A φ whose edges are all one term is that term.
-		var same term = -1
+		same, alike := term(-1), true
 		consts := true
 		var oneOf []term
 		for _, e := range v.Edges {
@@ -312,7 +312,7 @@ func (t *terms) make(v ssa.Value, vw view) term {
 			if same < 0 {
 				same = id
 			} else if same != id {
-				same = -2
+				alike = false
 			}
 			if t.info[id].value == nil {
 				consts = false
@@ -320,7 +320,7 @@ func (t *terms) make(v ssa.Value, vw view) term {
 				oneOf = append(oneOf, id)
 			}
 		}
-		if same >= 0 {
+		if same >= 0 && alike {
 			return same
 		}
 		id := t.opaque(v)

@@ -147,15 +147,24 @@
 //
 // Usage:
 //
-//	pathcover paths [-dir D] [-untested] [-limit n] [PKG.]FUNC
+//	pathcover paths [-dir D] [-untested] [-limit n] [-json] [PKG.]FUNC
 //
 // Lists every path of a function that ran, hottest first, with its count and
 // its branches in the source; or, with -untested, the paths that never ran.
+//
+// An untested path is listed with what it needs: each of its branches with
+// the source of its condition and the outcome the path takes there
+// ("len(args) != 1 is false", "case "min", "max" matches"), those that follow
+// from the branches before them marked. A path that pppexec proved
+// infeasible (no input takes those branches together: the conditions
+// contradict) is marked so, with the branches that contradict and why.
 //
 // The flags are:
 //
 //	-dir dir
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
+//	-json
+//		write JSON
 //	-limit n
 //		list at most n paths (with -untested, refuse functions with more) (default 1000)
 //	-untested
@@ -404,11 +413,13 @@
 //
 // Usage:
 //
-//	pathcover gate -min percent [-since revision] [-show n] [-dir D] [-json] [-github] [packages]
+//	pathcover gate -min percent [-since revision] [-show n] [-all] [-dir D] [-json] [-github] [packages]
 //
 // Fails (exit 1) when a function of the profile has less than -min percent of
-// its acyclic paths run, and names each such function with its first
-// untested paths decoded. With -since, only functions whose lines changed
+// its feasible paths run, and names each such function with its first
+// untested paths, each with the conditions it needs. Feasible paths are
+// those the build did not prove infeasible (see pathcover paths): a path no
+// input can take is not asked of the tests; -all judges every acyclic path. With -since, only functions whose lines changed
 // since the revision are judged, so a CI job can hold new code to a bar that
 // old code does not meet yet. go vet -vettool=$(which pathcover)
 // -pathcover.profile=D -pathcover.min=N reports the same through vet, and
@@ -416,6 +427,8 @@
 //
 // The flags are:
 //
+//	-all
+//		judge every acyclic path, not only those not proved infeasible
 //	-dir dir
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
 //	-github
@@ -433,7 +446,7 @@
 //
 // Usage:
 //
-//	pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n]] [-dir D] [packages]
+//	pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n] [-all]] [-dir D] [packages]
 //
 // Writes what the profile says in a format that other coverage tools read,
 // to standard output or -o FILE:
@@ -458,6 +471,8 @@
 //
 // The flags are:
 //
+//	-all
+//		for sarif, judge every acyclic path, not only those not proved infeasible
 //	-dir dir
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
 //	-format format

@@ -14,7 +14,7 @@ import (
 )
 
 var cmdExport = &Command{
-	UsageLine: "pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n]] [-dir D] [packages]",
+	UsageLine: "pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n] [-all]] [-dir D] [packages]",
 	Short:     "write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF",
 	Long: `
 Writes what the profile says in a format that other coverage tools read,

@@ -15,12 +15,14 @@ import (
 )
 
 var cmdGate = &Command{
-	UsageLine: "pathcover gate -min percent [-since revision] [-show n] [-dir D] [-json] [-github] [packages]",
+	UsageLine: "pathcover gate -min percent [-since revision] [-show n] [-all] [-dir D] [-json] [-github] [packages]",
 	Short:     "fail when functions have too few of their paths run, for CI",
 	Long: `
 Fails (exit 1) when a function of the profile has less than -min percent of
-its acyclic paths run, and names each such function with its first
-untested paths decoded. With -since, only functions whose lines changed
+its feasible paths run, and names each such function with its first
+untested paths, each with the conditions it needs. Feasible paths are
+those the build did not prove infeasible (see pathcover paths): a path no
+input can take is not asked of the tests; -all judges every acyclic path. With -since, only functions whose lines changed
 since the revision are judged, so a CI job can hold new code to a bar that
 old code does not meet yet. go vet -vettool=$(which pathcover)
 -pathcover.profile=D -pathcover.min=N reports the same through vet, and

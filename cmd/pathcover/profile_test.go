@@ -65,7 +65,7 @@ func TestSmall(t *testing.T) {
 		t.Errorf("pathcover paths: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, bin, "paths", "-untested", "-dir", prof, "example.com/m.Small")
-	if code != 0 || !strings.Contains(out, "never ran") || !strings.Contains(out, "condition false") {
+	if code != 0 || !strings.Contains(out, "never ran") || !strings.Contains(out, "x > 0 is false") {
 		t.Errorf("pathcover paths -untested: exit %d\n%s", code, out)
 	}
 	if out, code := run(t, dir, bin, "paths", "-untested", "-limit", "100", "-dir", prof, "Tally"); code != 1 || !strings.Contains(out, "more than the limit") {

@@ -259,3 +259,20 @@ func manyTests(x int) (s int) { // want `manyTests has 2048 acyclic paths \(2036
 	}
 	return
 }
+
+// sameTwice gives k 0, or 1 on two ways. Paths 6: a, then b, choose k,
+// and k == 1 is tested. (a, k != 1), (b, k != 1) and (neither,
+// k == 1) cannot run, but only a and b say which way k went, and k's
+// value is not followed back to them. Proved 0: k is 0 or 1, not 1.
+func sameTwice(a, b bool) (n int) {
+	k := 0
+	if a {
+		k = 1
+	} else if b {
+		k = 1
+	}
+	if k == 1 {
+		n = 1
+	}
+	return
+}
