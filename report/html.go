@@ -45,8 +45,8 @@ type HTMLTrace struct {
 var htmlTemplate string
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"percent": func(c Coverage) string { return strings.TrimSpace(percentText(c)) },
-	"ratio":   ratio,
+	"percent":        func(c Coverage) string { return strings.TrimSpace(percentText(c)) },
+	"ratio":          ratio,
 	"infeasibleNote": infeasibleNote,
 }).Parse(htmlTemplate))
 

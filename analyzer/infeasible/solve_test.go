@@ -124,7 +124,7 @@ func (c *solverCase) String() string {
 // FuzzSolver checks that what the solver calls a contradiction has no
 // solution (soundness), on random conjunctions of comparisons.
 func FuzzSolver(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 2, 4, 0, 3, 3, 0, 2})      // x > 0 && x <= 0 shapes
+	f.Add([]byte{0, 0, 0, 2, 4, 0, 3, 3, 0, 2})       // x > 0 && x <= 0 shapes
 	f.Add([]byte{1, 1, 1, 3, 2, 0, 0, 5, 1, 2, 3, 0}) // lengths
 	f.Add([]byte{2, 3, 2, 0, 1, 4, 2, 1, 0, 9, 1})    // φ of constants
 	f.Add([]byte{0, 2, 0, 0, 4, 2, 1, 2, 2, 2, 3, 4, 1})
