@@ -37,7 +37,7 @@ var (
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	cwd, _ := os.Getwd()
-	fmt.Fprintf(tw, "\tfeasible paths run\t\tinfeasible\tstatements\t\n")
+	fmt.Fprintf(tw, "\tran/feasible\t\tinfeasible\tstatements\t\n")
 	for _, pkg := range r.Packages {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", pkg.Path, ratio(pkg.Feasible), percentText(pkg.Feasible), infeasibleSum(pkg.Funcs, pkg.Paths, pkg.Feasible), percentText(pkg.Statements))
 		for _, f := range pkg.Funcs {

@@ -208,7 +208,13 @@ func (t *terms) constant(v constant.Value, typ types.Type) term {
 }
 
 // opaque returns a term of its own for v.
-func (t *terms) opaque(v ssa.Value) term {
+func (t *terms) opaque(v ssa.Value) term { return t.opaqueIn(v, view{}) }
+
+// opaqueIn returns a term of its own for v in view vw. A φ-node's is the
+// view's own: what the view knows of it (oneOf, from its incoming values
+// in the view) holds only on the paths of the view. Any other value is
+// one term in every view: what the term says of it holds everywhere.
+func (t *terms) opaqueIn(v ssa.Value, vw view) term {
 	n, ok := t.ident[v]
 	if !ok {
 		n = len(t.ident)
@@ -218,7 +224,11 @@ func (t *terms) opaque(v ssa.Value) term {
 	if !ok {
 		text = v.Name()
 	}
-	info := termInfo{key: fmt.Sprintf("v%d", n), typ: v.Type(), text: text}
+	key := fmt.Sprintf("v%d", n)
+	if _, phi := v.(*ssa.Phi); phi && vw.set != 0 {
+		key += fmt.Sprintf("@%x", vw.set)
+	}
+	info := termInfo{key: key, typ: v.Type(), text: text}
 	switch v.(type) {
 	case *ssa.Alloc, *ssa.MakeClosure, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice, *ssa.Function, *ssa.Global, *ssa.FieldAddr, *ssa.IndexAddr:
 		info.nonNil = true
@@ -279,7 +289,7 @@ func (t *terms) of(v ssa.Value, vw view) term {
 	}
 	// A cycle of φ-nodes (a loop's variable) is opaque: mark v while its
 	// term is made.
-	t.memo[k] = t.opaque(v)
+	t.memo[k] = t.opaqueIn(v, vw)
 	id := t.make(v, vw)
 	t.memo[k] = id
 	return id
@@ -323,7 +333,7 @@ func (t *terms) make(v ssa.Value, vw view) term {
 		if same >= 0 && alike {
 			return same
 		}
-		id := t.opaque(v)
+		id := t.opaqueIn(v, vw)
 		if consts && len(oneOf) > 0 {
 			t.info[id].oneOf = oneOf
 		}

@@ -264,7 +264,7 @@ func manyTests(x int) (s int) { // want `manyTests has 2048 acyclic paths \(2036
 // and k == 1 is tested. (a, k != 1), (b, k != 1) and (neither,
 // k == 1) cannot run, but only a and b say which way k went, and k's
 // value is not followed back to them. Proved 0: k is 0 or 1, not 1.
-func sameTwice(a, b bool) (n int) {
+func sameTwice(a, b bool) (n int) { // want `sameTwice has 6 acyclic paths, more than`
 	k := 0
 	if a {
 		k = 1
@@ -273,6 +273,35 @@ func sameTwice(a, b bool) (n int) {
 	}
 	if k == 1 {
 		n = 1
+	}
+	return
+}
+
+// loopView leaves a loop that always runs two rounds, then gives w v or
+// -2, and tests x against 0 and w. Paths 20: from the entry, the loop's
+// test false (then 8 ways through the three ifs) or true (then a either
+// way, and the round ends); the same from the loop's head again. The
+// first round cannot end the loop (i == 0): 8 paths. x < -5 and x > 0
+// cannot both hold: 2 more, after a later round. x < -5 with x == w
+// cannot either (w is -2 there), but w is not followed to the branch
+// that set it. Proved 10. (On the paths of the first round, v is 0 and
+// w 0 or -2; after a later round v may be 2: x == w with x > 0 can run.)
+func loopView(x int, a bool) (s int) { // want `loopView has 20 acyclic paths \(10 proved infeasible\)`
+	v := 0
+	for i := 0; i < 2; i++ {
+		if a {
+			v = 2
+		}
+	}
+	w := v
+	if x < -5 {
+		w = -2
+	}
+	if x > 0 {
+		s++
+	}
+	if x == w {
+		s += 2
 	}
 	return
 }
