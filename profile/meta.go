@@ -140,10 +140,16 @@ type Func struct {
 
 // Infeasible lists sets of a function's edges that no run takes together:
 // every path through all the edges of one of Contradictions is infeasible.
-// An empty list says that the analysis ran and proved nothing.
+// An empty list says that the analysis ran and proved nothing. There are
+// at most MaxContradictions.
 type Infeasible struct {
 	Contradictions []Contradiction
 }
+
+// MaxContradictions bounds a function's contradictions, which the
+// analysis stops at and the reader refuses more of: counting the paths
+// that avoid them all costs time in their number.
+const MaxContradictions = 1 << 14
 
 // A Contradiction is a set of edges (indexes in Func.Edges) that no run
 // takes together, with why: what each of its branch edges says of the
@@ -383,6 +389,14 @@ func (m *Meta) check() error {
 				return fmt.Errorf("function %s: dependences: %v", f.Name, err)
 			}
 		}
+		if f.Infeasible != nil {
+			if len(f.Infeasible.Contradictions) > MaxContradictions {
+				return fmt.Errorf("function %s: %d contradictions, more than %d", f.Name, len(f.Infeasible.Contradictions), MaxContradictions)
+			}
+			if _, err := f.InfeasibleSets(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -436,6 +450,12 @@ func (m *Meta) checkText() error {
 		}
 		for _, e := range f.Edges {
 			check("edge kind", string(e.Kind))
+			check("condition", e.Cond)
+		}
+		if f.Infeasible != nil {
+			for _, c := range f.Infeasible.Contradictions {
+				check("contradiction", c.Why)
+			}
 		}
 		if f.Deps != nil {
 			for _, v := range f.Deps.Vars {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,6 +45,7 @@ func FuzzHTML(f *testing.F) {
 	f.Add(htmlSeed(f, chain), "package p\n\nfunc F() {\n\tif a < b && c > d {\n\t}\n}\n")
 	f.Add(htmlSeed(f, chain, wide), "</pre><script>alert(1)</script>\n<!-- & &amp; \"'\n\x00\xff\r\n")
 	f.Add(htmlSeed(f), "")
+	f.Add(htmlSeed(f, correlatedFunc(f, []int32{1, 3})), "package p\n\nfunc F(x int) {\n\tif x > 0 {\n\t}\n}\n")
 	f.Fuzz(func(t *testing.T, text, src string) {
 		p := profile.New()
 		if err := p.ReadText(strings.NewReader(text)); err != nil {
@@ -83,10 +85,11 @@ func FuzzHTML(f *testing.F) {
 }
 
 // reportMetas are the metadata that FuzzReport's counter files are read
-// with: a Ball-Larus build with array and hash counters, and a PPP build
-// with a PPP array and residual tables.
+// with: a Ball-Larus build with array and hash counters, the array's
+// function with paths proved infeasible, and a PPP build with a PPP array
+// and residual tables.
 func reportMetas(t testing.TB) (bl, ppp *profile.Meta) {
-	f, g := chainFunc(t, "F", 3, 3), chainFunc(t, "G", 20, 2)
+	f, g := correlatedFunc(t, []int32{0, 4}, []int32{1, 3}), chainFunc(t, "G", 20, 2)
 	g.Counters = profile.Counters{Kind: "hash", Size: 2*3 + 1}
 	bl = metaOf("example.com/p", "p.go", f, g)
 	h := chainFunc(t, "H", 3, 2)
@@ -133,16 +136,28 @@ func FuzzReport(f *testing.F) {
 			p.AddCounts(cf, err)
 		}
 		r, errs := Build(p, nil)
-		if len(errs) > 0 {
-			t.Fatalf("Build: %v", errs)
+		proofErrors := map[string]bool{}
+		for _, err := range errs {
+			// Counts at random run through F's contradictions.
+			var pe *ProofError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Build: %v", errs)
+			}
+			proofErrors[pe.Func] = true
 		}
 		for _, pkg := range r.Packages {
 			for _, fn := range pkg.Funcs {
-				if fn.Paths.Covered > fn.Paths.Total {
-					t.Fatalf("%s ran %d of its %d paths", fn.Name, fn.Paths.Covered, fn.Paths.Total)
+				if fn.Paths.Covered > fn.Paths.Total || fn.Feasible.Covered > fn.Feasible.Total {
+					t.Fatalf("%s ran %d of its %d paths, %d of its %d feasible", fn.Name, fn.Paths.Covered, fn.Paths.Total, fn.Feasible.Covered, fn.Feasible.Total)
+				}
+				if proofErrors[pkg.Path+"."+fn.Name] && (fn.Infeasible.Analyzed || fn.Feasible != fn.Paths) {
+					t.Fatalf("%s's proof is wrong, but it counts %+v", fn.Name, fn.Infeasible)
 				}
 				if _, err := fn.Decoded(false, 100); err != nil {
 					t.Fatalf("paths of %s: %v", fn.Name, err)
+				}
+				if _, err := fn.Decoded(true, 100); err != nil {
+					t.Fatalf("untested paths of %s: %v", fn.Name, err)
 				}
 			}
 		}

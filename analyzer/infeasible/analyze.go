@@ -12,6 +12,7 @@ import (
 
 	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // A Contradiction is a set of a function's edges that no execution of one
@@ -295,7 +296,7 @@ func (a *analysis) search() []Contradiction {
 		return false
 	}
 	try := func(fs ...*fact) {
-		if a.solves >= maxSolves {
+		if a.solves >= maxSolves || len(found) >= profile.MaxContradictions {
 			return
 		}
 		set := a.edgeSet(fs)
