@@ -46,6 +46,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2: goroutines on both cores share the counters")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
+	vetMode := fs.Bool("vet", false, "time the vet tool against stock go vet on std instead (bench/vet.go), -rounds interleaved rounds (default 3)")
 	infeasibleMode := fs.Bool("infeasible", false, "measure the paths proved infeasible instead (bench/infeasible.go): on the workloads' tests, how many paths and untested paths, and the analysis time")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
@@ -61,7 +62,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -137,6 +138,11 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "infeasible":
 		return h.runInfeasible(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "vet":
+		if !set["rounds"] {
+			*rounds = 3
+		}
+		return h.runVet(set, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	}
 	r := &results{
 		Date:      time.Now().Format("2006-01-02"),
@@ -544,8 +550,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds, infeasible bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible, vet bool) measurement {
 	switch {
+	case vet:
+		return "vet"
 	case infeasible:
 		return "infeasible"
 	case builds:
@@ -581,6 +589,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderWPP
 	case "infeasible":
 		return renderInfeasible
+	case "vet":
+		return renderVet
 	}
 	return render
 }

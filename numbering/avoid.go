@@ -4,15 +4,16 @@ package numbering
 // function that an analysis proved infeasible, because every path through
 // all the edges of one set cannot run, are the paths through any set.
 
-// Takes reports whether a path, given as DAG edges, takes every graph edge
-// of set: as one of its real edges, or as the cut edge that its end edge
-// stands for.
+// Takes reports whether a path, given as DAG edges, takes every edge of
+// set: a graph edge as one of its real edges or as the cut edge that its
+// end edge stands for, a start edge (of a block where a loop goes round
+// again) as its first.
 func (n *Numbering) Takes(path []EdgeID, set []EdgeID) bool {
 	for _, g := range set {
 		found := false
 		for _, e := range path {
 			d := n.edges[e]
-			if (d.Kind == RealEdge && e == g) || (d.Kind == EndEdge && d.Cut == g) {
+			if ((d.Kind == RealEdge || d.Kind == StartEdge) && e == g) || (d.Kind == EndEdge && d.Cut == g) {
 				found = true
 				break
 			}
@@ -24,8 +25,8 @@ func (n *Numbering) Takes(path []EdgeID, set []EdgeID) bool {
 	return true
 }
 
-// PathsThrough returns the number of numbered paths that take every graph
-// edge of set (at most 64 edges; 0 for more).
+// PathsThrough returns the number of numbered paths that take every edge
+// of set, as Takes says (at most 64 edges; 0 for more).
 func (n *Numbering) PathsThrough(set []EdgeID) uint64 {
 	count, ok := n.countPaths([][]EdgeID{set}, 1<<16, true)
 	if !ok {
@@ -78,11 +79,8 @@ func (n *Numbering) countPaths(sets [][]EdgeID, maxStates int, through bool) (ui
 	bits := func(e EdgeID) uint64 {
 		d := n.edges[e]
 		g := e
-		switch d.Kind {
-		case EndEdge:
+		if d.Kind == EndEdge {
 			g = d.Cut
-		case StartEdge:
-			return 0
 		}
 		if b, ok := bit[g]; ok {
 			return 1 << b

@@ -154,21 +154,31 @@ const MaxContradictions = 1 << 14
 // A Contradiction is a set of edges (indexes in Func.Edges) that no run
 // takes together, with why: what each of its branch edges says of the
 // function's values, in the order a path takes them, separated by "; ".
+// With Again (one block, a range loop's head), it holds of the paths that
+// start where that loop goes round again (a round ran), and Edges may be
+// empty.
 type Contradiction struct {
 	Edges []int32
+	Again []int32 `json:",omitempty"`
 	Why   string
 }
 
 // InfeasibleSets returns the contradictions' edge sets, checked against the
-// function's edges.
+// function's edges (and their Again blocks against its blocks; the caller
+// adds each one's start edge, which only the numbering knows).
 func (f *Func) InfeasibleSets() ([][]numbering.EdgeID, error) {
 	if f.Infeasible == nil {
 		return nil, nil
 	}
 	sets := make([][]numbering.EdgeID, len(f.Infeasible.Contradictions))
 	for i, c := range f.Infeasible.Contradictions {
-		if len(c.Edges) == 0 || len(c.Edges) > 64 {
-			return nil, fmt.Errorf("function %s: contradiction %d has %d edges", f.Name, i, len(c.Edges))
+		if len(c.Again) > 1 || len(c.Edges)+len(c.Again) == 0 || len(c.Edges) > 63 {
+			return nil, fmt.Errorf("function %s: contradiction %d has %d edges and %d loop heads", f.Name, i, len(c.Edges), len(c.Again))
+		}
+		for _, b := range c.Again {
+			if b < 0 || int(b) >= len(f.Blocks) {
+				return nil, fmt.Errorf("function %s: contradiction %d names block %d of %d", f.Name, i, b, len(f.Blocks))
+			}
 		}
 		for _, e := range c.Edges {
 			if e < 0 || int(e) >= len(f.Edges) {

@@ -88,6 +88,8 @@ func (c Condition) String() string {
 		return c.Cond + ": no elements"
 	case "comm":
 		return "this select case is chosen"
+	case "again":
+		return c.Cond + ": a round ran (the path starts where the loop goes round again)"
 	}
 	return c.Cond + " " + describe(c.Kind)
 }
@@ -129,6 +131,15 @@ func (f *Func) proved() (*proof, error) {
 		sets, err := mf.InfeasibleSets()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Package, err)
+		}
+		for i, c := range mf.Infeasible.Contradictions {
+			for _, b := range c.Again {
+				s := f.numbering.Start(numbering.BlockID(b))
+				if s == numbering.NoEdge || numbering.BlockID(b) == f.numbering.Graph().Entry {
+					return nil, fmt.Errorf("%s: function %s: contradiction %d: no path starts where a loop goes round again at block %d", f.Package, f.Name, i, b)
+				}
+				sets[i] = append(sets[i], s)
+			}
 		}
 		if p == nil {
 			p = &proof{sets: sets}
@@ -216,6 +227,9 @@ func (f *Func) explain(p *Path, dag []numbering.EdgeID) {
 	if f.proof != nil {
 		if i := takesAny(n, dag, f.proof.sets); i >= 0 {
 			c := &Contradiction{Why: f.proof.why[i]}
+			if slices.Contains(f.proof.sets[i], dag[0]) {
+				c.Branches = append(c.Branches, f.againCondition(n.Edge(dag[0]).Dst))
+			}
 			for _, e := range edges {
 				if slices.Contains(f.proof.sets[i], e) && m.Edges[e].Cond != "" {
 					c.Branches = append(c.Branches, f.condition(e))
@@ -237,10 +251,26 @@ func (f *Func) explain(p *Path, dag []numbering.EdgeID) {
 			continue
 		}
 		c := f.condition(e)
-		c.Implied = f.implied(edges[:i], e)
+		// The path's start edge stands for the loop's rounds before it.
+		c.Implied = f.implied(append([]numbering.EdgeID{dag[0]}, edges[:i]...), e)
 		c.Again = numbering.BlockID(m.Edges[e].Src) == again
 		p.Needs = append(p.Needs, c)
 	}
+}
+
+// againCondition is the start of a path where the loop whose head is
+// block b goes round again: one of its rounds ran.
+func (f *Func) againCondition(b numbering.BlockID) Condition {
+	mb := f.meta.Blocks[b]
+	c := Condition{File: f.File, Line: mb.Line, Col: mb.Col, Kind: "again"}
+	// The head's own test says where the loop is, and what it ranges over.
+	for _, e := range f.meta.Edges {
+		if numbering.BlockID(e.Src) == b && e.Cond != "" {
+			c.Line, c.Col, c.Cond = e.Line, e.Col, e.Cond
+			break
+		}
+	}
+	return c
 }
 
 func (f *Func) condition(e numbering.EdgeID) Condition {

@@ -37,12 +37,17 @@ const (
 )
 
 // A fact is what taking edge, on a path that also takes guards, says.
+// The edge is a graph edge, or the DAG's start edge of a range loop's head
+// (a path that starts where the loop goes round again: a round ran).
 type fact struct {
 	edge   numbering.EdgeID
 	guards []numbering.EdgeID
 	f      *formula
 	conj   [][]atom
 	terms  []term // the non-constant terms it speaks of
+	// because says why the formula holds, for a fact that is not a
+	// branch's outcome.
+	because string
 }
 
 // Analyze returns the contradictions among the edges of f, whose SSA form
@@ -199,21 +204,70 @@ func (a *analysis) facts() {
 					fa.guards = append(fa.guards, a.loops[i].entering)
 				}
 			}
-			conj, ok := f.dnf()
-			if !ok {
-				continue
-			}
-			fa.conj = conj
-			seen := make(map[term]bool)
-			f.terms(func(x term) {
-				if !seen[x] && a.t.info[x].value == nil && !a.t.info[x].isNil {
-					seen[x] = true
-					fa.terms = append(fa.terms, x)
-				}
-			})
-			a.all = append(a.all, fa)
+			a.addFact(fa)
 		}
 	}
+	a.roundsRan()
+}
+
+// roundsRan adds, for each range loop over a length (a slice, string,
+// array or integer), what a path that starts inside the loop says: the
+// loop had an element. A path starts in the loop's body or post block
+// only after the loop took an element (no jump enters a block from
+// outside it); at the loop's head, only if every cut edge into the head
+// comes from inside the loop (its back edge, a continue), not a cut made
+// elsewhere to fit the numbering in 63 bits. The function's entry starts
+// the paths that begin with the call, so it is never one.
+func (a *analysis) roundsRan() {
+	n := a.f.Numbering
+	for _, l := range a.loops {
+		rs, ok := l.region.Stmt.(*ast.RangeStmt)
+		if !ok {
+			continue
+		}
+		f := a.c.rangeFirst(rs, true, view{})
+		if f.op == fTrue {
+			continue
+		}
+		for b := range numbering.BlockID(n.Graph().NumBlocks) {
+			if b == n.Graph().Entry || n.Start(b) == numbering.NoEdge || !l.region.Contains(b) {
+				continue
+			}
+			if b == l.region.Start && !a.roundsOnly(l) {
+				continue
+			}
+			a.addFact(&fact{edge: n.Start(b), f: f, because: "a round of the loop ran"})
+		}
+	}
+}
+
+// roundsOnly reports whether every cut edge into the head of loop l comes
+// from inside the loop.
+func (a *analysis) roundsOnly(l loop) bool {
+	for id, e := range a.f.Graph.Edges {
+		if _, cut := a.f.Numbering.CutKind(numbering.EdgeID(id)); cut && e.Dst == l.region.Start && !l.region.Contains(e.Src) {
+			return false
+		}
+	}
+	return true
+}
+
+// addFact adds a fact, with its formula in disjunctive normal form and
+// the terms it speaks of, unless the form is too large.
+func (a *analysis) addFact(fa *fact) {
+	conj, ok := fa.f.dnf()
+	if !ok {
+		return
+	}
+	fa.conj = conj
+	seen := make(map[term]bool)
+	fa.f.terms(func(x term) {
+		if !seen[x] && a.t.info[x].value == nil && !a.t.info[x].isNil {
+			seen[x] = true
+			fa.terms = append(fa.terms, x)
+		}
+	})
+	a.all = append(a.all, fa)
 }
 
 // edgeFormula returns what taking edge e (from block src) says in view vw
@@ -472,6 +526,9 @@ func (a *analysis) why(fs []*fact) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = f.f.String(a.t)
+		if f.because != "" {
+			parts[i] = f.because + ": " + parts[i]
+		}
 	}
 	return strings.Join(parts, "; ")
 }

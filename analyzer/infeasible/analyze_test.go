@@ -106,7 +106,7 @@ func TestExample(t *testing.T) {
 	for _, c := range a.contra {
 		var conds []string
 		for _, e := range c.Edges {
-			if a.conds[e] != "" {
+			if int(e) < len(a.conds) && a.conds[e] != "" {
 				conds = append(conds, a.f.Edges[e].Kind.String()+" "+a.conds[e])
 			}
 		}
@@ -127,6 +127,10 @@ func describe(a *analyzed, c infeasible.Contradiction) string {
 	for i, e := range c.Edges {
 		if i > 0 {
 			s += " & "
+		}
+		if int(e) >= len(a.f.Edges) {
+			s += "start of b" + strconv.Itoa(int(a.f.Numbering.Edge(e).Dst))
+			continue
 		}
 		s += "e" + strconv.Itoa(int(e)) + " " + a.f.Edges[e].Kind.String() + " " + strconv.Quote(a.conds[e])
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/pathcover/pathcover/analyzer/infeasible"
+	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -42,9 +43,14 @@ func (b *builder) analyzeFeasibility() {
 			continue
 		}
 		inf := &profile.Infeasible{Contradictions: []profile.Contradiction{}}
+		n := u.Numbering
 		for _, c := range contra {
 			pc := profile.Contradiction{Why: c.Why}
 			for _, e := range c.Edges {
+				if n.Edge(e).Kind == numbering.StartEdge {
+					pc.Again = append(pc.Again, int32(n.Edge(e).Dst))
+					continue
+				}
 				pc.Edges = append(pc.Edges, int32(e))
 			}
 			inf.Contradictions = append(inf.Contradictions, pc)

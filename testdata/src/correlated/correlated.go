@@ -100,9 +100,10 @@ func constants(a bool) (n int) {
 // not (then the path ends where the loop goes round), and the if: from the
 // entry, done then either way of the if (2), next (1); from the loop's
 // head again, next (1), done then either way (2): 6. Leaving at once
-// with len(out) > 0 cannot run. Proved 1. (After a round, len(out) == 0
-// cannot hold either, but a round of a loop is not followed.)
-func lengths(in []int) (n int) { // want `lengths has 6 acyclic paths \(1 proved infeasible\)`
+// with len(out) > 0 cannot run, nor, after a round (the path starts where
+// the loop goes round again, so in had an element), finding len(out) > 0
+// false. Proved 2.
+func lengths(in []int) (n int) { // want `lengths has 6 acyclic paths \(2 proved infeasible\)`
 	out := make([]int, len(in))
 	for i := range in {
 		out[i] = in[i]
@@ -302,6 +303,36 @@ func loopView(x int, a bool) (s int) { // want `loopView has 20 acyclic paths \(
 	}
 	if x == w {
 		s += 2
+	}
+	return
+}
+
+// roundAgain ranges over s, going round early past negative elements,
+// then tests whether s is empty. Paths 8: from the entry, an element (then
+// either way of the if, and the round ends) or none (then either way of
+// len(s) == 0); the same from where the loop goes round again (the end of
+// a round and the continue both lead there). None at once with
+// len(s) == 0 false cannot run, nor, after a round, len(s) == 0 true.
+// Proved 2.
+func roundAgain(s []int) (n int) { // want `roundAgain has 8 acyclic paths \(2 proved infeasible\)`
+	for _, x := range s {
+		if x < 0 {
+			continue
+		}
+		n += x
+	}
+	if len(s) == 0 {
+		n = -1
+	}
+	return
+}
+
+// channel ranges over a channel, whose elements are not counted: nothing
+// is proved of it. Paths 4: from the entry and from where the loop goes
+// round again, an element or none. Proved 0.
+func channel(c chan int) (n int) { // want `channel has 4 acyclic paths, more than`
+	for x := range c {
+		n += x
 	}
 	return
 }
