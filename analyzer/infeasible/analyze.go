@@ -464,6 +464,9 @@ func (a *analysis) edgeSet(fs []*fact) []numbering.EdgeID {
 		return n.TopoIndex(n.Edge(x).Src) - n.TopoIndex(n.Edge(y).Src)
 	})
 	for i := 1; i < len(set); i++ {
+		if n.Edge(set[i]).Kind == numbering.StartEdge {
+			return nil // a path starts once
+		}
 		from, to := n.Edge(set[i-1]).Dst, n.Edge(set[i]).Src
 		if from != to && !reaches(a.reach, from, to) {
 			return nil

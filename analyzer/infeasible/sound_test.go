@@ -47,7 +47,12 @@ func TestSoundOnRandomPrograms(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("go test: exit %d\n%s", code, out)
 	}
-	r, _ := report.Build(cmdtest.LoadProfile(t, prof), nil) // which checks the proofs
+	r, errs := report.Build(cmdtest.LoadProfile(t, prof), nil) // which checks the proofs
+	for _, err := range errs {
+		if _, ok := err.(*report.ProofError); !ok {
+			t.Errorf("report: %v", err)
+		}
+	}
 	var analyzed, paths, ran, proved int
 	for _, pkg := range r.Packages {
 		for _, f := range pkg.Funcs {
