@@ -263,12 +263,25 @@ func (f *Func) explain(p *Path, dag []numbering.EdgeID) {
 func (f *Func) againCondition(b numbering.BlockID) Condition {
 	mb := f.meta.Blocks[b]
 	c := Condition{File: f.File, Line: mb.Line, Col: mb.Col, Kind: "again"}
-	// The head's own test says where the loop is, and what it ranges over.
-	for _, e := range f.meta.Edges {
-		if numbering.BlockID(e.Src) == b && e.Cond != "" {
-			c.Line, c.Col, c.Cond = e.Line, e.Col, e.Cond
+	// The loop's own test says where the loop is, and what it ranges
+	// over: at b, or where b leads straight (a post block to the head).
+	for range f.meta.Blocks {
+		var out []profile.Edge
+		for _, e := range f.meta.Edges {
+			if numbering.BlockID(e.Src) == b {
+				out = append(out, e)
+			}
+		}
+		for _, e := range out {
+			if e.Cond != "" {
+				c.Line, c.Col, c.Cond = e.Line, e.Col, e.Cond
+				return c
+			}
+		}
+		if len(out) != 1 {
 			break
 		}
+		b = numbering.BlockID(out[0].Dst)
 	}
 	return c
 }
