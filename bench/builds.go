@@ -73,18 +73,13 @@ func (h *harness) runBuilds(selected []workload, set map[string]bool, run string
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
+	var modules []workload
 	for _, w := range selected {
-		if w.Module == "" || w.Module == "local" {
-			continue // not a copy: the rebuilds edit its files
+		if w.Module != "" && w.Module != "local" { // a copy: the rebuilds edit its files
+			modules = append(modules, w)
 		}
-		m, err := h.measureBuilds(w, rounds)
-		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
-			h.log("%s: %v", w.Pkg, err)
-			continue
-		}
-		r.Workloads = append(r.Workloads, m)
 	}
+	r.Workloads = measureEach(h, modules, &r.Warnings, func(w workload) (*buildWorkload, error) { return h.measureBuilds(w, rounds) })
 	if len(r.Workloads) == 0 {
 		fmt.Fprintln(stderr, "bench: no module workload could be measured")
 		return 1

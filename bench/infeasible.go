@@ -81,16 +81,10 @@ func (h *harness) runInfeasible(selected []workload, set map[string]bool, run st
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
+	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureInfeasibleWorkload)
 	unsound := 0
-	for _, w := range selected {
-		m, err := h.measureInfeasibleWorkload(w)
-		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
-			h.log("%s: %v", w.Pkg, err)
-			continue
-		}
+	for _, m := range r.Workloads {
 		unsound += len(m.Unsound)
-		r.Workloads = append(r.Workloads, m)
 	}
 	if len(r.Workloads) == 0 {
 		fmt.Fprintln(stderr, "bench: no workload could be measured")

@@ -415,6 +415,23 @@ func goVersion() string {
 	return strings.TrimSpace(string(out))
 }
 
+// measureEach measures each workload with measure, in order; one that
+// cannot be measured is left out, with a warning added to warnings and
+// logged.
+func measureEach[W any](h *harness, selected []workload, warnings *[]string, measure func(workload) (*W, error)) []*W {
+	var out []*W
+	for _, w := range selected {
+		m, err := measure(w)
+		if err != nil {
+			*warnings = append(*warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
+			h.log("%s: %v", w.Pkg, err)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // savedRun is the results of a -builds, -wet, -slice or -wpp run, as
 // -json saves them: one entry per workload measured.
 type savedRun interface {

@@ -371,15 +371,7 @@ func (h *harness) runSlice(selected []workload, set map[string]bool, run string,
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	for _, w := range selected {
-		m, err := h.measureSliceWorkload(w)
-		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
-			h.log("%s: %v", w.Pkg, err)
-			continue
-		}
-		r.Workloads = append(r.Workloads, m)
-	}
+	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureSliceWorkload)
 	if len(r.Workloads) == 0 {
 		fmt.Fprintln(stderr, "bench: no workload could be measured")
 		return 1

@@ -70,15 +70,7 @@ func (h *harness) runWET(selected []workload, set map[string]bool, run string, s
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	for _, w := range selected {
-		m, err := h.measureWETWorkload(w)
-		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
-			h.log("%s: %v", w.Pkg, err)
-			continue
-		}
-		r.Workloads = append(r.Workloads, m)
-	}
+	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureWETWorkload)
 	if len(r.Workloads) == 0 {
 		fmt.Fprintf(stderr, "bench: no workload could be measured\n")
 		return 1

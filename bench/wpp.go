@@ -679,15 +679,7 @@ func (h *harness) measureWPP(r *wppResults, selected []workload, maxFuncs int) e
 	if err := h.buildPPPExec(); err != nil {
 		return err
 	}
-	for _, w := range selected {
-		m, err := h.measureWPPWorkload(w, maxFuncs)
-		if err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %v", w.Pkg, firstLine(err.Error())))
-			h.log("%s: %v", w.Pkg, err)
-			continue
-		}
-		r.Workloads = append(r.Workloads, m)
-	}
+	r.Workloads = measureEach(h, selected, &r.Warnings, func(w workload) (*wppWorkload, error) { return h.measureWPPWorkload(w, maxFuncs) })
 	if len(r.Workloads) == 0 {
 		return errors.New("no workload could be measured")
 	}
