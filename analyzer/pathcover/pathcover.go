@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"math/big"
+	"strconv"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -39,7 +40,7 @@ var (
 func init() {
 	Analyzer.Flags.Var(&maxPaths, "maxpaths", "report functions with more acyclic paths than this (default 1000; with -pathcover.profile, only if given)")
 	Analyzer.Flags.BoolVar(&verbose, "verbose", false, "also report functions that cannot be numbered")
-	Analyzer.Flags.BoolVar(&interp, "interprocedural", false, "also report functions whose interprocedural path segments of depth 1 (callees of their call sites inlined) are more than -pathcover.maxpaths")
+	Analyzer.Flags.Var(interpFlag{}, "interprocedural", "also report functions whose interprocedural path segments of depth 1 (callees of their call sites inlined) are more than -pathcover.maxpaths (sets -pathnumber.graphs)")
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -174,6 +175,22 @@ func regionFactors(f *pathnumber.Func) []*big.Int {
 		}
 	}
 	return factors
+}
+
+// interpFlag is -pathcover.interprocedural, which needs the callees'
+// graphs in pathnumber's facts: setting it sets -pathnumber.graphs.
+type interpFlag struct{}
+
+func (interpFlag) IsBoolFlag() bool { return true }
+func (interpFlag) String() string   { return strconv.FormatBool(interp) }
+func (interpFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	interp = v
+	pathnumber.ExportGraphs = pathnumber.ExportGraphs || v
+	return nil
 }
 
 // countString writes a count exactly, with its size as a power of two when

@@ -74,11 +74,20 @@ type FuncFact struct {
 	Chords    int
 	LimitCuts int    // cuts made to fit the ids in 63 bits
 	Err       string // why the function cannot be numbered, if it cannot
-	// Graph is the function's graph, so that another package can inline
-	// it into its callers' supergraphs (interprocedural path counts), as
-	// the metadata of a profile describes it (profile.GraphFunc); nil for
-	// a function that cannot be numbered.
+	// Graph is, with -pathnumber.graphs (ExportGraphs), the function's
+	// graph, so that another package can inline it into its callers'
+	// supergraphs (interprocedural path counts), as the metadata of a
+	// profile describes it (profile.GraphFunc); nil for a function that
+	// cannot be numbered, and without the flag.
 	Graph *profile.Func `json:",omitempty"`
+}
+
+// ExportGraphs is -pathnumber.graphs: the facts hold each function's
+// graph, and the result each function's call sites.
+var ExportGraphs bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&ExportGraphs, "graphs", false, "export each function's graph in its fact, and find call sites into other packages' functions (for interprocedural counts)")
 }
 
 func (*FuncFact) AFact() {}
@@ -136,7 +145,9 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	pass.ExportPackageFact(pkgFact)
-	findSites(pass, res.Funcs)
+	if ExportGraphs {
+		findSites(pass, res.Funcs)
+	}
 	return res, nil
 }
 
@@ -188,8 +199,10 @@ func (f *Func) Fact() FuncFact {
 	}
 	fact.Paths = f.Numbering.Total().String()
 	fact.Numbered = f.Numbering.NumPaths()
-	g := profile.GraphFunc(&f.Graph, f.Preferred)
-	fact.Graph = &g
+	if ExportGraphs {
+		g := profile.GraphFunc(&f.Graph, f.Preferred)
+		fact.Graph = &g
+	}
 	fact.Chords = len(f.Placement.Chords())
 	for _, c := range f.Numbering.Cuts() {
 		if c.Kind == numbering.CutLimit {
