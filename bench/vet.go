@@ -13,10 +13,11 @@ import (
 // The -vet run times the vet tool against stock go vet on the standard
 // library, every package with its tests, in interleaved rounds. The
 // compiled packages are cached by a first, untimed run of each; each timed
-// run gives its analyzers a flag value it has not had before, so that vet
-// analyzes again instead of reusing its cached results: pathcover a new
-// -pathcover.maxpaths (near its default, so it reports alike), stock vet a
-// new -printf.funcs (a function name no package has).
+// run gives its analyzers a flag value it has not had before, in this run
+// or an earlier one (a number drawn at random), so that vet analyzes again
+// instead of reusing its cached results: pathcover a new
+// -pathcover.maxpaths (between 1000 and 2000, so it reports alike),
+// stock vet a new -printf.funcs (a function name no package has).
 
 // vetResults are the times of a -vet run, in seconds, by tool, one per
 // round.
@@ -45,12 +46,13 @@ func (h *harness) runVet(set map[string]bool, rounds int, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
+	nonce := rand.IntN(1 << 30)
 	args := map[string]func(round int) []string{
 		"pathcover": func(round int) []string {
-			return []string{"vet", "-vettool=" + tool, "-pathcover.maxpaths=" + strconv.Itoa(1000+round), r.Packages}
+			return []string{"vet", "-vettool=" + tool, "-pathcover.maxpaths=" + strconv.Itoa(1001+(nonce+round)%999), r.Packages}
 		},
 		"stock": func(round int) []string {
-			return []string{"vet", "-printf.funcs=pathcoverBench" + strconv.Itoa(round), r.Packages}
+			return []string{"vet", fmt.Sprintf("-printf.funcs=pathcoverBench%dx%d", nonce, round+1), r.Packages}
 		},
 	}
 	tools := []string{"pathcover", "stock"}
