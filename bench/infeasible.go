@@ -180,10 +180,13 @@ func (m *infeasibleWorkload) add(f *report.Func) {
 }
 
 // timeAnalysis loads the workload's package as pppexec sees it (with its
-// tests' files) and times, apart, building and numbering every function's
-// graph, and building the SSA form and analysing every function.
+// tests' files, its imports from their export data) and times, apart,
+// building and numbering every function's graph, and building the SSA form
+// and analysing every function.
 func timeAnalysis(t *target) (number, analysis float64, err error) {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: t.buildDir, Tests: true}
+	mode := packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+		packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo
+	cfg := &packages.Config{Mode: mode, Dir: t.buildDir, Tests: true}
 	pkgs, err := packages.Load(cfg, t.pkgArg)
 	if err != nil {
 		return 0, 0, err
