@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -48,6 +49,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"percent":        func(c Coverage) string { return strings.TrimSpace(percentText(c)) },
 	"ratio":          ratio,
 	"infeasibleNote": infeasibleNote,
+	"sub":            func(a, b uint64) uint64 { return a - b },
 }).Parse(htmlTemplate))
 
 // The page: an index of packages and functions, and for each function a
@@ -71,6 +73,9 @@ type htmlPackage struct {
 type htmlFunc struct {
 	ID int
 	*Func
+	// Where names the function's file as go tool cover does, by its
+	// package's import path, not by a path of the machine that ran it.
+	Where      string
 	Lines      []htmlLine
 	SourceNote string
 	SVG        template.HTML
@@ -136,7 +141,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 		hp := &htmlPackage{Package: pkg}
 		page.Packages = append(page.Packages, hp)
 		for _, f := range pkg.Funcs {
-			hf := &htmlFunc{ID: len(page.Funcs), Func: f}
+			hf := &htmlFunc{ID: len(page.Funcs), Func: f, Where: pkg.Path + "/" + filepath.Base(f.File)}
 			page.Funcs = append(page.Funcs, hf)
 			hp.Funcs = append(hp.Funcs, hf)
 			src, err := opt.Sources.ReadFile(f.File)
@@ -146,10 +151,10 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			case err != nil:
 				hf.SourceNote = "The source is not shown: " + err.Error()
 			case f.Line < 1 || f.EndLine > len(lines) || f.Line > f.EndLine:
-				hf.SourceNote = "The source is not shown: " + f.File + " has changed since the build (the function's lines are not in it)."
+				hf.SourceNote = "The source is not shown: " + hf.Where + " has changed since the build (the function's lines are not in it)."
 			default:
 				if f.sum != "" && f.sum != profile.Hash(src) {
-					hf.SourceNote = f.File + " has changed since the build: the lines shown are today's, and may not be those that ran."
+					hf.SourceNote = hf.Where + " has changed since the build: the lines shown are today's, and may not be those that ran."
 				}
 				for i := f.Line; i <= f.EndLine; i++ {
 					hf.Lines = append(hf.Lines, htmlLine{i, strings.ReplaceAll(lines[i-1], "\t", "    ")})

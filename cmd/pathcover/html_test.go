@@ -123,11 +123,15 @@ func TestHTML(t *testing.T) {
 		`// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`,
 		`out += "</script><!--"`,
 		`out := "<b>" + s + "</b>"`,
-		trickyFile + ":3",
+		"example.com/m/" + trickyFile + ":3", // files named by package, as go tool cover does
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the page's text lacks %q", want)
 		}
+	}
+	// No path of the machine that ran the tests: a page is shared.
+	if real, _ := filepath.EvalSymlinks(dir); bytes.Contains(data, []byte(dir)) || bytes.Contains(data, []byte(real)) {
+		t.Errorf("the page names the module's directory %s", dir)
 	}
 	if bytes.Contains(data, []byte("http://")) || bytes.Contains(data, []byte("https://")) {
 		for _, m := range regexp.MustCompile(`https?://[^"' )]+`).FindAll(data, -1) {
@@ -268,6 +272,37 @@ func TestHTMLBrowser(t *testing.T) {
 		t.Errorf("after ], the page shows %q, want %q", shown, next)
 	}
 	shot("next")
+
+	// The overview: o shows it; its function table sorts by a column and
+	// the filter keeps what matches, in the table and in the index.
+	if err := p.Press("o"); err != nil {
+		t.Fatal(err)
+	}
+	var overview struct {
+		Shown bool
+		Rows  int
+		Links int
+	}
+	eval(`({Shown: document.getElementById("overview").classList.contains("shown"), Rows: document.querySelectorAll("#functions tbody tr").length, Links: document.querySelectorAll("nav a[data-func]").length})`, &overview)
+	if !overview.Shown || overview.Rows == 0 || overview.Rows != overview.Links {
+		t.Errorf("overview: %+v", overview)
+	}
+	if err := p.Click(`#functions th:nth-child(6)`); err != nil { // untested
+		t.Fatal(err)
+	}
+	var untestedCol []int
+	eval(`Array.from(document.querySelectorAll("#functions tbody tr")).map(tr => Number(tr.children[5].textContent))`, &untestedCol)
+	if !slices.IsSortedFunc(untestedCol, func(a, b int) int { return b - a }) || len(untestedCol) != overview.Rows {
+		t.Errorf("sorted by untested paths: %v", untestedCol)
+	}
+	shot("overview")
+	var kept struct{ Rows, Links []string }
+	eval(`(() => { const f = document.getElementById("filter"); f.value = "twice"; f.dispatchEvent(new Event("input"));
+		return {Rows: Array.from(document.querySelectorAll("#functions tbody tr:not([hidden]) td:first-child")).map(td => td.textContent),
+			Links: Array.from(document.querySelectorAll("nav a[data-func]:not([hidden]) .name")).map(s => s.textContent)}; })()`, &kept)
+	if !slices.Equal(kept.Rows, []string{"Twice"}) || !slices.Equal(kept.Links, []string{"Twice"}) {
+		t.Errorf("filter twice keeps %+v", kept)
+	}
 }
 
 // A decodedPath is a path as pathcover paths prints it.
