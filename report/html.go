@@ -3,8 +3,11 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"html/template"
@@ -62,7 +65,40 @@ type htmlPage struct {
 	Funcs    []*htmlFunc
 	Residual bool
 	Traces   bool
-	Data     template.JS
+	// Blob is the page's data (pageData), compressed: see PageData.
+	Blob string
+}
+
+// pageData is what the page's script draws from: each function's paths by
+// kind, and its graph drawn as SVG, by function ID. The page holds it as
+// one string, Blob: the JSON, gzip-compressed, in unpadded base64url
+// (characters that no context of the page escapes); the script inflates
+// it once when the page loads, and puts a function's graph into the page
+// when the function is first shown. Paths and graphs are most of a page's
+// size and compress about tenfold, so the page grows gently with the
+// module; the index, the overview and the sources stay plain HTML.
+type pageData struct {
+	Funcs map[int]*jsFunc `json:"funcs"`
+	SVG   map[int]string  `json:"svg"`
+}
+
+// PageData returns the JSON of the data that a page written by WriteHTML
+// holds (pageData), for tools and tests that read a page.
+func PageData(page []byte) ([]byte, error) {
+	_, rest, ok := bytes.Cut(page, []byte(`const blob = "`))
+	blob, _, ok2 := bytes.Cut(rest, []byte(`"`))
+	if !ok || !ok2 {
+		return nil, errors.New("not a pathcover page: no data")
+	}
+	gz, err := base64.RawURLEncoding.DecodeString(string(blob))
+	if err != nil {
+		return nil, fmt.Errorf("the page's data: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("the page's data: %v", err)
+	}
+	return io.ReadAll(zr)
 }
 
 type htmlPackage struct {
@@ -78,7 +114,6 @@ type htmlFunc struct {
 	Where      string
 	Lines      []htmlLine
 	SourceNote string
-	SVG        template.HTML
 	GraphNote  string
 }
 
@@ -136,7 +171,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			}
 		}
 	}
-	data := map[int]*jsFunc{}
+	data := pageData{Funcs: map[int]*jsFunc{}, SVG: map[int]string{}}
 	for _, pkg := range r.Packages {
 		hp := &htmlPackage{Package: pkg}
 		page.Packages = append(page.Packages, hp)
@@ -170,7 +205,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 					return err
 				}
 			}
-			data[hf.ID] = js
+			data.Funcs[hf.ID] = js
 			if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
 				hf.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
 			} else {
@@ -178,16 +213,23 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 				if err != nil {
 					return err
 				}
-				hf.SVG = template.HTML(svg)
+				data.SVG[hf.ID] = svg
 			}
 		}
 	}
-	// encoding/json escapes <, > and &, so the data cannot end the script.
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	page.Data = template.JS(raw)
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if _, err := zw.Write(raw); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	page.Blob = base64.RawURLEncoding.EncodeToString(gz.Bytes())
 	return pageTemplate.Execute(w, page)
 }
 

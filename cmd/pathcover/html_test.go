@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
 	"github.com/pathcover/pathcover/internal/cdp"
+	"github.com/pathcover/pathcover/report"
 )
 
 // trickySource has what must never reach the page unescaped: the end of a
@@ -129,9 +132,21 @@ func TestHTML(t *testing.T) {
 			t.Errorf("the page's text lacks %q", want)
 		}
 	}
+	// The paths and graphs, compressed: one set a function.
+	js, err := report.PageData(data)
+	var pd struct {
+		Funcs map[string]json.RawMessage
+		SVG   map[string]string
+	}
+	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) {
+		t.Errorf("the page's data: %v, %d functions, %d graphs", err, len(pd.Funcs), len(pd.SVG))
+	}
 	// No path of the machine that ran the tests: a page is shared.
-	if real, _ := filepath.EvalSymlinks(dir); bytes.Contains(data, []byte(dir)) || bytes.Contains(data, []byte(real)) {
-		t.Errorf("the page names the module's directory %s", dir)
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, b := range [][]byte{data, js} {
+		if bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte(real)) {
+			t.Errorf("the page names the module's directory %s", dir)
+		}
 	}
 	if bytes.Contains(data, []byte("http://")) || bytes.Contains(data, []byte("https://")) {
 		for _, m := range regexp.MustCompile(`https?://[^"' )]+`).FindAll(data, -1) {
@@ -208,6 +223,17 @@ func TestHTMLBrowser(t *testing.T) {
 		t.Helper()
 		if err := p.Eval(expr, result); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// The script inflates the paths and graphs once the page has loaded.
+	deadline := time.Now().Add(30 * time.Second)
+	for ready := ""; ready != "1"; {
+		eval(`document.body.dataset.ready || ""`, &ready)
+		if ready != "1" {
+			if time.Now().After(deadline) {
+				t.Fatal("the page's data never loaded")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	var title string

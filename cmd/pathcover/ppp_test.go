@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/report"
 )
 
 // grade has 5 paths; its test runs 2 of them and the "field" program 4.
@@ -175,15 +176,17 @@ func checkResidual(t *testing.T, dir, tested, field string) {
 		t.Fatalf("pathcover html: exit %d\n%s", code, out)
 	}
 	data, _ := os.ReadFile(page)
-	m := regexp.MustCompile(`const data = (.*);\n`).FindSubmatch(data)
-	var funcs map[string]struct {
-		Paths map[string][]struct{ ID uint64 }
+	js, err := report.PageData(data)
+	var pd struct {
+		Funcs map[string]struct {
+			Paths map[string][]struct{ ID uint64 }
+		}
 	}
-	if m == nil || json.Unmarshal(m[1], &funcs) != nil || !bytes.Contains(data, []byte(`data-kind="residual"`)) {
-		t.Fatalf("the page has no residual paths' data")
+	if err != nil || json.Unmarshal(js, &pd) != nil || !bytes.Contains(data, []byte(`data-kind="residual"`)) {
+		t.Fatalf("the page has no residual paths' data: %v", err)
 	}
 	var pageIDs []string
-	for _, f := range funcs {
+	for _, f := range pd.Funcs {
 		for _, p := range f.Paths["residual"] {
 			pageIDs = append(pageIDs, strconv.FormatUint(p.ID, 10))
 		}

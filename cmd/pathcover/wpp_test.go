@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
 	"github.com/pathcover/pathcover/wpp"
 )
 
@@ -182,17 +183,22 @@ func TestWPPCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(raw2)
-	_, js, _ := strings.Cut(html, "const data = ")
-	js, _, _ = strings.Cut(js, ";\n")
-	var data map[string]struct {
-		Paths map[string][]struct {
-			Count uint64
-			Paths []uint64
+	js, err := report.PageData(raw2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pd struct {
+		Funcs map[string]struct {
+			Paths map[string][]struct {
+				Count uint64
+				Paths []uint64
+			}
 		}
 	}
-	if err := json.Unmarshal([]byte(js), &data); err != nil || !strings.Contains(html, `data-kind="traces"`) {
+	if err := json.Unmarshal(js, &pd); err != nil || !strings.Contains(html, `data-kind="traces"`) {
 		t.Fatalf("the page's data: %v", err)
 	}
+	data := pd.Funcs
 	found := false
 	for _, f := range data {
 		m := make(map[string]uint64)
