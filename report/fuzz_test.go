@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +35,9 @@ func htmlSeed(t testing.TB, funcs ...profile.Func) string {
 // srcTag matches what may stand in the page's source view: its own spans,
 // and text in which html/template escaped every <.
 var srcTag = regexp.MustCompile(`<(/?)span[ >]`)
+
+// svgTag matches every tag of a graph's markup, and names its element.
+var svgTag = regexp.MustCompile(`</?([^\s>/]*)`)
 
 // FuzzHTML renders the page of any profile that reads, with any source:
 // rendering never fails or panics, and every byte of the source is
@@ -71,6 +75,23 @@ func FuzzHTML(f *testing.F) {
 		html := strings.ToLower(page.String())
 		if n, m := strings.Count(html, "<script"), strings.Count(html, "</script"); n != 1 || m != 1 {
 			t.Fatalf("the page has %d <script and %d </script", n, m)
+		}
+		// The graphs, which the script puts in the page as markup, hold
+		// only the elements the page draws them with.
+		js, err := PageData(page.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pd pageData
+		if err := json.Unmarshal(js, &pd); err != nil {
+			t.Fatal(err)
+		}
+		for _, svg := range pd.SVG {
+			for _, m := range svgTag.FindAllStringSubmatch(svg, -1) {
+				if !slices.Contains([]string{"svg", "defs", "marker", "path", "g", "text", "title", "rect"}, m[1]) {
+					t.Fatalf("a graph has a <%s>", m[1])
+				}
+			}
 		}
 		for _, view := range strings.Split(page.String(), `<pre class="src">`)[1:] {
 			view, _, _ = strings.Cut(view, "</pre>")
