@@ -46,3 +46,7 @@ func stackBounds() (lo, hi uintptr) { return 0, 0 }
 // keyHash would hash a map key as the runtime's maps do; without
 // pppexec's accessor, every key hashes alike.
 func keyHash(k any) uintptr { return 0 }
+
+// flightHooks would ask the runtime to say how the process ends; rt's
+// tests call the hooks themselves.
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool)) {}

@@ -40,3 +40,11 @@ func keyHash(k any) uintptr {
 
 //go:linkname runtimeHash runtime.pathcoverHash
 func runtimeHash(typ, data unsafe.Pointer) uintptr
+
+// flightHooks asks the runtime to call fatal at the top of fatalpanic and
+// fatalthrow, and exit from its exit hooks, for the flight recorder
+// (flight.go), through a function pppexec adds to package runtime; a
+// runtime where it could not does nothing.
+//
+//go:linkname flightHooks runtime.pathcoverFlightHooks
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool))

@@ -31,7 +31,7 @@ func (x *Exec) compile(args []string) int {
 	if importPath == "" {
 		importPath, _ = t.flag("p")
 	}
-	if x.Config.WPP && importPath == "runtime" {
+	if x.Config.patchesRuntime() && importPath == "runtime" {
 		// Under the go commands pppexec runs itself too: they build
 		// what rt is compiled against, which must be this runtime.
 		return x.compileRuntime(args, t)

@@ -133,8 +133,16 @@ func (c *Config) String() string {
 	if !o.WPP && o.WPPLimit != 0 {
 		o.WPPLimit = 0 // unused without -wpp
 	}
+	if o.Flight == 0 && o.FlightLimit != 0 {
+		o.FlightLimit = 0 // unused without -flight
+	}
 	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s", o, c.Pkgs, c.Dir, c.Strict, interesting, sites)
 }
+
+// patchesRuntime reports whether the build compiles package runtime with
+// the field and functions that rt's goroutines need (goroutine.go): -wpp
+// and -flight builds.
+func (c *Config) patchesRuntime() bool { return c.WPP || c.Flight > 0 }
 
 // sites loads the profile of -ippp, once.
 func (c *Config) sites() (*profile.PathsRun, error) {

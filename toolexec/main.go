@@ -28,6 +28,8 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.WPP, "wpp", false, "also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp)")
 	fs.BoolVar(&cfg.Deps, "deps", false, "also describe each function's statements, variables and calls in the metadata, and record whole program paths (as -wpp), for slicing (see pathcover slice)")
 	fs.BoolVar(&cfg.Values, "wet", false, "also record the values each instrumented function gives its variables, besides what -deps records, for whole execution traces")
+	fs.IntVar(&cfg.Flight, "flight", 0, "flight recorder: instead of counting paths, each goroutine keeps the last `n` Ball-Larus paths it completed (rounded up to a power of two) in a ring that a failure leaves in a pathcover.*.flight file of the profile (see pathcover flight)")
+	flightMax := fs.String("flightmax", "64M", "with -flight: the rings of a process take at most `size` (bytes, or with K, M or G); later goroutines get none; $PATHCOVERFLIGHTMAX overrides it when the program runs")
 	wppMax := fs.String("wppmax", "1G", "with -wpp: a process stops recording when its file reaches `size` (bytes, or with K, M or G); $PATHCOVERWPPMAX overrides it when the program runs")
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
@@ -70,6 +72,22 @@ func Main(name string, args []string) int {
 		return 2
 	} else if n != 1<<30 {
 		cfg.WPPLimit = n
+	}
+	if n, ok := parseSize(*flightMax); !ok || n < 64<<10 {
+		fmt.Fprintf(os.Stderr, "%s: -flightmax %q is not a size of at least 64K (such as 64M or 1G)\n", name, *flightMax)
+		return 2
+	} else if n != 64<<20 {
+		cfg.FlightLimit = n
+	}
+	if cfg.Flight < 0 || cfg.Flight > 1<<20 {
+		fmt.Fprintf(os.Stderr, "%s: -flight %d: a ring holds 1 to %d paths\n", name, cfg.Flight, 1<<20)
+		return 2
+	}
+	if cfg.Flight > 0 && (cfg.WPP || cfg.Deps || cfg.Values || cfg.Interesting != "" || cfg.Sites != "") {
+		// A flight build counts nothing, and keeps each goroutine's ring
+		// where a -wpp build keeps its recorder.
+		fmt.Fprintf(os.Stderr, "%s: -flight records Ball-Larus paths alone: it cannot be combined with -wpp, -deps, -wet, -interesting or -ippp\n", name)
+		return 2
 	}
 	if cfg.Values {
 		cfg.Deps = true

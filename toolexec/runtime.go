@@ -90,9 +90,9 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 		}
 	}
 	h.Write(sourceHash())
-	// A -wpp build's package runtime has a field more (goroutine.go), so
-	// rt compiled against it links with no other.
-	fmt.Fprintf(h, "wpp runtime=%v\n", x.Config.WPP)
+	// The package runtime of a -wpp or -flight build has a field more
+	// (goroutine.go), so rt compiled against it links with no other.
+	fmt.Fprintf(h, "wpp runtime=%v\n", x.Config.patchesRuntime())
 	fmt.Fprintf(h, "layout %d\n", cacheLayout)
 	cache, err := x.cacheDir()
 	if err != nil {

@@ -45,6 +45,9 @@ const (
 	wppEnter        = "_pathcoverWPPEnter" // records a call, returns its frame
 	wppGoPrefix     = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
 	clonePrefix     = "_pathcoverIPPP"
+	flightRing      = "_pathcoverG"    // a -flight call's ring (*rt.FlightRing)
+	flightRingFunc  = "_pathcoverRing" // returns it (rt.Ring)
+	flightBase      = "_pathcoverFB"   // the code of the package's function 0 (rt.FlightRegister)
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
@@ -55,7 +58,9 @@ const (
 // withSuper, that of its supergraph in it.
 func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	entry := u.EntrySite()
-	if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
+	if opt.Flight > 0 {
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl())
+	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
 		u.ct.local = true
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, localViewDecl(view))
 	}
@@ -245,10 +250,14 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 	panic(fmt.Sprintf("counter kind %q", ct.c.Kind))
 }
 
-// countAndRecord is the statement that counts path id, followed, in a -wpp
-// build, by the path's event in the call's frame (wppPathStmt), or, if
+// countAndRecord is the statement that counts path id (in a -flight build,
+// that records it in the goroutine's ring instead: flightStmt), followed,
+// in a -wpp build, by the path's event in the call's frame (wppPathStmt), or, if
 // returns, by the path's and the return's (wppPathReturnStmt).
 func countAndRecord(ct *counting, opt *Options, id pathIDs, returns bool) string {
+	if opt.Flight > 0 {
+		return flightStmt(ct, id)
+	}
 	s := countStmt(ct, opt, id)
 	switch {
 	case !opt.WPP || ct.sink != "":
@@ -426,6 +435,33 @@ func registerDecls(ppp bool) string {
 		decl += "var " + pppReg + " uint64; _ = " + pppReg + "; "
 	}
 	return decl
+}
+
+// flightRingDecl gets the calling goroutine's ring at the top of a
+// function's body in a -flight build (rt.Ring, inlined):
+//
+//	_pathcoverG := _pathcoverRing(); _ = _pathcoverG;
+func flightRingDecl() string {
+	return flightRing + " := " + flightRingFunc + "(); _ = " + flightRing + "; "
+}
+
+// flightStmt records path id in the goroutine's ring, as an entry that is
+// the function's code, the package's base plus its index shifted by 40
+// (rt.FlightRegister), plus the id (rt.FlightRing.Put, inlined); for a
+// function with 2^40 - 1 paths or more, whose ids may not fit, with
+// rt.FlightRing.PutLong:
+//
+//	_pathcoverG.Put(_pathcoverFB + 3<<40 + (_pathcoverR+2))
+//	_pathcoverG.Put(_pathcoverFB + (3<<40 + 7))
+//	_pathcoverG.PutLong(_pathcoverFB + 3<<40, (_pathcoverR+2))
+func flightStmt(ct *counting, id pathIDs) string {
+	switch {
+	case ct.paths >= 1<<40-1:
+		return fmt.Sprintf("%s.PutLong(%s + %d<<40, %s)", flightRing, flightBase, ct.fn, id.bl)
+	case id.constant:
+		return fmt.Sprintf("%s.Put(%s + (%d<<40 + %d))", flightRing, flightBase, ct.fn, id.blConst)
+	}
+	return fmt.Sprintf("%s.Put(%s + %d<<40 + %s)", flightRing, flightBase, ct.fn, id.bl)
 }
 
 // wppEnterDecl records a call of function fn in a -wpp build and defers

@@ -54,6 +54,15 @@ type Options struct {
 	// Values records the values of each function's symbolic variables
 	// (values.go), for whole execution traces; it needs Deps.
 	Values bool
+	// Flight, if not 0, makes a flight-recorder build: instead of counting
+	// paths, each goroutine keeps the last Flight paths it completed
+	// (rounded up to a power of two) in a ring (rt/flight.go), written
+	// where the path would be counted (flightStmt).
+	Flight int
+	// FlightLimit is the largest size in bytes of a process's rings; 0
+	// for rt's default (64 MiB). $PATHCOVERFLIGHTMAX overrides it when
+	// the program runs.
+	FlightLimit int64
 }
 
 // Defaults of Options.

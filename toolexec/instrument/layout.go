@@ -84,6 +84,9 @@ type counting struct {
 	// view (localViewDecl), which a function's own counting, in its own
 	// body, has.
 	local bool
+	// paths is the number of the function's Ball-Larus paths, which tells
+	// a -flight build whether an id fits in a ring's entry (flightStmt).
+	paths uint64
 }
 
 // registers returns the Ball-Larus and PPP registers' names.
@@ -99,7 +102,7 @@ func (ct *counting) registers() (bl, ppp string) {
 // package's others; adds its metadata; and returns how it counts, in
 // registers reg and preg (its own locals when empty).
 func (b *builder) layout(mf *profile.Func, p *numbering.Placement, reg, preg string) *counting {
-	ct := &counting{fn: len(b.meta.Funcs), reg: reg, preg: preg}
+	ct := &counting{fn: len(b.meta.Funcs), reg: reg, preg: preg, paths: p.NumPaths()}
 	b.init = layoutCounters(ct, b.cfg, b.cfg.Package, mf, p, b.meta.Words, b.init)
 	mf.Counters = ct.c
 	b.meta.Words += mf.Counters.Size

@@ -1,0 +1,324 @@
+package profile
+
+// A flight file, pathcover.<pid>.<n>.flight, is what a program built with
+// pppexec -flight=N leaves in its profile directory when it fails: each
+// goroutine's last N Ball-Larus paths (rt/flight.go writes it). It is
+// written through shared mappings while the program runs and removed when
+// the program ends cleanly; a snapshot (rt.WriteFlight) is a copy of it
+// with its own name. Every word is 64 bits in the writer's byte order,
+// which the order mark tells:
+//
+//	offset 0    +---------------------------------------------+
+//	            | magic "pcovflt1"                            |
+//	         8  | byte-order mark 0x0102030405060708          |
+//	        16  | N: entries of each ring (a power of two)    |
+//	        24  | state: 0 none (killed, or still running),   |
+//	            |   1 exit with a failure (os.Exit(n != 0),   |
+//	            |   log.Fatal), 2 unrecovered panic,          |
+//	            |   3 fatal error (the runtime threw),        |
+//	            |   4 snapshot (rt.WriteFlight)               |
+//	        32  | goroutine the state names (0: unknown)      |
+//	        40  | when the file was made, ns since 1970       |
+//	        48  | process id                                  |
+//	        56  | 1 if some goroutines got no ring (limit)    |
+//	        64  | limit: the file's largest size in bytes     |
+//	        72  | E: the size of each extent in bytes         |
+//	            | ... zero up to 4096                         |
+//	      4096  +---------------------------------------------+
+//	            | extent 0: blocks, each beginning with a tag |
+//	            |   word kind<<32 | size in bytes, and then   |
+//	            |   zero words up to the extent's end once    |
+//	            |   a tag is 0                                |
+//	    4096+E  | extent 1 ...                                |
+//	            +---------------------------------------------+
+//
+// The blocks:
+//
+//	package (kind 1, 56 bytes): tag, the number of its function 0,
+//	    its number of functions, the metadata's hash (32 hex digits)
+//	ring (kind 2, 32+8N bytes): tag, the goroutine's id, pos (the
+//	    entries it ever wrote), mask (N-1), then N entries: the newest
+//	    at (pos-1) mod N, the oldest of the min(pos, N) at pos mod N
+//
+// Functions are numbered from 1 in the process, by package (package
+// blocks give each package's range). An entry is a function's number in
+// its top 24 bits and a path id in its low 40; low bits that are all
+// ones (FlightLongID) say that the entry before it is the id, whole (a
+// function with 2^40 paths or more). A tag is written after the rest of
+// its block, so a block without one was never finished.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// FlightState is how the process that wrote a flight file ended.
+type FlightState uint64
+
+const (
+	FlightRunning    FlightState = iota // no end seen: killed, or still running
+	FlightFailedExit                    // os.Exit with a code other than 0
+	FlightPanic                         // an unrecovered panic
+	FlightFatal                         // a fatal error of the runtime
+	FlightSnapshot                      // taken on demand (rt.WriteFlight)
+)
+
+func (s FlightState) String() string {
+	switch s {
+	case FlightRunning:
+		return "no end recorded (killed by a signal, or still running)"
+	case FlightFailedExit:
+		return "exit with a failure (os.Exit, log.Fatal)"
+	case FlightPanic:
+		return "unrecovered panic"
+	case FlightFatal:
+		return "fatal error"
+	case FlightSnapshot:
+		return "snapshot"
+	}
+	return fmt.Sprintf("state %d", uint64(s))
+}
+
+// Failed reports whether the state is a failure of the process.
+func (s FlightState) Failed() bool {
+	return s == FlightFailedExit || s == FlightPanic || s == FlightFatal
+}
+
+// FlightLongID is the low bits of an entry whose id is the entry before.
+const FlightLongID = 1<<40 - 1
+
+const (
+	flightHeaderSize = 4096
+	flightMaxEntries = 1 << 30
+	// MaxFlightSize is the largest flight file read.
+	MaxFlightSize = 16 << 30
+)
+
+// A Flight is a flight file read.
+type Flight struct {
+	Entries  int // each ring's
+	State    FlightState
+	Goid     uint64 // the goroutine the state names, 0 if none
+	Made     int64  // ns since 1970
+	PID      uint64
+	Full     bool // some goroutines had no ring
+	Packages []FlightPackage
+	Rings    []FlightRing // by goroutine id
+}
+
+// A FlightPackage is a package's range of function numbers.
+type FlightPackage struct {
+	Hash  string
+	First uint64 // the number of its function 0
+	Funcs uint64
+}
+
+// A FlightRing is one goroutine's last paths, oldest first.
+type FlightRing struct {
+	Goid    uint64
+	Written uint64 // the paths it ever recorded (entries, for long ids)
+	Paths   []FlightPath
+}
+
+// A FlightPath is one path that a goroutine completed: function Func of
+// the package whose metadata is Hash, path ID.
+type FlightPath struct {
+	Hash string
+	Func int
+	ID   uint64
+}
+
+// ReadFlight reads a flight file.
+func ReadFlight(name string) (*Flight, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > MaxFlightSize {
+		return nil, fmt.Errorf("not a flight file: %d bytes, mode %v", info.Size(), info.Mode())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFlightSize+1))
+	if err != nil {
+		return nil, err
+	}
+	return ParseFlight(b)
+}
+
+// ParseFlight parses the content of a flight file. Entries that name no
+// function of the file's packages, and a long id cut off at a ring's
+// oldest end, are errors: rt never writes them.
+func ParseFlight(b []byte) (*Flight, error) {
+	if len(b) < flightHeaderSize || string(b[:8]) != "pcovflt1" {
+		return nil, errors.New("not a flight file")
+	}
+	order, ok := byteOrder(b[8:16])
+	if !ok {
+		return nil, errors.New("bad byte-order mark")
+	}
+	word := func(off int) uint64 { return order.Uint64(b[off:]) }
+	fl := &Flight{
+		State: FlightState(word(24)),
+		Goid:  word(32),
+		Made:  int64(word(40)),
+		PID:   word(48),
+		Full:  word(56) != 0,
+	}
+	n, extent := word(16), word(72)
+	if n < 2 || n > flightMaxEntries || n&(n-1) != 0 {
+		return nil, fmt.Errorf("rings of %d entries: not a power of two from 2 to 2^30", n)
+	}
+	fl.Entries = int(n)
+	if fl.State > FlightSnapshot {
+		return nil, fmt.Errorf("unknown state %d", word(24))
+	}
+	ringSize := 32 + 8*n
+	if extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {
+		return nil, fmt.Errorf("extents of %d bytes cannot hold a ring of %d", extent, ringSize)
+	}
+	type rawRing struct {
+		goid, pos uint64
+		words     []byte
+	}
+	var rings []rawRing
+	for start := uint64(flightHeaderSize); start < uint64(len(b)); start += extent {
+		end := min(start+extent, uint64(len(b)))
+		for off := start; off+8 <= end; {
+			tag := word(int(off))
+			if tag == 0 {
+				break
+			}
+			kind, size := tag>>32, tag&(1<<32-1)
+			if size < 8 || size%8 != 0 || off+size > end {
+				return nil, fmt.Errorf("offset %d: block of %d bytes does not fit its extent", off, size)
+			}
+			switch {
+			case kind == 1 && size == 56:
+				first, funcs := word(int(off+8)), word(int(off+16))
+				hash := string(b[off+24 : off+56])
+				if !isHash(hash) || first == 0 || funcs > 1<<24 || first+funcs > 1<<24 {
+					return nil, fmt.Errorf("offset %d: bad package block", off)
+				}
+				fl.Packages = append(fl.Packages, FlightPackage{Hash: hash, First: first, Funcs: funcs})
+			case kind == 2 && size == ringSize:
+				if word(int(off+24)) != n-1 {
+					return nil, fmt.Errorf("offset %d: a ring's mask is not N-1", off)
+				}
+				rings = append(rings, rawRing{word(int(off + 8)), word(int(off + 16)), b[off+32 : off+size]})
+			default:
+				return nil, fmt.Errorf("offset %d: unknown block of kind %d, %d bytes", off, kind, size)
+			}
+			off += size
+		}
+	}
+	slices.SortFunc(fl.Packages, func(a, b FlightPackage) int { return compareUint(a.First, b.First) })
+	for i := 1; i < len(fl.Packages); i++ {
+		if p := fl.Packages[i-1]; p.First+p.Funcs > fl.Packages[i].First {
+			return nil, fmt.Errorf("packages %s and %s number the same functions", p.Hash, fl.Packages[i].Hash)
+		}
+	}
+	for _, r := range rings {
+		if r.goid == 0 {
+			continue // a ring being handed to another goroutine
+		}
+		ring := FlightRing{Goid: r.goid, Written: r.pos}
+		// Newest first, then reversed: a long id's entry comes before
+		// the entry that says so.
+		kept := min(r.pos, n)
+		for k := uint64(0); k < kept; k++ {
+			e := order.Uint64(r.words[8*((r.pos-1-k)&(n-1)):])
+			id := e & FlightLongID
+			if id == FlightLongID {
+				if k+1 == kept {
+					break // its id was overwritten
+				}
+				k++
+				id = order.Uint64(r.words[8*((r.pos-1-k)&(n-1)):])
+			}
+			p, err := fl.function(e >> 40)
+			if err != nil {
+				return nil, fmt.Errorf("goroutine %d: %v", r.goid, err)
+			}
+			p.ID = id
+			ring.Paths = append(ring.Paths, p)
+		}
+		slices.Reverse(ring.Paths)
+		fl.Rings = append(fl.Rings, ring)
+	}
+	slices.SortStableFunc(fl.Rings, func(a, b FlightRing) int { return compareUint(a.Goid, b.Goid) })
+	for i := 1; i < len(fl.Rings); i++ {
+		if fl.Rings[i].Goid == fl.Rings[i-1].Goid {
+			return nil, fmt.Errorf("two rings of goroutine %d", fl.Rings[i].Goid)
+		}
+	}
+	return fl, nil
+}
+
+// function returns the function whose number is num.
+func (fl *Flight) function(num uint64) (FlightPath, error) {
+	i, _ := slices.BinarySearchFunc(fl.Packages, num, func(p FlightPackage, num uint64) int {
+		switch {
+		case p.First+p.Funcs <= num:
+			return -1
+		case p.First > num:
+			return 1
+		}
+		return 0
+	})
+	if i == len(fl.Packages) || num < fl.Packages[i].First {
+		return FlightPath{}, fmt.Errorf("an entry names function number %d, of no package", num)
+	}
+	p := fl.Packages[i]
+	return FlightPath{Hash: p.Hash, Func: int(num - p.First)}, nil
+}
+
+// Ring returns goroutine goid's ring, or nil.
+func (fl *Flight) Ring(goid uint64) *FlightRing {
+	i, ok := slices.BinarySearchFunc(fl.Rings, goid, func(r FlightRing, g uint64) int { return compareUint(r.Goid, g) })
+	if !ok {
+		return nil
+	}
+	return &fl.Rings[i]
+}
+
+func compareUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// byteOrder returns the byte order in which mark holds byteOrderMark.
+func byteOrder(mark []byte) (binary.ByteOrder, bool) {
+	switch {
+	case binary.LittleEndian.Uint64(mark) == byteOrderMark:
+		return binary.LittleEndian, true
+	case binary.BigEndian.Uint64(mark) == byteOrderMark:
+		return binary.BigEndian, true
+	}
+	return nil, false
+}
+
+// isHash reports whether h is a metadata hash: 32 lower-case hex digits.
+func isHash(h string) bool {
+	if len(h) != 32 {
+		return false
+	}
+	for _, c := range []byte(h) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,412 @@
+package rt
+
+import (
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// The path flight recorder (pppexec -flight=N): each goroutine keeps the
+// last N Ball-Larus paths it completed, each with its function, in a ring,
+// so that after a failure one can read what each goroutine did last (Ohmann
+// and Liblit's csi-cc keeps the same per stack frame). Package profile
+// defines the file (profile/flight.go); this is its writer.
+//
+// The rings live in a shared mapping of a file of the profile directory,
+// pathcover.<pid>.<n>.flight, as the counters do: every path recorded is in
+// the kernel's page cache at once, so a panic, a fatal error, os.Exit,
+// SIGQUIT, SIGKILL or the OOM killer all leave the rings behind, with
+// nothing to flush. A process that ends cleanly (main returns, or os.Exit(0))
+// removes its file, so a program that never fails leaves only the
+// metadata that decodes a ring, once per build. The runtime's exit hooks
+// tell rt how the process ends, and two calls that pppexec adds to
+// package runtime, at the top of fatalpanic and fatalthrow, tell it which
+// goroutine panicked or threw (toolexec/goroutine.go); the file's header
+// then says so. A file whose header says nothing was left by a process
+// that was killed, or that is still running.
+//
+// A goroutine finds its ring through the field of the runtime's g that
+// -wpp builds use for their recorders (goroutine_wpp.go): Ring, inlined
+// into instrumented code once per call, reads it with the goroutine's id.
+// A g is reused by later goroutines, and its ring with it: the new
+// goroutine starts the ring afresh. Rings are taken from the file's
+// extents under flightMu, until the file would pass its limit
+// ($PATHCOVERFLIGHTMAX, else the limit pppexec was built with); goroutines
+// that come later record into flightNowhere, which nobody reads, and the
+// header says that some goroutines had no ring.
+//
+// What a path costs: one store into the ring and one increment of its
+// position, both to memory only this goroutine writes (Put, inlined). A
+// ring's entry is its function's number (1-based, process-wide, given at
+// registration) in the top 24 bits and the path's id below; a function
+// with 2^40 paths or more stores an id that does not fit as two entries
+// (PutLong).
+
+const (
+	flightHeaderSize = 4096
+	flightExtentMin  = 1 << 20
+	flightRingHeader = 32 // a ring block's words before its entries: tag, goid, position, mask
+	flightIDBits     = 40
+	// FlightLongID is the low bits of an entry that says the path's id is
+	// the entry before it.
+	FlightLongID       = 1<<flightIDBits - 1
+	flightMaxFuncs     = 1<<(64-flightIDBits) - 1
+	flightDefaultLimit = 64 << 20
+
+	flightBlockPackage = 1
+	flightBlockRing    = 2
+
+	// The states of the header's word 3 (profile.FlightState).
+	flightFailedExit = 1
+	flightPanic      = 2
+	flightFatal      = 3
+	flightSnapshot   = 4
+)
+
+// The header's words (profile/flight.go draws them).
+const (
+	flightWordOrder   = 1
+	flightWordEntries = 2
+	flightWordState   = 3
+	flightWordGoid    = 4
+	flightWordMade    = 5
+	flightWordPID     = 6
+	flightWordFull    = 7
+	flightWordLimit   = 8
+	flightWordExtent  = 9
+)
+
+var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '1'}
+
+// A FlightRing is one goroutine's ring, as it lies in the file: instrumented
+// code gets it from Ring at the top of each call and records each path it
+// completes with Put.
+type FlightRing struct {
+	tag  uint64 // the block's kind and size, written when the ring is made
+	goid uint64 // the goroutine that writes it
+	pos  uint64 // the entries ever written; the next goes at pos&mask
+	mask uint64 // the ring's entries - 1 (a power of two - 1)
+	// the entries follow
+}
+
+// flightNowhere is the ring of goroutines that have none: those of a
+// process that records nothing, and those past the limit. Any number of
+// goroutines write it, so its one entry and position mean nothing.
+var flightNowhere struct {
+	FlightRing
+	entry uint64
+}
+
+var (
+	flightMu      sync.Mutex
+	flightFile    = ownFile{fd: -1}
+	flightOn      atomic.Bool // rings can be taken
+	flightFull    atomic.Bool // the limit was reached: no more rings
+	flightHeader  *[flightHeaderSize / 8]uint64
+	flightFuncs   int   // functions numbered so far, under flightMu
+	flightEntries int   // entries per ring, from the first registration
+	flightLimit   int64 // the file's largest size
+	flightExtent  int64 // the size of each extent after the header
+	flightEnd     int64 // the next free offset, under flightMu
+	flightMapped  [][]uint64
+	flightStarted bool // the first registration was made
+)
+
+// Ring returns the calling goroutine's ring: its own, or, on its first
+// call, a new one (flightRingSlow). It is small enough to be inlined.
+func Ring() *FlightRing {
+	p, goid := recorderField()
+	if r := (*FlightRing)(p); r != nil && r.goid == goid {
+		return r
+	}
+	return flightRingSlow(goid)
+}
+
+// Put records entry v, a function's code (FlightRegister) plus a path id
+// under FlightLongID. It is inlined; -race builds call it, since the
+// detector must not see the goroutines that share flightNowhere.
+//
+//go:norace
+func (r *FlightRing) Put(v uint64) {
+	*(*uint64)(unsafe.Add(unsafe.Pointer(r), flightRingHeader+(r.pos&r.mask)*8)) = v
+	r.pos++
+}
+
+// PutLong records path id of the function whose code is code, for ids
+// that may not fit in an entry: the id, then the code with FlightLongID.
+//
+//go:norace
+func (r *FlightRing) PutLong(code, id uint64) {
+	if id < FlightLongID {
+		r.Put(code + id)
+		return
+	}
+	r.Put(id)
+	r.Put(code + FlightLongID)
+}
+
+// flightRingSlow gives goroutine goid a ring: the one its g held, started
+// afresh, or a new one; flightNowhere if none can be had.
+func flightRingSlow(goid uint64) *FlightRing {
+	if goid == 0 || !flightOn.Load() {
+		return &flightNowhere.FlightRing
+	}
+	p, _ := recorderField()
+	if r := (*FlightRing)(p); r != nil && r != &flightNowhere.FlightRing {
+		// A ring left by the goroutine that had this g before: the
+		// position first, so a reader never takes the old entries for
+		// the new goroutine's.
+		atomic.StoreUint64(&r.pos, 0)
+		atomic.StoreUint64(&r.goid, goid)
+		return r
+	}
+	if flightFull.Load() {
+		return &flightNowhere.FlightRing
+	}
+	flightMu.Lock()
+	b := flightTake(flightRingHeader/8 + flightEntries)
+	flightMu.Unlock()
+	if b == nil {
+		return &flightNowhere.FlightRing
+	}
+	r := (*FlightRing)(unsafe.Pointer(&b[0]))
+	r.goid = goid
+	r.mask = uint64(flightEntries - 1)
+	atomic.StoreUint64(&r.tag, flightBlockRing<<32|uint64(len(b)*8)) // last: the ring is whole
+	setRecorderField(unsafe.Pointer(r))
+	return r
+}
+
+// FlightRegister is called once for each instrumented package of a
+// -flight build, from a variable initializer of its generated file, with
+// the package's metadata (hash, meta), its number of functions, the
+// entries of each goroutine's ring, the file's limit in bytes (0: the
+// default) and pppexec's -o directory. It writes the metadata, makes the
+// process's file at the first call, records the package in it, and
+// returns the code of the package's function 0; function k's is that
+// plus k<<40.
+func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultDir string) uint64 {
+	flightMu.Lock()
+	defer flightMu.Unlock()
+	first := flightFuncs + 1
+	flightFuncs += funcs
+	if flightFuncs > flightMaxFuncs {
+		if flightOn.Load() {
+			flightOn.Store(false)
+			writeStderr("pathcover: more than " + itoa(flightMaxFuncs) + " instrumented functions: the flight recorder records nothing\n")
+		}
+		return 0
+	}
+	if !flightStarted {
+		flightStarted = true
+		flightStart(entries, limit, defaultDir)
+	}
+	if !flightOn.Load() {
+		return uint64(first) << flightIDBits
+	}
+	dir := flightFile.path[:lastSlash(flightFile.path)]
+	if err := writeMeta(dir, hash, meta); err != nil {
+		flightWarn(dir, err)
+		return uint64(first) << flightIDBits
+	}
+	if b := flightTake(7); b != nil {
+		b[1], b[2] = uint64(first), uint64(funcs)
+		copy((*[32]byte)(unsafe.Pointer(&b[3]))[:], hash)
+		atomic.StoreUint64(&b[0], flightBlockPackage<<32|uint64(len(b)*8))
+	}
+	return uint64(first) << flightIDBits
+}
+
+// flightStart makes the process's file, with rings of entries (rounded
+// up to a power of two) and the limit given unless $PATHCOVERFLIGHTMAX
+// says another, and asks the runtime to say how the process ends. The
+// caller holds flightMu.
+func flightStart(entries int, limit int64, defaultDir string) {
+	n := 2
+	for n < entries && n < 1<<30 {
+		n *= 2
+	}
+	flightEntries = n
+	flightNowhere.mask = 0
+	dir := profileDir(defaultDir)
+	if dir == "" {
+		return
+	}
+	if err := mkdirAll(dir); err != nil {
+		flightWarn(dir, err)
+		return
+	}
+	if limit <= 0 {
+		limit = flightDefaultLimit
+	}
+	if s, ok := syscall.Getenv("PATHCOVERFLIGHTMAX"); ok {
+		if v, ok := parseSize(s); ok && v > 0 {
+			limit = v
+		} else {
+			writeStderr("pathcover: PATHCOVERFLIGHTMAX=" + s + " is not a size (such as 64M); using " + itoa(uint64(limit)) + " bytes\n")
+		}
+	}
+	flightLimit = limit
+	ring := int64(flightRingHeader + 8*n)
+	flightExtent = max(flightExtentMin, (ring+4095)/4096*4096)
+	if err := flightFile.create(dir, ".flight", syscall.O_RDWR); err != nil {
+		flightWarn(dir, err)
+		return
+	}
+	h, err := mapWords(&flightFile, flightFile.fd, 0, flightHeaderSize)
+	if err != nil {
+		flightWarn(flightFile.path, err)
+		flightFile.drop()
+		return
+	}
+	flightHeader = (*[flightHeaderSize / 8]uint64)(h)
+	h[flightWordOrder] = byteOrderMark
+	h[flightWordEntries] = uint64(n)
+	var tv syscall.Timeval
+	syscall.Gettimeofday(&tv)
+	h[flightWordMade] = uint64(tv.Nano())
+	h[flightWordPID] = uint64(syscall.Getpid())
+	h[flightWordLimit] = uint64(limit)
+	h[flightWordExtent] = uint64(flightExtent)
+	*(*[8]byte)(unsafe.Pointer(&h[0])) = flightMagic
+	flightEnd = flightHeaderSize
+	flightOn.Store(true)
+	flightHooks(flightFatalHook, flightExitHook)
+}
+
+// flightTake returns a new block of words words, zero, from the file's
+// end, or nil past the limit or when the file cannot grow. A block never
+// straddles two extents: the words left at an extent's end stay zero,
+// which readers skip. The caller holds flightMu.
+func flightTake(words int) []uint64 {
+	if !flightOn.Load() || flightFull.Load() {
+		return nil
+	}
+	size := int64(words) * 8
+	off := flightEnd
+	rel := (off - flightHeaderSize) % flightExtent
+	if rel+size > flightExtent {
+		off += flightExtent - rel
+		rel = 0
+	}
+	if off+size > flightLimit {
+		flightFull.Store(true)
+		atomic.StoreUint64(&flightHeader[flightWordFull], 1)
+		return nil
+	}
+	i := int((off - flightHeaderSize) / flightExtent)
+	for len(flightMapped) <= i {
+		fd, _, err := flightFile.descriptor()
+		var w []uint64
+		if err == nil {
+			w, err = mapWords(&flightFile, fd, flightHeaderSize+int64(len(flightMapped))*flightExtent, int(flightExtent))
+		}
+		if err != nil {
+			flightWarn(flightFile.path, err)
+			flightFull.Store(true)
+			return nil
+		}
+		flightMapped = append(flightMapped, w)
+	}
+	flightEnd = off + size
+	return flightMapped[i][rel/8 : rel/8+int64(words) : rel/8+int64(words)]
+}
+
+// flightFatalHook is called by the runtime at the top of fatalpanic (kind
+// 1) and fatalthrow (kind 2), on the goroutine that failed or, for a
+// throw, on the system stack of its thread, before anything is printed.
+// It only stores into the header: it must not grow the stack, allocate or
+// lock, since the runtime may be in a bad state.
+//
+//go:nosplit
+//go:norace
+func flightFatalHook(goid uint64, kind uintptr) {
+	h := flightHeader
+	if h == nil || h[flightWordState] != 0 {
+		return
+	}
+	state := uint64(flightPanic)
+	if kind == 2 {
+		state = flightFatal
+	}
+	h[flightWordGoid] = goid
+	h[flightWordState] = state
+}
+
+// flightExitHook is called by the runtime's exit hooks: failed when the
+// exit code is not 0 (os.Exit(1), log.Fatal, a failed test binary), on the
+// goroutine that called os.Exit. A clean exit removes the file.
+func flightExitHook(goid uint64, failed bool) {
+	flightMu.Lock()
+	defer flightMu.Unlock()
+	h := flightHeader
+	if h == nil {
+		return
+	}
+	if !failed {
+		flightOn.Store(false)
+		syscall.Unlink(flightFile.path)
+		return
+	}
+	if h[flightWordState] == 0 {
+		h[flightWordGoid] = goid
+		h[flightWordState] = flightFailedExit
+	}
+}
+
+// WriteFlight writes the rings as they are now, for a server's debug
+// endpoint or a test, into a new file of the profile directory, and
+// returns its name; the file's header says it is a snapshot taken by the
+// calling goroutine. Goroutines go on recording while it copies, so a
+// ring may hold entries newer than its neighbours'. It is an error in a
+// program that records no flight (not built with pppexec -flight, or
+// without a profile directory).
+func WriteFlight() (string, error) {
+	_, goid := recorderField()
+	flightMu.Lock()
+	defer flightMu.Unlock()
+	if flightHeader == nil || !flightOn.Load() {
+		return "", errNoFlight
+	}
+	dir := flightFile.path[:lastSlash(flightFile.path)]
+	var snap ownFile
+	if err := snap.create(dir, ".flight", syscall.O_RDWR); err != nil {
+		return "", err
+	}
+	defer syscall.Close(snap.fd)
+	h := *flightHeader
+	h[flightWordState] = flightSnapshot
+	h[flightWordGoid] = goid
+	if err := writeAll(snap.fd, unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), flightHeaderSize)); err != nil {
+		syscall.Unlink(snap.path)
+		return "", err
+	}
+	for i, w := range flightMapped {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
+		if end := flightEnd - flightHeaderSize - int64(i)*flightExtent; end < int64(len(b)) {
+			b = b[:end]
+		}
+		if err := writeAll(snap.fd, flightCopy(b)); err != nil {
+			syscall.Unlink(snap.path)
+			return "", err
+		}
+	}
+	return snap.path, nil
+}
+
+// flightCopy copies b, which goroutines write as it is read.
+//
+//go:norace
+func flightCopy(b []byte) []byte { return append([]byte(nil), b...) }
+
+var errNoFlight = flightError("this program records no flight: it was not built with pppexec -flight, or has no profile directory")
+
+type flightError string
+
+func (e flightError) Error() string { return string(e) }
+
+func flightWarn(where string, err error) {
+	flightOn.Store(false)
+	writeStderr("pathcover: cannot record the flight in " + where + ": " + err.Error() + "\n")
+}
