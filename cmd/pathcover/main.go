@@ -24,6 +24,7 @@ var commands = []*Command{
 	cmdWPP,
 	cmdSlice,
 	cmdWET,
+	cmdFlight,
 	cmdGate,
 	cmdExport,
 	cmdCfg,

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
+)
+
+var cmdFlight = &Command{
+	UsageLine: "pathcover flight [-dir D] [-f FILE] [-goroutine G] [-lines] [-json]",
+	Short:     "show the paths that led to a failure (pppexec -flight)",
+	Long: `
+A program built with pppexec -flight=N keeps, for each goroutine, the last N
+paths it completed, in a file of its profile directory that it removes when
+it ends cleanly. When it panics, throws, exits with a failure (log.Fatal,
+os.Exit(1)), or is killed, the file stays, and says which goroutine failed.
+Flight prints each goroutine's paths, most recent first, decoded to the
+lines they ran, the goroutine that failed first.
+
+With no -f, it reads the newest flight file of D and says how many others
+there are; -goroutine shows one goroutine; -lines shows every step of each
+path with its branch; -json writes the same as JSON. A program can also
+write its rings on demand with rt.WriteFlight, from a debug endpoint.
+`,
+	Flags: func(fs *flag.FlagSet) Run {
+		dir := fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+		file := fs.String("f", "", "the flight `file` to read (default: the newest in the profile directory)")
+		goroutine := fs.Uint64("goroutine", 0, "show goroutine `G` only")
+		lines := fs.Bool("lines", false, "show every step of each path")
+		asJSON := jsonFlag(fs)
+		return func(cmd *Command, args []string) int {
+			if len(args) > 0 {
+				fmt.Fprintf(os.Stderr, "%s: takes no arguments (give the file with -f)\n", cmd.LongName())
+				return exitUsage
+			}
+			name := *file
+			if name == "" {
+				if *dir == "" {
+					fmt.Fprintf(os.Stderr, "%s: no profile: give -dir or -f, or set PATHCOVERDIR\n", cmd.LongName())
+					return exitNoData
+				}
+				files, err := flightFiles(*dir)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitNoData
+				}
+				if len(files) == 0 {
+					fmt.Fprintf(os.Stderr, "%s: %s holds no flight file: no program built with pppexec -flight failed there\n", cmd.LongName(), *dir)
+					return exitNoData
+				}
+				name = files[len(files)-1].name
+				if len(files) > 1 {
+					fmt.Fprintf(os.Stderr, "%s: reading the newest of %d flight files; -f names another\n", cmd.LongName(), len(files))
+				}
+			}
+			fl, err := profile.ReadFlight(name)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s: %v\n", cmd.LongName(), name, err)
+				return exitNoData
+			}
+			p := profile.New()
+			problems, err := p.ReadDir(filepath.Dir(name))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitNoData
+			}
+			for _, pr := range problems {
+				if profile.IsMetaProblem(pr) {
+					fmt.Fprintf(os.Stderr, "%s: skipping %s\n", cmd.LongName(), printable(pr.Error()))
+				}
+			}
+			r, err := report.Flight(name, fl, p.Metas, *goroutine)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitNoData
+			}
+			r.Steps = *lines
+			return write(cmd, r, *asJSON)
+		}
+	},
+}
+
+type flightFile struct {
+	name string
+	made int64
+}
+
+// flightFiles returns the flight files of dir, oldest first. Links and
+// other files that are not regular are left out: a report reads nothing
+// outside the profile.
+func flightFiles(dir string) ([]flightFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []flightFile
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".flight") || !e.Type().IsRegular() {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		fl, err := profile.ReadFlight(name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pathcover flight: skipping %s: %v\n", name, err)
+			continue
+		}
+		files = append(files, flightFile{name, fl.Made})
+	}
+	slices.SortStableFunc(files, func(a, b flightFile) int {
+		return strings.Compare(fmt.Sprintf("%020d %s", a.made, a.name), fmt.Sprintf("%020d %s", b.made, b.name))
+	})
+	return files, nil
+}

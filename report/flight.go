@@ -1,0 +1,219 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A FlightReport is what a flight file (pppexec -flight) says, decoded:
+// for each goroutine, the paths it completed last, most recent first, the
+// goroutine that failed first.
+type FlightReport struct {
+	File      string
+	State     string
+	Failed    bool   // the process failed (not a snapshot, not killed)
+	Goroutine uint64 `json:",omitempty"` // the goroutine the state names
+	PID       uint64
+	Made      time.Time
+	Entries   int  // each ring's size
+	Full      bool `json:",omitempty"` // some goroutines had no ring
+	// Goroutines are the rings shown.
+	Goroutines []FlightGoroutine
+	// Steps says whether the text shows each path's steps.
+	Steps bool `json:"-"`
+}
+
+// A FlightGoroutine is one goroutine's ring.
+type FlightGoroutine struct {
+	Goroutine uint64
+	// Named says the state names this goroutine: it panicked, threw,
+	// called os.Exit, or took the snapshot.
+	Named   bool `json:",omitempty"`
+	Written uint64
+	Paths   []FlightPath // most recent first
+}
+
+// A FlightPath is one path a goroutine completed.
+type FlightPath struct {
+	Package string
+	Func    string
+	File    string
+	Line    int
+	ID      uint64
+	Steps   []Step
+}
+
+// Flight decodes flight file fl, read from file, with the metadata of its
+// packages in metas: every goroutine's ring, or only goroutine's if it is
+// not 0 (an error if it has no ring).
+func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, goroutine uint64) (*FlightReport, error) {
+	r := &FlightReport{
+		File:    file,
+		State:   fl.State.String(),
+		Failed:  fl.State.Failed(),
+		PID:     fl.PID,
+		Made:    time.Unix(0, fl.Made).UTC(),
+		Entries: fl.Entries,
+		Full:    fl.Full,
+	}
+	if fl.State != profile.FlightRunning {
+		r.Goroutine = fl.Goid
+	}
+	rings := fl.Rings
+	if goroutine != 0 {
+		ring := fl.Ring(goroutine)
+		if ring == nil {
+			return nil, fmt.Errorf("%s holds no ring of goroutine %d", file, goroutine)
+		}
+		rings = []profile.FlightRing{*ring}
+	}
+	type key struct {
+		hash string
+		fn   int
+		id   uint64
+	}
+	decoded := make(map[key]FlightPath)
+	for _, ring := range rings {
+		g := FlightGoroutine{Goroutine: ring.Goid, Named: r.Goroutine != 0 && ring.Goid == r.Goroutine, Written: ring.Written}
+		for i := len(ring.Paths) - 1; i >= 0; i-- {
+			p := ring.Paths[i]
+			k := key{p.Hash, p.Func, p.ID}
+			fp, ok := decoded[k]
+			if !ok {
+				m := metas[p.Hash]
+				if m == nil {
+					return nil, fmt.Errorf("%s: the profile lacks metadata %s.meta, which decodes its paths", file, p.Hash)
+				}
+				steps, err := DecodeSteps(m, p.Func, p.ID)
+				if err != nil {
+					return nil, fmt.Errorf("%s: goroutine %d: %v", file, ring.Goid, err)
+				}
+				mf := &m.Funcs[p.Func]
+				fp = FlightPath{Package: m.Package, Func: mf.Name, File: m.Files[mf.File], Line: mf.Line, ID: p.ID, Steps: steps}
+				decoded[k] = fp
+			}
+			g.Paths = append(g.Paths, fp)
+		}
+		r.Goroutines = append(r.Goroutines, g)
+	}
+	// The goroutine the state names first, then by id.
+	slices.SortStableFunc(r.Goroutines, func(a, b FlightGoroutine) int {
+		if a.Named != b.Named {
+			if a.Named {
+				return -1
+			}
+			return 1
+		}
+		return compareUint64(a.Goroutine, b.Goroutine)
+	})
+	return r, nil
+}
+
+func compareUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// WriteJSON writes the report as JSON.
+func (r *FlightReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// WriteText writes the report: a line on the process, then each
+// goroutine's paths, most recent first, each with the lines it ran (with
+// Steps, every step and its branch).
+//
+//	pathcover.4765.1795722154841958.flight: unrecovered panic in goroutine 21 (process 4765, 2026-11-26 19:42:57 UTC); rings of 8 paths
+//
+//	goroutine 21, which panicked: 27 paths, the last 8, most recent first
+//	   1  main.classify path 1  main.go:10 start, 11 false, 13 true, 14 return
+func (r *FlightReport) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	cwd, _ := os.Getwd()
+	what := r.State
+	if r.Goroutine != 0 {
+		what += fmt.Sprintf(" in goroutine %d", r.Goroutine)
+	}
+	fmt.Fprintf(ew, "%s: %s (process %d, %s); rings of %d paths\n", relative(cwd, r.File), what, r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
+	if r.Full {
+		fmt.Fprintf(ew, "some goroutines had no ring: the rings reached the limit (pppexec -flightmax, $PATHCOVERFLIGHTMAX)\n")
+	}
+	for _, g := range r.Goroutines {
+		fmt.Fprintf(ew, "\ngoroutine %d", g.Goroutine)
+		if g.Named {
+			fmt.Fprintf(ew, ", which %s", r.verb())
+		}
+		switch {
+		case len(g.Paths) == 0:
+			fmt.Fprintf(ew, ": no path completed\n")
+			continue
+		case uint64(len(g.Paths)) < g.Written:
+			fmt.Fprintf(ew, ": %d paths, the last %d, most recent first\n", g.Written, len(g.Paths))
+		default:
+			fmt.Fprintf(ew, ": %d paths, most recent first\n", len(g.Paths))
+		}
+		for i, p := range g.Paths {
+			name := p.Func
+			if p.Package != "" {
+				name = lastElem(p.Package) + "." + p.Func
+			}
+			if r.Steps {
+				fmt.Fprintf(ew, "%4d  %s path %d\n", i+1, name, p.ID)
+				writeSteps(ew, cwd, p.Steps)
+				continue
+			}
+			fmt.Fprintf(ew, "%4d  %s path %d  %s\n", i+1, name, p.ID, stepLines(cwd, p.Steps))
+		}
+	}
+	return ew.err
+}
+
+// verb says what the goroutine the state names did.
+func (r *FlightReport) verb() string {
+	switch r.State {
+	case profile.FlightPanic.String():
+		return "panicked"
+	case profile.FlightFatal.String():
+		return "was running when the runtime threw"
+	case profile.FlightFailedExit.String():
+		return "called os.Exit"
+	case profile.FlightSnapshot.String():
+		return "took the snapshot"
+	}
+	return "ended the process"
+}
+
+// stepLines writes a path's steps on one line: the file once, then each
+// step's line and what it took there.
+//
+//	main.go:10 start, 11 false, 13 true, 14 return
+func stepLines(cwd string, steps []Step) string {
+	var b strings.Builder
+	file := ""
+	for _, s := range steps {
+		if s.Kind == "flow" || s.Kind == "loop" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if s.File != file {
+			file = s.File
+			fmt.Fprintf(&b, "%s:", relative(cwd, file))
+		}
+		fmt.Fprintf(&b, "%d %s", s.Line, describe(s.Kind))
+	}
+	return b.String()
+}
+
+func lastElem(pkg string) string { return filepath.Base(pkg) }
