@@ -33,6 +33,8 @@ type Call struct {
 	Hash  string
 	Func  int
 	Edges []int32 // the witnesses, in order
+	// EdgeLines are the lines of the witnesses' records.
+	EdgeLines []int
 	// Goroutine and Parent are the calling goroutine and its creator, if
 	// the trace says.
 	Goroutine, Parent uint64
@@ -102,6 +104,7 @@ func ParseTrace(r io.Reader) ([]*Call, error) {
 				return nil, fmt.Errorf("line %d: edge of invocation %d, never called", line, inv)
 			}
 			c.Edges = append(c.Edges, int32(e))
+			c.EdgeLines = append(c.EdgeLines, line)
 		default:
 			return nil, fmt.Errorf("line %d: not a trace record", line)
 		}

@@ -189,8 +189,27 @@ func (d *decoder) witnessSet(e int32) map[int32]bool {
 // paths regenerates a call's edges from its witnesses and returns the ids
 // of the paths it completed, and whether the call reached the exit.
 func (d *decoder) paths(witnesses []int32) (ids []uint64, complete bool, err error) {
+	runs, complete, err := d.runs(witnesses)
+	for _, r := range runs {
+		ids = append(ids, r.id)
+	}
+	return ids, complete, err
+}
+
+// A pathRun is one path a call took: its id, its DAG edges, and, for
+// each, how many of the call's witnesses had been written when it was
+// taken (its own included: a start edge after a cut edge counts the cut
+// edge's).
+type pathRun struct {
+	id    uint64
+	edges []numbering.EdgeID
+	at    []int
+}
+
+// runs is paths, with each path's edges and where they were taken.
+func (d *decoder) runs(witnesses []int32) (runs []pathRun, complete bool, err error) {
 	n := d.n
-	cur := []numbering.EdgeID{n.Start(numbering.BlockID(d.f.Entry))}
+	cur := pathRun{edges: []numbering.EdgeID{n.Start(numbering.BlockID(d.f.Entry))}, at: []int{0}}
 	v := d.f.Entry
 	i := 0
 	for v != d.f.Exit {
@@ -207,7 +226,7 @@ func (d *decoder) paths(witnesses []int32) (ids []uint64, complete bool, err err
 		}
 		if take < 0 {
 			if next == eof {
-				return ids, false, nil // the trace ends inside the call
+				return runs, false, nil // the trace ends inside the call
 			}
 			return nil, false, fmt.Errorf("witness e%d cannot follow block b%d", next, v)
 		}
@@ -216,25 +235,96 @@ func (d *decoder) paths(witnesses []int32) (ids []uint64, complete bool, err err
 		}
 		v = d.f.Edges[take].Dst
 		if _, cut := n.CutKind(numbering.EdgeID(take)); cut {
-			cur = append(cur, n.End(numbering.EdgeID(take)))
-			id, err := n.Encode(cur)
-			if err != nil {
+			cur.edges, cur.at = append(cur.edges, n.End(numbering.EdgeID(take))), append(cur.at, i)
+			if cur.id, err = n.Encode(cur.edges); err != nil {
 				return nil, false, err
 			}
-			ids = append(ids, id)
-			cur = []numbering.EdgeID{n.Start(numbering.BlockID(v))}
+			runs = append(runs, cur)
+			cur = pathRun{edges: []numbering.EdgeID{n.Start(numbering.BlockID(v))}, at: []int{i}}
 			continue
 		}
-		cur = append(cur, numbering.EdgeID(take))
+		cur.edges, cur.at = append(cur.edges, numbering.EdgeID(take)), append(cur.at, i)
 	}
 	if i != len(witnesses) {
 		return nil, false, fmt.Errorf("%d witnesses left after the exit", len(witnesses)-i)
 	}
-	id, err := n.Encode(cur)
-	if err != nil {
+	if cur.id, err = n.Encode(cur.edges); err != nil {
 		return nil, false, err
 	}
-	return append(ids, id), true, nil
+	return append(runs, cur), true, nil
+}
+
+// A Completion is a path that a call took, and where in the trace it was
+// counted.
+type Completion struct {
+	Call int // index in the calls
+	ID   uint64
+	// Line is the trace's line of the witness of the edge whose code
+	// counts the path (the placement's OpCount or OpCountConst; the code
+	// of an edge writes its witness first, then its ops), or the call's
+	// record for a path counted where the function begins.
+	Line int
+}
+
+// Completions returns the paths that calls took and were counted, call
+// by call, in order; calls must have their witnesses' lines
+// (profile.Call.EdgeLines). The paths are regenerated from the witnesses
+// alone; only where each was counted comes from the metadata's
+// placement. A call's last path, if the trace ended before the edge that
+// counts it, is left out.
+func Completions(p *profile.Profile, calls []*profile.Call) ([]Completion, error) {
+	var out []Completion
+	type fn struct {
+		d  *decoder
+		pl *numbering.Placement
+	}
+	fns := make(map[string]map[int]fn)
+	for ci, c := range calls {
+		m := p.Metas[c.Hash]
+		if m == nil || c.Func >= len(m.Funcs) {
+			return nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
+		}
+		if len(c.EdgeLines) != len(c.Edges) {
+			return nil, fmt.Errorf("call %d has no lines of its witnesses", ci)
+		}
+		if fns[c.Hash] == nil {
+			fns[c.Hash] = make(map[int]fn)
+		}
+		f, ok := fns[c.Hash][c.Func]
+		if !ok {
+			d, err := newDecoder(&m.Funcs[c.Func])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Package, err)
+			}
+			pl, err := m.Funcs[c.Func].Placement()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Package, err)
+			}
+			f = fn{d, pl}
+			fns[c.Hash][c.Func] = f
+		}
+		runs, _, err := f.d.runs(c.Edges)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", m.Package, m.Funcs[c.Func].Name, err)
+		}
+		for _, r := range runs {
+			at := -1
+			for k, e := range r.edges {
+				if op, ok := f.pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
+					at = r.at[k]
+				}
+			}
+			if at < 0 {
+				continue // the trace ended before the count
+			}
+			line := c.Line
+			if at > 0 {
+				line = c.EdgeLines[at-1]
+			}
+			out = append(out, Completion{Call: ci, ID: r.id, Line: line})
+		}
+	}
+	return out, nil
 }
 
 // Compare returns the differences between the counters' histogram and the

@@ -74,7 +74,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, registerDecls(u.ct.ppp != nil))
 	}
 	if opt.Trace {
-		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn, opt.WPP))
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn, opt.WPP || opt.Flight > 0))
 	}
 	if !withSuper || u.super == nil {
 		return nil
@@ -534,13 +534,13 @@ func wppGoDecl(shape goShape) string {
 }
 
 // enterDecl records a call of function fn when tracing (rt.TraceEnter),
-// and, in a -wpp build, defers the record of its return, which tells the
-// oracle how calls nest (rt.TraceReturn):
+// and, in a -wpp or -flight build (returns), defers the record of its
+// return, which tells the oracle how calls nest (rt.TraceReturn):
 //
 //	_pathcoverI := _pathcoverEnter(3); _ = _pathcoverI;
 //	_pathcoverI := _pathcoverEnter(3); defer _pathcoverTraceReturn(_pathcoverI);
-func enterDecl(fn int, wpp bool) string {
-	if wpp {
+func enterDecl(fn int, returns bool) string {
+	if returns {
 		return fmt.Sprintf("%s := %s(%d); defer %s(%s); ", invocation, enterFunc, fn, traceReturnFunc, invocation)
 	}
 	return fmt.Sprintf("%s := %s(%d); _ = %s; ", invocation, enterFunc, fn, invocation)

@@ -72,7 +72,7 @@ func %s(table []uint64, fn int, id uint64) {
 
 // appendTrace adds the helpers of -trace builds, which write the path
 // oracle's witnesses (rt.TraceEnter, rt.TraceEdge), and of -trace -wpp
-// builds, which also write returns (rt.TraceReturn).
+// and -trace -flight builds, which also write returns (rt.TraceReturn).
 func appendTrace(src []byte, hash string, cfg *Config) []byte {
 	if !cfg.Trace {
 		return src
@@ -82,7 +82,7 @@ func %s(fn int) uint64 { return _pathcoverRT.TraceEnter(%q, fn) }
 
 func %s(inv uint64, edge int) { _pathcoverRT.TraceEdge(inv, edge) }
 `, enterFunc, hash, traceFunc)
-	if cfg.WPP {
+	if cfg.WPP || cfg.Flight > 0 {
 		src = fmt.Appendf(src, "\nfunc %s(inv uint64) { _pathcoverRT.TraceReturn(inv) }\n", traceReturnFunc)
 	}
 	return src

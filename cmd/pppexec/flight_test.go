@@ -1,0 +1,349 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// TestOracleFlight builds the oracle program with pppexec -trace
+// -flight=64 and runs it with its goroutines, to its end by log.Fatalf and
+// to a panic in a goroutine of its own: each goroutine's ring must hold
+// exactly the last 64 paths that the path oracle regenerates for it from
+// the trace, in order, and the file must name the goroutine that failed.
+// The oracle knows goroutines from runtime.Stack (not from the field that
+// pppexec adds to the runtime), paths from the witnesses of every edge
+// (not from the Ball-Larus registers), and their order from the trace's
+// lines; the goroutine that panicked is also checked against the one the
+// runtime's own panic message names.
+func TestOracleFlight(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := cmdtest.OracleModule(t, "../..")
+	exe := filepath.Join(t.TempDir(), "oracle")
+	const entries = 64
+	toolexec := bin + " -trace -flight=" + strconv.Itoa(entries) + " -pkgs=example.com/oracle/constructs"
+	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		code  int
+		state profile.FlightState
+	}{
+		{"fatal", []string{"ORACLE_CONCURRENT=1"}, 1, profile.FlightFailedExit},
+		{"panic", []string{"ORACLE_CONCURRENT=1", "ORACLE_PANIC=1"}, 2, profile.FlightPanic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prof := t.TempDir()
+			out, code := run(t, mod, append(tc.env, "PATHCOVERDIR="+prof), exe)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, out)
+			}
+			fl := readOnlyFlight(t, prof)
+			if fl.State != tc.state || fl.Entries != entries {
+				t.Fatalf("state %v, %d entries; want %v, %d", fl.State, fl.Entries, tc.state, entries)
+			}
+			p := profile.New()
+			if _, err := p.ReadDir(prof); err != nil {
+				t.Fatal(err)
+			}
+			want, ended := oracleSequences(t, p, prof)
+			if tc.state == profile.FlightPanic {
+				m := regexp.MustCompile(`(?m)^goroutine (\d+) \[running\]`).FindStringSubmatch(out)
+				if m == nil || m[1] != strconv.FormatUint(fl.Goid, 10) {
+					t.Fatalf("the file names goroutine %d; the panic message:\n%s", fl.Goid, out)
+				}
+			} else if fl.Goid != mainGoroutine(want) {
+				t.Fatalf("the file names goroutine %d, not the main goroutine", fl.Goid)
+			}
+			if len(fl.Rings) > len(want) {
+				t.Errorf("%d rings, %d goroutines in the trace", len(fl.Rings), len(want))
+			}
+			checked, rings := 0, 0
+			for g, seq := range want {
+				ring := fl.Ring(g)
+				if ring == nil {
+					// A goroutine that ended leaves its g, and its ring, to
+					// a later one.
+					if !ended[g] {
+						t.Errorf("goroutine %d, which had not ended: no ring (%d paths in the trace)", g, len(seq))
+					}
+					continue
+				}
+				rings++
+				if ring.Written != uint64(len(seq)) {
+					t.Errorf("goroutine %d: %d paths written, the trace has %d", g, ring.Written, len(seq))
+				}
+				last := seq[max(0, len(seq)-entries):]
+				if !slices.Equal(ring.Paths, last) {
+					t.Errorf("goroutine %d: the ring differs from the trace's last %d paths\nring:  %v\ntrace: %v", g, len(last), ring.Paths, last)
+				}
+				checked += len(last)
+			}
+			if checked < 100 || rings < 4 {
+				t.Errorf("only %d paths of %d goroutines checked", checked, rings)
+			}
+			t.Logf("%d goroutines, %d rings, %d paths checked", len(want), rings, checked)
+		})
+	}
+}
+
+// readOnlyFlight reads the one flight file of prof.
+func readOnlyFlight(t *testing.T, prof string) *profile.Flight {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(prof, "*.flight"))
+	if len(files) != 1 {
+		t.Fatalf("%d flight files: %v", len(files), files)
+	}
+	fl, err := profile.ReadFlight(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl
+}
+
+// oracleSequences returns, for each goroutine of the trace in prof, the
+// paths it took, in the order they were counted, as the path oracle
+// regenerates them, and whether it had ended (every call it made
+// returned).
+func oracleSequences(t *testing.T, p *profile.Profile, prof string) (paths map[uint64][]profile.FlightPath, ended map[uint64]bool) {
+	t.Helper()
+	traces, _ := filepath.Glob(filepath.Join(prof, "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("%d trace files", len(traces))
+	}
+	calls, err := profile.ReadTrace(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := oracle.Completions(p, calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type at struct {
+		line int
+		seq  int // order within the call
+		path profile.FlightPath
+	}
+	byG := make(map[uint64][]at)
+	for i, d := range done {
+		c := calls[d.Call]
+		byG[c.Goroutine] = append(byG[c.Goroutine], at{d.Line, i, profile.FlightPath{Hash: c.Hash, Func: c.Func, ID: d.ID}})
+	}
+	ended = make(map[uint64]bool)
+	for _, c := range calls {
+		if _, seen := ended[c.Goroutine]; !seen {
+			ended[c.Goroutine] = true
+		}
+		ended[c.Goroutine] = ended[c.Goroutine] && c.Return != 0
+	}
+	out := make(map[uint64][]profile.FlightPath)
+	for g, ats := range byG {
+		slices.SortStableFunc(ats, func(a, b at) int {
+			if a.line != b.line {
+				return a.line - b.line
+			}
+			return a.seq - b.seq
+		})
+		for _, a := range ats {
+			out[g] = append(out[g], a.path)
+		}
+	}
+	return out, ended
+}
+
+// mainGoroutine returns the lowest goroutine of a trace's: the main one.
+func mainGoroutine(seqs map[uint64][]profile.FlightPath) uint64 {
+	var low uint64
+	for g := range seqs {
+		if low == 0 || g < low {
+			low = g
+		}
+	}
+	return low
+}
+
+// TestFlightEnds checks what a -flight program leaves when it ends in each
+// way: nothing but its metadata when main returns or it calls os.Exit(0),
+// a file that names the goroutine after os.Exit(3), a runtime throw (a
+// concurrent map write is one that recover cannot stop) or a panic, and a
+// file that says nothing of an end after SIGKILL, with the paths the
+// goroutine completed before it. A snapshot (rt.WriteFlight through the
+// API's hook) is tested in rt.
+func TestFlightEnds(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := t.TempDir()
+	cmdtest.WriteFiles(t, mod, map[string]string{
+		"go.mod": "module example.com/ends\n\ngo 1.25\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func step(i int) int {
+	if i%2 == 0 {
+		return i / 2
+	}
+	return 3*i + 1
+}
+
+func main() {
+	n := 27
+	for n != 1 {
+		n = step(n)
+	}
+	switch os.Args[1] {
+	case "exit0":
+		os.Exit(0)
+	case "exit3":
+		os.Exit(3)
+	case "panic":
+		panic(fmt.Sprint("boom ", n))
+	case "throw":
+		m := map[int]int{}
+		for range 4 {
+			go func() {
+				for i := 0; ; i++ {
+					m[i%8] = i
+				}
+			}()
+		}
+		time.Sleep(time.Minute)
+	case "sleep":
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+	}
+}
+`,
+	})
+	exe := filepath.Join(t.TempDir(), "ends")
+	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+bin+" -flight=4", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	// The last paths of main before the end: step's halving path, then
+	// main's loop leaving at n == 1, then the path to the switch's case.
+	for _, tc := range []struct {
+		arg   string
+		code  int
+		state profile.FlightState
+		file  bool
+	}{
+		{"return", 0, 0, false},
+		{"exit0", 0, 0, false},
+		{"exit3", 3, profile.FlightFailedExit, true},
+		{"panic", 2, profile.FlightPanic, true},
+		{"throw", 2, profile.FlightFatal, true},
+	} {
+		t.Run(tc.arg, func(t *testing.T) {
+			prof := t.TempDir()
+			out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, exe, tc.arg)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, out)
+			}
+			files, _ := filepath.Glob(filepath.Join(prof, "*.flight"))
+			metas, _ := filepath.Glob(filepath.Join(prof, "*.meta"))
+			if len(metas) != 1 {
+				t.Fatalf("%d metadata files", len(metas))
+			}
+			if !tc.file {
+				if len(files) != 0 {
+					t.Fatalf("a clean end left %v", files)
+				}
+				return
+			}
+			fl := readOnlyFlight(t, prof)
+			if fl.State != tc.state {
+				t.Fatalf("state %v, want %v", fl.State, tc.state)
+			}
+			var named string
+			switch tc.state {
+			case profile.FlightPanic:
+				named = regexp.MustCompile(`(?m)^goroutine (\d+) \[running\]`).FindStringSubmatch(out)[1]
+			case profile.FlightFatal:
+				if !strings.Contains(out, "concurrent map writes") {
+					t.Fatalf("not the throw expected:\n%s", out)
+				}
+				m := regexp.MustCompile(`(?m)^goroutine (\d+) [^\n]*\[running\]`).FindStringSubmatch(out)
+				if m == nil {
+					t.Fatalf("no running goroutine in the fatal error's output:\n%s", out)
+				}
+				named = m[1]
+			default:
+				named = "1"
+			}
+			if strconv.FormatUint(fl.Goid, 10) != named {
+				t.Errorf("the file names goroutine %d, the runtime %s", fl.Goid, named)
+			}
+			if tc.state == profile.FlightFatal {
+				checkMainRing(t, prof, fl, 226, []string{"main", "main", "main", "main"})
+			} else {
+				checkMainRing(t, prof, fl, 223, []string{"main", "step", "main", "main"})
+			}
+		})
+	}
+	t.Run("kill", func(t *testing.T) {
+		prof := t.TempDir()
+		cmd := exec.Command(exe, "sleep")
+		cmd.Env = append(os.Environ(), "PATHCOVERDIR="+prof)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 6)
+		if _, err := stdout.Read(buf); err != nil || string(buf) != "ready\n" {
+			cmd.Process.Kill()
+			t.Fatalf("read %q, %v", buf, err)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		fl := readOnlyFlight(t, prof)
+		if fl.State != profile.FlightRunning || fl.Goid != 0 {
+			t.Fatalf("state %v, goroutine %d after SIGKILL", fl.State, fl.Goid)
+		}
+		checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main"})
+	})
+}
+
+// checkMainRing checks the main goroutine's ring of the ends program:
+// the paths it wrote and the functions of its last four. Counted by hand:
+// the Collatz walk from 27 takes 111 steps, each a path of step and one
+// of main's loop ending where it goes round; a last path of main leaves
+// the loop and ends at os.Exit or panic (not at time.Sleep, which never
+// returns here); "throw" goes round its range loop 4 times first.
+func checkMainRing(t *testing.T, prof string, fl *profile.Flight, written uint64, last []string) {
+	t.Helper()
+	ring := fl.Ring(1)
+	if ring == nil {
+		t.Fatal("no ring of goroutine 1")
+	}
+	p := profile.New()
+	if _, err := p.ReadDir(prof); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, path := range ring.Paths {
+		names = append(names, p.Metas[path.Hash].Funcs[path.Func].Name)
+	}
+	if ring.Written != written || !slices.Equal(names, last) {
+		t.Errorf("%d paths written, the last of %v; want %d, the last of %v", ring.Written, names, written, last)
+	}
+}
