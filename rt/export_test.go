@@ -8,3 +8,10 @@ func SetTestGoroutine(f func() (g uintptr, goid, parent uint64)) { testGoroutine
 // UvarintCode is uvarintCode, for the tests of the codes WPPRegister and
 // the path records encode.
 var UvarintCode = uvarintCode
+
+// The flight recorder's hooks, which the runtime calls in programs that
+// pppexec builds (goroutine_wpp.go) and rt's tests call themselves.
+var (
+	FlightExitHook  = flightExitHook
+	FlightFatalHook = flightFatalHook
+)

@@ -113,16 +113,6 @@ var (
 	flightStarted bool // the first registration was made
 )
 
-// Ring returns the calling goroutine's ring: its own, or, on its first
-// call, a new one (flightRingSlow). It is small enough to be inlined.
-func Ring() *FlightRing {
-	p, goid := recorderField()
-	if r := (*FlightRing)(p); r != nil && r.goid == goid {
-		return r
-	}
-	return flightRingSlow(goid)
-}
-
 // Put records entry v, a function's code (FlightRegister) plus a path id
 // under FlightLongID. It is inlined; -race builds call it, since the
 // detector must not see the goroutines that share flightNowhere.
@@ -146,9 +136,14 @@ func (r *FlightRing) PutLong(code, id uint64) {
 	r.Put(code + FlightLongID)
 }
 
-// flightRingSlow gives goroutine goid a ring: the one its g held, started
-// afresh, or a new one; flightNowhere if none can be had.
-func flightRingSlow(goid uint64) *FlightRing {
+// flightNewRing gives goroutine goid a ring, when the one its g holds (if
+// any) is not its own (Ring): the one its g held, started afresh, or a
+// new one; flightNowhere if none can be had.
+func flightNewRing(goid uint64) unsafe.Pointer {
+	return unsafe.Pointer(flightRing(goid))
+}
+
+func flightRing(goid uint64) *FlightRing {
 	if goid == 0 || !flightOn.Load() {
 		return &flightNowhere.FlightRing
 	}
@@ -200,6 +195,7 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 	}
 	if !flightStarted {
 		flightStarted = true
+		flightHooks(flightFatalHook, nil, flightNewRing)
 		flightStart(entries, limit, defaultDir)
 	}
 	if !flightOn.Load() {
@@ -248,8 +244,10 @@ func flightStart(entries int, limit int64, defaultDir string) {
 		}
 	}
 	flightLimit = limit
-	ring := int64(flightRingHeader + 8*n)
-	flightExtent = max(flightExtentMin, (ring+4095)/4096*4096)
+	// Extents of 1 MiB, or less under a smaller limit, since each is
+	// written whole when it is taken; but never smaller than a ring.
+	round := func(x int64) int64 { return (x + 4095) / 4096 * 4096 }
+	flightExtent = max(round(int64(flightRingHeader+8*n)), min(flightExtentMin, round(limit-flightHeaderSize)))
 	if err := flightFile.create(dir, ".flight", syscall.O_RDWR); err != nil {
 		flightWarn(dir, err)
 		return
@@ -272,7 +270,7 @@ func flightStart(entries int, limit int64, defaultDir string) {
 	*(*[8]byte)(unsafe.Pointer(&h[0])) = flightMagic
 	flightEnd = flightHeaderSize
 	flightOn.Store(true)
-	flightHooks(flightFatalHook, flightExitHook)
+	flightHooks(flightFatalHook, flightExitHook, flightNewRing)
 }
 
 // flightTake returns a new block of words words, zero, from the file's

@@ -49,4 +49,16 @@ func keyHash(k any) uintptr { return 0 }
 
 // flightHooks would ask the runtime to say how the process ends; rt's
 // tests call the hooks themselves.
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool)) {}
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer) {
+}
+
+// Ring returns the calling goroutine's ring (flight.go), as the function
+// that pppexec adds to the runtime does: its own, from testRecorders, or
+// a new one.
+func Ring() *FlightRing {
+	p, goid := recorderField()
+	if r := (*FlightRing)(p); r != nil && r.goid == goid {
+		return r
+	}
+	return (*FlightRing)(flightNewRing(goid))
+}

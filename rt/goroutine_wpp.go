@@ -42,9 +42,18 @@ func keyHash(k any) uintptr {
 func runtimeHash(typ, data unsafe.Pointer) uintptr
 
 // flightHooks asks the runtime to call fatal at the top of fatalpanic and
-// fatalthrow, and exit from its exit hooks, for the flight recorder
+// fatalthrow, exit from its exit hooks (if not nil), and ring for a
+// goroutine that has no ring of its own, for the flight recorder
 // (flight.go), through a function pppexec adds to package runtime; a
-// runtime where it could not does nothing.
+// runtime where it could not only keeps ring, which it calls with goid 0.
 //
 //go:linkname flightHooks runtime.pathcoverFlightHooks
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool))
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer)
+
+// Ring returns the calling goroutine's ring (flight.go): the one in its g
+// if it is its own, else the one flightNewRing gives it, which the
+// runtime asks for. It is one call, inlined into instrumented code.
+func Ring() *FlightRing { return (*FlightRing)(runtimeFlightRing()) }
+
+//go:linkname runtimeFlightRing runtime.pathcoverFlightRing
+func runtimeFlightRing() unsafe.Pointer

@@ -110,10 +110,27 @@ func pathcoverOnCleanExit() { pathcoverCleanExit = true }
 func pathcoverOnExit() { pathcoverExitHook(getg().goid, !pathcoverCleanExit) }
 
 //go:linkname pathcoverFlightHooks
-func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool)) {
-	pathcoverFatalHook, pathcoverExitHook = fatal, exit
-	exithook.Add(exithook.Hook{F: pathcoverOnExit, RunOnFailure: true})
-	exithook.Add(exithook.Hook{F: pathcoverOnCleanExit})
+func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer) {
+	pathcoverFatalHook, pathcoverExitHook, pathcoverNewRing = fatal, exit, ring
+	if exit != nil {
+		exithook.Add(exithook.Hook{F: pathcoverOnExit, RunOnFailure: true})
+		exithook.Add(exithook.Hook{F: pathcoverOnCleanExit})
+	}
+}
+
+var pathcoverNewRing func(goid uint64) unsafe.Pointer
+
+// pathcoverFlightRing returns the calling goroutine's flight ring: the
+// one in its g if it is its own (a ring's goid is its second word), else
+// the one rt gives it. rt's Ring is this one call, inlined.
+//
+//go:linkname pathcoverFlightRing
+func pathcoverFlightRing() unsafe.Pointer {
+	gp := getg()
+	if r := gp.pathcoverRecorder; r != nil && *(*uint64)(unsafe.Add(r, 8)) == gp.goid {
+		return r
+	}
+	return pathcoverNewRing(gp.goid)
 }
 `
 
@@ -200,8 +217,15 @@ func pathcoverSetRecorder(rec unsafe.Pointer) (goid, parentGoid uint64) { return
 //go:nosplit
 func pathcoverStack() (lo, hi uintptr) { return 0, 0 }
 
+var pathcoverNewRing func(goid uint64) unsafe.Pointer
+
 //go:linkname pathcoverFlightHooks
-func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool)) {}
+func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer) {
+	pathcoverNewRing = ring
+}
+
+//go:linkname pathcoverFlightRing
+func pathcoverFlightRing() unsafe.Pointer { return pathcoverNewRing(0) }
 ` + noKeyHasher
 
 // compileRuntime runs the compile of package runtime in a -wpp build, with
