@@ -40,6 +40,7 @@
 //	wpp         compact and query whole program paths (pppexec -wpp)
 //	slice       which statements of a run made a value: a backward dynamic slice
 //	wet         build and query whole execution traces (pppexec -wet)
+//	flight      show the paths that led to a failure (pppexec -flight)
 //	gate        fail when functions have too few of their paths run, for CI
 //	export      write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF
 //	cfg         print a function's control-flow graph and its numbering
@@ -408,6 +409,37 @@
 //		nil or not); exit status 1 if they do
 //
 // The queries read D/profile.wet, made by build; -f names another file.
+//
+// # Show the paths that led to a failure (pppexec -flight)
+//
+// Usage:
+//
+//	pathcover flight [-dir D] [-f FILE] [-goroutine G] [-lines] [-json]
+//
+// A program built with pppexec -flight=N keeps, for each goroutine, the last N
+// paths it completed, in a file of its profile directory that it removes when
+// it ends cleanly. When it panics, throws, exits with a failure (log.Fatal,
+// os.Exit(1)), or is killed, the file stays, and says which goroutine failed.
+// Flight prints each goroutine's paths, most recent first, decoded to the
+// lines they ran, the goroutine that failed first.
+//
+// With no -f, it reads the newest flight file of D and says how many others
+// there are; -goroutine shows one goroutine; -lines shows every step of each
+// path with its branch; -json writes the same as JSON. A program can also
+// write its rings on demand with rt.WriteFlight, from a debug endpoint.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		the flight file to read (default: the newest in the profile directory)
+//	-goroutine G
+//		show goroutine G only
+//	-json
+//		write JSON
+//	-lines
+//		show every step of each path
 //
 // # Fail when functions have too few of their paths run, for CI
 //

@@ -1,0 +1,177 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pathcover/pathcover/internal/cmdtest"
+)
+
+// flightProgram runs work on four goroutines; with FAIL=panic the third
+// panics after its loop, with FAIL=exit main exits with status 3.
+const flightProgram = `package main
+
+import (
+	"fmt"
+	"os"
+	"sync"
+)
+
+func classify(n int) string {
+	switch {
+	case n%15 == 0:
+		return "fizzbuzz"
+	case n%3 == 0:
+		return "fizz"
+	case n%5 == 0:
+		return "buzz"
+	}
+	return fmt.Sprint(n)
+}
+
+func work(id, n int) {
+	for i := 1; i <= n; i++ {
+		if s := classify(i * id); s == "boom" {
+			fmt.Println(s)
+		}
+	}
+	if id == 3 && os.Getenv("FAIL") == "panic" {
+		var m map[string]int
+		m["x"] = 1
+	}
+}
+
+func main() {
+	var wg sync.WaitGroup
+	for id := 1; id <= 4; id++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); work(id, 10+id) }()
+	}
+	wg.Wait()
+	if os.Getenv("FAIL") == "exit" {
+		os.Exit(3)
+	}
+}
+`
+
+// TestFlightCommand builds flightProgram with pathcover pppexec -flight=8,
+// makes it panic, and reads what it left with pathcover flight: the
+// goroutine that the runtime says panicked comes first, with its last 8
+// paths decoded to lines of work and classify, the most recent the loop's
+// last round (the panic came before work's last path was counted); then
+// the errors.
+func TestFlightCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmdtest.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/fl\n\ngo 1.25\n", "main.go": flightProgram})
+	exe := filepath.Join(t.TempDir(), "fl")
+	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -flight=8", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	prof := t.TempDir()
+	out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof, "FAIL=panic"}, exe)
+	m := regexp.MustCompile(`(?m)^goroutine (\d+) \[running\]`).FindStringSubmatch(out)
+	if code != 2 || m == nil {
+		t.Fatalf("exit %d, want a panic\n%s", code, out)
+	}
+	panicked, _ := strconv.ParseUint(m[1], 10, 64)
+
+	out, code = run(t, dir, bin, "flight", "-json", "-dir", prof)
+	var r struct {
+		State      string
+		Failed     bool
+		Goroutine  uint64
+		Entries    int
+		Goroutines []struct {
+			Goroutine uint64
+			Named     bool
+			Written   uint64
+			Paths     []struct {
+				Func  string
+				ID    uint64
+				Steps []struct {
+					Line int
+					Kind string
+				}
+			}
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("flight -json: exit %d\n%s", code, out)
+	}
+	if r.State != "unrecovered panic" || !r.Failed || r.Goroutine != panicked || r.Entries != 8 {
+		t.Fatalf("state %q, goroutine %d (the runtime says %d), %d entries", r.State, r.Goroutine, panicked, r.Entries)
+	}
+	g := r.Goroutines[0]
+	if g.Goroutine != panicked || !g.Named || len(g.Paths) != 8 {
+		t.Fatalf("first goroutine %d, named %v, %d paths", g.Goroutine, g.Named, len(g.Paths))
+	}
+	// Goroutine 3 ran main's function literal, whose one path is counted
+	// where it begins (its id is known there), then work(3, 13): 13
+	// rounds, each a path of classify and one of work's loop.
+	if g.Written != 27 {
+		t.Errorf("the panicking goroutine wrote %d paths, want 27", g.Written)
+	}
+	lines := strings.Split(flightProgram, "\n")
+	lineOf := func(text string) int {
+		for i, l := range lines {
+			if strings.Contains(l, text) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q", text)
+		return 0
+	}
+	last := g.Paths[0]
+	if last.Func != "work" || last.Steps[len(last.Steps)-1].Kind != "round" || last.Steps[len(last.Steps)-1].Line != lineOf("for i := 1; i <= n; i++") {
+		t.Errorf("the most recent path: %+v", last)
+	}
+	for i, p := range g.Paths {
+		want := []string{"work", "classify"}[i%2]
+		if p.Func != want {
+			t.Errorf("path %d is of %s, want %s", i+1, p.Func, want)
+		}
+	}
+	// 3*13 = 39 is a multiple of 3 only: classify's "fizz" case.
+	fizz := lineOf(`return "fizz"`)
+	if p := g.Paths[1]; p.Steps[len(p.Steps)-1].Line != fizz {
+		t.Errorf("classify(39) took %+v, want its return at line %d", p.Steps, fizz)
+	}
+
+	// Text: one goroutine; lines.
+	out, code = run(t, dir, bin, "flight", "-dir", prof, "-goroutine", m[1])
+	if code != 0 || !strings.Contains(out, "goroutine "+m[1]+", which panicked: 27 paths, the last 8, most recent first") || strings.Count(out, "\ngoroutine ") != 1 {
+		t.Errorf("flight -goroutine: exit %d\n%s", code, out)
+	}
+	out, code = run(t, dir, bin, "flight", "-dir", prof, "-goroutine", m[1], "-lines")
+	if code != 0 || !strings.Contains(out, "main.go:"+strconv.Itoa(fizz)+":") {
+		t.Errorf("flight -lines: exit %d\n%s", code, out)
+	}
+
+	// Errors.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dir", prof, "-goroutine", "99999"}, "holds no ring of goroutine 99999"},
+		{[]string{"-dir", t.TempDir()}, "holds no flight file"},
+		{[]string{"-f", filepath.Join(prof, "none.flight")}, "no such file"},
+	} {
+		out, code := run(t, dir, bin, append([]string{"flight"}, tc.args...)...)
+		if code == 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("flight %q: exit %d, want an error saying %q\n%s", tc.args, code, tc.want, out)
+		}
+	}
+	metas, _ := filepath.Glob(filepath.Join(prof, "*.meta"))
+	for _, m := range metas {
+		os.Remove(m)
+	}
+	if out, code := run(t, dir, bin, "flight", "-dir", prof); code == 0 || !strings.Contains(out, "lacks metadata") {
+		t.Errorf("flight without metadata: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,192 @@
+package profile
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// flightBuilder writes a flight file as the drawing in flight.go says,
+// independently of rt's writer.
+type flightBuilder struct {
+	order   binary.ByteOrder
+	entries uint64
+	extent  uint64
+	state   uint64
+	goid    uint64
+	blocks  [][]uint64 // each block's words, tag first
+}
+
+func (b *flightBuilder) pkg(hash string, first, funcs uint64) {
+	w := []uint64{1<<32 | 56, first, funcs, 0, 0, 0, 0}
+	h := []byte(hash)
+	for i := range 4 {
+		w[3+i] = binary.LittleEndian.Uint64(h[8*i:]) // bytes in file order
+	}
+	b.blocks = append(b.blocks, w)
+}
+
+// ring adds a ring whose entries were written in order (it wraps).
+func (b *flightBuilder) ring(goid uint64, written []uint64) {
+	w := make([]uint64, 4+b.entries)
+	w[0], w[1], w[2], w[3] = 2<<32|(32+8*b.entries), goid, uint64(len(written)), b.entries-1
+	for i, e := range written {
+		w[4+uint64(i)%b.entries] = e
+	}
+	b.blocks = append(b.blocks, w)
+}
+
+func (b *flightBuilder) bytes() []byte {
+	out := make([]byte, 4096)
+	copy(out, "pcovflt1")
+	put := func(off int, v uint64) { b.order.PutUint64(out[off:], v) }
+	put(8, byteOrderMark)
+	put(16, b.entries)
+	put(24, b.state)
+	put(32, b.goid)
+	put(48, 42)
+	put(64, 1<<30)
+	put(72, b.extent)
+	ext := []byte{}
+	flush := func() {
+		if len(ext) > 0 {
+			out = append(out, ext...)
+			out = append(out, make([]byte, int(b.extent)-len(ext))...)
+			ext = ext[:0]
+		}
+	}
+	for _, blk := range b.blocks {
+		if len(ext)+8*len(blk) > int(b.extent) {
+			flush()
+		}
+		for i, v := range blk {
+			var word [8]byte
+			if i >= 3 && blk[0]>>32 == 1 {
+				binary.LittleEndian.PutUint64(word[:], v) // the hash's bytes
+			} else {
+				b.order.PutUint64(word[:], v)
+			}
+			ext = append(ext, word[:]...)
+		}
+	}
+	flush()
+	return out
+}
+
+const (
+	hashA = "0123456789abcdef0123456789abcdef"
+	hashB = "fedcba9876543210fedcba9876543210"
+)
+
+func sampleFlight(order binary.ByteOrder) *flightBuilder {
+	b := &flightBuilder{order: order, entries: 4, extent: 4096, state: 2, goid: 7}
+	b.pkg(hashA, 1, 3)
+	b.pkg(hashB, 4, 2)
+	// Goroutine 7: five paths, the oldest overwritten.
+	b.ring(7, []uint64{1<<40 + 0, 2<<40 + 5, 4<<40 + 1, 3<<40 + 9, 5<<40 + 2})
+	// Goroutine 3: a long id (two entries), then one path.
+	b.ring(3, []uint64{1 << 45, 2<<40 + FlightLongID, 1<<40 + 3})
+	// Goroutine 9: the long id's value was overwritten, its marker kept.
+	b.ring(9, []uint64{1 << 45, 2<<40 + FlightLongID, 1<<40 + 1, 1<<40 + 2, 1<<40 + 3})
+	return b
+}
+
+// TestParseFlightHandWritten reads files written from the drawing, in
+// both byte orders.
+func TestParseFlightHandWritten(t *testing.T) {
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		fl, err := ParseFlight(sampleFlight(order).bytes())
+		if err != nil {
+			t.Fatalf("%v: %v", order, err)
+		}
+		if fl.State != FlightPanic || fl.Goid != 7 || fl.Entries != 4 || fl.PID != 42 || len(fl.Packages) != 2 {
+			t.Fatalf("%v: header %+v", order, fl)
+		}
+		want := map[uint64][]FlightPath{
+			7: {{hashA, 1, 5}, {hashB, 0, 1}, {hashA, 2, 9}, {hashB, 1, 2}},
+			3: {{hashA, 1, 1 << 45}, {hashA, 0, 3}},
+			9: {{hashA, 0, 1}, {hashA, 0, 2}, {hashA, 0, 3}},
+		}
+		if len(fl.Rings) != 3 {
+			t.Fatalf("%d rings", len(fl.Rings))
+		}
+		for g, paths := range want {
+			r := fl.Ring(g)
+			if r == nil || !slices.Equal(r.Paths, paths) {
+				t.Errorf("%v: goroutine %d: %+v, want %v", order, g, r, paths)
+			}
+		}
+	}
+}
+
+// TestParseFlightBad: every kind of damage is a clear error.
+func TestParseFlightBad(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(b *flightBuilder)
+		raw  func([]byte) []byte
+		want string
+	}{
+		{name: "magic", raw: func(b []byte) []byte { b[0] = 'x'; return b }, want: "not a flight file"},
+		{name: "short", raw: func(b []byte) []byte { return b[:100] }, want: "not a flight file"},
+		{name: "order", raw: func(b []byte) []byte { b[8] = 9; return b }, want: "byte-order"},
+		{name: "entries", edit: func(b *flightBuilder) { b.entries = 3; b.blocks = nil }, want: "power of two"},
+		{name: "state", edit: func(b *flightBuilder) { b.state = 9 }, want: "unknown state"},
+		{name: "extent", raw: func(b []byte) []byte { binary.LittleEndian.PutUint64(b[72:], 8); return b }, want: "cannot hold a ring"},
+		{name: "function", edit: func(b *flightBuilder) { b.ring(11, []uint64{9<<40 + 1}) }, want: "of no package"},
+		{name: "overlap", edit: func(b *flightBuilder) { b.pkg(hashB, 2, 2) }, want: "number the same functions"},
+		{name: "twice", edit: func(b *flightBuilder) { b.ring(7, []uint64{1 << 40}) }, want: "two rings of goroutine 7"},
+		{name: "hash", edit: func(b *flightBuilder) { b.pkg(strings.Repeat("G", 32), 10, 1) }, want: "bad package block"},
+		{name: "kind", edit: func(b *flightBuilder) { b.blocks = append(b.blocks, []uint64{3<<32 | 16, 0}) }, want: "unknown block"},
+		{name: "size", edit: func(b *flightBuilder) { b.blocks = append(b.blocks, []uint64{1<<32 | 1<<20}) }, want: "does not fit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := sampleFlight(binary.LittleEndian)
+			if tc.edit != nil {
+				tc.edit(b)
+			}
+			raw := b.bytes()
+			if tc.raw != nil {
+				raw = tc.raw(raw)
+			}
+			_, err := ParseFlight(raw)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzParseFlight: no input makes ParseFlight panic or hang, and what it
+// accepts is consistent: every path names a function of its packages,
+// rings hold at most N paths and are sorted by goroutine.
+func FuzzParseFlight(f *testing.F) {
+	f.Add(sampleFlight(binary.LittleEndian).bytes())
+	f.Add(sampleFlight(binary.BigEndian).bytes())
+	empty := &flightBuilder{order: binary.LittleEndian, entries: 2, extent: 4096}
+	f.Add(empty.bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fl, err := ParseFlight(b)
+		if err != nil {
+			return
+		}
+		funcs := make(map[string]uint64)
+		for _, p := range fl.Packages {
+			funcs[p.Hash] = p.Funcs
+		}
+		for i, r := range fl.Rings {
+			if i > 0 && fl.Rings[i-1].Goid >= r.Goid {
+				t.Fatalf("rings out of order")
+			}
+			if len(r.Paths) > fl.Entries || uint64(len(r.Paths)) > r.Written {
+				t.Fatalf("goroutine %d: %d paths, %d entries, %d written", r.Goid, len(r.Paths), fl.Entries, r.Written)
+			}
+			for _, p := range r.Paths {
+				if n, ok := funcs[p.Hash]; !ok || uint64(p.Func) >= n {
+					t.Fatalf("path of function %d of %s", p.Func, p.Hash)
+				}
+			}
+		}
+	})
+}
