@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -19,7 +20,7 @@ import (
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -166,6 +167,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec + " -deps"}
 	case "wet":
 		return []string{"-toolexec=" + pppexec + " -wet"}
+	case "flight":
+		return []string{"-toolexec=" + pppexec + " -flight=" + strconv.Itoa(flightBenchEntries)}
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
@@ -191,12 +194,16 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || recording(mode) {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || recording(mode) || mode == "flight" {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err
 		}
-		if !bytes.Contains(syms, []byte(" "+t.Pkg+"._pathcoverC\n")) {
+		sym := "._pathcoverC\n" // the counters
+		if mode == "flight" {
+			sym = "._pathcoverFB\n" // the code of the package's function 0
+		}
+		if !bytes.Contains(syms, []byte(" "+t.Pkg+sym)) {
 			return "", 0, fmt.Errorf("%s: pppexec did not instrument %s", mode, t.Pkg)
 		}
 	}
@@ -241,6 +248,10 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// flightBenchEntries is the ring size of mode flight: each goroutine's
+// last 64 paths.
+const flightBenchEntries = 64
 
 // recording reports whether mode records whole program paths (and more):
 // its programs write .wpp files.

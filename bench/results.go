@@ -283,6 +283,9 @@ func (r *results) targets() []targetResult {
 	if w, ok := r.mode("wpp"); ok || chosen("wpp") {
 		add("whole program paths (wpp) overhead, median (issue 16)", "≤ +100% (2× plain)", ok, pct(w.MedianOverhead), w.MedianOverhead <= 1)
 	}
+	if f, ok := r.mode("flight"); ok || chosen("flight") {
+		add("flight recorder overhead, median (issue 21)", "≤ +5%", ok, pct(f.MedianOverhead), f.MedianOverhead <= 0.05)
+	}
 	return ts
 }
 
@@ -381,6 +384,7 @@ var modeTitle = map[string]string{
 	"wpp":      "Ball-Larus and whole program paths (`-wpp`)",
 	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
 	"wet":      "whole execution traces' recording (`-wet`: `-deps` and values)",
+	"flight":   "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
 }
 
 // JSON is the results, indented.

@@ -347,3 +347,83 @@ func checkMainRing(t *testing.T, prof string, fl *profile.Flight, written uint64
 		t.Errorf("%d paths written, the last of %v; want %d, the last of %v", ring.Written, names, written, last)
 	}
 }
+
+// TestFlightAPI builds a program that imports rt for its API and calls
+// rt.WriteFlight: built with pppexec -flight, the call writes a snapshot
+// of the rings pppexec's own copy of rt records (the main goroutine's
+// last paths, naming the goroutine that asked), and the clean exit after
+// it leaves the snapshot alone; built plainly, it says nothing is
+// recorded. The test module is named as pathcover's, with rt's files
+// copied into it, so that it needs no other module.
+func TestFlightAPI(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module github.com/pathcover/pathcover\n\ngo 1.25\n",
+		"demo/main.go": `package main
+
+import (
+	"fmt"
+
+	"github.com/pathcover/pathcover/rt"
+)
+
+func step(i int) int {
+	if i%2 == 0 {
+		return i / 2
+	}
+	return 3*i + 1
+}
+
+func main() {
+	n := 27
+	for n != 1 {
+		n = step(n)
+	}
+	name, err := rt.WriteFlight()
+	fmt.Println(name)
+	fmt.Println(err)
+}
+`,
+	}
+	rtFiles, _ := filepath.Glob("../../rt/*.go")
+	for _, f := range rtFiles {
+		if !strings.HasSuffix(f, "_test.go") {
+			files["rt/"+filepath.Base(f)] = cmdtest.ReadFile(t, f)
+		}
+	}
+	cmdtest.WriteFiles(t, mod, files)
+	for _, flight := range []bool{true, false} {
+		exe := filepath.Join(t.TempDir(), "demo")
+		args := []string{"build", "-o", exe}
+		if flight {
+			args = append(args, "-toolexec="+bin+" -flight=8 -pkgs=github.com/pathcover/pathcover/demo")
+		}
+		if out, code := run(t, mod, nil, "go", append(args, "./demo")...); code != 0 || strings.Contains(out, "pppexec:") {
+			t.Fatalf("go build (flight %v): exit %d\n%s", flight, code, out)
+		}
+		prof := t.TempDir()
+		out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, exe)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || len(lines) != 2 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		files, _ := filepath.Glob(filepath.Join(prof, "*.flight"))
+		if !flight {
+			if !strings.Contains(lines[1], "records no flight") || len(files) != 0 {
+				t.Errorf("a plain build's WriteFlight: %q, files %v", lines, files)
+			}
+			continue
+		}
+		if lines[1] != "<nil>" || len(files) != 1 || files[0] != lines[0] {
+			t.Fatalf("WriteFlight: %q; flight files %v", lines, files)
+		}
+		fl := readOnlyFlight(t, prof)
+		if fl.State != profile.FlightSnapshot || fl.Goid != 1 {
+			t.Errorf("state %v, goroutine %d", fl.State, fl.Goid)
+		}
+		// step's and the loop's paths, 111 rounds of each, and main's first.
+		checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main", "step", "main", "step", "main"})
+	}
+}
