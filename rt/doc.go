@@ -59,6 +59,16 @@
 // bounds, so that a stack address is recorded by its distance from the
 // top, and hash map keys as the runtime's maps do.
 //
+// # Flight recorder
+//
+// In a -flight build nothing is counted: each goroutine keeps the last N
+// paths it took in a ring, in a shared mapping of
+// pathcover.<pid>.<n>.flight, which a clean exit removes and a failure
+// leaves, saying which goroutine failed (flight.go). WriteFlight writes
+// the rings on demand; programs that import this package for it get the
+// call handed to the copy pppexec links. $PATHCOVERFLIGHTMAX bounds the
+// file (default 64M).
+//
 // # Why counts are never lost
 //
 // On Unix systems the counters live in a shared mapping of the counter file:

@@ -301,8 +301,10 @@ func TestFlightOff(t *testing.T) {
 	}
 }
 
-// TestFlightInlined checks that the compiler inlines Ring and Put, which
-// a -flight build calls once per call and once per path.
+// TestFlightInlined checks that the compiler inlines Put, which a
+// -flight build calls once per path. (Ring, once per call, is inlined
+// only against the runtime that pppexec patches, where it is one call of
+// runtime.PathcoverFlightRing: cmd/pppexec's tests build with it.)
 func TestFlightInlined(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds rt")
@@ -311,7 +313,7 @@ func TestFlightInlined(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, fn := range []string{"Ring", "(*FlightRing).Put"} {
+	for _, fn := range []string{"(*FlightRing).Put"} {
 		if !strings.Contains(string(out), ": can inline "+fn+"\n") {
 			t.Errorf("the compiler does not inline %s", fn)
 		}

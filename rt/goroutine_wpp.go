@@ -50,10 +50,3 @@ func runtimeHash(typ, data unsafe.Pointer) uintptr
 //go:linkname flightHooks runtime.pathcoverFlightHooks
 func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer)
 
-// Ring returns the calling goroutine's ring (flight.go): the one in its g
-// if it is its own, else the one flightNewRing gives it, which the
-// runtime asks for. It is one call, inlined into instrumented code.
-func Ring() *FlightRing { return (*FlightRing)(runtimeFlightRing()) }
-
-//go:linkname runtimeFlightRing runtime.pathcoverFlightRing
-func runtimeFlightRing() unsafe.Pointer

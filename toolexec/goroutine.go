@@ -120,12 +120,12 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 
 var pathcoverNewRing func(goid uint64) unsafe.Pointer
 
-// pathcoverFlightRing returns the calling goroutine's flight ring: the
+// PathcoverFlightRing returns the calling goroutine's flight ring: the
 // one in its g if it is its own (a ring's goid is its second word), else
-// the one rt gives it. rt's Ring is this one call, inlined.
-//
-//go:linkname pathcoverFlightRing
-func pathcoverFlightRing() unsafe.Pointer {
+// the one rt gives it. It is exported, not pushed, so that rt's Ring,
+// compiled against this runtime, inlines it: a ring costs a call no more
+// than a load of the g's field and a comparison.
+func PathcoverFlightRing() unsafe.Pointer {
 	gp := getg()
 	if r := gp.pathcoverRecorder; r != nil && *(*uint64)(unsafe.Add(r, 8)) == gp.goid {
 		return r
@@ -224,8 +224,7 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 	pathcoverNewRing = ring
 }
 
-//go:linkname pathcoverFlightRing
-func pathcoverFlightRing() unsafe.Pointer { return pathcoverNewRing(0) }
+func PathcoverFlightRing() unsafe.Pointer { return pathcoverNewRing(0) }
 ` + noKeyHasher
 
 // compileRuntime runs the compile of package runtime in a -wpp build, with

@@ -287,6 +287,9 @@ func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildCon
 	ctx := build.Default
 	ctx.GOOS, ctx.GOARCH = goos, goarch
 	ctx.BuildTags = []string{"pathcover_rt"} // goroutine_wpp.go
+	if x.Config.patchesRuntime() {
+		ctx.BuildTags = append(ctx.BuildTags, "pathcover_patched") // ring_runtime.go
+	}
 	var files []string
 	entries, _ := fs.ReadDir(rt.Source, ".")
 	for _, e := range entries {
