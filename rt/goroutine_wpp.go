@@ -49,4 +49,3 @@ func runtimeHash(typ, data unsafe.Pointer) uintptr
 //
 //go:linkname flightHooks runtime.pathcoverFlightHooks
 func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer)
-
