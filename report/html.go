@@ -36,6 +36,9 @@ type HTMLOptions struct {
 	// metadata hash, from a whole program path (pathcover wpp): the page
 	// then lists each function's traces, most calls first.
 	Traces func(hash string, index int) []HTMLTrace
+	// Flights are the failures the flight recorder left (pathcover
+	// flight), which the overview shows first.
+	Flights []*FlightReport
 }
 
 // An HTMLTrace is a distinct trace of a function: the paths a call took, in
@@ -65,8 +68,91 @@ type htmlPage struct {
 	Funcs    []*htmlFunc
 	Residual bool
 	Traces   bool
+	Flights  []htmlFlight
 	// Blob is the page's data (pageData), compressed: see PageData.
 	Blob string
+}
+
+// An htmlFlight is a flight file as the overview shows it: named by its
+// base name (not a path of the machine that read it), each path by its
+// function, linked to the function's section when the page has it
+// (FuncID >= 0), and its lines, the file named by package.
+type htmlFlight struct {
+	Name, What string
+	Goroutines []htmlFlightGoroutine
+}
+
+type htmlFlightGoroutine struct {
+	FlightGoroutine
+	Heading string
+	Paths   []htmlFlightPath
+}
+
+type htmlFlightPath struct {
+	N      int
+	Name   string
+	FuncID int
+	ID     uint64
+	Lines  string
+}
+
+// flights turns the flight reports into what the overview shows, linking
+// each path to its function's section by package and name.
+func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
+	ids := make(map[[2]string]int)
+	for _, hf := range funcs {
+		ids[[2]string{hf.Package, hf.Name}] = hf.ID
+	}
+	var out []htmlFlight
+	for _, r := range reports {
+		what := r.State
+		if r.Goroutine != 0 {
+			what += fmt.Sprintf(" in goroutine %d", r.Goroutine)
+		}
+		what += fmt.Sprintf(", process %d, %s; rings of %d paths", r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
+		hf := htmlFlight{Name: filepath.Base(r.File), What: what}
+		for _, g := range r.Goroutines {
+			hg := htmlFlightGoroutine{FlightGoroutine: g, Heading: fmt.Sprintf("goroutine %d", g.Goroutine)}
+			if g.Named {
+				hg.Heading += ", which " + r.verb()
+			}
+			hg.Heading += fmt.Sprintf(": %d paths", g.Written)
+			if uint64(len(g.Paths)) < g.Written {
+				hg.Heading += fmt.Sprintf(", the last %d", len(g.Paths))
+			}
+			for i, p := range g.Paths {
+				id, ok := ids[[2]string{p.Package, p.Func}]
+				if !ok {
+					id = -1
+				}
+				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: pageStepLines(p.Package, p.Steps)})
+			}
+			hf.Goroutines = append(hf.Goroutines, hg)
+		}
+		out = append(out, hf)
+	}
+	return out
+}
+
+// pageStepLines is stepLines with files named by package, as the page
+// names them.
+func pageStepLines(pkg string, steps []Step) string {
+	var b strings.Builder
+	file := ""
+	for _, s := range steps {
+		if s.Kind == "flow" || s.Kind == "loop" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if s.File != file {
+			file = s.File
+			fmt.Fprintf(&b, "%s/%s:", pkg, filepath.Base(file))
+		}
+		fmt.Fprintf(&b, "%d %s", s.Line, describe(s.Kind))
+	}
+	return b.String()
 }
 
 // pageData is what the page's script draws from: each function's paths by
@@ -217,6 +303,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			}
 		}
 	}
+	page.Flights = flights(opt.Flights, page.Funcs)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err

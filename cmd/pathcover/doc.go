@@ -198,7 +198,11 @@
 // highlights the lines, the branches and the edges it takes. When the profile
 // directory holds whole program paths compacted by pathcover wpp compact
 // (profile.twpp), each function also lists its distinct traces, with the calls
-// that took each; choosing one highlights all its paths.
+// that took each; choosing one highlights all its paths. When they hold
+// flight files (pppexec -flight), the overview begins with each failure: the
+// paths each goroutine took last, most recent first, the one that failed
+// first, each linked to its function; a directory of flight files alone,
+// without counts, makes a page of them.
 //
 // The flags are:
 //

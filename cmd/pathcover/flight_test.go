@@ -153,6 +153,27 @@ func TestFlightCommand(t *testing.T) {
 		t.Errorf("flight -lines: exit %d\n%s", code, out)
 	}
 
+	// The page of the flight directory alone: the failure first, each
+	// path linked to its function's section, no path of this machine.
+	page := filepath.Join(t.TempDir(), "page.html")
+	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page); code != 0 {
+		t.Fatalf("html: exit %d\n%s", code, out)
+	}
+	html := cmdtest.ReadFile(t, page)
+	heading := regexp.MustCompile(`<h4>goroutine (\d+), which panicked: 27 paths, the last 8, most recent first</h4>`).FindStringSubmatch(html)
+	if !strings.Contains(html, "<h2>Failures (flight recorder)</h2>") || heading == nil || heading[1] != m[1] {
+		t.Errorf("the page does not show the panic in goroutine %s first", m[1])
+	}
+	for _, fn := range []string{"work", "classify"} {
+		link := regexp.MustCompile(`<a href="#f(\d+)">fl\.` + fn + `</a>`).FindStringSubmatch(html)
+		if link == nil || !strings.Contains(html, `<section class="func" id="f`+link[1]+`" data-func="`+link[1]+`">`+"\n<h2>example.com/fl."+fn+"</h2>") {
+			t.Errorf("the page's paths of %s do not link to its section", fn)
+		}
+	}
+	if strings.Contains(html, prof) || strings.Contains(html, dir) {
+		t.Error("the page names a directory of this machine")
+	}
+
 	// Errors.
 	for _, tc := range []struct {
 		args []string

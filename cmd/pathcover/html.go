@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 	"github.com/pathcover/pathcover/wpp"
 )
@@ -22,7 +23,11 @@ ran, those that never ran, or the residual paths of a PPP build's profile)
 highlights the lines, the branches and the edges it takes. When the profile
 directory holds whole program paths compacted by pathcover wpp compact
 (profile.twpp), each function also lists its distinct traces, with the calls
-that took each; choosing one highlights all its paths.
+that took each; choosing one highlights all its paths. When they hold
+flight files (pppexec -flight), the overview begins with each failure: the
+paths each goroutine took last, most recent first, the one that failed
+first, each linked to its function; a directory of flight files alone,
+without counts, makes a page of them.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := profileFlag(fs)
@@ -33,12 +38,17 @@ that took each; choosing one highlights all its paths.
 				fmt.Fprintf(os.Stderr, "%s: give -o FILE (or -o - for standard output)\n", cmd.LongName())
 				return exitUsage
 			}
-			r, _, code := openReport(cmd.LongName(), dir.dirs, patterns)
+			flights, err := pageFlights(dir.dirs)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitNoData
+			}
+			r, _, code := openReportCounts(cmd.LongName(), dir.dirs, patterns, len(flights) == 0)
 			if code != 0 {
 				return code
 			}
 			wd, _ := os.Getwd()
-			opt := report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd)}
+			opt := report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd), Flights: flights}
 			traces, err := pageTraces(dir.dirs)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
@@ -63,6 +73,37 @@ that took each; choosing one highlights all its paths.
 			return 0
 		}
 	},
+}
+
+// pageFlights returns the flight files of the profile directories,
+// decoded, oldest first, for the page.
+func pageFlights(dirs []string) ([]*report.FlightReport, error) {
+	var out []*report.FlightReport
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			continue // a text profile
+		}
+		files, err := flightFiles(d)
+		if err != nil || len(files) == 0 {
+			continue
+		}
+		p := profile.New()
+		if _, err := p.ReadDir(d); err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			fl, err := profile.ReadFlight(f.name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", f.name, err)
+			}
+			r, err := report.Flight(f.name, fl, p.Metas, 0)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // pageTraces returns the traces of the whole program paths compacted in

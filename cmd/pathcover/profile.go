@@ -69,6 +69,12 @@ func (d *profileDirs) Set(v string) error {
 // status exitNoData: no source given, one that cannot be read, none with
 // metadata, or none with counts. problems are the files skipped.
 func loadProfile(cmd string, sources []string) (p *profile.Profile, problems []error, code int) {
+	return loadProfileCounts(cmd, sources, true)
+}
+
+// loadProfileCounts is loadProfile, which, unless counts, accepts a
+// profile without counts: the metadata of a flight recorder's programs.
+func loadProfileCounts(cmd string, sources []string, counts bool) (p *profile.Profile, problems []error, code int) {
 	if len(sources) == 0 {
 		fmt.Fprintf(os.Stderr, "%s: no profile: give -dir, or set PATHCOVERDIR\n", cmd)
 		return nil, nil, exitNoData
@@ -85,7 +91,7 @@ func loadProfile(cmd string, sources []string) (p *profile.Profile, problems []e
 	case len(p.Metas) == 0:
 		fmt.Fprintf(os.Stderr, "%s: %s holds no profile: no metadata file could be read (did the profiled programs run, with PATHCOVERDIR set?)\n", cmd, where)
 		return nil, problems, exitNoData
-	case p.Processes == 0:
+	case p.Processes == 0 && counts:
 		fmt.Fprintf(os.Stderr, "%s: %s holds no counts: no counter file could be read\n", cmd, where)
 		return nil, problems, exitNoData
 	}
@@ -143,7 +149,13 @@ func profilePackages(paths []string) string {
 // openReport loads the profile and builds the report of the packages that
 // patterns select, for the commands that report on a profile.
 func openReport(cmd string, sources, patterns []string) (*report.Report, []error, int) {
-	p, problems, code := loadProfile(cmd, sources)
+	return openReportCounts(cmd, sources, patterns, true)
+}
+
+// openReportCounts is openReport, which, unless counts, accepts a profile
+// without counts (loadProfileCounts).
+func openReportCounts(cmd string, sources, patterns []string, counts bool) (*report.Report, []error, int) {
+	p, problems, code := loadProfileCounts(cmd, sources, counts)
 	if code != 0 {
 		return nil, problems, code
 	}
