@@ -26,6 +26,10 @@ type Profile struct {
 	Counts map[string]map[int]map[uint64]uint64
 	// Lost[hash][func] counts paths that found a function's hash table full.
 	Lost map[string]map[int]uint64
+	// Errors[hash][func][id] bounds how much the count of path id, of a
+	// function counted in a hot path table, may exceed its true count.
+	// Functions counted exactly have none.
+	Errors map[string]map[int]map[uint64]uint64
 	// Processes is the number of counter files read.
 	Processes int
 	// MetaTimes are the modification times of the metadata files read
@@ -44,6 +48,7 @@ func New() *Profile {
 		Raw:       make(map[string][]byte),
 		Counts:    make(map[string]map[int]map[uint64]uint64),
 		Lost:      make(map[string]map[int]uint64),
+		Errors:    make(map[string]map[int]map[uint64]uint64),
 		MetaTimes: make(map[string]time.Time),
 	}
 }
@@ -214,6 +219,9 @@ func (p *Profile) AddCounts(f *CountFile, err error) error {
 			if lost > 0 {
 				p.addLost(s.Hash, i, lost)
 			}
+			for id, e := range m.Funcs[i].PathErrors(s.Words) {
+				p.addError(s.Hash, i, id, e)
+			}
 		}
 	}
 	if err != nil {
@@ -266,6 +274,18 @@ func (p *Profile) Add(hash string, fn int, id, count uint64) {
 	byID[id] = numbering.SatAdd(byID[id], count)
 }
 
+// addError adds e to the error bound of path id's count. Counts add up,
+// and so do their bounds.
+func (p *Profile) addError(hash string, fn int, id, e uint64) {
+	if p.Errors[hash] == nil {
+		p.Errors[hash] = make(map[int]map[uint64]uint64)
+	}
+	if p.Errors[hash][fn] == nil {
+		p.Errors[hash][fn] = make(map[uint64]uint64)
+	}
+	p.Errors[hash][fn][id] = numbering.SatAdd(p.Errors[hash][fn][id], e)
+}
+
 func (p *Profile) addLost(hash string, fn int, n uint64) {
 	if p.Lost[hash] == nil {
 		p.Lost[hash] = make(map[int]uint64)
@@ -292,6 +312,13 @@ func (p *Profile) Merge(q *Profile) error {
 		for fn, byID := range byFunc {
 			for id, c := range byID {
 				p.Add(hash, fn, id, c)
+			}
+		}
+	}
+	for hash, byFunc := range q.Errors {
+		for fn, byID := range byFunc {
+			for id, e := range byID {
+				p.addError(hash, fn, id, e)
 			}
 		}
 	}

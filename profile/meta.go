@@ -78,7 +78,15 @@ const (
 	CounterPPPHash CounterKind = "ppphash"
 	// CounterNone: Size 0, for a function with no interesting paths.
 	CounterNone CounterKind = "none"
+	// CounterHot: Size = 12S words, S sets of HotWays ways of (id+1,
+	// count, error): a hot path table (pppexec -hot, rt/hot.go), whose
+	// counts are estimates: a path's true count is within [count - error,
+	// count]; paths it replaced are not in it.
+	CounterHot CounterKind = "hot"
 )
+
+// HotWays is the ways of each set of a hot path table (rt.HotWays).
+const HotWays = 4
 
 // An EdgeKind is what taking an edge means: the branch outcome of a
 // function's edge, as package funcgraph spells its kinds (true, false,
@@ -352,6 +360,10 @@ func (m *Meta) check() error {
 		case CounterHash:
 			if c.Size < 3 || c.Size%2 == 0 {
 				return fmt.Errorf("function %s: hash table of %d words", f.Name, c.Size)
+			}
+		case CounterHot:
+			if c.Size < 3*HotWays || c.Size%(3*HotWays) != 0 {
+				return fmt.Errorf("function %s: hot path table of %d words", f.Name, c.Size)
 			}
 		case CounterPPP, CounterPPPHash, CounterNone:
 			if m.Mode != ModePPP {
@@ -665,8 +677,45 @@ func (f *Func) PathCounts(words []Word) (counts map[uint64]uint64, lost uint64) 
 				counts[key-1] = numbering.SatAdd(counts[key-1], n)
 			}
 		})
+	case CounterHot:
+		f.hotEntries(w, lo, func(id, n, _ uint64) { counts[id] = numbering.SatAdd(counts[id], n) })
 	}
 	return counts, lost
+}
+
+// PathErrors reads the error bounds of a function's counts out of its
+// package's segment: for a hot path table (CounterHot), each path's count
+// may exceed its true count by at most its error; nil for other kinds,
+// whose counts are exact.
+func (f *Func) PathErrors(words []Word) map[uint64]uint64 {
+	c := f.Counters
+	if c.Kind != CounterHot {
+		return nil
+	}
+	lo := uint64(c.Offset)
+	errs := make(map[uint64]uint64)
+	f.hotEntries(wordRange(words, lo, lo+uint64(c.Size)), lo, func(id, _, e uint64) {
+		if e > 0 {
+			errs[id] = numbering.SatAdd(errs[id], e)
+		}
+	})
+	return errs
+}
+
+// hotEntries calls fn for each way of a hot path table that holds a path
+// of the function with a count: its id, count and error. w are the
+// table's words that are not zero, from offset lo.
+func (f *Func) hotEntries(w []Word, lo uint64, fn func(id, count, err uint64)) {
+	at := make(map[uint64]uint64, len(w))
+	for _, x := range w {
+		at[x.Index-lo] = x.Value
+	}
+	for way := uint64(0); way+3 <= uint64(f.Counters.Size); way += 3 {
+		key, n := at[way], at[way+1]
+		if key != 0 && n != 0 && key-1 < f.Paths {
+			fn(key-1, n, at[way+2])
+		}
+	}
 }
 
 // IsInteresting reports whether path id is one of the function's

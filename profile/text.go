@@ -9,13 +9,16 @@ package profile
 //	meta <hash> <metadata>
 //	paths <hash> <func> <id> <count>
 //	lost <hash> <func> <count>
+//	error <hash> <func> <id> <error>
 //
 // The first line names the format. processes is the number of processes
 // whose counts went in. Each meta line carries a package's metadata file as
 // it was (one line of JSON), which hash must name; then each paths line says
 // that path id of function func (an index in that metadata's functions) ran
 // count times, and each lost line how many runs of a function found its
-// hash table full. Counts are decimal. Lines are sorted, so equal profiles
+// hash table full. An error line says that the count of a path of a hot
+// path table (pppexec -hot) may exceed its true count by at most error.
+// Counts are decimal. Lines are sorted, so equal profiles
 // give equal files.
 
 import (
@@ -52,6 +55,11 @@ func (p *Profile) WriteText(w io.Writer) error {
 		}
 		for _, fn := range sortedKeys(p.Lost[h]) {
 			fmt.Fprintf(bw, "lost %s %d %d\n", h, fn, p.Lost[h][fn])
+		}
+		for _, fn := range sortedKeys(p.Errors[h]) {
+			for _, id := range sortedKeys(p.Errors[h][fn]) {
+				fmt.Fprintf(bw, "error %s %d %d %d\n", h, fn, id, p.Errors[h][fn][id])
+			}
 		}
 	}
 	return bw.Flush()
@@ -99,9 +107,9 @@ func (p *Profile) ReadText(r io.Reader) error {
 			if err := p.AddMeta(hash, []byte(raw)); err != nil {
 				return fail("%v", err)
 			}
-		case "paths", "lost":
+		case "paths", "lost", "error":
 			f := strings.Fields(rest)
-			if (kind == "paths" && len(f) != 4) || (kind == "lost" && len(f) != 3) {
+			if (kind != "lost" && len(f) != 4) || (kind == "lost" && len(f) != 3) {
 				return fail("%s line with %d fields", kind, len(f))
 			}
 			m := p.Metas[f[0]]
@@ -124,6 +132,10 @@ func (p *Profile) ReadText(r io.Reader) error {
 			}
 			if nums[0] >= m.Funcs[fn].Paths {
 				return fail("path %d of %s, which has %d paths", nums[0], m.Funcs[fn].Name, m.Funcs[fn].Paths)
+			}
+			if kind == "error" {
+				p.addError(f[0], fn, nums[0], nums[1])
+				continue
 			}
 			p.Add(f[0], fn, nums[0], nums[1])
 		default:

@@ -15,6 +15,9 @@ import (
 type Path struct {
 	ID    uint64
 	Count uint64
+	// Error, for a function counted in a hot path table (Func.Estimated),
+	// bounds how much Count may exceed the path's true count.
+	Error uint64 `json:",omitempty"`
 	Steps []Step
 	// Infeasible is, for a path that never ran and was proved infeasible,
 	// the branch outcomes that contradict and why.
@@ -74,7 +77,7 @@ func (f *Func) Decoded(untested bool, limit uint64) ([]Path, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := Path{ID: id, Count: f.counts[id], Steps: f.steps(dag)}
+		p := Path{ID: id, Count: f.counts[id], Error: f.errors[id], Steps: f.steps(dag)}
 		if p.Count == 0 {
 			f.explain(&p, dag)
 		}
@@ -169,8 +172,12 @@ func (ps Paths) WriteText(w io.Writer) error {
 			fmt.Fprintf(ew, "\npath %d, never ran\n", p.ID)
 			writeNeeds(ew, cwd, p)
 			continue
+		case p.Count == 0 && f.Estimated:
+			fmt.Fprintf(ew, "\npath %d, not in the hot path table: ran less often than those in it, or never\n", p.ID)
 		case p.Count == 0:
 			fmt.Fprintf(ew, "\npath %d, never ran\n", p.ID)
+		case f.Estimated:
+			fmt.Fprintf(ew, "\npath %d, ran %s to %s times (estimated: hot path table)\n", p.ID, atLeast(p.Count-p.Error), atLeast(p.Count))
 		case p.Count == 1:
 			fmt.Fprintf(ew, "\npath %d, ran once\n", p.ID)
 		default:

@@ -108,13 +108,19 @@ type Func struct {
 	Acyclic string
 	// Lost counts runs that found the function's hash table full.
 	Lost uint64
+	// Estimated says the function was counted in a hot path table
+	// (pppexec -hot): its counts are estimates, each within [count -
+	// error, count] of the truth (Path.Error), and paths the table
+	// replaced are missing from it, so its coverage is a lower bound.
+	Estimated bool `json:",omitempty"`
 	// OtherBuilds counts the other versions of the function (another
 	// graph: the source changed between runs into one profile) that the
 	// profile holds and the report leaves out, counts and statements.
 	OtherBuilds int `json:",omitempty"`
 
 	counts    map[uint64]uint64
-	meta      *profile.Func // a PPP build's if any, for its interesting paths
+	errors    map[uint64]uint64 // of an Estimated function's counts
+	meta      *profile.Func     // a PPP build's if any, for its interesting paths
 	ppp       bool
 	numbering *numbering.Numbering
 	pkgMeta   *profile.Meta // for a supergraph, its callers' and callees' files
@@ -309,6 +315,15 @@ func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numberin
 		f.counts[id] = numbering.SatAdd(f.counts[id], c)
 	}
 	f.Lost = numbering.SatAdd(f.Lost, p.Lost[hash][i])
+	if mf.Counters.Kind == profile.CounterHot {
+		f.Estimated = true
+		if f.errors == nil {
+			f.errors = make(map[uint64]uint64)
+		}
+		for id, e := range p.Errors[hash][i] {
+			f.errors[id] = numbering.SatAdd(f.errors[id], e)
+		}
+	}
 	v.builds = append(v.builds, build{hash, m, i, p.Counts[hash][i]})
 	if t.After(v.newest) {
 		v.newest = t

@@ -48,6 +48,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			if f.Lost > 0 {
 				notes = append(notes, fmt.Sprintf("%d runs lost to a full table", f.Lost))
 			}
+			if f.Estimated {
+				notes = append(notes, "hot path table: counts estimated, coverage at least")
+			}
 			note := ""
 			if len(notes) > 0 {
 				note = "(" + strings.Join(notes, "; ") + ")"

@@ -22,6 +22,7 @@ func Main(name string, args []string) int {
 	fs.BoolVar(&cfg.Atomic, "atomic", false, "count atomically (always on with -race)")
 	fs.Uint64Var(&cfg.MaxArrayPaths, "arraylimit", instrument.DefaultMaxArrayPaths, "functions with more than `n` paths count in a hash table")
 	fs.IntVar(&cfg.HashSlots, "hashslots", instrument.DefaultHashSlots, "`n` slots in each hash table")
+	fs.IntVar(&cfg.HotEntries, "hot", 0, "give functions with more than -arraylimit paths a hot path table of `n` entries (sets of 4) instead of a hash table: it keeps their hottest paths, each count an estimate within a bound")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the build if a package cannot be instrumented, or a file of the -interesting or -ippp profile cannot be read")
 	fs.BoolVar(&cfg.Verbose, "v", false, "report each package instrumented")
 	fs.BoolVar(&cfg.Trace, "trace", false, "also write the witnesses of the path oracle (slow; for tests)")
@@ -102,8 +103,14 @@ func Main(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: -wpp records Ball-Larus builds only: it cannot be combined with -interesting or -ippp\n", name)
 		return 2
 	}
-	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 || cfg.PPPSlots < 1 {
-		fmt.Fprintf(os.Stderr, "%s: -arraylimit, -hashslots and -pppslots must be positive\n", name)
+	if cfg.HashSlots < 1 || cfg.MaxArrayPaths < 1 || cfg.PPPSlots < 1 || cfg.HotEntries < 0 || cfg.HotEntries > 1<<24 {
+		fmt.Fprintf(os.Stderr, "%s: -arraylimit, -hashslots and -pppslots must be positive, -hot at most 16777216\n", name)
+		return 2
+	}
+	if cfg.HotEntries > 0 && (cfg.Interesting != "" || cfg.Sites != "" || cfg.Flight > 0) {
+		// A PPP build's functions count their interesting paths exactly
+		// and the rest as residual; a flight build counts nothing.
+		fmt.Fprintf(os.Stderr, "%s: -hot is for Ball-Larus builds: it cannot be combined with -interesting, -ippp or -flight\n", name)
 		return 2
 	}
 	for _, f := range []struct {

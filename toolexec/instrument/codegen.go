@@ -35,6 +35,7 @@ const (
 	knownFunc   = "_pathcoverKnown"
 	addFunc     = "_pathcoverAdd"
 	hashFunc    = "_pathcoverHashed"
+	hotFunc     = "_pathcoverHot"
 	enterFunc   = "_pathcoverEnter"
 	traceFunc   = "_pathcoverTrace"
 	// traceReturnFunc records a traced call's return (-trace -wpp).
@@ -237,6 +238,8 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 		return incStmt(fmt.Sprintf("%s[%s]", ct.viewName(), id.bl), opt.Atomic)
 	case profile.CounterHash:
 		return hashedStmt(ct.c, id.bl)
+	case profile.CounterHot:
+		return hotStmt(ct.c, id.bl)
 	case profile.CounterPPP:
 		if id.constant {
 			return slotConstStmt(ct, opt, id)
@@ -333,6 +336,13 @@ func incStmt(counter string, atomic bool) string {
 //	_pathcoverHashed(_pathcoverC[10:31], (_pathcoverR+2))
 func hashedStmt(c profile.Counters, bl string) string {
 	return fmt.Sprintf("%s(%s[%d:%d], %s)", hashFunc, counters, c.Offset, c.Offset+c.Size, bl)
+}
+
+// hotStmt counts path bl in a function's hot path table (rt.CountHot):
+//
+//	_pathcoverHot(_pathcoverC[10:58], (_pathcoverR+2))
+func hotStmt(c profile.Counters, bl string) string {
+	return fmt.Sprintf("%s(%s[%d:%d], %s)", hotFunc, counters, c.Offset, c.Offset+c.Size, bl)
 }
 
 // knownStmt counts path bl in a PPP build's hash table of a function's

@@ -54,7 +54,9 @@ var %s, %s = _pathcoverRT.Register(%q, %s, %d, %s, %d, %q)
 func %s(c *uint64) { _pathcoverRT.Add(c) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
-`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc)
+
+func %s(table []uint64, id uint64) { _pathcoverRT.CountHot(table, id) }
+`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc)
 	src = appendViews(src, meta)
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `

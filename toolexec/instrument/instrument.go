@@ -22,6 +22,11 @@ type Options struct {
 	// functions with more get a hash table of HashSlots slots.
 	MaxArrayPaths uint64
 	HashSlots     int
+	// HotEntries, if not 0, gives those functions a hot path table of
+	// that many entries (rounded up to whole sets of profile.HotWays)
+	// instead of a hash table: it keeps their hottest paths, each count
+	// with an error bound (rt/hot.go).
+	HotEntries int
 	// Trace also writes a witness for every edge with a probe site, for the
 	// path oracle (see package profile's trace format).
 	Trace bool

@@ -5,7 +5,8 @@ package instrument
 //
 // A Ball-Larus build counts a function's paths in an array indexed by
 // Ball-Larus id (profile.CounterArray), or, for a function with more than
-// Options.MaxArrayPaths paths, in a hash table (profile.CounterHash).
+// Options.MaxArrayPaths paths, in a hash table (profile.CounterHash), or,
+// with Options.HotEntries, in a hot path table (profile.CounterHot).
 //
 // A PPP build (Config.Interesting set) counts each function's interesting
 // paths, those its tests ran, in an array indexed by their preferential
@@ -118,6 +119,9 @@ func layoutCounters(ct *counting, cfg *Config, pkg string, mf *profile.Func, p *
 	if cfg.Interesting == nil {
 		if p.NumPaths() <= cfg.MaxArrayPaths {
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterArray, Size: int(p.NumPaths())}
+		} else if cfg.HotEntries > 0 {
+			sets := (cfg.HotEntries + profile.HotWays - 1) / profile.HotWays
+			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterHot, Size: 3 * profile.HotWays * sets}
 		} else {
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterHash, Size: 2*cfg.HashSlots + 1}
 		}
