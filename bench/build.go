@@ -20,7 +20,7 @@ import (
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -169,6 +169,10 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec + " -wet"}
 	case "flight":
 		return []string{"-toolexec=" + pppexec + " -flight=" + strconv.Itoa(flightBenchEntries)}
+	case "hash": // the functions of mode hot in hash tables, as without -hot
+		return []string{"-toolexec=" + pppexec + " -arraylimit=" + strconv.Itoa(hotArrayLimit)}
+	case "hot":
+		return []string{"-toolexec=" + pppexec + " -arraylimit=" + strconv.Itoa(hotArrayLimit) + " -hot=" + strconv.Itoa(hotEntries)}
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
@@ -194,7 +198,7 @@ func (h *harness) build(t *target, mode string, extraEnv []string) (string, time
 	if mode != "plain" && bytes.Contains(out, []byte("pppexec:")) {
 		return "", 0, fmt.Errorf("%s: %s", mode, bytes.TrimSpace(out))
 	}
-	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || recording(mode) || mode == "flight" {
+	if strings.HasPrefix(mode, "bl") || strings.Contains(mode, "ppp") || recording(mode) || mode == "flight" || mode == "hash" || mode == "hot" {
 		syms, err := h.command(h.work, nil, "go", "tool", "nm", bin)
 		if err != nil {
 			return "", 0, err

@@ -47,6 +47,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2: goroutines on both cores share the counters")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
 	vetMode := fs.Bool("vet", false, "time the vet tool against stock go vet on std instead (bench/vet.go), -rounds interleaved rounds (default 3)")
+	hotMode := fs.Bool("hot", false, "measure hot path tables against exact counts instead (bench/hot.go): on the workloads' tests, the overlap of the 100 hottest paths, the tables' size, and how close the estimates are")
 	infeasibleMode := fs.Bool("infeasible", false, "measure the paths proved infeasible instead (bench/infeasible.go): on the workloads' tests, how many paths and untested paths, and the analysis time")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
@@ -62,7 +63,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -136,6 +137,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return h.runSlice(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "wpp":
 		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "hot":
+		return h.runHot(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "infeasible":
 		return h.runInfeasible(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "vet":
@@ -567,8 +570,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds, infeasible, vet bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot bool) measurement {
 	switch {
+	case hot:
+		return "hot"
 	case vet:
 		return "vet"
 	case infeasible:
@@ -604,6 +609,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderSlice
 	case "wpp":
 		return renderWPP
+	case "hot":
+		return renderHot
 	case "infeasible":
 		return renderInfeasible
 	case "vet":

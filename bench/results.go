@@ -286,6 +286,10 @@ func (r *results) targets() []targetResult {
 	if f, ok := r.mode("flight"); ok || chosen("flight") {
 		add("flight recorder overhead, median (issue 21)", "≤ +5%", ok, pct(f.MedianOverhead), f.MedianOverhead <= 0.05)
 	}
+	if ht, ok := r.mode("hot"); ok || chosen("hot") {
+		bl, okBL := r.mode("bl")
+		add("hot path tables' overhead, median, against Ball-Larus arrays (issue 21)", "≤ bl's", ok && okBL, pct(ht.MedianOverhead)+" vs "+pct(bl.MedianOverhead), ht.MedianOverhead <= bl.MedianOverhead)
+	}
 	return ts
 }
 
@@ -385,6 +389,8 @@ var modeTitle = map[string]string{
 	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
 	"wet":      "whole execution traces' recording (`-wet`: `-deps` and values)",
 	"flight":   "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
+	"hash":     "Ball-Larus, functions past 64 paths in hash tables (`-arraylimit=64`)",
+	"hot":      "Ball-Larus, functions past 64 paths in hot path tables (`-arraylimit=64 -hot=64`)",
 }
 
 // JSON is the results, indented.

@@ -22,6 +22,7 @@ func TestConfigBuildID(t *testing.T) {
 		c.Atomic, c.MaxArrayPaths, c.HashSlots, c.Trace = true, 9, 9, true
 		c.PPPSlots, c.PPPLarge, c.PPPAlways, c.PPPSmall, c.Depth = 9, "truncate", true, 9, 2
 		c.WPP, c.WPPLimit = true, 9<<20
+		c.Flight, c.FlightLimit, c.HotEntries = 8, 9<<20, 16
 		return c
 	}
 	want := base().String()
@@ -77,9 +78,9 @@ func TestConfigBuildID(t *testing.T) {
 
 	// The options a build does not use are not in its ID.
 	plain, unused := &Config{}, &Config{}
-	unused.PPPSlots, unused.Depth = 3, 3
+	unused.PPPSlots, unused.Depth, unused.FlightLimit = 3, 3, 3
 	if plain.String() != unused.String() {
-		t.Errorf("PPP options without -interesting, or a depth without -ippp, change the build ID")
+		t.Errorf("PPP options without -interesting, a depth without -ippp, or a flight limit without -flight change the build ID")
 	}
 }
 

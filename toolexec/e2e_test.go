@@ -105,7 +105,7 @@ func TestOracle(t *testing.T) {
 				}
 			}
 			slices.Sort(idle)
-			want := []string{"deferGo", "deferGo.func1", "deferGo.func2", "forInfinite", "selectEmpty"}
+			want := []string{"Exit.func1", "deferGo", "deferGo.func1", "deferGo.func2", "forInfinite", "selectEmpty"}
 			if mode.env == nil {
 				want = append([]string{"concurrent", "concurrent.func1", "concurrent.func2"}, want...)
 				want = append(want, "sendFib")
