@@ -29,8 +29,8 @@ const (
 	// hotArrayLimit and hotEntries are the pppexec flags of modes hash
 	// and hot: far below the default array limit (2^16 paths), so that
 	// the workloads' functions meet the tables at all.
-	hotArrayLimit = 64
-	hotEntries    = 64
+	hotArrayLimit = 16
+	hotEntries    = 16
 	topPaths      = 100
 )
 

@@ -289,6 +289,9 @@ func (r *results) targets() []targetResult {
 	if ht, ok := r.mode("hot"); ok || chosen("hot") {
 		bl, okBL := r.mode("bl")
 		add("hot path tables' overhead, median, against Ball-Larus arrays (issue 21)", "≤ bl's", ok && okBL, pct(ht.MedianOverhead)+" vs "+pct(bl.MedianOverhead), ht.MedianOverhead <= bl.MedianOverhead)
+		if hs, ok := r.mode("hash"); ok {
+			add("hot path tables' overhead, median, against hash tables for the same functions", "≤ hash's", true, pct(ht.MedianOverhead)+" vs "+pct(hs.MedianOverhead), ht.MedianOverhead <= hs.MedianOverhead)
+		}
 	}
 	return ts
 }
@@ -389,8 +392,8 @@ var modeTitle = map[string]string{
 	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
 	"wet":      "whole execution traces' recording (`-wet`: `-deps` and values)",
 	"flight":   "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
-	"hash":     "Ball-Larus, functions past 64 paths in hash tables (`-arraylimit=64`)",
-	"hot":      "Ball-Larus, functions past 64 paths in hot path tables (`-arraylimit=64 -hot=64`)",
+	"hash":     "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
+	"hot":      "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
 }
 
 // JSON is the results, indented.
