@@ -8,6 +8,7 @@ import (
 	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle"
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
 )
 
 // TestOracleHot builds the oracle program with pppexec -trace -hot=8
@@ -84,6 +85,37 @@ func TestOracleHot(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The report marks the estimated functions and gives each path's
+	// bound, and its text says so.
+	r, errs := report.Build(p, &report.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	estimatedFuncs := 0
+	for _, pkg := range r.Packages {
+		for _, f := range pkg.Funcs {
+			if !f.Estimated {
+				continue
+			}
+			estimatedFuncs++
+			paths, err := f.Decoded(false, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			if err := (report.Paths{Func: f, Paths: paths}).WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if len(paths) > 0 && !strings.Contains(text.String(), "(estimated: hot path table)") {
+				t.Errorf("%s: the paths' text does not say the counts are estimates:\n%s", f.Name, text.String())
+			}
+		}
+	}
+	var text strings.Builder
+	r.WriteText(&text)
+	if estimatedFuncs != hot || strings.Count(text.String(), "hot path table: counts estimated") != hot {
+		t.Errorf("%d functions estimated in the report, %d marked in its text; %d have tables", estimatedFuncs, strings.Count(text.String(), "hot path table: counts estimated"), hot)
 	}
 	if hot < 10 || missing == 0 {
 		t.Errorf("%d functions in hot path tables, %d paths left out of them: the test should put some out", hot, missing)
