@@ -297,30 +297,32 @@ func main() {
 			}
 		})
 	}
-	t.Run("kill", func(t *testing.T) {
-		prof := t.TempDir()
-		cmd := exec.Command(exe, "sleep")
-		cmd.Env = append(os.Environ(), "PATHCOVERDIR="+prof)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 6)
-		if _, err := stdout.Read(buf); err != nil || string(buf) != "ready\n" {
-			cmd.Process.Kill()
-			t.Fatalf("read %q, %v", buf, err)
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		fl := readOnlyFlight(t, prof)
-		if fl.State != profile.FlightRunning || fl.Goid != 0 {
-			t.Fatalf("state %v, goroutine %d after SIGKILL", fl.State, fl.Goid)
-		}
-		checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main"})
-	})
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			prof := t.TempDir()
+			cmd := exec.Command(exe, "sleep")
+			cmd.Env = append(os.Environ(), "PATHCOVERDIR="+prof)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 6)
+			if _, err := stdout.Read(buf); err != nil || string(buf) != "ready\n" {
+				cmd.Process.Kill()
+				t.Fatalf("read %q, %v", buf, err)
+			}
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			fl := readOnlyFlight(t, prof)
+			if fl.State != profile.FlightRunning || fl.Goid != 0 {
+				t.Fatalf("state %v, goroutine %d after %v", fl.State, fl.Goid, sig)
+			}
+			checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main"})
+		})
+	}
 }
 
 // checkMainRing checks the main goroutine's ring of the ends program:
