@@ -78,8 +78,9 @@ const (
 	CounterPPPHash CounterKind = "ppphash"
 	// CounterNone: Size 0, for a function with no interesting paths.
 	CounterNone CounterKind = "none"
-	// CounterHot: Size = 12S words, S sets of HotWays ways of (id+1,
-	// count, error): a hot path table (pppexec -hot, rt/hot.go), whose
+	// CounterHot: Size = 12S words, S sets (a power of two) of HotWays
+	// ways of (id+1, count, error), path id in set HotSet(id, S): a hot
+	// path table (pppexec -hot, rt/hot.go), whose
 	// counts are estimates: a path's true count is within [count - error,
 	// count]; paths it replaced are not in it.
 	CounterHot CounterKind = "hot"
@@ -87,6 +88,10 @@ const (
 
 // HotWays is the ways of each set of a hot path table (rt.HotWays).
 const HotWays = 4
+
+// HotSet is the set of path id in a hot path table of sets sets, a power
+// of two: package rt uses the same function.
+func HotSet(id, sets uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> 40 & (sets - 1) }
 
 // An EdgeKind is what taking an edge means: the branch outcome of a
 // function's edge, as package funcgraph spells its kinds (true, false,
@@ -362,7 +367,7 @@ func (m *Meta) check() error {
 				return fmt.Errorf("function %s: hash table of %d words", f.Name, c.Size)
 			}
 		case CounterHot:
-			if c.Size < 3*HotWays || c.Size%(3*HotWays) != 0 {
+			if sets := c.Size / (3 * HotWays); c.Size%(3*HotWays) != 0 || sets == 0 || sets&(sets-1) != 0 {
 				return fmt.Errorf("function %s: hot path table of %d words", f.Name, c.Size)
 			}
 		case CounterPPP, CounterPPPHash, CounterNone:

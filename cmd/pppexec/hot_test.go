@@ -68,7 +68,7 @@ func TestOracleHot(t *testing.T) {
 				if exact[id] == 0 || c < exact[id] || c-e > exact[id] {
 					t.Errorf("%s path %d: count %d, error %d, ran %d times", f.Name, id, c, e, exact[id])
 				}
-				set := profile.HashHome(id, sets)
+				set := profile.HotSet(id, sets)
 				full[set]++
 				if l, ok := least[set]; !ok || c < l {
 					least[set] = c
@@ -79,7 +79,7 @@ func TestOracleHot(t *testing.T) {
 					continue
 				}
 				missing++
-				set := profile.HashHome(id, sets)
+				set := profile.HotSet(id, sets)
 				if full[set] != profile.HotWays || n > least[set] {
 					t.Errorf("%s path %d ran %d times and is not in its set (%d ways full, least count %d)", f.Name, id, n, full[set], least[set])
 				}

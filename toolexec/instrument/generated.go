@@ -55,8 +55,8 @@ func %s(c *uint64) { _pathcoverRT.Add(c) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
 
-func %s(table []uint64, id uint64) { _pathcoverRT.CountHot(table, id) }
-`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc)
+func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
+`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
 	src = appendViews(src, meta)
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `
@@ -106,6 +106,15 @@ var %s = _pathcoverRT.FlightRegister(%q, %s, %d, %d, %d, %q)
 func %s() *_pathcoverRT.FlightRing { return _pathcoverRT.Ring() }
 `, pkg, cfg.RuntimePath, flightBase, hash, strconv.Quote(string(raw)), len(meta.Funcs), cfg.Flight, cfg.FlightLimit, cfg.DefaultDir, flightRingFunc)
 	return appendTrace(src, hash, cfg)
+}
+
+// hotCount is the function of rt that counts in a hot path table: the
+// atomic one for -atomic and -race builds.
+func hotCount(atomic bool) string {
+	if atomic {
+		return "CountHotAtomic"
+	}
+	return "CountHot"
 }
 
 // appendViews declares, for each function with an array or a PPP array, a

@@ -120,7 +120,10 @@ func layoutCounters(ct *counting, cfg *Config, pkg string, mf *profile.Func, p *
 		if p.NumPaths() <= cfg.MaxArrayPaths {
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterArray, Size: int(p.NumPaths())}
 		} else if cfg.HotEntries > 0 {
-			sets := (cfg.HotEntries + profile.HotWays - 1) / profile.HotWays
+			sets := 1
+			for sets*profile.HotWays < cfg.HotEntries {
+				sets *= 2
+			}
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterHot, Size: 3 * profile.HotWays * sets}
 		} else {
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterHash, Size: 2*cfg.HashSlots + 1}
