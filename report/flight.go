@@ -13,7 +13,7 @@ import (
 )
 
 // A FlightReport is what a flight file (pppexec -flight) says, decoded:
-// for each goroutine, the paths it completed last, most recent first, the
+// for each goroutine, the paths it took last, most recent first, the
 // goroutine that failed first.
 type FlightReport struct {
 	File      string
@@ -40,7 +40,7 @@ type FlightGoroutine struct {
 	Paths   []FlightPath // most recent first
 }
 
-// A FlightPath is one path a goroutine completed.
+// A FlightPath is one path a goroutine took.
 type FlightPath struct {
 	Package string
 	Func    string
@@ -155,7 +155,7 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 		}
 		switch {
 		case len(g.Paths) == 0:
-			fmt.Fprintf(ew, ": no path completed\n")
+			fmt.Fprintf(ew, ": no path recorded\n")
 			continue
 		case uint64(len(g.Paths)) < g.Written:
 			fmt.Fprintf(ew, ": %d paths, the last %d, most recent first\n", g.Written, len(g.Paths))

@@ -8,7 +8,7 @@ import (
 )
 
 // The path flight recorder (pppexec -flight=N): each goroutine keeps the
-// last N Ball-Larus paths it completed, each with its function, in a ring,
+// last N Ball-Larus paths it took, each with its function, in a ring,
 // so that after a failure one can read what each goroutine did last (Ohmann
 // and Liblit's csi-cc keeps the same per stack frame). Package profile
 // defines the file (profile/flight.go); this is its writer.
@@ -81,7 +81,7 @@ var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '1'}
 
 // A FlightRing is one goroutine's ring, as it lies in the file: instrumented
 // code gets it from Ring at the top of each call and records each path it
-// completes with Put.
+// takes with Put, where a Ball-Larus build would count it.
 type FlightRing struct {
 	tag  uint64 // the block's kind and size, written when the ring is made
 	goid uint64 // the goroutine that writes it

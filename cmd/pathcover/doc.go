@@ -421,8 +421,9 @@
 //	pathcover flight [-dir D] [-f FILE] [-goroutine G] [-lines] [-json]
 //
 // A program built with pppexec -flight=N keeps, for each goroutine, the last N
-// paths it completed, in a file of its profile directory that it removes when
-// it ends cleanly. When it panics, throws, exits with a failure (log.Fatal,
+// paths it took, each recorded where a Ball-Larus build would count it (where
+// its last branch is decided), in a file of its profile directory that it
+// removes when it ends cleanly. When it panics, throws, exits with a failure (log.Fatal,
 // os.Exit(1)), or is killed, the file stays, and says which goroutine failed.
 // Flight prints each goroutine's paths, most recent first, decoded to the
 // lines they ran, the goroutine that failed first.

@@ -60,7 +60,7 @@ type Options struct {
 	// (values.go), for whole execution traces; it needs Deps.
 	Values bool
 	// Flight, if not 0, makes a flight-recorder build: instead of counting
-	// paths, each goroutine keeps the last Flight paths it completed
+	// paths, each goroutine keeps the last Flight paths it took
 	// (rounded up to a power of two) in a ring (rt/flight.go), written
 	// where the path would be counted (flightStmt).
 	Flight int
