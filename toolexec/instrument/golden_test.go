@@ -54,6 +54,12 @@ func TestGolden(t *testing.T) {
 		{"plain", Config{}},
 		{"atomic", Config{Options: Options{Atomic: true}}},
 		{"hash", Config{Options: Options{MaxArrayPaths: 4, HashSlots: 8}}},
+		// Hot path tables instead of hash tables, plain and atomic.
+		{"hot", Config{Options: Options{MaxArrayPaths: 4, HotEntries: 8}}},
+		{"hot-atomic", Config{Options: Options{MaxArrayPaths: 4, HotEntries: 8, Atomic: true}}},
+		// The flight recorder: each function's ring, each path's entry,
+		// and no counters; with the oracle's witnesses and returns.
+		{"flight", Config{Options: Options{Flight: 8, Trace: true}}},
 		{"trace", Config{Options: Options{Trace: true}}},
 		// Every counter kind of a PPP build: Ball-Larus arrays (Sign's
 		// paths are all interesting), PPP arrays, a hash table of the
