@@ -375,23 +375,45 @@ func WriteFlight() (string, error) {
 	if err := snap.create(dir, ".flight", syscall.O_RDWR); err != nil {
 		return "", err
 	}
-	defer syscall.Close(snap.fd)
+	// Other goroutines run while it writes: each write checks that the
+	// descriptor still is the snapshot's (ownFile), at the offset that
+	// the file has reached, so that a reopened descriptor writes on.
+	write := func(b []byte) error {
+		fd, size, err := snap.descriptor()
+		for err == nil && len(b) > 0 {
+			var n int
+			err = retry(func() (err error) {
+				n, err = syscall.Pwrite(fd, b, size)
+				return err
+			})
+			if err == nil && n == 0 {
+				err = syscall.EIO
+			}
+			b, size = b[n:], size+int64(n)
+		}
+		return err
+	}
 	h := *flightHeader
 	h[flightWordState] = flightSnapshot
 	h[flightWordGoid] = goid
-	if err := writeAll(snap.fd, unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), flightHeaderSize)); err != nil {
-		syscall.Unlink(snap.path)
-		return "", err
-	}
+	err := write(unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), flightHeaderSize))
 	for i, w := range flightMapped {
+		if err != nil {
+			break
+		}
 		b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
 		if end := flightEnd - flightHeaderSize - int64(i)*flightExtent; end < int64(len(b)) {
 			b = b[:end]
 		}
-		if err := writeAll(snap.fd, flightCopy(b)); err != nil {
-			syscall.Unlink(snap.path)
-			return "", err
-		}
+		err = write(flightCopy(b))
+	}
+	if err != nil {
+		snap.drop()
+		return "", err
+	}
+	var st syscall.Stat_t
+	if snap.is(snap.fd, &st) {
+		syscall.Close(snap.fd)
 	}
 	return snap.path, nil
 }
