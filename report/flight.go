@@ -172,7 +172,7 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 				writeSteps(ew, cwd, p.Steps)
 				continue
 			}
-			fmt.Fprintf(ew, "%4d  %s path %d  %s\n", i+1, name, p.ID, stepLines(cwd, p.Steps))
+			fmt.Fprintf(ew, "%4d  %s path %d  %s\n", i+1, name, p.ID, stepLines(p.Steps, func(file string) string { return relative(cwd, file) }))
 		}
 	}
 	return ew.err
@@ -193,11 +193,11 @@ func (r *FlightReport) verb() string {
 	return "ended the process"
 }
 
-// stepLines writes a path's steps on one line: the file once, then each
-// step's line and what it took there.
+// stepLines writes a path's steps on one line: the file once, named by
+// name, then each step's line and what it took there.
 //
 //	main.go:10 start, 11 false, 13 true, 14 return
-func stepLines(cwd string, steps []Step) string {
+func stepLines(steps []Step, name func(file string) string) string {
 	var b strings.Builder
 	file := ""
 	for _, s := range steps {
@@ -209,7 +209,7 @@ func stepLines(cwd string, steps []Step) string {
 		}
 		if s.File != file {
 			file = s.File
-			fmt.Fprintf(&b, "%s:", relative(cwd, file))
+			fmt.Fprintf(&b, "%s:", name(file))
 		}
 		fmt.Fprintf(&b, "%d %s", s.Line, describe(s.Kind))
 	}

@@ -125,34 +125,13 @@ func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
 				if !ok {
 					id = -1
 				}
-				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: pageStepLines(p.Package, p.Steps)})
+				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: stepLines(p.Steps, func(file string) string { return p.Package + "/" + filepath.Base(file) })})
 			}
 			hf.Goroutines = append(hf.Goroutines, hg)
 		}
 		out = append(out, hf)
 	}
 	return out
-}
-
-// pageStepLines is stepLines with files named by package, as the page
-// names them.
-func pageStepLines(pkg string, steps []Step) string {
-	var b strings.Builder
-	file := ""
-	for _, s := range steps {
-		if s.Kind == "flow" || s.Kind == "loop" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		if s.File != file {
-			file = s.File
-			fmt.Fprintf(&b, "%s/%s:", pkg, filepath.Base(file))
-		}
-		fmt.Fprintf(&b, "%d %s", s.Line, describe(s.Kind))
-	}
-	return b.String()
 }
 
 // pageData is what the page's script draws from: each function's paths by
