@@ -48,6 +48,7 @@ package profile
 // its block, so a block without one was never finished.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -219,7 +220,7 @@ func ParseFlight(b []byte) (*Flight, error) {
 			off += size
 		}
 	}
-	slices.SortFunc(fl.Packages, func(a, b FlightPackage) int { return compareUint(a.First, b.First) })
+	slices.SortFunc(fl.Packages, func(a, b FlightPackage) int { return cmp.Compare(a.First, b.First) })
 	for i := 1; i < len(fl.Packages); i++ {
 		if p := fl.Packages[i-1]; p.First+p.Funcs > fl.Packages[i].First {
 			return nil, fmt.Errorf("packages %s and %s number the same functions", p.Hash, fl.Packages[i].Hash)
@@ -253,7 +254,7 @@ func ParseFlight(b []byte) (*Flight, error) {
 		slices.Reverse(ring.Paths)
 		fl.Rings = append(fl.Rings, ring)
 	}
-	slices.SortStableFunc(fl.Rings, func(a, b FlightRing) int { return compareUint(a.Goid, b.Goid) })
+	slices.SortStableFunc(fl.Rings, func(a, b FlightRing) int { return cmp.Compare(a.Goid, b.Goid) })
 	for i := 1; i < len(fl.Rings); i++ {
 		if fl.Rings[i].Goid == fl.Rings[i-1].Goid {
 			return nil, fmt.Errorf("two rings of goroutine %d", fl.Rings[i].Goid)
@@ -282,21 +283,11 @@ func (fl *Flight) function(num uint64) (FlightPath, error) {
 
 // Ring returns goroutine goid's ring, or nil.
 func (fl *Flight) Ring(goid uint64) *FlightRing {
-	i, ok := slices.BinarySearchFunc(fl.Rings, goid, func(r FlightRing, g uint64) int { return compareUint(r.Goid, g) })
+	i, ok := slices.BinarySearchFunc(fl.Rings, goid, func(r FlightRing, g uint64) int { return cmp.Compare(r.Goid, g) })
 	if !ok {
 		return nil
 	}
 	return &fl.Rings[i]
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // byteOrder returns the byte order in which mark holds byteOrderMark.

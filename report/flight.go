@@ -1,10 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type FlightReport struct {
 	Goroutines []FlightGoroutine
 	// Steps says whether the text shows each path's steps.
 	Steps bool `json:"-"`
+
+	state profile.FlightState
 }
 
 // A FlightGoroutine is one goroutine's ring.
@@ -56,6 +59,7 @@ type FlightPath struct {
 func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, goroutine uint64) (*FlightReport, error) {
 	r := &FlightReport{
 		File:    file,
+		state:   fl.State,
 		State:   fl.State.String(),
 		Failed:  fl.State.Failed(),
 		PID:     fl.PID,
@@ -111,19 +115,9 @@ func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, gor
 			}
 			return 1
 		}
-		return compareUint64(a.Goroutine, b.Goroutine)
+		return cmp.Compare(a.Goroutine, b.Goroutine)
 	})
 	return r, nil
-}
-
-func compareUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // WriteJSON writes the report as JSON.
@@ -180,14 +174,14 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 
 // verb says what the goroutine the state names did.
 func (r *FlightReport) verb() string {
-	switch r.State {
-	case profile.FlightPanic.String():
+	switch r.state {
+	case profile.FlightPanic:
 		return "panicked"
-	case profile.FlightFatal.String():
+	case profile.FlightFatal:
 		return "was running when the runtime threw"
-	case profile.FlightFailedExit.String():
+	case profile.FlightFailedExit:
 		return "called os.Exit"
-	case profile.FlightSnapshot.String():
+	case profile.FlightSnapshot:
 		return "took the snapshot"
 	}
 	return "ended the process"
@@ -216,4 +210,5 @@ func stepLines(steps []Step, name func(file string) string) string {
 	return b.String()
 }
 
-func lastElem(pkg string) string { return filepath.Base(pkg) }
+// lastElem is the last element of an import path.
+func lastElem(pkg string) string { return path.Base(pkg) }
