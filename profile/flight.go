@@ -135,6 +135,19 @@ type FlightPath struct {
 
 // ReadFlight reads a flight file.
 func ReadFlight(name string) (*Flight, error) {
+	return readFlight(name, MaxFlightSize)
+}
+
+// ReadFlightHeader reads only the header of a flight file: how and when
+// the process ended, not its packages and rings. Listing many files of a
+// profile needs no more.
+func ReadFlightHeader(name string) (*Flight, error) {
+	return readFlight(name, flightHeaderSize)
+}
+
+// readFlight reads the first up to bytes of a flight file and parses
+// them: the whole file when it is no larger.
+func readFlight(name string, upTo int64) (*Flight, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -147,9 +160,13 @@ func ReadFlight(name string) (*Flight, error) {
 	if !info.Mode().IsRegular() || info.Size() > MaxFlightSize {
 		return nil, fmt.Errorf("not a flight file: %d bytes, mode %v", info.Size(), info.Mode())
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFlightSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, upTo))
 	if err != nil {
 		return nil, err
+	}
+	if upTo == flightHeaderSize {
+		fl, _, _, err := parseFlightHeader(b)
+		return fl, err
 	}
 	return ParseFlight(b)
 }
@@ -158,33 +175,13 @@ func ReadFlight(name string) (*Flight, error) {
 // function of the file's packages, and a long id cut off at a ring's
 // oldest end, are errors: rt never writes them.
 func ParseFlight(b []byte) (*Flight, error) {
-	if len(b) < flightHeaderSize || string(b[:8]) != "pcovflt1" {
-		return nil, errors.New("not a flight file")
-	}
-	order, ok := byteOrder(b[8:16])
-	if !ok {
-		return nil, errors.New("bad byte-order mark")
+	fl, order, extent, err := parseFlightHeader(b)
+	if err != nil {
+		return nil, err
 	}
 	word := func(off int) uint64 { return order.Uint64(b[off:]) }
-	fl := &Flight{
-		State: FlightState(word(24)),
-		Goid:  word(32),
-		Made:  int64(word(40)),
-		PID:   word(48),
-		Full:  word(56) != 0,
-	}
-	n, extent := word(16), word(72)
-	if n < 2 || n > flightMaxEntries || n&(n-1) != 0 {
-		return nil, fmt.Errorf("rings of %d entries: not a power of two from 2 to 2^30", n)
-	}
-	fl.Entries = int(n)
-	if fl.State > FlightSnapshot {
-		return nil, fmt.Errorf("unknown state %d", word(24))
-	}
+	n := uint64(fl.Entries)
 	ringSize := 32 + 8*n
-	if extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {
-		return nil, fmt.Errorf("extents of %d bytes cannot hold a ring of %d", extent, ringSize)
-	}
 	type rawRing struct {
 		goid, pos uint64
 		words     []byte
@@ -261,6 +258,38 @@ func ParseFlight(b []byte) (*Flight, error) {
 		}
 	}
 	return fl, nil
+}
+
+// parseFlightHeader parses a flight file's header, and returns its byte
+// order and the size of its extents besides.
+func parseFlightHeader(b []byte) (*Flight, binary.ByteOrder, uint64, error) {
+	if len(b) < flightHeaderSize || string(b[:8]) != "pcovflt1" {
+		return nil, nil, 0, errors.New("not a flight file")
+	}
+	order, ok := byteOrder(b[8:16])
+	if !ok {
+		return nil, nil, 0, errors.New("bad byte-order mark")
+	}
+	word := func(off int) uint64 { return order.Uint64(b[off:]) }
+	fl := &Flight{
+		State: FlightState(word(24)),
+		Goid:  word(32),
+		Made:  int64(word(40)),
+		PID:   word(48),
+		Full:  word(56) != 0,
+	}
+	n, extent := word(16), word(72)
+	if n < 2 || n > flightMaxEntries || n&(n-1) != 0 {
+		return nil, nil, 0, fmt.Errorf("rings of %d entries: not a power of two from 2 to 2^30", n)
+	}
+	fl.Entries = int(n)
+	if fl.State > FlightSnapshot {
+		return nil, nil, 0, fmt.Errorf("unknown state %d", word(24))
+	}
+	if ringSize := 32 + 8*n; extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {
+		return nil, nil, 0, fmt.Errorf("extents of %d bytes cannot hold a ring of %d", extent, ringSize)
+	}
+	return fl, order, extent, nil
 }
 
 // function returns the function whose number is num.

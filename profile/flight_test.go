@@ -2,6 +2,8 @@ package profile
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -110,6 +112,15 @@ func TestParseFlightHandWritten(t *testing.T) {
 		}
 		if len(fl.Rings) != 3 {
 			t.Fatalf("%d rings", len(fl.Rings))
+		}
+		// The header alone, read from a file, says the same of the end.
+		name := filepath.Join(t.TempDir(), "x.flight")
+		if err := os.WriteFile(name, sampleFlight(order).bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ReadFlightHeader(name)
+		if err != nil || h.State != fl.State || h.Goid != fl.Goid || h.Entries != fl.Entries || h.PID != fl.PID || len(h.Rings) != 0 {
+			t.Errorf("%v: header %+v, %v", order, h, err)
 		}
 		for g, paths := range want {
 			r := fl.Ring(g)

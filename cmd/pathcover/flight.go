@@ -106,7 +106,7 @@ func flightFiles(dir string) ([]flightFile, error) {
 			continue
 		}
 		name := filepath.Join(dir, e.Name())
-		fl, err := profile.ReadFlight(name)
+		fl, err := profile.ReadFlightHeader(name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "pathcover flight: skipping %s: %v\n", name, err)
 			continue
