@@ -99,10 +99,11 @@ func renderHot(file string, stdout, stderr io.Writer, jsonOut, mdOut, readme, se
 	return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 }
 
-// hotPath is a path of a program, with its count.
+// hotPath is a path of a program: its function, named by package and
+// name (the two builds compile the same source, but their metadata hashes
+// differ, since the counters' layout is in them), its id and its count.
 type hotPath struct {
-	hash  string
-	fn    int
+	fn    string
 	id    uint64
 	count uint64
 }
@@ -133,27 +134,20 @@ func (h *harness) measureHotWorkload(w workload) (*hotWorkload, error) {
 		profiles[mode] = p
 	}
 	exact, est := profiles["bl"], profiles["hot"]
-	m := &hotWorkload{Workload: t.name, TableBytes: 8 * 3 * profile.HotWays * ((hotEntries + profile.HotWays - 1) / profile.HotWays), HashBytes: 8 * (2*1024 + 1)}
-	// The two builds compile the same source, so their functions match
-	// by package and name (hashes differ: the counters' layout is in the
-	// metadata).
-	type key struct{ pkg, name string }
-	exactOf := map[key][2]any{}
-	for hash, meta := range exact.Metas {
-		for fn := range meta.Funcs {
-			exactOf[key{meta.Package, meta.Funcs[fn].Name}] = [2]any{hash, fn}
-		}
-	}
+	m := &hotWorkload{Workload: t.name, HashBytes: 8 * (2*1024 + 1)}
 	for _, byFunc := range exact.Lost {
 		for _, n := range byFunc {
 			m.ExactLost += n
 		}
 	}
+	truths := map[string]map[uint64]uint64{} // function → exact counts
 	var exactTop, estTop []hotPath
 	for hash, meta := range exact.Metas {
 		for fn, byID := range exact.Counts[hash] {
+			name := meta.Package + "." + meta.Funcs[fn].Name
+			truths[name] = byID
 			for id, c := range byID {
-				exactTop = append(exactTop, hotPath{meta.Package + "." + meta.Funcs[fn].Name, fn, id, c})
+				exactTop = append(exactTop, hotPath{name, id, c})
 			}
 		}
 	}
@@ -164,21 +158,18 @@ func (h *harness) measureHotWorkload(w workload) (*hotWorkload, error) {
 			got := est.Counts[hash][fn]
 			name := meta.Package + "." + f.Name
 			for id, c := range got {
-				estTop = append(estTop, hotPath{name, fn, id, c})
+				estTop = append(estTop, hotPath{name, id, c})
 			}
 			if f.Counters.Kind != profile.CounterHot {
 				continue
 			}
 			m.Funcs++
+			m.TableBytes = 8 * f.Counters.Size
 			if len(got) == 0 {
 				continue
 			}
 			m.RanFuncs++
-			ref, ok := exactOf[key{meta.Package, f.Name}]
-			if !ok {
-				return nil, fmt.Errorf("%s: not in the exact profile", name)
-			}
-			truth := exact.Counts[ref[0].(string)][ref[1].(int)]
+			truth := truths[name]
 			m.Paths += len(truth)
 			for id, c := range got {
 				m.Kept++
@@ -193,13 +184,17 @@ func (h *harness) measureHotWorkload(w workload) (*hotWorkload, error) {
 	if m.Kept > 0 {
 		m.MeanError = relErr / float64(m.Kept)
 	}
-	top := func(ps []hotPath) map[[3]any]bool {
+	type pathKey struct {
+		fn string
+		id uint64
+	}
+	top := func(ps []hotPath) map[pathKey]bool {
 		slices.SortFunc(ps, func(a, b hotPath) int {
-			return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.hash, b.hash), cmp.Compare(a.id, b.id))
+			return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.fn, b.fn), cmp.Compare(a.id, b.id))
 		})
-		out := map[[3]any]bool{}
+		out := map[pathKey]bool{}
 		for _, p := range ps[:min(topPaths, len(ps))] {
-			out[[3]any{p.hash, p.fn, p.id}] = true
+			out[pathKey{p.fn, p.id}] = true
 		}
 		return out
 	}

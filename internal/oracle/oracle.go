@@ -51,22 +51,11 @@ type Result struct {
 // p. A call it cannot decode is an error.
 func Paths(p *profile.Profile, calls []*profile.Call) (*Result, error) {
 	res := &Result{Counts: make(Counts)}
-	decoders := make(map[string]map[int]*decoder)
+	decoders := decoders{}
 	for _, c := range calls {
-		m := p.Metas[c.Hash]
-		if m == nil || c.Func >= len(m.Funcs) {
-			return nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
-		}
-		if decoders[c.Hash] == nil {
-			decoders[c.Hash] = make(map[int]*decoder)
-		}
-		d := decoders[c.Hash][c.Func]
-		if d == nil {
-			var err error
-			if d, err = newDecoder(&m.Funcs[c.Func]); err != nil {
-				return nil, fmt.Errorf("%s: %w", m.Package, err)
-			}
-			decoders[c.Hash][c.Func] = d
+		d, m, err := decoders.of(p, c)
+		if err != nil {
+			return nil, err
 		}
 		ids, complete, err := d.paths(c.Edges)
 		if err != nil {
@@ -87,21 +76,11 @@ func Paths(p *profile.Profile, calls []*profile.Call) (*Result, error) {
 // the metadata of p; complete says whether the call's last path ended
 // (false for a call that had not returned when the trace ended).
 func CallPaths(p *profile.Profile, calls []*profile.Call) (ids [][]uint64, complete []bool, err error) {
-	decoders := make(map[string]map[int]*decoder)
+	decoders := decoders{}
 	for _, c := range calls {
-		m := p.Metas[c.Hash]
-		if m == nil || c.Func >= len(m.Funcs) {
-			return nil, nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
-		}
-		if decoders[c.Hash] == nil {
-			decoders[c.Hash] = make(map[int]*decoder)
-		}
-		d := decoders[c.Hash][c.Func]
-		if d == nil {
-			if d, err = newDecoder(&m.Funcs[c.Func]); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", m.Package, err)
-			}
-			decoders[c.Hash][c.Func] = d
+		d, m, err := decoders.of(p, c)
+		if err != nil {
+			return nil, nil, err
 		}
 		paths, done, err := d.paths(c.Edges)
 		if err != nil {
@@ -112,9 +91,34 @@ func CallPaths(p *profile.Profile, calls []*profile.Call) (ids [][]uint64, compl
 	return ids, complete, nil
 }
 
+// decoders are the decoders of a trace's functions, by metadata hash and
+// function, made as calls need them.
+type decoders map[string]map[int]*decoder
+
+// of returns the decoder of call c's function, and its metadata.
+func (ds decoders) of(p *profile.Profile, c *profile.Call) (*decoder, *profile.Meta, error) {
+	m := p.Metas[c.Hash]
+	if m == nil || c.Func >= len(m.Funcs) {
+		return nil, nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
+	}
+	if ds[c.Hash] == nil {
+		ds[c.Hash] = make(map[int]*decoder)
+	}
+	d := ds[c.Hash][c.Func]
+	if d == nil {
+		var err error
+		if d, err = newDecoder(&m.Funcs[c.Func]); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", m.Package, err)
+		}
+		ds[c.Hash][c.Func] = d
+	}
+	return d, m, nil
+}
+
 // A decoder regenerates one function's calls.
 type decoder struct {
 	f       *profile.Func
+	pl      *numbering.Placement // for Completions, made when it asks
 	n       *numbering.Numbering
 	out     [][]int32      // out edges of each block
 	witness map[int32]bool // edges with a probe site
@@ -274,43 +278,28 @@ type Completion struct {
 // counts it, is left out.
 func Completions(p *profile.Profile, calls []*profile.Call) ([]Completion, error) {
 	var out []Completion
-	type fn struct {
-		d  *decoder
-		pl *numbering.Placement
-	}
-	fns := make(map[string]map[int]fn)
+	decoders := decoders{}
 	for ci, c := range calls {
-		m := p.Metas[c.Hash]
-		if m == nil || c.Func >= len(m.Funcs) {
-			return nil, fmt.Errorf("trace names function %d of metadata %s, which the profile lacks", c.Func, c.Hash)
+		d, m, err := decoders.of(p, c)
+		if err != nil {
+			return nil, err
 		}
 		if len(c.EdgeLines) != len(c.Edges) {
 			return nil, fmt.Errorf("call %d has no lines of its witnesses", ci)
 		}
-		if fns[c.Hash] == nil {
-			fns[c.Hash] = make(map[int]fn)
-		}
-		f, ok := fns[c.Hash][c.Func]
-		if !ok {
-			d, err := newDecoder(&m.Funcs[c.Func])
-			if err != nil {
+		if d.pl == nil {
+			if d.pl, err = m.Funcs[c.Func].Placement(); err != nil {
 				return nil, fmt.Errorf("%s: %w", m.Package, err)
 			}
-			pl, err := m.Funcs[c.Func].Placement()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", m.Package, err)
-			}
-			f = fn{d, pl}
-			fns[c.Hash][c.Func] = f
 		}
-		runs, _, err := f.d.runs(c.Edges)
+		runs, _, err := d.runs(c.Edges)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", m.Package, m.Funcs[c.Func].Name, err)
 		}
 		for _, r := range runs {
 			at := -1
 			for k, e := range r.edges {
-				if op, ok := f.pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
+				if op, ok := d.pl.Op(e); ok && (op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst) {
 					at = r.at[k]
 				}
 			}
