@@ -224,7 +224,6 @@ func flightStart(entries int, limit int64, defaultDir string) {
 		n *= 2
 	}
 	flightEntries = n
-	flightNowhere.mask = 0
 	dir := profileDir(defaultDir)
 	if dir == "" {
 		return
