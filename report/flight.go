@@ -25,8 +25,14 @@ type FlightReport struct {
 	Made      time.Time
 	Entries   int  // each ring's size
 	Full      bool `json:",omitempty"` // some goroutines had no ring
-	// Goroutines are the rings shown.
+	// Goroutines are the rings shown: those that recorded a path, and
+	// the goroutine the state names.
 	Goroutines []FlightGoroutine
+	// Quiet counts the goroutines left out that had a ring but recorded
+	// no path: every goroutine gets one when it is made, and many never
+	// run instrumented code (the runtime's own, those of uninstrumented
+	// packages).
+	Quiet int `json:",omitempty"`
 	// Steps says whether the text shows each path's steps.
 	Steps bool `json:"-"`
 
@@ -86,6 +92,10 @@ func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, gor
 	decoded := make(map[key]FlightPath)
 	for _, ring := range rings {
 		g := FlightGoroutine{Goroutine: ring.Goid, Named: r.Goroutine != 0 && ring.Goid == r.Goroutine, Written: ring.Written}
+		if ring.Written == 0 && !g.Named && goroutine == 0 {
+			r.Quiet++
+			continue
+		}
 		for i := len(ring.Paths) - 1; i >= 0; i-- {
 			p := ring.Paths[i]
 			k := key{p.Hash, p.Func, p.ID}
@@ -141,6 +151,9 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "%s: %s (process %d, %s); rings of %d paths\n", relative(cwd, r.File), what, r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
 	if r.Full {
 		fmt.Fprintf(ew, "some goroutines had no ring: the rings reached the limit (pppexec -flightmax, $PATHCOVERFLIGHTMAX)\n")
+	}
+	if r.Quiet > 0 {
+		fmt.Fprintf(ew, "%d more goroutines recorded no path\n", r.Quiet)
 	}
 	for _, g := range r.Goroutines {
 		fmt.Fprintf(ew, "\ngoroutine %d", g.Goroutine)

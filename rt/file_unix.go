@@ -213,32 +213,10 @@ func microseconds() uint64 {
 }
 
 // mapWords extends f, whose descriptor is fd, with size zero bytes at off
-// and maps them, shared, as words. The zeros are written, not left as a
-// hole by truncation, so that the disk blocks exist: a store into a hole of
-// a full disk would kill the program with SIGBUS, while a full disk here is
-// an error Register survives. The mapping is never unmapped: the counters
-// live as long as the process. Each write and the mapping check that fd
-// still is f.
+// (growFile) and maps them, shared, as words. The mapping is never
+// unmapped: the counters live as long as the process.
 func mapWords(f *ownFile, fd int, off int64, size int) ([]uint64, error) {
-	zeros := make([]byte, size)
-	for done := 0; done < size; {
-		if err := f.check(fd); err != nil {
-			return nil, err
-		}
-		var n int
-		err := retry(func() (err error) {
-			n, err = syscall.Pwrite(fd, zeros[done:], off+int64(done))
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return nil, syscall.EIO
-		}
-		done += n
-	}
-	if err := f.check(fd); err != nil {
+	if err := growFile(f, fd, off, size); err != nil {
 		return nil, err
 	}
 	b, err := syscall.Mmap(fd, off, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
@@ -246,6 +224,54 @@ func mapWords(f *ownFile, fd int, off int64, size int) ([]uint64, error) {
 		return nil, err
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), size/8), nil
+}
+
+// mapGrowing writes f's first size bytes, zero, and maps its first limit
+// bytes, shared: the pages past the file's end may be used once the file
+// has grown over them (growFile), and never before, since a store past
+// the end of a mapped file is a SIGBUS.
+func mapGrowing(f *ownFile, fd int, limit, size int) (unsafe.Pointer, error) {
+	if err := growFile(f, fd, 0, size); err != nil {
+		return nil, err
+	}
+	b, err := syscall.Mmap(fd, 0, limit, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Pointer(&b[0]), nil
+}
+
+// growFile writes size zero bytes at off of f, whose descriptor is fd (if
+// fd is -1, whichever f has now). The zeros are written, not left as a
+// hole by truncation, so that the disk blocks exist: a store into a hole
+// of a full disk would kill the program with SIGBUS, while a full disk
+// here is an error the program survives. Each write checks that the
+// descriptor still is f.
+func growFile(f *ownFile, fd int, off int64, size int) error {
+	zeros := make([]byte, size)
+	for done := 0; done < size; {
+		if fd < 0 {
+			var err error
+			if fd, _, err = f.descriptor(); err != nil {
+				return err
+			}
+		} else if err := f.check(fd); err != nil {
+			return err
+		}
+		var n int
+		err := retry(func() (err error) {
+			n, err = syscall.Pwrite(fd, zeros[done:], off+int64(done))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return syscall.EIO
+		}
+		done += n
+	}
+	return f.check(fd)
 }
 
 // writeMeta writes the metadata file of hash unless some process already

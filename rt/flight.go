@@ -26,15 +26,30 @@ import (
 // then says so. A file whose header says nothing was left by a process
 // that was killed, or that is still running.
 //
-// A goroutine finds its ring through the field of the runtime's g that
-// -wpp builds use for their recorders (goroutine_wpp.go): Ring, inlined
-// into instrumented code once per call, reads it with the goroutine's id.
-// A g is reused by later goroutines, and its ring with it: the new
-// goroutine starts the ring afresh. Rings are taken from the file's
-// extents under flightMu, until the file would pass its limit
-// ($PATHCOVERFLIGHTMAX, else the limit pppexec was built with); goroutines
-// that come later record into flightNowhere, which nobody reads, and the
+// A goroutine's ring is in the field of the runtime's g that -wpp builds
+// use for their recorders (goroutine_wpp.go), and the runtime puts it
+// there when it makes the goroutine: pppexec adds a call to newproc1
+// (toolexec/goroutine.go, pathcoverGiveRing) that takes a ring block from
+// the file, or, for a g that an ended goroutine left, starts its ring
+// afresh. So Ring, inlined into instrumented code once per call, is one
+// load of the g's field and a test for nil, and adds no call to the
+// function: a call there would cost more than the paths it records, and
+// the compiler would no longer inline small functions (an earlier design
+// that made the ring on the goroutine's first path cost +95% at the
+// median of the harness). The main goroutine gets its ring when the
+// recorder starts; goroutines made before that, and those made past the
+// file's limit ($PATHCOVERFLIGHTMAX, else the limit pppexec was built
+// with), have none and record into flightNowhere, which nobody reads; the
 // header says that some goroutines had no ring.
+//
+// The runtime hands rings out on the system stack, where nothing may write
+// a file or wait for a lock, so the file is mapped whole (its limit) when
+// the recorder starts, and grown by extents, each written whole so that a
+// full disk is an error here and never a SIGBUS later: rt grows it when
+// the room left runs short (flightGrow), on the goroutine of a go
+// statement, which the runtime calls first in newproc (pathcoverBeforeGo).
+// Blocks are taken with a compare-and-swap of the end (flightTake; the
+// runtime's pathcoverTakeRing is its copy), never straddling an extent.
 //
 // What a path costs: one store into the ring and one increment of its
 // position, both to memory only this goroutine writes (Put, inlined). A
@@ -101,17 +116,28 @@ var flightNowhere struct {
 var (
 	flightMu      sync.Mutex
 	flightFile    = ownFile{fd: -1}
-	flightOn      atomic.Bool // rings can be taken
-	flightFull    atomic.Bool // the limit was reached: no more rings
+	flightOn      atomic.Bool // the file is being written
 	flightHeader  *[flightHeaderSize / 8]uint64
-	flightFuncs   int   // functions numbered so far, under flightMu
-	flightEntries int   // entries per ring, from the first registration
-	flightLimit   int64 // the file's largest size
-	flightExtent  int64 // the size of each extent after the header
-	flightEnd     int64 // the next free offset, under flightMu
-	flightMapped  [][]uint64
+	flightFuncs   int  // functions numbered so far, under flightMu
+	flightEntries int  // entries per ring, from the first registration
 	flightStarted bool // the first registration was made
+	flightState   flightShared
 )
+
+// flightShared is what rt and the runtime that pppexec patches share: its
+// pathcoverRingFile (toolexec/goroutine.go) has the same fields in the
+// same order, which toolexec's TestRingFileLayout checks. Set when the
+// file is made; end, grown and limit change atomically after.
+type flightShared struct {
+	base   unsafe.Pointer // the file, mapped limit bytes long
+	full   *uint64        // the header's word that says a goroutine got no ring
+	ring   uint64         // a ring block's bytes
+	mask   uint64         // its entries - 1
+	extent uint64         // blocks never straddle one (the file's format)
+	limit  uint64         // the file's largest size; lowered to grown when it cannot grow
+	end    uint64         // the next free offset
+	grown  uint64         // the file's size: blocks fit below it
+}
 
 // Put records entry v, a function's code (FlightRegister) plus a path id
 // under FlightLongID. It is inlined; -race builds call it, since the
@@ -136,43 +162,6 @@ func (r *FlightRing) PutLong(code, id uint64) {
 	r.Put(code + FlightLongID)
 }
 
-// flightNewRing gives goroutine goid a ring, when the one its g holds (if
-// any) is not its own (Ring): the one its g held, started afresh, or a
-// new one; flightNowhere if none can be had.
-func flightNewRing(goid uint64) unsafe.Pointer {
-	return unsafe.Pointer(flightRing(goid))
-}
-
-func flightRing(goid uint64) *FlightRing {
-	if goid == 0 || !flightOn.Load() {
-		return &flightNowhere.FlightRing
-	}
-	p, _ := recorderField()
-	if r := (*FlightRing)(p); r != nil && r != &flightNowhere.FlightRing {
-		// A ring left by the goroutine that had this g before: the
-		// position first, so a reader never takes the old entries for
-		// the new goroutine's.
-		atomic.StoreUint64(&r.pos, 0)
-		atomic.StoreUint64(&r.goid, goid)
-		return r
-	}
-	if flightFull.Load() {
-		return &flightNowhere.FlightRing
-	}
-	flightMu.Lock()
-	b := flightTake(flightRingHeader/8 + flightEntries)
-	flightMu.Unlock()
-	if b == nil {
-		return &flightNowhere.FlightRing
-	}
-	r := (*FlightRing)(unsafe.Pointer(&b[0]))
-	r.goid = goid
-	r.mask = uint64(flightEntries - 1)
-	atomic.StoreUint64(&r.tag, flightBlockRing<<32|uint64(len(b)*8)) // last: the ring is whole
-	setRecorderField(unsafe.Pointer(r))
-	return r
-}
-
 // FlightRegister is called once for each instrumented package of a
 // -flight build, from a variable initializer of its generated file, with
 // the package's metadata (hash, meta), its number of functions, the
@@ -195,7 +184,7 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 	}
 	if !flightStarted {
 		flightStarted = true
-		flightHooks(flightFatalHook, nil, flightNewRing)
+		flightHooks(flightFatalHook, nil, nil, nil)
 		flightStart(entries, limit, defaultDir)
 	}
 	if !flightOn.Load() {
@@ -206,10 +195,12 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 		flightWarn(dir, err)
 		return uint64(first) << flightIDBits
 	}
-	if b := flightTake(7); b != nil {
+	flightGrow()
+	if p := flightTake(56); p != nil {
+		b := (*[7]uint64)(p)
 		b[1], b[2] = uint64(first), uint64(funcs)
 		copy((*[32]byte)(unsafe.Pointer(&b[3]))[:], hash)
-		atomic.StoreUint64(&b[0], flightBlockPackage<<32|uint64(len(b)*8))
+		atomic.StoreUint64(&b[0], flightBlockPackage<<32|56)
 	}
 	return uint64(first) << flightIDBits
 }
@@ -242,22 +233,24 @@ func flightStart(entries int, limit int64, defaultDir string) {
 			writeStderr("pathcover: PATHCOVERFLIGHTMAX=" + s + " is not a size (such as 64M); using " + itoa(uint64(limit)) + " bytes\n")
 		}
 	}
-	flightLimit = limit
+	limit = min(limit, maxFlightLimit)
+	ring := uint64(flightRingHeader + 8*n)
 	// Extents of 1 MiB, or less under a smaller limit, since each is
 	// written whole when it is taken; but never smaller than a ring.
 	round := func(x int64) int64 { return (x + 4095) / 4096 * 4096 }
-	flightExtent = max(round(int64(flightRingHeader+8*n)), min(flightExtentMin, round(limit-flightHeaderSize)))
+	extent := max(round(int64(ring)), min(flightExtentMin, round(limit-flightHeaderSize)))
 	if err := flightFile.create(dir, ".flight", syscall.O_RDWR); err != nil {
 		flightWarn(dir, err)
 		return
 	}
-	h, err := mapWords(&flightFile, flightFile.fd, 0, flightHeaderSize)
+	base, err := mapGrowing(&flightFile, flightFile.fd, int(limit), int(flightHeaderSize+extent))
 	if err != nil {
 		flightWarn(flightFile.path, err)
 		flightFile.drop()
 		return
 	}
-	flightHeader = (*[flightHeaderSize / 8]uint64)(h)
+	h := (*[flightHeaderSize / 8]uint64)(base)
+	flightHeader = h
 	h[flightWordOrder] = byteOrderMark
 	h[flightWordEntries] = uint64(n)
 	var tv syscall.Timeval
@@ -265,49 +258,81 @@ func flightStart(entries int, limit int64, defaultDir string) {
 	h[flightWordMade] = uint64(tv.Nano())
 	h[flightWordPID] = uint64(syscall.Getpid())
 	h[flightWordLimit] = uint64(limit)
-	h[flightWordExtent] = uint64(flightExtent)
+	h[flightWordExtent] = uint64(extent)
 	*(*[8]byte)(unsafe.Pointer(&h[0])) = flightMagic
-	flightEnd = flightHeaderSize
+	flightState = flightShared{
+		base:   base,
+		full:   &h[flightWordFull],
+		ring:   ring,
+		mask:   uint64(n - 1),
+		extent: uint64(extent),
+		limit:  uint64(limit),
+		end:    flightHeaderSize,
+		grown:  uint64(flightHeaderSize + extent),
+	}
 	flightOn.Store(true)
-	flightHooks(flightFatalHook, flightExitHook, flightNewRing)
+	flightHooks(flightFatalHook, flightExitHook, flightGrowing, unsafe.Pointer(&flightState))
 }
 
-// flightTake returns a new block of words words, zero, from the file's
-// end, or nil past the limit or when the file cannot grow. A block never
-// straddles two extents: the words left at an extent's end stay zero,
-// which readers skip. The caller holds flightMu.
-func flightTake(words int) []uint64 {
-	if !flightOn.Load() || flightFull.Load() {
+// maxFlightLimit is the largest file, whose size is mapped at once.
+const maxFlightLimit = 16 << 30
+
+// flightTake returns a new block of size bytes from the file, or nil when
+// the file has no room for it (the header then says that something got
+// none). It takes the block at the end, or at the next extent if it would
+// straddle this one, with a compare-and-swap, since the runtime takes ring
+// blocks too (pathcoverTakeRing, this function's copy, with a ring's
+// size) without flightMu. The block is zero; the caller writes its tag.
+func flightTake(size uint64) unsafe.Pointer {
+	s := &flightState
+	if s.ring == 0 {
 		return nil
 	}
-	size := int64(words) * 8
-	off := flightEnd
-	rel := (off - flightHeaderSize) % flightExtent
-	if rel+size > flightExtent {
-		off += flightExtent - rel
-		rel = 0
-	}
-	if off+size > flightLimit {
-		flightFull.Store(true)
-		atomic.StoreUint64(&flightHeader[flightWordFull], 1)
-		return nil
-	}
-	i := int((off - flightHeaderSize) / flightExtent)
-	for len(flightMapped) <= i {
-		fd, _, err := flightFile.descriptor()
-		var w []uint64
-		if err == nil {
-			w, err = mapWords(&flightFile, fd, flightHeaderSize+int64(len(flightMapped))*flightExtent, int(flightExtent))
+	for {
+		old := atomic.LoadUint64(&s.end)
+		off := old
+		if rel := (off - flightHeaderSize) % s.extent; rel+size > s.extent {
+			off += s.extent - rel
 		}
-		if err != nil {
-			flightWarn(flightFile.path, err)
-			flightFull.Store(true)
+		if off+size > atomic.LoadUint64(&s.grown) {
+			atomic.StoreUint64(s.full, 1)
 			return nil
 		}
-		flightMapped = append(flightMapped, w)
+		if atomic.CompareAndSwapUint64(&s.end, old, off+size) {
+			return unsafe.Add(s.base, off)
+		}
 	}
-	flightEnd = off + size
-	return flightMapped[i][rel/8 : rel/8+int64(words) : rel/8+int64(words)]
+}
+
+// flightGrow writes the file's next extents, whole, until an extent's
+// room is left past the blocks' end or the file reaches its limit; if
+// the file cannot grow, its limit becomes its size. The caller holds
+// flightMu.
+func flightGrow() {
+	s := &flightState
+	for s.ring != 0 && flightOn.Load() {
+		grown, limit := atomic.LoadUint64(&s.grown), atomic.LoadUint64(&s.limit)
+		if grown >= limit || grown-atomic.LoadUint64(&s.end) >= s.extent {
+			return
+		}
+		size := min(s.extent, limit-grown)
+		if err := growFile(&flightFile, -1, int64(grown), int(size)); err != nil {
+			atomic.StoreUint64(&s.limit, grown)
+			writeStderr("pathcover: cannot grow the flight file " + flightFile.path + ": " + err.Error() + "; later goroutines have no ring\n")
+			return
+		}
+		atomic.StoreUint64(&s.grown, grown+size)
+	}
+}
+
+// flightGrowing is flightGrow for the runtime, which calls it from newproc
+// when the room for rings runs short: it grows the file unless another
+// goroutine holds flightMu (growing it, or writing a snapshot).
+func flightGrowing() {
+	if flightMu.TryLock() {
+		defer flightMu.Unlock()
+		flightGrow()
+	}
 }
 
 // flightFatalHook is called by the runtime at the top of fatalpanic (kind
@@ -396,15 +421,9 @@ func WriteFlight() (string, error) {
 	h[flightWordState] = flightSnapshot
 	h[flightWordGoid] = goid
 	err := write(unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), flightHeaderSize))
-	for i, w := range flightMapped {
-		if err != nil {
-			break
-		}
-		b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
-		if end := flightEnd - flightHeaderSize - int64(i)*flightExtent; end < int64(len(b)) {
-			b = b[:end]
-		}
-		err = write(flightCopy(b))
+	if err == nil {
+		end := atomic.LoadUint64(&flightState.end)
+		err = write(flightCopy(unsafe.Slice((*byte)(unsafe.Add(flightState.base, flightHeaderSize)), end-flightHeaderSize)))
 	}
 	if err != nil {
 		snap.drop()

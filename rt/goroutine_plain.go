@@ -4,6 +4,7 @@ package rt
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -47,18 +48,39 @@ func stackBounds() (lo, hi uintptr) { return 0, 0 }
 // pppexec's accessor, every key hashes alike.
 func keyHash(k any) uintptr { return 0 }
 
-// flightHooks would ask the runtime to say how the process ends; rt's
-// tests call the hooks themselves.
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer) {
+// flightHooks would ask the runtime to say how the process ends and to
+// give goroutines their rings; rt's tests call the hooks themselves, and
+// Ring gives rings as the runtime would.
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 }
 
-// Ring returns the calling goroutine's ring (flight.go), as the function
-// that pppexec adds to the runtime does: its own, from testRecorders, or
-// a new one.
+// Ring returns the calling goroutine's ring (flight.go), as the runtime
+// that pppexec patches gives it, but when first asked rather than when
+// the goroutine is made: the one in testRecorders for its g, started
+// afresh if another goroutine had the g before, or a new one
+// (pathcoverGiveRing and pathcoverTakeRing in toolexec/goroutine.go).
 func Ring() *FlightRing {
 	p, goid := recorderField()
-	if r := (*FlightRing)(p); r != nil && r.goid == goid {
-		return r
+	r := (*FlightRing)(p)
+	if goid == 0 {
+		return &flightNowhere.FlightRing
 	}
-	return (*FlightRing)(flightNewRing(goid))
+	if r == nil {
+		flightMu.Lock()
+		flightGrow()
+		flightMu.Unlock()
+		b := flightTake(flightState.ring)
+		if b == nil {
+			return &flightNowhere.FlightRing
+		}
+		r = (*FlightRing)(b)
+		r.mask = flightState.mask
+		atomic.StoreUint64(&r.tag, flightBlockRing<<32|flightState.ring)
+		setRecorderField(b)
+	}
+	if r.goid != goid {
+		atomic.StoreUint64(&r.pos, 0)
+		atomic.StoreUint64(&r.goid, goid)
+	}
+	return r
 }

@@ -42,10 +42,11 @@ func keyHash(k any) uintptr {
 func runtimeHash(typ, data unsafe.Pointer) uintptr
 
 // flightHooks asks the runtime to call fatal at the top of fatalpanic and
-// fatalthrow, exit from its exit hooks (if not nil), and ring for a
-// goroutine that has no ring of its own, for the flight recorder
-// (flight.go), through a function pppexec adds to package runtime; a
-// runtime where it could not only keeps ring, which it calls with goid 0.
+// fatalthrow, exit from its exit hooks (if not nil), and, once rings is
+// set (a *flightShared), to give each goroutine it makes a ring of that
+// file and call grow when the file's room runs short, for the flight
+// recorder (flight.go), through a function pppexec adds to package
+// runtime; a runtime where it could not ignores them.
 //
 //go:linkname flightHooks runtime.pathcoverFlightHooks
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), ring func(goid uint64) unsafe.Pointer)
+func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer)

@@ -87,6 +87,7 @@ func TestFlightCommand(t *testing.T) {
 		Failed     bool
 		Goroutine  uint64
 		Entries    int
+		Quiet      int
 		Goroutines []struct {
 			Goroutine uint64
 			Named     bool
@@ -106,6 +107,16 @@ func TestFlightCommand(t *testing.T) {
 	}
 	if r.State != "unrecovered panic" || !r.Failed || r.Goroutine != panicked || r.Entries != 8 {
 		t.Fatalf("state %q, goroutine %d (the runtime says %d), %d entries", r.State, r.Goroutine, panicked, r.Entries)
+	}
+	// Every goroutine gets a ring when it is made; those that recorded
+	// nothing (the runtime's own) are counted, not listed.
+	for _, g := range r.Goroutines {
+		if g.Written == 0 && !g.Named {
+			t.Errorf("goroutine %d, which recorded no path, is listed", g.Goroutine)
+		}
+	}
+	if text, _ := run(t, dir, bin, "flight", "-dir", prof); (r.Quiet > 0) != strings.Contains(text, "more goroutines recorded no path") {
+		t.Errorf("%d quiet goroutines, the text says:\n%s", r.Quiet, text)
 	}
 	g := r.Goroutines[0]
 	if g.Goroutine != panicked || !g.Named || len(g.Paths) != 8 {

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -427,5 +428,176 @@ func main() {
 		}
 		// step's and the loop's paths, 111 rounds of each, and main's first.
 		checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main", "step", "main", "step", "main"})
+	}
+}
+
+// TestFlightGoroutines runs thousands of goroutines under a real runtime:
+// all alive at once (more than the file's first extent holds, so that it
+// grows as they start), all at once past a small $PATHCOVERFLIGHTMAX, and
+// one after another (so that g's and their rings are reused). Each
+// goroutine prints its id (from runtime.Stack, not the runtime's field)
+// and which of parity's two paths it took; its ring must hold exactly the
+// paths it took, goid's, parity's and, if it ended, its literal's (a path
+// of more than one is recorded where it ends), and nothing of a goroutine
+// that had its g before. The main goroutine's ring is checked apart.
+func TestFlightGoroutines(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := t.TempDir()
+	cmdtest.WriteFiles(t, mod, map[string]string{
+		"go.mod": "module example.com/many\n\ngo 1.25\n",
+		"main.go": `package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+)
+
+func parity(i int) int {
+	if i%2 == 0 {
+		return 0
+	}
+	return 1
+}
+
+func goid() int {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	id, _ := strconv.Atoi(string(bytes.Fields(b)[1]))
+	return id
+}
+
+func main() {
+	n, _ := strconv.Atoi(os.Args[2])
+	lines := make(chan string, n)
+	gate := make(chan struct{})
+	for i := range n {
+		started := make(chan bool)
+		go func() {
+			lines <- fmt.Sprint(goid(), " ", parity(i))
+			started <- true
+			if os.Args[1] == "together" {
+				<-gate
+			}
+		}()
+		<-started
+	}
+	close(lines)
+	for l := range lines {
+		fmt.Println(l)
+	}
+	panic("done")
+}
+`,
+	})
+	exe := filepath.Join(t.TempDir(), "many")
+	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+bin+" -flight=64", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
+	}
+	const ringBytes = 32 + 8*64
+	for _, tc := range []struct {
+		name, how, limit string
+		n                int
+	}{
+		{"together", "together", "", 5000},
+		{"limit", "together", "256K", 1000},
+		{"after", "after", "", 3000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prof := t.TempDir()
+			env := []string{"PATHCOVERDIR=" + prof}
+			if tc.limit != "" {
+				env = append(env, "PATHCOVERFLIGHTMAX="+tc.limit)
+			}
+			out, code := run(t, mod, env, exe, tc.how, strconv.Itoa(tc.n))
+			if code != 2 || !strings.Contains(out, "panic: done") {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			parities := map[uint64]uint64{}
+			for _, line := range strings.Split(out, "\n") {
+				var g, p uint64
+				if _, err := fmt.Sscan(line, &g, &p); err == nil {
+					parities[g] = p
+				}
+			}
+			if len(parities) != tc.n {
+				t.Fatalf("%d goroutines said what they did, want %d", len(parities), tc.n)
+			}
+			fl := readOnlyFlight(t, prof)
+			p := profile.New()
+			if _, err := p.ReadDir(prof); err != nil {
+				t.Fatal(err)
+			}
+			// parity's path ids, by the parity that takes them: the
+			// first goroutine of each parity tells, the rest must agree.
+			ids := map[uint64]uint64{}
+			rings := 0
+			for _, ring := range fl.Rings {
+				if ring.Goid == 1 {
+					continue
+				}
+				want, ok := parities[ring.Goid]
+				if !ok {
+					// The runtime's own goroutines get rings too.
+					if ring.Written != 0 {
+						t.Errorf("%d paths of goroutine %d, which the program did not start", ring.Written, ring.Goid)
+					}
+					continue
+				}
+				rings++
+				var names []string
+				for _, path := range ring.Paths {
+					names = append(names, p.Metas[path.Hash].Funcs[path.Func].Name)
+				}
+				took := []string{"goid", "parity"}
+				if tc.how == "after" {
+					took = append(took, "main.func1")
+				}
+				if ring.Written != uint64(len(took)) || !slices.Equal(names, took) {
+					t.Errorf("goroutine %d: %d paths written, of %v; want %v", ring.Goid, ring.Written, names, took)
+					continue
+				}
+				id := ring.Paths[1].ID
+				if first, ok := ids[want]; !ok {
+					ids[want] = id
+				} else if first != id {
+					t.Errorf("goroutine %d took parity's path %d for parity %d, others %d", ring.Goid, id, want, first)
+				}
+			}
+			if len(ids) == 2 && ids[0] == ids[1] {
+				t.Errorf("both parities took path %d", ids[0])
+			}
+			if fl.Ring(1) == nil {
+				t.Error("no ring of the main goroutine")
+			}
+			files, _ := filepath.Glob(filepath.Join(prof, "*.flight"))
+			st, err := os.Stat(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tc.name {
+			case "together":
+				if rings != tc.n || fl.Full {
+					t.Errorf("%d rings of %d goroutines, full %v", rings, tc.n, fl.Full)
+				}
+				if min := int64(4096 + (tc.n+1)*ringBytes); st.Size() < min {
+					t.Errorf("a file of %d bytes holds %d rings of %d", st.Size(), tc.n+1, ringBytes)
+				}
+			case "limit":
+				if !fl.Full || rings == 0 || rings >= tc.n || st.Size() > 256<<10 {
+					t.Errorf("%d rings of %d goroutines, full %v, a file of %d bytes under a limit of 256K", rings, tc.n, fl.Full, st.Size())
+				}
+			case "after":
+				// Each goroutine ends before the next starts, so the
+				// runtime reuses a few g's: most rings were started
+				// afresh, and the file holds the last goroutine's of each.
+				if rings == 0 || rings > 100 {
+					t.Errorf("%d rings of %d goroutines that ran one after another", rings, tc.n)
+				}
+			}
+		})
 	}
 }
