@@ -118,11 +118,26 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 		exithook.Add(exithook.Hook{F: pathcoverOnExit, RunOnFailure: true})
 		exithook.Add(exithook.Hook{F: pathcoverOnCleanExit})
 	}
-	if rings != nil {
+	if rings != nil && pathcoverGivesRings {
 		pathcoverGrowRings, pathcoverRings = grow, (*pathcoverRingFile)(rings)
-		if gp := getg(); gp.pathcoverRecorder == nil {
-			pathcoverGiveRing(gp) // the goroutine that starts the recorder: main's
-		}
+		pathcoverGiveRing(getg()) // the goroutine that starts the recorder: main's
+	}
+}
+
+// pathcoverNoRing is the ring of the goroutines that have none: those made
+// before the recorder started, or past its file's room. Any number of them
+// write it, so its one entry and position mean nothing.
+var pathcoverNoRing [5]uint64 // tag, goid, position, mask 0, the entry
+
+// pathcoverNewG, which runtimeCalls puts before malg's return, points
+// every new g of a -flight build at pathcoverNoRing, so that no goroutine
+// ever finds its field nil: PathcoverFlightRing, inlined into every
+// instrumented call, tests nothing. malg makes every g, those of threads
+// that cgo lends Go too; the main thread's g0 runs no Go code of the
+// program.
+func pathcoverNewG(newg *g) {
+	if pathcoverGivesRings {
+		newg.pathcoverRecorder = unsafe.Pointer(&pathcoverNoRing)
 	}
 }
 
@@ -175,7 +190,7 @@ func pathcoverGiveRing(newg *g) {
 		return
 	}
 	r := newg.pathcoverRecorder
-	if r == nil {
+	if r == nil || r == unsafe.Pointer(&pathcoverNoRing) {
 		r = pathcoverTakeRing(f)
 		if r == nil {
 			return
@@ -212,8 +227,8 @@ func pathcoverTakeRing(f *pathcoverRingFile) unsafe.Pointer {
 	}
 }
 
-// PathcoverFlightRing returns the calling goroutine's flight ring, nil if
-// it has none. It is exported, not pushed, so that rt's Ring, compiled
+// PathcoverFlightRing returns the calling goroutine's flight ring, or
+// pathcoverNoRing. It is exported, not pushed, so that rt's Ring, compiled
 // against this runtime, inlines it: a ring costs a call one load of the
 // g's field.
 func PathcoverFlightRing() unsafe.Pointer { return getg().pathcoverRecorder }
@@ -306,7 +321,9 @@ func pathcoverStack() (lo, hi uintptr) { return 0, 0 }
 func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 }
 
-func PathcoverFlightRing() unsafe.Pointer { return nil }
+var pathcoverNoRing [5]uint64
+
+func PathcoverFlightRing() unsafe.Pointer { return unsafe.Pointer(&pathcoverNoRing) }
 ` + noKeyHasher
 
 // compileRuntime runs the compile of package runtime in a -wpp build, with
@@ -319,12 +336,18 @@ func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
 		return run(args, x.Stderr)
 	}
 	name := filepath.Join(dir, "pathcover_goroutine.go")
-	if err := os.WriteFile(name, []byte(goroutineAccessor), 0o666); err != nil {
+	accessor := goroutineAccessor + fmt.Sprintf("\nconst pathcoverGivesRings = %v\n", x.Config.Flight > 0)
+	if err := os.WriteFile(name, []byte(accessor), 0o666); err != nil {
 		x.warnf("cannot add the goroutine accessor to the runtime: %v", err)
 		return run(args, x.Stderr)
 	}
 	var stderr bytes.Buffer
 	patched, missed, err := withRecorderField(args, dir)
+	if err == nil && x.Config.Flight > 0 && slices.ContainsFunc(missed, func(m string) bool { return strings.HasPrefix(m, "proc.go") }) {
+		// Goroutines would find no ring: the fallback gives them all one
+		// that nobody reads.
+		err = errors.New(strings.Join(missed, "\n"))
+	}
 	if err == nil {
 		if code := x.runCached(append(patched, name), &stderr, compileKey); code == 0 {
 			if len(missed) > 0 && x.Config.Flight > 0 {
@@ -349,9 +372,10 @@ func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
 // replaced by a copy in dir that has the recorder field (addRecorderField),
 // and panic.go and proc.go by copies that call the flight recorder's
 // functions (runtimeCalls), if they have the functions to call them from;
-// missed names those that do not, where the flight recorder cannot say
-// which goroutine failed (panic.go) or gives only the main goroutine a
-// ring (proc.go), and whole program paths lose nothing.
+// missed names those that do not: without panic.go's the flight recorder
+// cannot say which goroutine failed; without proc.go's it could give no
+// goroutine a ring, and compileRuntime takes the fallback. Whole program
+// paths lose nothing.
 func withRecorderField(args []string, dir string) (out []string, missed []string, err error) {
 	t := &toolArgs{args: args[1:]}
 	out = slices.Clone(args)
@@ -375,7 +399,7 @@ func withRecorderField(args []string, dir string) (out []string, missed []string
 			}
 			patchedG = true
 		} else if patched, err = addCalls(file, src, calls); err != nil {
-			missed = append(missed, err.Error())
+			missed = append(missed, base+": "+err.Error())
 			continue
 		}
 		name := filepath.Join(dir, base)
@@ -417,6 +441,7 @@ var runtimeCalls = map[string][]runtimeCall{
 		{"fatalthrow", atTop, "pathcoverFatal(2); "},
 	},
 	"proc.go": {
+		{"malg", beforeReturns, "pathcoverNewG(newg); "},
 		{"newproc", atTop, "pathcoverBeforeGo(); "},
 		{"newproc1", beforeReturns, "pathcoverGiveRing(newg); "},
 	},
@@ -459,7 +484,7 @@ func addCalls(file string, src []byte, calls []runtimeCall) ([]byte, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%s has no function %s to call %sfrom", filepath.Base(file), c.fn, c.text)
+			return nil, fmt.Errorf("no function %s to call %sfrom", c.fn, c.text)
 		}
 	}
 	slices.SortFunc(ins, func(a, b insertion) int { return a.off - b.off })

@@ -100,7 +100,7 @@ func TestRuntimeCalls(t *testing.T) {
 			}
 		}
 	}
-	if _, err := addCalls("proc.go", []byte("package runtime\n\nfunc newproc() {}\n"), runtimeCalls["proc.go"]); err == nil || !strings.Contains(err.Error(), "no function newproc1") {
+	if _, err := addCalls("proc.go", []byte("package runtime\n\nfunc malg() {}\nfunc newproc() {}\n"), runtimeCalls["proc.go"]); err == nil || !strings.Contains(err.Error(), "no function malg to call") {
 		t.Errorf("a proc.go without newproc1: %v", err)
 	}
 }

@@ -91,8 +91,9 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 	}
 	h.Write(sourceHash())
 	// The package runtime of a -wpp or -flight build has a field more
-	// (goroutine.go), so rt compiled against it links with no other.
-	fmt.Fprintf(h, "wpp runtime=%v\n", x.Config.patchesRuntime())
+	// (goroutine.go), and -flight's gives goroutines rings, so rt
+	// compiled against one links with no other.
+	fmt.Fprintf(h, "runtime patched=%v rings=%v\n", x.Config.patchesRuntime(), x.Config.Flight > 0)
 	fmt.Fprintf(h, "layout %d\n", cacheLayout)
 	cache, err := x.cacheDir()
 	if err != nil {
