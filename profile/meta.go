@@ -90,8 +90,12 @@ const (
 const HotWays = 4
 
 // HotSet is the set of path id in a hot path table of sets sets, a power
-// of two: package rt uses the same function.
-func HotSet(id, sets uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> 40 & (sets - 1) }
+// of two: package rt uses the same function, and pppexec's code the same
+// expression.
+func HotSet(id, sets uint64) uint64 { return (id * HotMultiplier) >> 40 & (sets - 1) }
+
+// HotMultiplier is HotSet's: 2^64 over the golden ratio (Fibonacci hashing).
+const HotMultiplier = 0x9E3779B97F4A7C15
 
 // An EdgeKind is what taking an edge means: the branch outcome of a
 // function's edge, as package funcgraph spells its kinds (true, false,
@@ -733,4 +737,4 @@ func (f *Func) IsInteresting(id uint64) bool {
 // HashHome is the slot where the probes for path id start in a hash table
 // of n slots (CounterHash and CounterPPPHash, residual tables): package rt
 // uses the same function.
-func HashHome(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> 32 % n }
+func HashHome(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C17) >> 32 % n }

@@ -23,6 +23,8 @@ const (
 	counters    = "_pathcoverC"  // the package's counter words
 	arrayView   = "_pathcoverA"  // + function index: *[N]uint64 of an array
 	slotView    = "_pathcoverS"  // + function index: *[S][2]uint64 of a PPP array
+	hotView     = "_pathcoverH"  // + function index: *[S][12]uint64 of a hot path table's sets
+	hotWay      = "_pathcoverh"  // the first way of a path's set in a hot path table
 	localView   = "_pathcoverV"  // a function's copy of its own view, A or S
 	residuals   = "_pathcoverP"  // the package's residual tables
 	register    = "_pathcoverR"  // a function's Ball-Larus register
@@ -239,7 +241,7 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 	case profile.CounterHash:
 		return hashedStmt(ct.c, id.bl)
 	case profile.CounterHot:
-		return hotStmt(ct.c, id.bl)
+		return hotStmt(ct, opt, id)
 	case profile.CounterPPP:
 		if id.constant {
 			return slotConstStmt(ct, opt, id)
@@ -338,11 +340,36 @@ func hashedStmt(c profile.Counters, bl string) string {
 	return fmt.Sprintf("%s(%s[%d:%d], %s)", hashFunc, counters, c.Offset, c.Offset+c.Size, bl)
 }
 
-// hotStmt counts path bl in a function's hot path table (rt.CountHot):
+// hotStmt counts a path in a function's hot path table (rt.CountHot):
+// the hit in the first way of its set, which the first path to reach the
+// set keeps, here, through the table's view, and the rest of the search
+// in rt, for a call would leave no cheaper than a hash table. The set is
+// rt.HotSet's (profile.HotSet), taken now for a constant id. Atomically
+// (rt.CountHotAtomic), all of it in rt:
 //
+//	if _pathcoverh := &_pathcoverH3[((_pathcoverR+2)*0x9e3779b97f4a7c15)>>40&3]; _pathcoverh[0] == (_pathcoverR+2)+1 { _pathcoverh[1]++ } else { _pathcoverHot(_pathcoverC[10:58], (_pathcoverR+2)) }
+//	if _pathcoverh := &_pathcoverH3[1]; _pathcoverh[0] == 7+1 { _pathcoverh[1]++ } else { _pathcoverHot(_pathcoverC[10:58], 7) }
 //	_pathcoverHot(_pathcoverC[10:58], (_pathcoverR+2))
-func hotStmt(c profile.Counters, bl string) string {
-	return fmt.Sprintf("%s(%s[%d:%d], %s)", hotFunc, counters, c.Offset, c.Offset+c.Size, bl)
+func hotStmt(ct *counting, opt *Options, id pathIDs) string {
+	c := ct.c
+	call := fmt.Sprintf("%s(%s[%d:%d], %s)", hotFunc, counters, c.Offset, c.Offset+c.Size, id.bl)
+	if opt.Atomic {
+		return call
+	}
+	sets := uint64(c.Size / (3 * profile.HotWays))
+	set := hotSetExpr(id.bl, sets)
+	if id.constant {
+		set = strconv.FormatUint(profile.HotSet(id.blConst, sets), 10)
+	}
+	return fmt.Sprintf("if %s := &%s%d[%s]; %s[0] == %s+1 { %s[1]++ } else { %s }",
+		hotWay, hotView, ct.fn, set, hotWay, id.bl, hotWay, call)
+}
+
+// hotSetExpr is profile.HotSet(bl, sets) in Go, for a uint64 bl:
+//
+//	((_pathcoverR+2)*0x9e3779b97f4a7c15)>>40&3
+func hotSetExpr(bl string, sets uint64) string {
+	return fmt.Sprintf("(%s*%#x)>>40&%d", bl, uint64(profile.HotMultiplier), sets-1)
 }
 
 // knownStmt counts path bl in a PPP build's hash table of a function's

@@ -128,6 +128,7 @@ func hotCount(atomic bool) string {
 //
 //	var _pathcoverA3 = (*[16]uint64)(_pathcoverUnsafe.Pointer(&_pathcoverC[10:26][0]))
 //	var _pathcoverS4 = (*[2][2]uint64)(_pathcoverUnsafe.Pointer(&_pathcoverC[26:30][0]))
+//	var _pathcoverH5 = (*[4][12]uint64)(_pathcoverUnsafe.Pointer(&_pathcoverC[30:78][0]))
 func appendViews(src []byte, meta *profile.Meta) []byte {
 	for i, f := range meta.Funcs {
 		c := f.Counters
@@ -136,6 +137,9 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 			src = fmt.Appendf(src, "\nvar %s%d = (*[%d]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", arrayView, i, c.Size, counters, c.Offset, c.Offset+c.Size)
 		case profile.CounterPPP:
 			src = fmt.Appendf(src, "\nvar %s%d = (*[%d][2]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", slotView, i, c.Size/2, counters, c.Offset, c.Offset+c.Size)
+		case profile.CounterHot:
+			const set = 3 * profile.HotWays
+			src = fmt.Appendf(src, "\nvar %s%d = (*[%d][%d]uint64)(_pathcoverUnsafe.Pointer(&%s[%d:%d][0]))\n", hotView, i, c.Size/set, set, counters, c.Offset, c.Offset+c.Size)
 		}
 	}
 	return src
