@@ -119,7 +119,6 @@ var (
 	flightOn      atomic.Bool // the file is being written
 	flightHeader  *[flightHeaderSize / 8]uint64
 	flightFuncs   int  // functions numbered so far, under flightMu
-	flightEntries int  // entries per ring, from the first registration
 	flightStarted bool // the first registration was made
 	flightState   flightShared
 )
@@ -214,7 +213,6 @@ func flightStart(entries int, limit int64, defaultDir string) {
 	for n < entries && n < 1<<30 {
 		n *= 2
 	}
-	flightEntries = n
 	dir := profileDir(defaultDir)
 	if dir == "" {
 		return

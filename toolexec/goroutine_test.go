@@ -6,8 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -61,8 +61,12 @@ func structFields(t *testing.T, file, src, name string) []string {
 // runtime sources: each goes into its function, at its top or before its
 // final return, and no line of the file moves.
 func TestRuntimeCalls(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
 	for file, calls := range runtimeCalls {
-		name := filepath.Join(runtime.GOROOT(), "src", "runtime", file)
+		name := filepath.Join(strings.TrimSpace(string(goroot)), "src", "runtime", file)
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
