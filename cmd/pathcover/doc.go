@@ -426,7 +426,9 @@
 // removes when it ends cleanly. When it panics, throws, exits with a failure (log.Fatal,
 // os.Exit(1)), or is killed, the file stays, and says which goroutine failed.
 // Flight prints each goroutine's paths, most recent first, decoded to the
-// lines they ran, the goroutine that failed first.
+// lines they ran, the goroutine that failed first; goroutines that recorded
+// no path (the runtime's own, those that ran no instrumented code) are
+// counted, not listed.
 //
 // With no -f, it reads the newest flight file of D and says how many others
 // there are; -goroutine shows one goroutine; -lines shows every step of each
