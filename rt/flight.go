@@ -241,7 +241,10 @@ func flightStart(entries int, limit int64, defaultDir string) {
 		flightWarn(dir, err)
 		return
 	}
-	base, err := mapGrowing(&flightFile, flightFile.fd, int(limit), int(flightHeaderSize+extent))
+	// The first extent is written whole even past a limit smaller than
+	// it; blocks stay below the limit all the same (grown).
+	first := flightHeaderSize + extent
+	base, err := mapGrowing(&flightFile, flightFile.fd, int(max(limit, first)), int(first))
 	if err != nil {
 		flightWarn(flightFile.path, err)
 		flightFile.drop()
@@ -266,7 +269,7 @@ func flightStart(entries int, limit int64, defaultDir string) {
 		extent: uint64(extent),
 		limit:  uint64(limit),
 		end:    flightHeaderSize,
-		grown:  uint64(flightHeaderSize + extent),
+		grown:  uint64(min(first, limit)),
 	}
 	flightOn.Store(true)
 	flightHooks(flightFatalHook, flightExitHook, flightGrowing, unsafe.Pointer(&flightState))

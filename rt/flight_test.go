@@ -271,25 +271,34 @@ func TestFlightReuse(t *testing.T) {
 }
 
 // TestFlightLimit: past $PATHCOVERFLIGHTMAX, goroutines get no ring and
-// the header says so; the file stays within the limit and the rings that
-// were made are whole.
+// the header says so; no block lies past the limit, and the rings that
+// were made are whole. 5000 bytes hold the header, the packages and one
+// ring, less than the first extent that the file is grown by.
 func TestFlightLimit(t *testing.T) {
-	account, _, _, dir := runFlightHelper(t, "RT_FLIGHT_GOROUTINES=200", "RT_FLIGHT_END=fail", "PATHCOVERFLIGHTMAX=64K")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.flight"))
-	if len(files) != 1 {
-		t.Fatalf("flight files %v", files)
+	for _, limit := range []int{64 << 10, 5000} {
+		t.Run(strconv.Itoa(limit), func(t *testing.T) {
+			account, _, stderr, dir := runFlightHelper(t, "RT_FLIGHT_GOROUTINES=200", "RT_FLIGHT_END=fail", "PATHCOVERFLIGHTMAX="+strconv.Itoa(limit))
+			files, _ := filepath.Glob(filepath.Join(dir, "*.flight"))
+			if len(files) != 1 {
+				t.Fatalf("flight files %v (stderr %q)", files, stderr)
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) > limit && strings.Trim(string(b[limit:]), "\x00") != "" {
+				t.Fatalf("a file of %d bytes has blocks past its limit of %d", len(b), limit)
+			}
+			fl, err := profile.ParseFlight(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fl.Full || len(fl.Rings) >= 200 || len(fl.Rings) == 0 {
+				t.Errorf("full %v, %d rings for 200 goroutines", fl.Full, len(fl.Rings))
+			}
+			checkRings(t, fl, account)
+		})
 	}
-	if st, err := os.Stat(files[0]); err != nil || st.Size() > 64<<10 {
-		t.Fatalf("file of %d bytes, limit 64K (%v)", st.Size(), err)
-	}
-	fl, err := profile.ReadFlight(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !fl.Full || len(fl.Rings) >= 200 || len(fl.Rings) == 0 {
-		t.Errorf("full %v, %d rings for 200 goroutines", fl.Full, len(fl.Rings))
-	}
-	checkRings(t, fl, account)
 }
 
 // TestFlightOff: without a profile directory nothing is written, rings
