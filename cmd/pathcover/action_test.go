@@ -87,15 +87,7 @@ func TestActionRun(t *testing.T) {
 		"m.go":      actionModule,
 		"m_test.go": actionTest,
 	})
-	git := func(args ...string) string {
-		t.Helper()
-		env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
-		out, code := cmdtest.Run(t, dir, env, "git", args...)
-		if code != 0 {
-			t.Fatalf("git %v: exit %d\n%s", args, code, out)
-		}
-		return strings.TrimSpace(out)
-	}
+	git := func(args ...string) string { t.Helper(); return gitIn(t, dir, args...) }
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")

@@ -227,13 +227,7 @@ func checkGate(t *testing.T, dir, tested string) {
 // checkGateSince: -since judges only what changed, Twice, which is fully
 // covered.
 func checkGateSince(t *testing.T, dir, tested string) {
-	git := func(args ...string) {
-		t.Helper()
-		env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
-		if out, code := cmdtest.Run(t, dir, env, "git", args...); code != 0 {
-			t.Fatalf("git %v: exit %d\n%s", args, code, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); gitIn(t, dir, args...) }
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
@@ -270,4 +264,16 @@ func checkVetGate(t *testing.T, dir, tested string) {
 	if out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-pathcover.profile="+t.TempDir(), "-pathcover.min=50", "./..."); code == 0 || !strings.Contains(out, "holds no profile") {
 		t.Errorf("go vet with an empty profile: exit %d\n%s", code, out)
 	}
+}
+
+// gitIn runs git in dir as a fixed author, failing the test if it fails,
+// and returns its output, trimmed.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	env := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
+	out, code := cmdtest.Run(t, dir, env, "git", args...)
+	if code != 0 {
+		t.Fatalf("git %v: exit %d\n%s", args, code, out)
+	}
+	return strings.TrimSpace(out)
 }
