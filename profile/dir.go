@@ -36,6 +36,9 @@ type Profile struct {
 	// from directories (a text profile has none): when a program of that
 	// build first ran there.
 	MetaTimes map[string]time.Time
+	// Tests says which tests ran each path, for processes whose tests
+	// were attributed (pppexec -tests; see tests.go); nil if none were.
+	Tests *Attribution
 }
 
 // Counts add up with saturation (numbering.SatAdd): a count that would
@@ -101,10 +104,10 @@ func (p *Profile) ReadDir(dir string) (problems []error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var counts []string
+	var counts, tests []string
 	for _, e := range entries {
 		name := filepath.Join(dir, e.Name())
-		isProfile := strings.HasSuffix(e.Name(), ".meta") || strings.HasSuffix(e.Name(), ".counts")
+		isProfile := strings.HasSuffix(e.Name(), ".meta") || strings.HasSuffix(e.Name(), ".counts") || strings.HasSuffix(e.Name(), ".tests")
 		switch {
 		case e.IsDir():
 		case isProfile && !e.Type().IsRegular():
@@ -117,15 +120,41 @@ func (p *Profile) ReadDir(dir string) (problems []error, err error) {
 			}
 		case strings.HasSuffix(e.Name(), ".counts"):
 			counts = append(counts, name)
+		case strings.HasSuffix(e.Name(), ".tests"):
+			tests = append(tests, name)
 		}
 	}
 	slices.Sort(counts)
+	read := make(map[string]*CountFile)
 	for _, name := range counts {
-		if err := p.readCounts(name); err != nil {
+		f, err := p.readCounts(name)
+		if err != nil {
+			problems = append(problems, &FileError{name, err})
+		}
+		read[filepath.Base(name)] = f
+	}
+	slices.Sort(tests)
+	for _, name := range tests {
+		if err := p.readTests(name, read); err != nil {
 			problems = append(problems, &FileError{name, err})
 		}
 	}
 	return problems, nil
+}
+
+// readTests attributes the counts of the counter file that tests file
+// name names, among those read, to tests. A file cut short attributes
+// what it holds.
+func (p *Profile) readTests(name string, read map[string]*CountFile) error {
+	tf, err := ReadTests(name)
+	if tf == nil {
+		return err
+	}
+	cf := read[tf.Counts]
+	if cf == nil {
+		return errors.Join(err, fmt.Errorf("its counter file %q is not in the profile, or cannot be read", tf.Counts))
+	}
+	return errors.Join(err, p.AddTests(tf, cf))
 }
 
 func (p *Profile) readMeta(name string) error {
@@ -181,12 +210,12 @@ func (p *Profile) AddMeta(hash string, content []byte) error {
 
 // readCounts adds a counter file. A truncated file adds its whole segments
 // and reports the truncation.
-func (p *Profile) readCounts(name string) error {
+func (p *Profile) readCounts(name string) (*CountFile, error) {
 	f, err := ReadCounts(name)
 	if f == nil {
-		return err
+		return nil, err
 	}
-	return p.AddCounts(f, err)
+	return f, p.AddCounts(f, err)
 }
 
 // AddCounts adds the counts of one process, as ReadCounts read them with
@@ -326,6 +355,12 @@ func (p *Profile) Merge(q *Profile) error {
 		for fn, n := range byFunc {
 			p.addLost(hash, fn, n)
 		}
+	}
+	if q.Tests != nil {
+		if p.Tests == nil {
+			p.Tests = &Attribution{}
+		}
+		p.Tests.merge(q.Tests)
 	}
 	p.Processes = satInc(p.Processes, q.Processes)
 	for hash, t := range q.MetaTimes {

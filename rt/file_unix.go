@@ -404,3 +404,12 @@ func absolute(dir string) string {
 	}
 	return trimSlashes(wd) + "/" + dir
 }
+
+// countsFile returns the directory and name of this process's counter
+// file, or "" for none made: the tests file lies beside it and names it.
+func countsFile() (dir, base string) {
+	if !counts.made() {
+		return "", ""
+	}
+	return counts.path[:lastSlash(counts.path)], counts.base()
+}

@@ -50,3 +50,16 @@ func itoa(n uint64) string {
 		}
 	}
 }
+
+// The tests file's magic and record kinds (profile/tests.go).
+const testsMagic = "pcovtst1"
+
+const (
+	testRecCounts   = 'C'
+	testRecPackage  = 'K'
+	testRecName     = 'N'
+	testRecParallel = 'P'
+	testRecSegment  = 'H'
+	testRecDelta    = 'D'
+	testRecRunning  = 'R'
+)

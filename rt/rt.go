@@ -35,6 +35,7 @@ func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir
 		warn(dir, err)
 		return inMemory(words, init), r
 	}
+	attributeSegment(hash, c)
 	return c, r
 }
 
