@@ -39,6 +39,9 @@ func (x *Exec) compile(args []string) int {
 	if x.Config.Flight > 0 && strings.TrimSuffix(strings.Split(importPath, " ")[0], "_test") == apiPath && os.Getenv(nestedEnv) == "" {
 		return x.compileFlightAPI(args, t)
 	}
+	if x.Config.Tests && importPath == "testing" && os.Getenv(nestedEnv) == "" {
+		return x.compileTesting(args, t)
+	}
 	if os.Getenv(nestedEnv) != "" || !x.selected(importPath, t) {
 		return x.runCached(args, x.Stderr, compileKey)
 	}

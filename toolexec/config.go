@@ -40,6 +40,10 @@ type Config struct {
 	// whose paths choose the call sites to follow into their callees (see
 	// instrument/supergraph.go), Options.Depth calls deep.
 	Sites string
+	// Tests attributes counts to the tests that make them: package testing
+	// is compiled with calls that say when tests start and end
+	// (testing.go).
+	Tests bool
 
 	interestingRun, sitesRun pathsSource
 }
@@ -136,7 +140,7 @@ func (c *Config) String() string {
 	if o.Flight == 0 && o.FlightLimit != 0 {
 		o.FlightLimit = 0 // unused without -flight
 	}
-	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s", o, c.Pkgs, c.Dir, c.Strict, interesting, sites)
+	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s tests=%v", o, c.Pkgs, c.Dir, c.Strict, interesting, sites, c.Tests)
 }
 
 // patchesRuntime reports whether the build compiles package runtime with

@@ -39,6 +39,7 @@ func Main(name string, args []string) int {
 	cfg.PPPLarge = instrument.PPPTruncate
 	fs.Var(&cfg.PPPLarge, "ppplarge", "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.StringVar(&cfg.Sites, "ippp", "", "interprocedural build: also count the paths of each caller with the callees of its call sites inlined (interprocedural path segments), at the sites on paths that the profile in `dir|file` ran; the packages of callers and callees must be instrumented")
+	fs.BoolVar(&cfg.Tests, "tests", false, "attribute counts to the tests that make them: compile package testing with calls that say when each test starts, pauses and ends, and write which tests ran what into pathcover.*.tests files of the profile (see pathcover tests)")
 	fs.IntVar(&cfg.Depth, "ipppdepth", 1, "interprocedural build: segments go `n` calls deep (the callees' sites on their paths that ran are inlined too)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
@@ -84,10 +85,10 @@ func Main(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: -flight %d: a ring holds 1 to %d paths\n", name, cfg.Flight, 1<<20)
 		return 2
 	}
-	if cfg.Flight > 0 && (cfg.WPP || cfg.Deps || cfg.Values || cfg.Interesting != "" || cfg.Sites != "") {
+	if cfg.Flight > 0 && (cfg.WPP || cfg.Deps || cfg.Values || cfg.Interesting != "" || cfg.Sites != "" || cfg.Tests) {
 		// A flight build counts nothing, and keeps each goroutine's ring
 		// where a -wpp build keeps its recorder.
-		fmt.Fprintf(os.Stderr, "%s: -flight records Ball-Larus paths alone: it cannot be combined with -wpp, -deps, -wet, -interesting or -ippp\n", name)
+		fmt.Fprintf(os.Stderr, "%s: -flight records Ball-Larus paths alone: it cannot be combined with -wpp, -deps, -wet, -interesting, -ippp or -tests\n", name)
 		return 2
 	}
 	if cfg.Values {
