@@ -26,6 +26,9 @@ type Path struct {
 	// its branches with the outcome each must have: what a test that runs
 	// it must make hold.
 	Needs []Condition `json:",omitempty"`
+	// Tests are, where the profile says (pathcover test), the tests that
+	// ran the path, most runs first.
+	Tests []TestRun `json:",omitempty"`
 }
 
 // A Step is one edge of a path: where it is taken and what it means.
@@ -80,6 +83,8 @@ func (f *Func) Decoded(untested bool, limit uint64) ([]Path, error) {
 		p := Path{ID: id, Count: f.counts[id], Error: f.errors[id], Steps: f.steps(dag)}
 		if p.Count == 0 {
 			f.explain(&p, dag)
+		} else if f.Attributed() {
+			p.Tests = f.Tests(id)
 		}
 		paths = append(paths, p)
 	}
@@ -183,6 +188,7 @@ func (ps Paths) WriteText(w io.Writer) error {
 		default:
 			fmt.Fprintf(ew, "\npath %d, ran %s times\n", p.ID, atLeast(p.Count))
 		}
+		writeTests(ew, p.Tests)
 		writeSteps(ew, cwd, p.Steps)
 	}
 	return ew.err

@@ -127,6 +127,11 @@ type Func struct {
 	sum       string        // profile.Meta.Sums of its file, if recorded
 	builds    []build       // the metadata functions it is, counts added up
 	proof     *proof        // what every build proved, if each was analysed
+	// tests[id][group] counts the runs of path id by each group of tests
+	// (groups), if the profile attributes them (tests.go).
+	tests        map[uint64]map[int]uint64
+	groups       []profile.TestGroup
+	unattributed bool
 }
 
 // Options say what Build reports.
@@ -324,6 +329,7 @@ func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numberin
 			f.errors[id] = numbering.SatAdd(f.errors[id], e)
 		}
 	}
+	f.addTests(p.Tests, hash, i)
 	v.builds = append(v.builds, build{hash, m, i, p.Counts[hash][i]})
 	if t.After(v.newest) {
 		v.newest = t

@@ -32,6 +32,8 @@
 //	test        run go test with path profiling, then report path coverage
 //	report      print path coverage per function and package
 //	paths       list a function's paths that ran, or that never ran, decoded
+//	tests       list the tests that ran a function's paths, or one path
+//	affected    list the tests whose paths run through lines changed since a revision
 //	merge       merge profiles into one text profile
 //	html        write one HTML page of the coverage, the source and the paths
 //	residual    list the residual paths of a PPP build's profile
@@ -78,7 +80,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -89,6 +91,10 @@
 // caller is also profiled with the callees of its call sites on paths that ran
 // in D inlined (depth-1 interprocedural path segments); the report of the
 // segments follows the paths'.
+//
+// Each path is also attributed to the tests that ran it (pathcover tests
+// FUNC lists them; pathcover affected -since REV lists the tests that run
+// changed lines); -tests=false leaves that out.
 //
 // With -wpp, the tests also record their whole program paths (pppexec -wpp),
 // which are compacted at the end into D/profile.twpp for pathcover wpp.
@@ -115,6 +121,8 @@
 //		write JSON
 //	-pkgs patterns
 //		comma-separated patterns of the packages to instrument (default: the main module's)
+//	-tests
+//		record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected) (default true)
 //	-wet
 //		also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)
 //	-wpp
@@ -170,6 +178,60 @@
 //		list at most n paths (with -untested, refuse functions with more) (default 1000)
 //	-untested
 //		list the paths that never ran
+//
+// # List the tests that ran a function's paths, or one path
+//
+// Usage:
+//
+//	pathcover tests [-dir D] [-json] [PKG.]FUNC[:PATH]
+//
+// Lists the tests that ran a function's paths, most runs first, each with its
+// runs and the paths it ran; or, with :PATH (a path id, as pathcover paths
+// lists them), the tests that ran that path.
+//
+// pathcover test records which tests ran each path (pppexec -tests): at each
+// test's start, pause and end, the counts made since are the tests' then
+// running. A test is its own unit, a subtest too; tests that ran at the same
+// time (parallel tests, parallel subtests of one test, shown as
+// Parent/{a,b}) are listed together, since their counts cannot be told apart,
+// and marked so. What ran outside any test (init, TestMain, goroutines a test
+// left running between tests) is listed as "(outside tests)".
+//
+// The flags are:
+//
+//	-dir dir
+//		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
+//	-json
+//		write JSON
+//
+// # List the tests whose paths run through lines changed since a revision
+//
+// Usage:
+//
+//	pathcover affected -since revision [-dir D] [-json] [packages]
+//
+// Lists the tests whose paths, in a profile that pathcover test made at the
+// revision, run through lines changed since it (committed, uncommitted or
+// untracked, as git diff sees them): the tests a change can affect, and go
+// test commands that run only them. A test counts when a path it ran goes
+// through a changed line (a branch, or a block's statements), not merely
+// through the function.
+//
+// The profile's lines are the revision's: make the profile at the revision
+// (as a CI job on the main branch does), then ask from the changed tree.
+// Changed functions that the profile holds but no test ran through a changed
+// line are named; code the profile does not hold (new functions, packages not
+// instrumented) is not, since no test of the profile ran it. Tests that ran
+// at the same time count together (see pathcover tests).
+//
+// The flags are:
+//
+//	-dir dir
+//		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
+//	-json
+//		write JSON
+//	-since revision
+//		git revision the profile was made at
 //
 // # Merge profiles into one text profile
 //

@@ -16,6 +16,8 @@ var commands = []*Command{
 	cmdTest,
 	cmdReport,
 	cmdPaths,
+	cmdTests,
+	cmdAffected,
 	cmdMerge,
 	cmdHTML,
 	cmdResidual,

@@ -17,7 +17,7 @@ import (
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -29,6 +29,10 @@ With -ippp D, where D holds the profile of an earlier pathcover test, each
 caller is also profiled with the callees of its call sites on paths that ran
 in D inlined (depth-1 interprocedural path segments); the report of the
 segments follows the paths'.
+
+Each path is also attributed to the tests that ran it (pathcover tests
+FUNC lists them; pathcover affected -since REV lists the tests that run
+changed lines); -tests=false leaves that out.
 
 With -wpp, the tests also record their whole program paths (pppexec -wpp),
 which are compacted at the end into D/profile.twpp for pathcover wpp.
@@ -52,6 +56,7 @@ into D/profile.wet for pathcover wet.
 			wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
 			deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
 			wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
+			tests:  fs.Bool("tests", true, "record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected)"),
 		}
 		return t.run
 	},
@@ -62,7 +67,7 @@ type testFlags struct {
 	fs                *flag.FlagSet
 	dir, pkgs, sites  *string
 	asJSON, wpp, deps *bool
-	wet               *bool
+	wet, tests        *bool
 	depth             *int
 }
 
@@ -224,6 +229,9 @@ func (t *testFlags) toolexec() (string, error) {
 	}
 	if *t.wet {
 		arg += " -wet"
+	}
+	if *t.tests {
+		arg += " -tests"
 	}
 	return arg, nil
 }

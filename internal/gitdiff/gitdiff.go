@@ -24,6 +24,12 @@ type Changes map[string]*File
 type File struct {
 	All    bool
 	Ranges []Range
+	// Old are the ranges of lines of the revision's version of the file
+	// that changed: lines deleted or replaced, and, for a hunk that only
+	// adds lines, the two lines around the insertion. A profile made at
+	// the revision places its code by these lines. A file deleted since
+	// has only Old ranges; one added, none.
+	Old []Range
 }
 
 // A Range is the lines from First to Last.
@@ -39,6 +45,21 @@ func (c Changes) Overlaps(file string, first, last int) bool {
 		return true
 	}
 	for _, r := range f.Ranges {
+		if r.First <= last && first <= r.Last {
+			return true
+		}
+	}
+	return false
+}
+
+// OverlapsOld reports whether any line from first to last of the
+// revision's version of file changed.
+func (c Changes) OverlapsOld(file string, first, last int) bool {
+	f := c[file]
+	if f == nil {
+		return false
+	}
+	for _, r := range f.Old {
 		if r.First <= last && first <= r.Last {
 			return true
 		}
@@ -105,42 +126,69 @@ func git(dir string, args ...string) ([]byte, error) {
 func Parse(root string, diff []byte) (Changes, error) {
 	c := make(Changes)
 	var cur *File
+	oldName := ""
 	sc := bufio.NewScanner(bytes.NewReader(diff))
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case strings.HasPrefix(line, "--- "):
+			oldName = strings.TrimPrefix(line, "--- ")
+			if oldName != "/dev/null" {
+				oldName = strings.TrimPrefix(unquote(oldName), "a/")
+			}
 		case strings.HasPrefix(line, "+++ "):
 			name := strings.TrimPrefix(line, "+++ ")
 			if name == "/dev/null" {
-				cur = nil // a deleted file
+				name = oldName // a deleted file: only its old lines changed
+			} else {
+				name = strings.TrimPrefix(unquote(name), "b/")
+			}
+			if name == "/dev/null" {
+				cur = nil
 				continue
 			}
-			name = strings.TrimPrefix(unquote(name), "b/")
 			cur = &File{}
 			c[filepath.Join(root, filepath.FromSlash(name))] = cur
 		case strings.HasPrefix(line, "@@ ") && cur != nil:
-			start, count, err := newRange(line)
+			fields := strings.Fields(line)
+			if len(fields) < 3 {
+				return nil, fmt.Errorf("bad hunk header %q", line)
+			}
+			start, count, err := hunkRange(line, fields[2], '+')
 			if err != nil {
 				return nil, err
 			}
-			if count == 0 {
+			switch {
+			case start == 0 && count == 0: // a deleted or emptied file
+			case count == 0:
 				cur.Ranges = append(cur.Ranges, Range{start, start + 1})
-			} else {
+			default:
 				cur.Ranges = append(cur.Ranges, Range{start, start + count - 1})
+			}
+			start, count, err = hunkRange(line, fields[1], '-')
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case start == 0 && count == 0: // an added file
+			case count == 0:
+				cur.Old = append(cur.Old, Range{start, start + 1})
+			default:
+				cur.Old = append(cur.Old, Range{start, start + count - 1})
 			}
 		}
 	}
 	return c, sc.Err()
 }
 
-// newRange reads the new side of a hunk header: "@@ -a,b +c,d @@".
-func newRange(header string) (start, count int, err error) {
-	fields := strings.Fields(header)
-	if len(fields) < 3 || !strings.HasPrefix(fields[2], "+") {
+// hunkRange reads one side of a hunk header "@@ -a,b +c,d @@": field is
+// "-a,b" (side '-') or "+c,d" (side '+').
+func hunkRange(header, field string, side byte) (start, count int, err error) {
+	if len(field) < 2 || field[0] != side {
 		return 0, 0, fmt.Errorf("bad hunk header %q", header)
 	}
-	s, n, found := strings.Cut(fields[2][1:], ",")
+	s, n, found := strings.Cut(field[1:], ",")
 	if start, err = strconv.Atoi(s); err != nil {
 		return 0, 0, fmt.Errorf("bad hunk header %q", header)
 	}

@@ -41,8 +41,16 @@ deleted file mode 100644
 			t.Errorf("line %d changed: %v, want %v", line, got, want)
 		}
 	}
-	if len(c) != 1 {
-		t.Errorf("files %v; want a.go only", c)
+	// The revision's lines: 3 replaced, 10 and 11 deleted, and 20 and 21
+	// around an insertion.
+	for line, want := range map[int]bool{2: false, 3: true, 4: false, 9: false, 10: true, 11: true, 12: false, 19: false, 20: true, 21: true, 22: false} {
+		if got := c.OverlapsOld(a, line, line); got != want {
+			t.Errorf("old line %d changed: %v, want %v", line, got, want)
+		}
+	}
+	old := filepath.Join("/r", "old.go")
+	if len(c) != 2 || c[old] == nil || len(c[old].Ranges) != 0 || !c.OverlapsOld(old, 3, 3) || c.OverlapsOld(old, 4, 9) {
+		t.Errorf("files %v; want a.go, and old.go's old lines 1 to 3", c)
 	}
 	if _, err := Parse("/r", []byte("+++ b/x.go\n@@ -1 +zz @@\n")); err == nil {
 		t.Error("a bad hunk header parsed")

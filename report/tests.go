@@ -1,0 +1,413 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A TestRun is a test, or tests that ran together, that ran a path, and
+// how many times.
+type TestRun struct {
+	profile.TestGroup
+	Count uint64
+}
+
+// Label names the tests: the test, "outside tests", or, for tests that ran
+// together, their names joined with " | " (parallel subtests of one test
+// as the parent's name and "/{...}"), marked as parallel.
+func (r TestRun) Label() string {
+	g := r.TestGroup
+	if len(g.Tests) <= 1 {
+		return g.String()
+	}
+	label := strings.Join(g.Tests, " | ")
+	if parent, ok := commonParent(g.Tests); ok {
+		subs := make([]string, len(g.Tests))
+		for i, name := range g.Tests {
+			subs[i] = strings.TrimPrefix(name, parent+"/")
+		}
+		label = parent + "/{" + strings.Join(subs, ",") + "}"
+	}
+	if g.Parallel {
+		return label + " (in parallel: not told apart)"
+	}
+	return label + " (together: not told apart)"
+}
+
+// commonParent returns the test that all of names are subtests of, if
+// they are all its direct subtests.
+func commonParent(names []string) (string, bool) {
+	i := strings.LastIndexByte(names[0], '/')
+	if i < 0 {
+		return "", false
+	}
+	parent := names[0][:i]
+	for _, n := range names[1:] {
+		if j := strings.LastIndexByte(n, '/'); j != i || n[:j] != parent {
+			return "", false
+		}
+	}
+	return parent, true
+}
+
+// Attributed reports whether the profile says which tests ran the
+// function's paths (pathcover test, pppexec -tests). A function counted
+// in a hot path table is not attributed: its entries are replaced.
+func (f *Func) Attributed() bool { return f.tests != nil && !f.unattributed }
+
+// Tests returns the tests that ran path id, most runs first.
+func (f *Func) Tests(id uint64) []TestRun {
+	var runs []TestRun
+	for g, n := range f.tests[id] {
+		runs = append(runs, TestRun{f.groups[g], n})
+	}
+	slices.SortFunc(runs, func(a, b TestRun) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.String(), b.String()))
+	})
+	return runs
+}
+
+// addTests adds what attribution a says of function fn of metadata hash.
+func (f *Func) addTests(a *profile.Attribution, hash string, fn int) {
+	if a == nil {
+		return
+	}
+	if f.tests == nil {
+		f.tests = make(map[uint64]map[int]uint64)
+	}
+	f.groups = a.Groups
+	f.unattributed = f.unattributed || a.Unattributed[hash][fn]
+	for id, byGroup := range a.Runs[hash][fn] {
+		if f.tests[id] == nil {
+			f.tests[id] = make(map[int]uint64)
+		}
+		for g, n := range byGroup {
+			f.tests[id][g] = numbering.SatAdd(f.tests[id][g], n)
+		}
+	}
+}
+
+// writeTests writes the tests that ran a path, one a line.
+func writeTests(w io.Writer, runs []TestRun) {
+	for _, r := range runs {
+		times := "once"
+		if r.Count != 1 {
+			times = atLeast(r.Count) + " times"
+		}
+		fmt.Fprintf(w, "\tby %s, %s\n", r.Label(), times)
+	}
+}
+
+// PathLines returns the spans of source lines that path id runs through:
+// the function's first line for a path from its start, each block's
+// lines, and each branch's line. A supergraph's path, whose blocks lie in
+// several files, has none.
+func (f *Func) PathLines(id uint64) ([][2]int, error) {
+	if f.meta.Super != nil {
+		return nil, nil
+	}
+	n := f.numbering
+	dag, err := n.Decode(id)
+	if err != nil {
+		return nil, err
+	}
+	var spans [][2]int
+	block := func(b int32) {
+		if bl := f.meta.Blocks[b]; bl.Line > 0 {
+			spans = append(spans, [2]int{bl.Line, max(bl.Line, bl.EndLine)})
+		}
+	}
+	for i, e := range dag {
+		ne := n.Edge(e)
+		switch ne.Kind {
+		case numbering.StartEdge:
+			if i == 0 && ne.Dst == n.Graph().Entry {
+				spans = append(spans, [2]int{f.meta.Line, f.meta.Line})
+			}
+			block(int32(ne.Dst))
+		case numbering.EndEdge:
+			block(f.meta.Edges[ne.Cut].Src)
+		default:
+			me := f.meta.Edges[e]
+			block(me.Src)
+			block(me.Dst)
+			if me.Line > 0 {
+				spans = append(spans, [2]int{me.Line, me.Line})
+			}
+		}
+	}
+	return spans, nil
+}
+
+// FuncTests are the tests that ran a function's paths, or one path's.
+type FuncTests struct {
+	Package, Name, File string
+	Line                int
+	// Path is the path asked about, if one was.
+	Path *uint64 `json:",omitempty"`
+	// Paths and Ran are the function's paths, and those that ran.
+	Paths, Ran uint64
+	Tests      []FuncTestRun
+}
+
+// A FuncTestRun is a test, or tests that ran together, with the runs and
+// the paths of the function it ran.
+type FuncTestRun struct {
+	TestRun
+	Paths []uint64
+}
+
+// TestsOf returns the tests that ran f's paths, or only path id if path.
+func (f *Func) TestsOf(id uint64, path bool) (*FuncTests, error) {
+	if !f.Attributed() {
+		return nil, fmt.Errorf("the profile does not say which tests ran %s's paths", f.Name)
+	}
+	ft := &FuncTests{Package: f.Package, Name: f.Name, File: f.File, Line: f.Line, Paths: f.numbering.NumPaths(), Ran: uint64(len(f.counts))}
+	if path {
+		if id >= ft.Paths {
+			return nil, fmt.Errorf("%s has %d paths: no path %d", f.Name, ft.Paths, id)
+		}
+		ft.Path = &id
+	}
+	byGroup := make(map[int]*FuncTestRun)
+	for pid, groups := range f.tests {
+		if path && pid != id {
+			continue
+		}
+		for g, n := range groups {
+			r := byGroup[g]
+			if r == nil {
+				r = &FuncTestRun{TestRun: TestRun{TestGroup: f.groups[g]}}
+				byGroup[g] = r
+			}
+			r.Count = numbering.SatAdd(r.Count, n)
+			r.Paths = append(r.Paths, pid)
+		}
+	}
+	for _, r := range byGroup {
+		slices.Sort(r.Paths)
+		ft.Tests = append(ft.Tests, *r)
+	}
+	slices.SortFunc(ft.Tests, func(a, b FuncTestRun) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.String(), b.String()))
+	})
+	return ft, nil
+}
+
+// WriteText writes the function, then a line for each test: its runs and,
+// for the whole function, the paths it ran.
+func (ft *FuncTests) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	cwd, _ := os.Getwd()
+	what := fmt.Sprintf("%d of its %d paths ran", ft.Ran, ft.Paths)
+	if ft.Path != nil {
+		what = fmt.Sprintf("path %d", *ft.Path)
+	}
+	fmt.Fprintf(ew, "%s.%s (%s:%d): %s, by %d tests\n", ft.Package, ft.Name, relative(cwd, ft.File), ft.Line, what, len(ft.Tests))
+	for _, r := range ft.Tests {
+		runs := "1 run"
+		if r.Count != 1 {
+			runs = atLeast(r.Count) + " runs"
+		}
+		if ft.Path != nil {
+			fmt.Fprintf(ew, "\t%s\t%s\n", r.Label(), runs)
+			continue
+		}
+		ids := make([]string, len(r.Paths))
+		for i, id := range r.Paths {
+			ids[i] = fmt.Sprint(id)
+		}
+		fmt.Fprintf(ew, "\t%s\t%s, paths %s\n", r.Label(), runs, strings.Join(ids, " "))
+	}
+	return ew.err
+}
+
+// WriteJSON writes the function's tests as JSON.
+func (ft *FuncTests) WriteJSON(w io.Writer) error {
+	if ft.Tests == nil {
+		ft.Tests = []FuncTestRun{}
+	}
+	return writeJSON(w, ft)
+}
+
+// TestsList is the tests of several functions (one name can denote
+// several).
+type TestsList []*FuncTests
+
+// WriteText writes each function's tests, a blank line between them.
+func (l TestsList) WriteText(w io.Writer) error {
+	for i, ft := range l {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := ft.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the functions' tests as a JSON list.
+func (l TestsList) WriteJSON(w io.Writer) error {
+	for _, ft := range l {
+		if ft.Tests == nil {
+			ft.Tests = []FuncTestRun{}
+		}
+	}
+	if l == nil {
+		l = TestsList{}
+	}
+	return writeJSON(w, l)
+}
+
+// Affected are the tests whose paths run through changed lines (test
+// impact analysis).
+type Affected struct {
+	Since string
+	// Tests are the tests, or tests that ran together, that ran a changed
+	// line, with the functions where they did.
+	Tests []AffectedTest
+	// Unreached are the changed functions of the profile none of whose
+	// paths that ran goes through a changed line.
+	Unreached []string
+	// Run are go test -run patterns that run the tests, by package.
+	Run []GoTestRun
+}
+
+// An AffectedTest is tests that ran a changed line, with the functions.
+type AffectedTest struct {
+	profile.TestGroup
+	Funcs []string
+}
+
+// A GoTestRun is a package and a -run pattern for its affected tests;
+// All says that code outside its tests (init, TestMain) runs a changed
+// line, so every test of the package does.
+type GoTestRun struct {
+	Package string
+	Pattern string `json:",omitempty"`
+	All     bool   `json:",omitempty"`
+}
+
+// Affected returns the tests whose attributed paths run through a line
+// that changed reports changed, in the profile's lines (the revision the
+// profile was made at). It is an error if no function of the report is
+// attributed.
+func (r *Report) Affected(since string, changed func(file string, first, last int) bool) (*Affected, error) {
+	a := &Affected{Since: since}
+	tests := make(map[string]*AffectedTest) // by package and group
+	attributed := false
+	for _, pkg := range r.Packages {
+		for _, f := range pkg.Funcs {
+			if !f.Attributed() {
+				continue
+			}
+			attributed = true
+			if !changed(f.File, f.Line, f.EndLine) {
+				continue
+			}
+			name := f.Package + "." + f.Name
+			reached := false
+			for _, id := range slices.Sorted(maps.Keys(f.tests)) {
+				spans, err := f.PathLines(id)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.ContainsFunc(spans, func(s [2]int) bool { return changed(f.File, s[0], s[1]) }) {
+					continue
+				}
+				reached = true
+				for g := range f.tests[id] {
+					grp := f.groups[g]
+					k := grp.Package + "\x00" + grp.String()
+					t := tests[k]
+					if t == nil {
+						t = &AffectedTest{TestGroup: grp}
+						tests[k] = t
+					}
+					if !slices.Contains(t.Funcs, name) {
+						t.Funcs = append(t.Funcs, name)
+					}
+				}
+			}
+			if !reached {
+				a.Unreached = append(a.Unreached, name)
+			}
+		}
+	}
+	if !attributed {
+		return nil, errors.New("the profile does not say which tests ran its paths: record one with pathcover test, which does unless -tests=false, or a build with pppexec -tests")
+	}
+	runs := make(map[string]map[string]bool) // package → top-level tests
+	all := make(map[string]bool)
+	for _, t := range tests {
+		slices.Sort(t.Funcs)
+		a.Tests = append(a.Tests, *t)
+		if runs[t.Package] == nil {
+			runs[t.Package] = make(map[string]bool)
+		}
+		if len(t.Tests) == 0 {
+			all[t.Package] = true
+		}
+		for _, name := range t.Tests {
+			top, _, _ := strings.Cut(name, "/")
+			runs[t.Package][top] = true
+		}
+	}
+	slices.SortFunc(a.Tests, func(x, y AffectedTest) int {
+		return cmp.Or(cmp.Compare(x.Package, y.Package), cmp.Compare(x.String(), y.String()))
+	})
+	for _, pkg := range slices.Sorted(maps.Keys(runs)) {
+		run := GoTestRun{Package: pkg, All: all[pkg]}
+		if !run.All {
+			names := slices.Sorted(maps.Keys(runs[pkg]))
+			for i, n := range names {
+				names[i] = regexp.QuoteMeta(n)
+			}
+			run.Pattern = "^(" + strings.Join(names, "|") + ")$"
+		}
+		a.Run = append(a.Run, run)
+	}
+	return a, nil
+}
+
+// WriteText writes the tests, each with the changed functions it ran, then
+// the go test commands that run them.
+func (a *Affected) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%d tests run lines changed since %s\n", len(a.Tests), a.Since)
+	for _, t := range a.Tests {
+		fmt.Fprintf(ew, "\t%s: %s\t%s\n", t.Package, TestRun{TestGroup: t.TestGroup}.Label(), strings.Join(t.Funcs, ", "))
+	}
+	if len(a.Unreached) > 0 {
+		fmt.Fprintf(ew, "changed functions that no test ran through a changed line: %s\n", strings.Join(a.Unreached, ", "))
+	}
+	for _, r := range a.Run {
+		if r.All {
+			fmt.Fprintf(ew, "go test %s\t# code outside its tests (init, TestMain) runs a changed line\n", r.Package)
+			continue
+		}
+		fmt.Fprintf(ew, "go test -run '%s' %s\n", r.Pattern, r.Package)
+	}
+	return ew.err
+}
+
+// WriteJSON writes the affected tests as JSON.
+func (a *Affected) WriteJSON(w io.Writer) error {
+	if a.Tests == nil {
+		a.Tests = []AffectedTest{}
+	}
+	return writeJSON(w, a)
+}
