@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
@@ -203,7 +204,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		line, col, eline, ecol int
 	}
 	units := make(map[string]map[unitKey]Coverage) // package → unit → stmts ran/all
-	stale := make(map[string]int)                  // package → functions with versions left out
+	stale := make(map[string][]string)             // package → functions with versions left out
 	for _, key := range slices.SortedFunc(maps.Keys(versions), func(a, b funcKey) int {
 		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.file, b.file), cmp.Compare(a.name, b.name), cmp.Compare(a.nth, b.nth))
 	}) {
@@ -219,7 +220,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		f.Package, f.OtherBuilds = key.pkg, len(vs)-1
 		f.builds = v.builds
 		if len(vs) > 1 {
-			stale[key.pkg]++
+			stale[key.pkg] = append(stale[key.pkg], key.name)
 		}
 		if f.meta.Super != nil {
 			pkg.Supergraphs = append(pkg.Supergraphs, f)
@@ -242,8 +243,8 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 	}
 	for _, path := range sortedKeys(pkgs) {
 		pkg := pkgs[path]
-		if n := stale[path]; n > 0 {
-			errs = append(errs, fmt.Errorf("%s: the profile holds several builds whose source differs: %d functions changed between them; each is reported as in one build, the others left out", path, n))
+		if names := stale[path]; len(names) > 0 {
+			errs = append(errs, fmt.Errorf("%s: the profile holds several builds whose source differs: %d functions changed between them (%s); each is reported as in one build, the others left out", path, len(names), listNames(names, 8)))
 		}
 		for _, f := range pkg.Funcs {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
@@ -270,6 +271,14 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		r.Statements.add(pkg.Statements)
 	}
 	return r, errs
+}
+
+// listNames joins up to n names, saying how many more there are.
+func listNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // A version is one graph of a function, described alike by the metadata

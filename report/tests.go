@@ -20,12 +20,19 @@ import (
 type TestRun struct {
 	profile.TestGroup
 	Count uint64
+	// Unrecorded marks the runs of processes that did not record their
+	// tests: programs (an integration run's server), or tests profiled
+	// with -tests=false, merged into the same profile.
+	Unrecorded bool `json:",omitempty"`
 }
 
 // Label names the tests: the test, "outside tests", or, for tests that ran
 // together, their names joined with " | " (parallel subtests of one test
 // as the parent's name and "/{...}"), marked as parallel.
 func (r TestRun) Label() string {
+	if r.Unrecorded {
+		return "(processes that record no tests: programs, integration runs)"
+	}
 	g := r.TestGroup
 	if len(g.Tests) <= 1 {
 		return g.String()
@@ -68,8 +75,13 @@ func (f *Func) Attributed() bool { return f.tests != nil && !f.unattributed }
 // Tests returns the tests that ran path id, most runs first.
 func (f *Func) Tests(id uint64) []TestRun {
 	var runs []TestRun
+	var sum uint64
 	for g, n := range f.tests[id] {
-		runs = append(runs, TestRun{f.groups[g], n})
+		runs = append(runs, TestRun{TestGroup: f.groups[g], Count: n})
+		sum = numbering.SatAdd(sum, n)
+	}
+	if sum < f.counts[id] {
+		runs = append(runs, TestRun{Count: f.counts[id] - sum, Unrecorded: true})
 	}
 	slices.SortFunc(runs, func(a, b TestRun) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.String(), b.String()))
@@ -194,6 +206,20 @@ func (f *Func) TestsOf(id uint64, path bool) (*FuncTests, error) {
 			r.Paths = append(r.Paths, pid)
 		}
 	}
+	unrecorded := FuncTestRun{TestRun: TestRun{Unrecorded: true}}
+	for pid, n := range f.counts {
+		if path && pid != id {
+			continue
+		}
+		var sum uint64
+		for _, m := range f.tests[pid] {
+			sum = numbering.SatAdd(sum, m)
+		}
+		if sum < n {
+			unrecorded.Count = numbering.SatAdd(unrecorded.Count, n-sum)
+			unrecorded.Paths = append(unrecorded.Paths, pid)
+		}
+	}
 	for _, r := range byGroup {
 		slices.Sort(r.Paths)
 		ft.Tests = append(ft.Tests, *r)
@@ -201,6 +227,10 @@ func (f *Func) TestsOf(id uint64, path bool) (*FuncTests, error) {
 	slices.SortFunc(ft.Tests, func(a, b FuncTestRun) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.String(), b.String()))
 	})
+	if unrecorded.Count > 0 {
+		slices.Sort(unrecorded.Paths)
+		ft.Tests = append(ft.Tests, unrecorded)
+	}
 	return ft, nil
 }
 
@@ -213,7 +243,13 @@ func (ft *FuncTests) WriteText(w io.Writer) error {
 	if ft.Path != nil {
 		what = fmt.Sprintf("path %d", *ft.Path)
 	}
-	fmt.Fprintf(ew, "%s.%s (%s:%d): %s, by %d tests\n", ft.Package, ft.Name, relative(cwd, ft.File), ft.Line, what, len(ft.Tests))
+	tests := 0
+	for _, r := range ft.Tests {
+		if !r.Unrecorded {
+			tests++
+		}
+	}
+	fmt.Fprintf(ew, "%s.%s (%s:%d): %s, by %d tests\n", ft.Package, ft.Name, relative(cwd, ft.File), ft.Line, what, tests)
 	for _, r := range ft.Tests {
 		runs := "1 run"
 		if r.Count != 1 {
