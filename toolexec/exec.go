@@ -49,7 +49,11 @@ func (x *Exec) Main(args []string) int {
 	case "compile":
 		return x.compile(args)
 	case "link":
-		return x.link(args)
+		code := x.link(args)
+		if code == 0 {
+			noteLinked(args)
+		}
+		return code
 	case "vet":
 		return x.runCached(args, x.Stderr, vetKey)
 	}

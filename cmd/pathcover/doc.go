@@ -85,7 +85,10 @@
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
 // flags after pathcover's own go to go test; -count=1 is added unless given, so
-// that cached results do not skip the runs. Exits as go test does.
+// that cached results do not skip the runs. Exits as go test does. On a
+// terminal, a status line says how many test binaries are built and packages
+// tested, of how many have tests (not with -json, nor when the standard error
+// is a file or a pipe).
 //
 // With -ippp D, where D holds the profile of an earlier pathcover test, each
 // caller is also profiled with the callees of its call sites on paths that ran

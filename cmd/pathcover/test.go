@@ -23,7 +23,10 @@ var cmdTest = &Command{
 Runs go test with every package of the main module instrumented to count its
 paths (pathcover acts as the -toolexec program), then prints the report. The
 flags after pathcover's own go to go test; -count=1 is added unless given, so
-that cached results do not skip the runs. Exits as go test does.
+that cached results do not skip the runs. Exits as go test does. On a
+terminal, a status line says how many test binaries are built and packages
+tested, of how many have tests (not with -json, nor when the standard error
+is a file or a pipe).
 
 With -ippp D, where D holds the profile of an earlier pathcover test, each
 caller is also profiled with the callees of its call sites on paths that ran
@@ -129,7 +132,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	goTest.Stdout, goTest.Stderr, goTest.Stdin = os.Stderr, os.Stderr, os.Stdin
 	goTest.Env = append(os.Environ(), "PATHCOVERDIR="+profileDir)
 	code := 0
-	if err := goTest.Run(); err != nil {
+	if err := runGoTest(goTest, rest, *t.asJSON); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
@@ -164,6 +167,25 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		code = cmp.Or(code, buildWET(name, profileDir))
 	}
 	return code
+}
+
+// runGoTest runs go test, showing its progress on a terminal unless the
+// report is to be JSON (see progress).
+func runGoTest(goTest *exec.Cmd, args []string, asJSON bool) error {
+	var p *progress
+	if !asJSON {
+		p = newProgress(os.Stderr, args)
+	}
+	if p == nil {
+		return goTest.Run()
+	}
+	wait, err := p.start(goTest)
+	if err != nil {
+		return err
+	}
+	err = goTest.Wait()
+	wait()
+	return err
 }
 
 // isBoolFlag reports whether f takes no value.
