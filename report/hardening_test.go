@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,8 +142,21 @@ func TestTwoBuilds(t *testing.T) {
 	if err := r.WriteHTML(&page, HTMLOptions{Sources: SourcesUnder(dir)}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(page.String(), "has changed since the build") {
-		t.Errorf("the page shows changed source without a word")
+	js, err := PageData(page.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pd pageData
+	if err := json.Unmarshal(js, &pd); err != nil || len(pd.Funcs) == 0 {
+		t.Fatalf("the page's data: %v, %d functions", err, len(pd.Funcs))
+	}
+	if len(pd.Src) == 0 {
+		t.Fatal("the page shows no source")
+	}
+	for id := range pd.Src {
+		if note := pd.Funcs[id].View.SourceNote; !strings.Contains(note, "has changed since the build") {
+			t.Errorf("the page shows changed source without a word: %q", note)
+		}
 	}
 }
 
@@ -205,7 +219,11 @@ func TestSources(t *testing.T) {
 	if err := r.WriteHTML(&page, HTMLOptions{Sources: s}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(page.String(), "SECRET") || !strings.Contains(page.String(), "outside the module") {
+	js, err := PageData(page.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := page.String() + string(js); strings.Contains(all, "SECRET") || !strings.Contains(all, "outside the module") {
 		t.Errorf("the page shows a file outside its roots")
 	}
 	if page.Len() > 1<<20 {

@@ -141,10 +141,17 @@ func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
 // it once when the page loads, and puts a function's graph into the page
 // when the function is first shown. Paths and graphs are most of a page's
 // size and compress about tenfold, so the page grows gently with the
-// module; the index, the overview and the sources stay plain HTML.
+// module; the index and the overview stay plain HTML.
 type pageData struct {
 	Funcs map[int]*jsFunc `json:"funcs"`
 	SVG   map[int]string  `json:"svg"`
+	// Files are the lines of the source files shown, tabs widened; Src
+	// places each function's source in them: file index, first and last
+	// line. The script puts a function's lines into the page, as text,
+	// when the function is first shown: the sources are most of what
+	// stays of a page once its paths are compressed.
+	Files [][]string     `json:"files"`
+	Src   map[int][3]int `json:"src"`
 }
 
 // PageData returns the JSON of the data that a page written by WriteHTML
@@ -177,14 +184,7 @@ type htmlFunc struct {
 	// Where names the function's file as go tool cover does, by its
 	// package's import path, not by a path of the machine that ran it.
 	Where      string
-	Lines      []htmlLine
-	SourceNote string
-	GraphNote  string
-}
-
-type htmlLine struct {
-	Num  int
-	Text string
+	SourceNote string // why the source is not shown, or may not be what ran
 }
 
 // The script's data, per function: its paths by kind, and how many more
@@ -192,6 +192,15 @@ type htmlLine struct {
 type jsFunc struct {
 	Paths map[string][]jsPath `json:"paths"`
 	More  map[string]uint64   `json:"more"`
+	View  jsView              `json:"view"`
+}
+
+// jsView is what a function's view says besides its paths, graph and
+// source: where it is, and why its source or graph is not shown.
+type jsView struct {
+	Where      string `json:"where"`
+	SourceNote string `json:"sourceNote,omitempty"`
+	GraphNote  string `json:"graphNote,omitempty"`
 }
 
 type jsPath struct {
@@ -236,7 +245,8 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			}
 		}
 	}
-	data := pageData{Funcs: map[int]*jsFunc{}, SVG: map[int]string{}}
+	data := pageData{Funcs: map[int]*jsFunc{}, SVG: map[int]string{}, Files: [][]string{}, Src: map[int][3]int{}}
+	fileIndex := make(map[string]int) // in data.Files
 	for _, pkg := range r.Packages {
 		hp := &htmlPackage{Package: pkg}
 		page.Packages = append(page.Packages, hp)
@@ -256,9 +266,17 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 				if f.sum != "" && f.sum != profile.Hash(src) {
 					hf.SourceNote = hf.Where + " has changed since the build: the lines shown are today's, and may not be those that ran."
 				}
-				for i := f.Line; i <= f.EndLine; i++ {
-					hf.Lines = append(hf.Lines, htmlLine{i, strings.ReplaceAll(lines[i-1], "\t", "    ")})
+				fi, ok := fileIndex[f.File]
+				if !ok {
+					fi = len(data.Files)
+					fileIndex[f.File] = fi
+					widened := make([]string, len(lines))
+					for i, l := range lines {
+						widened[i] = strings.ReplaceAll(l, "\t", "    ")
+					}
+					data.Files = append(data.Files, widened)
 				}
+				data.Src[hf.ID] = [3]int{fi, f.Line, f.EndLine}
 				shown = f.EndLine
 			}
 			js, err := f.htmlPaths(opt.Paths, residual[f], shown)
@@ -271,8 +289,12 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 				}
 			}
 			data.Funcs[hf.ID] = js
+			js.View = jsView{Where: fmt.Sprintf("%s:%d · %s", hf.Where, f.Line, f.Summary()), SourceNote: hf.SourceNote}
+			if f.Acyclic != "" {
+				js.View.Where += " · " + f.Acyclic + " acyclic paths"
+			}
 			if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
-				hf.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
+				js.View.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
 			} else {
 				svg, err := f.svg()
 				if err != nil {

@@ -122,24 +122,42 @@ func TestHTML(t *testing.T) {
 	if scripts != 1 {
 		t.Errorf("%d script elements, want 1", scripts)
 	}
+	// The paths, graphs and sources, compressed: one set a function, the
+	// sources as text that the script puts into the page as text (the
+	// browser test sees it there).
+	js, err := report.PageData(data)
+	var pd struct {
+		Funcs map[string]struct {
+			View struct{ Where, SourceNote string }
+		}
+		SVG   map[string]string
+		Files [][]string
+		Src   map[string][3]int
+	}
+	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) || len(pd.Src) != len(pd.Funcs) {
+		t.Fatalf("the page's data: %v, %d functions, %d graphs, %d sources", err, len(pd.Funcs), len(pd.SVG), len(pd.Src))
+	}
+	var sources, wheres strings.Builder
+	for _, f := range pd.Files {
+		sources.WriteString(strings.Join(f, "\n"))
+	}
+	for _, f := range pd.Funcs {
+		wheres.WriteString(f.View.Where + "\n")
+	}
 	for _, want := range []string{
 		`// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`,
 		`out += "</script><!--"`,
 		`out := "<b>" + s + "</b>"`,
-		"example.com/m/" + trickyFile + ":3", // files named by package, as go tool cover does
 	} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("the page's text lacks %q", want)
+		if !strings.Contains(sources.String(), want) {
+			t.Errorf("the page's sources lack %q", want)
 		}
 	}
-	// The paths and graphs, compressed: one set a function.
-	js, err := report.PageData(data)
-	var pd struct {
-		Funcs map[string]json.RawMessage
-		SVG   map[string]string
+	if want := "example.com/m/" + trickyFile + ":3"; !strings.Contains(wheres.String(), want) { // files named by package, as go tool cover does
+		t.Errorf("the page's functions are not placed at %q:\n%s", want, wheres.String())
 	}
-	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) {
-		t.Errorf("the page's data: %v, %d functions, %d graphs", err, len(pd.Funcs), len(pd.SVG))
+	if strings.Contains(text.String(), "pwned") {
+		t.Errorf("the page's markup holds the source")
 	}
 	// No path of the machine that ran the tests: a page is shared.
 	real, _ := filepath.EvalSymlinks(dir)
@@ -158,7 +176,7 @@ func TestHTML(t *testing.T) {
 
 	// The source is the one profiled, and the page says nothing of it;
 	// once it changes, the page says so.
-	if bytes.Contains(data, []byte("changed since the build")) {
+	if strings.Contains(pageNotes(t, data), "changed since the build") {
 		t.Errorf("the page says the source changed, which it did not")
 	}
 	src := filepath.Join(dir, trickyFile)
@@ -167,7 +185,7 @@ func TestHTML(t *testing.T) {
 	}
 	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page); code != 0 {
 		t.Fatalf("pathcover html: exit %d\n%s", code, out)
-	} else if data, _ := os.ReadFile(page); !strings.Contains(html.UnescapeString(string(data)), trickyFile+" has changed since the build") {
+	} else if data, _ := os.ReadFile(page); !strings.Contains(pageNotes(t, data), trickyFile+" has changed since the build") {
 		t.Errorf("the page does not say that %s changed", trickyFile)
 	}
 
@@ -181,6 +199,26 @@ func TestHTML(t *testing.T) {
 	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "example.com/none"); code != exitNoData || !strings.Contains(out, "example.com/none match no package of the profile") {
 		t.Errorf("html of no package: exit %d\n%s", code, out)
 	}
+}
+
+// pageNotes returns the notes of a page's functions on their sources.
+func pageNotes(t *testing.T, data []byte) string {
+	t.Helper()
+	js, err := report.PageData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pd struct {
+		Funcs map[string]struct{ View struct{ SourceNote string } }
+	}
+	if err := json.Unmarshal(js, &pd); err != nil {
+		t.Fatal(err)
+	}
+	var notes strings.Builder
+	for _, f := range pd.Funcs {
+		notes.WriteString(f.View.SourceNote + "\n")
+	}
+	return notes.String()
 }
 
 // TestHTMLBrowser loads the page in headless Chromium, chooses paths with
