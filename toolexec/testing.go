@@ -43,7 +43,14 @@ package testing
 
 import _pathcoverRT "` + RuntimePath + `"
 
+// A synctest bubble's T (testing/synctest.Test) has its test's name and
+// runs while the test waits for it: what it runs is the test's, so its
+// start and end say nothing.
+
 func pathcoverTestStart(t *T) {
+	if t.isSynctest {
+		return
+	}
 	parent := ""
 	if t.parent != nil {
 		parent = t.parent.name
@@ -51,7 +58,12 @@ func pathcoverTestStart(t *T) {
 	_pathcoverRT.TestStart(t.name, parent)
 }
 
-func pathcoverTestEnd(t *T)      { _pathcoverRT.TestEnd(t.name) }
+func pathcoverTestEnd(t *T) {
+	if !t.isSynctest {
+		_pathcoverRT.TestEnd(t.name)
+	}
+}
+
 func pathcoverTestParallel(t *T) { _pathcoverRT.TestParallel(t.name) }
 func pathcoverTestWait(t *T)     { _pathcoverRT.TestWait(t.name) }
 func pathcoverTestResume(t *T)   { _pathcoverRT.TestResume(t.name) }

@@ -144,7 +144,7 @@ func TestOracleTests(t *testing.T) {
 	// The tests that never call t.Parallel run alone (the parallel ones
 	// are paused meanwhile): a test blocked in t.Run, paused, or waiting
 	// for its parallel subtests must not be taken as running.
-	for _, name := range []string{"TestSequential", "TestSubtests", "TestSubtests/1", "TestSubtests/5", "TestSubtests/9", "TestGoroutines", "TestParallelSubtests"} {
+	for _, name := range []string{"TestSequential", "TestSubtests", "TestSubtests/1", "TestSubtests/5", "TestSubtests/9", "TestGoroutines", "TestParallelSubtests", "TestSynctest"} {
 		if g := groupsOf[name]; len(g) != 1 || g[0] != name {
 			t.Errorf("test %q, which ran alone, is in groups %q", name, g)
 		}

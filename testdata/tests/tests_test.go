@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 )
 
 // mark prints the goroutine the test runs on, and the test's name.
@@ -92,4 +93,15 @@ func TestParallelSubtests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSynctest runs code in a bubble, whose test package testing runs
+// with the test's own name: it is the test's.
+func TestSynctest(t *testing.T) {
+	mark(t)
+	synctest.Test(t, func(t *testing.T) {
+		mark(t) // a goroutine of the bubble's, which the test started
+		forThree(2)
+	})
+	andOr(true, false, true)
 }
