@@ -29,8 +29,6 @@ func (tb *testsBuilder) rec(kind byte, payload ...any) *testsBuilder {
 	return tb
 }
 
-var abHash = string(make([]byte, 16))
-
 // sampleTests attributes a diamondMeta package's counts: F is an array of
 // 3 paths, G a hash table of 5 slots from word 3. Before any test, F's
 // path 0 ran once; TestA ran F's path 2 twice and G's path 1 three times

@@ -32,9 +32,6 @@ func htmlSeed(t testing.TB, funcs ...profile.Func) string {
 	return b.String()
 }
 
-// srcTag matches what may stand in the page's source view: its own spans,
-// and text in which html/template escaped every <.
-var srcTag = regexp.MustCompile(`<(/?)span[ >]`)
 
 // svgTag matches every tag of a graph's markup, and names its element.
 var svgTag = regexp.MustCompile(`</?([^\s>/]*)`)
