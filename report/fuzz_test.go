@@ -32,7 +32,6 @@ func htmlSeed(t testing.TB, funcs ...profile.Func) string {
 	return b.String()
 }
 
-
 // svgTag matches every tag of a graph's markup, and names its element.
 var svgTag = regexp.MustCompile(`</?([^\s>/]*)`)
 
