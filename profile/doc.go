@@ -8,7 +8,9 @@
 // process, pathcover.<pid>.<n>.counts (see counts.go), where n starts at
 // the process's start time in microseconds and counts up past names taken
 // (a container restarting as PID 1 into a kept directory meets its own
-// PID's files). Readers go by the suffix alone. ReadDir reads a
+// PID's files), and, for a test binary whose tests were attributed
+// (pppexec -tests), pathcover.<pid>.<n>.tests beside its counter file (see
+// tests.go). Readers go by the suffix alone. ReadDir reads a
 // directory; a file it cannot read is reported in one line that names it,
 // and the rest is still read. Files are read as input like any other: a
 // link or a FIFO in the directory is not followed, a counter file is read in

@@ -59,6 +59,13 @@
 // bounds, so that a stack address is recorded by its distance from the
 // top, and hash map keys as the runtime's maps do.
 //
+// # Which tests ran
+//
+// In a -tests build, package testing tells rt when each test starts,
+// pauses and ends (tests.go): rt then appends how the counters grew since
+// the last such event, with the tests that ran meanwhile, to
+// pathcover.<pid>.<n>.tests beside the counter file, one write an event.
+//
 // # Flight recorder
 //
 // In a -flight build nothing is counted: each goroutine keeps the last N
