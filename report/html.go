@@ -245,7 +245,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			}
 		}
 	}
-	data := pageData{Funcs: map[int]*jsFunc{}, SVG: map[int]string{}, Files: [][]string{}, Src: map[int][3]int{}}
+	data := &pageData{Funcs: map[int]*jsFunc{}, SVG: map[int]string{}, Files: [][]string{}, Src: map[int][3]int{}}
 	fileIndex := make(map[string]int) // in data.Files
 	for _, pkg := range r.Packages {
 		hp := &htmlPackage{Package: pkg}
@@ -254,53 +254,9 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 			hf := &htmlFunc{ID: len(page.Funcs), Func: f, Where: pkg.Path + "/" + filepath.Base(f.File)}
 			page.Funcs = append(page.Funcs, hf)
 			hp.Funcs = append(hp.Funcs, hf)
-			src, err := opt.Sources.ReadFile(f.File)
-			lines := splitLines(src)
-			shown := 0 // the last line of the source shown
-			switch {
-			case err != nil:
-				hf.SourceNote = "The source is not shown: " + err.Error()
-			case f.Line < 1 || f.EndLine > len(lines) || f.Line > f.EndLine:
-				hf.SourceNote = "The source is not shown: " + hf.Where + " has changed since the build (the function's lines are not in it)."
-			default:
-				if f.sum != "" && f.sum != profile.Hash(src) {
-					hf.SourceNote = hf.Where + " has changed since the build: the lines shown are today's, and may not be those that ran."
-				}
-				fi, ok := fileIndex[f.File]
-				if !ok {
-					fi = len(data.Files)
-					fileIndex[f.File] = fi
-					widened := make([]string, len(lines))
-					for i, l := range lines {
-						widened[i] = strings.ReplaceAll(l, "\t", "    ")
-					}
-					data.Files = append(data.Files, widened)
-				}
-				data.Src[hf.ID] = [3]int{fi, f.Line, f.EndLine}
-				shown = f.EndLine
-			}
-			js, err := f.htmlPaths(opt.Paths, residual[f], shown)
-			if err != nil {
+			shown := data.addSource(hf, opt.Sources, fileIndex)
+			if err := data.addFunc(hf, opt, residual[f], shown); err != nil {
 				return err
-			}
-			if opt.Traces != nil {
-				if js.Paths["traces"], js.More["traces"], err = f.htmlTraces(opt, shown); err != nil {
-					return err
-				}
-			}
-			data.Funcs[hf.ID] = js
-			js.View = jsView{Where: fmt.Sprintf("%s:%d · %s", hf.Where, f.Line, f.Summary()), SourceNote: hf.SourceNote}
-			if f.Acyclic != "" {
-				js.View.Where += " · " + f.Acyclic + " acyclic paths"
-			}
-			if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
-				js.View.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
-			} else {
-				svg, err := f.svg()
-				if err != nil {
-					return err
-				}
-				data.SVG[hf.ID] = svg
 			}
 		}
 	}
@@ -319,6 +275,69 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	}
 	page.Blob = base64.RawURLEncoding.EncodeToString(gz.Bytes())
 	return pageTemplate.Execute(w, page)
+}
+
+// addSource places function hf's source in the page's data, each file's
+// lines once (fileIndex: where each file is in Files), or says in
+// hf.SourceNote why it is not shown, or may not be what ran. It returns
+// the last line shown, 0 for none.
+func (data *pageData) addSource(hf *htmlFunc, sources *Sources, fileIndex map[string]int) int {
+	f := hf.Func
+	src, err := sources.ReadFile(f.File)
+	lines := splitLines(src)
+	switch {
+	case err != nil:
+		hf.SourceNote = "The source is not shown: " + err.Error()
+		return 0
+	case f.Line < 1 || f.EndLine > len(lines) || f.Line > f.EndLine:
+		hf.SourceNote = "The source is not shown: " + hf.Where + " has changed since the build (the function's lines are not in it)."
+		return 0
+	}
+	if f.sum != "" && f.sum != profile.Hash(src) {
+		hf.SourceNote = hf.Where + " has changed since the build: the lines shown are today's, and may not be those that ran."
+	}
+	fi, ok := fileIndex[f.File]
+	if !ok {
+		fi = len(data.Files)
+		fileIndex[f.File] = fi
+		widened := make([]string, len(lines))
+		for i, l := range lines {
+			widened[i] = strings.ReplaceAll(l, "\t", "    ")
+		}
+		data.Files = append(data.Files, widened)
+	}
+	data.Src[hf.ID] = [3]int{fi, f.Line, f.EndLine}
+	return f.EndLine
+}
+
+// addFunc adds function hf's paths (up to the last line shown), its view
+// and its graph to the page's data.
+func (data *pageData) addFunc(hf *htmlFunc, opt HTMLOptions, residual []uint64, shown int) error {
+	f := hf.Func
+	js, err := f.htmlPaths(opt.Paths, residual, shown)
+	if err != nil {
+		return err
+	}
+	if opt.Traces != nil {
+		if js.Paths["traces"], js.More["traces"], err = f.htmlTraces(opt, shown); err != nil {
+			return err
+		}
+	}
+	data.Funcs[hf.ID] = js
+	js.View = jsView{Where: fmt.Sprintf("%s:%d · %s", hf.Where, f.Line, f.Summary()), SourceNote: hf.SourceNote}
+	if f.Acyclic != "" {
+		js.View.Where += " · " + f.Acyclic + " acyclic paths"
+	}
+	if blocks := f.numbering.Graph().NumBlocks; blocks > opt.MaxBlocks {
+		js.View.GraphNote = fmt.Sprintf("The graph has %d blocks, too many to draw.", blocks)
+		return nil
+	}
+	svg, err := f.svg()
+	if err != nil {
+		return err
+	}
+	data.SVG[hf.ID] = svg
+	return nil
 }
 
 // infeasibleNote says, for the page's index, how many paths were proved

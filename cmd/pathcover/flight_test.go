@@ -177,7 +177,7 @@ func TestFlightCommand(t *testing.T) {
 	}
 	for _, fn := range []string{"work", "classify"} {
 		link := regexp.MustCompile(`<a href="#f(\d+)">fl\.` + fn + `</a>`).FindStringSubmatch(html)
-		if link == nil || !strings.Contains(html, `<section class="func" id="f`+link[1]+`" data-func="`+link[1]+`">`+"\n<h2>example.com/fl."+fn+"</h2>") {
+		if link == nil || !strings.Contains(html, `<section class="func" id="f`+link[1]+`" data-func="`+link[1]+`"><h2>example.com/fl.`+fn+"</h2>") {
 			t.Errorf("the page's paths of %s do not link to its section", fn)
 		}
 	}

@@ -122,49 +122,9 @@ func TestHTML(t *testing.T) {
 	if scripts != 1 {
 		t.Errorf("%d script elements, want 1", scripts)
 	}
-	// The paths, graphs and sources, compressed: one set a function, the
-	// sources as text that the script puts into the page as text (the
-	// browser test sees it there).
-	js, err := report.PageData(data)
-	var pd struct {
-		Funcs map[string]struct {
-			View struct{ Where, SourceNote string }
-		}
-		SVG   map[string]string
-		Files [][]string
-		Src   map[string][3]int
-	}
-	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) || len(pd.Src) != len(pd.Funcs) {
-		t.Fatalf("the page's data: %v, %d functions, %d graphs, %d sources", err, len(pd.Funcs), len(pd.SVG), len(pd.Src))
-	}
-	var sources, wheres strings.Builder
-	for _, f := range pd.Files {
-		sources.WriteString(strings.Join(f, "\n"))
-	}
-	for _, f := range pd.Funcs {
-		wheres.WriteString(f.View.Where + "\n")
-	}
-	for _, want := range []string{
-		`// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`,
-		`out += "</script><!--"`,
-		`out := "<b>" + s + "</b>"`,
-	} {
-		if !strings.Contains(sources.String(), want) {
-			t.Errorf("the page's sources lack %q", want)
-		}
-	}
-	if want := "example.com/m/" + trickyFile + ":3"; !strings.Contains(wheres.String(), want) { // files named by package, as go tool cover does
-		t.Errorf("the page's functions are not placed at %q:\n%s", want, wheres.String())
-	}
+	checkPageData(t, data, dir)
 	if strings.Contains(text.String(), "pwned") {
 		t.Errorf("the page's markup holds the source")
-	}
-	// No path of the machine that ran the tests: a page is shared.
-	real, _ := filepath.EvalSymlinks(dir)
-	for _, b := range [][]byte{data, js} {
-		if bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte(real)) {
-			t.Errorf("the page names the module's directory %s", dir)
-		}
 	}
 	if bytes.Contains(data, []byte("http://")) || bytes.Contains(data, []byte("https://")) {
 		for _, m := range regexp.MustCompile(`https?://[^"' )]+`).FindAll(data, -1) {
@@ -198,6 +158,53 @@ func TestHTML(t *testing.T) {
 	}
 	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "example.com/none"); code != exitNoData || !strings.Contains(out, "example.com/none match no package of the profile") {
 		t.Errorf("html of no package: exit %d\n%s", code, out)
+	}
+}
+
+// checkPageData checks the compressed data of the page of htmlPage's
+// module in dir: the paths, graphs and sources, one set a function, the
+// sources as text that the script puts into the page as text (the
+// browser test sees it there), files named by package, and no path of
+// the machine that ran the tests.
+func checkPageData(t *testing.T, data []byte, dir string) {
+	t.Helper()
+	js, err := report.PageData(data)
+	var pd struct {
+		Funcs map[string]struct {
+			View struct{ Where, SourceNote string }
+		}
+		SVG   map[string]string
+		Files [][]string
+		Src   map[string][3]int
+	}
+	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) || len(pd.Src) != len(pd.Funcs) {
+		t.Fatalf("the page's data: %v, %d functions, %d graphs, %d sources", err, len(pd.Funcs), len(pd.SVG), len(pd.Src))
+	}
+	var sources, wheres strings.Builder
+	for _, f := range pd.Files {
+		sources.WriteString(strings.Join(f, "\n"))
+	}
+	for _, f := range pd.Funcs {
+		wheres.WriteString(f.View.Where + "\n")
+	}
+	for _, want := range []string{
+		`// Wraps s: </script><script>document.title = "pwned"</script> <!-- x --> <b>bold</b>`,
+		`out += "</script><!--"`,
+		`out := "<b>" + s + "</b>"`,
+	} {
+		if !strings.Contains(sources.String(), want) {
+			t.Errorf("the page's sources lack %q", want)
+		}
+	}
+	if want := "example.com/m/" + trickyFile + ":3"; !strings.Contains(wheres.String(), want) { // files named by package, as go tool cover does
+		t.Errorf("the page's functions are not placed at %q:\n%s", want, wheres.String())
+	}
+	// No path of the machine that ran the tests: a page is shared.
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, b := range [][]byte{data, js} {
+		if bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte(real)) {
+			t.Errorf("the page names the module's directory %s", dir)
+		}
 	}
 }
 

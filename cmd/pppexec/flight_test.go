@@ -221,14 +221,19 @@ func main() {
 	case "panic":
 		panic(fmt.Sprint("boom ", n))
 	case "throw":
+		// The writers start together once main has made them all, so
+		// that the throw comes after main's last path.
 		m := map[int]int{}
+		start := make(chan struct{})
 		for range 4 {
 			go func() {
+				<-start
 				for i := 0; ; i++ {
 					m[i%8] = i
 				}
 			}()
 		}
+		close(start)
 		time.Sleep(time.Minute)
 	case "sleep":
 		fmt.Println("ready")
