@@ -143,21 +143,11 @@ const MaxCountsSize = 4 << 30
 // other fault it returns nil and an error. The file is read in pieces, and
 // only the words that are not zero are kept.
 func ReadCounts(name string) (*CountFile, error) {
-	f, err := os.Open(name)
+	f, info, err := openProfileFile(name, "counter file", MaxCountsSize)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%v)", info.Mode().Type())
-	}
-	if info.Size() > MaxCountsSize {
-		return nil, fmt.Errorf("%d bytes, larger than any counter file pathcover writes (%d GiB)", info.Size(), MaxCountsSize>>30)
-	}
 	return readCounts(f, info.Size())
 }
 

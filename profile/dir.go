@@ -158,18 +158,11 @@ func (p *Profile) readTests(name string, read map[string]*CountFile) error {
 }
 
 func (p *Profile) readMeta(name string) error {
-	f, err := os.Open(name)
+	f, info, err := openProfileFile(name, "metadata file", MaxMetaSize)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() || info.Size() > MaxMetaSize {
-		return fmt.Errorf("not a metadata file: %d bytes, mode %v", info.Size(), info.Mode())
-	}
 	content, err := io.ReadAll(io.LimitReader(f, MaxMetaSize+1))
 	if err != nil {
 		return err
@@ -185,6 +178,29 @@ func (p *Profile) readMeta(name string) error {
 		p.MetaTimes[hash] = info.ModTime()
 	}
 	return nil
+}
+
+// openProfileFile opens a file of a profile to read it: a regular file (a
+// FIFO would wait for a writer, a device never end) of at most max bytes,
+// the most a kind of file that pathcover writes can hold.
+func openProfileFile(name, kind string, max int64) (*os.File, os.FileInfo, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+	case !info.Mode().IsRegular():
+		err = fmt.Errorf("not a regular file (%v)", info.Mode().Type())
+	case info.Size() > max:
+		err = fmt.Errorf("%d bytes, larger than any %s pathcover writes (%d MiB)", info.Size(), kind, max>>20)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // MaxMetaSize is the largest metadata file read: that of a package of

@@ -53,7 +53,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 )
 
@@ -148,18 +147,11 @@ func ReadFlightHeader(name string) (*Flight, error) {
 // readFlight reads the first up to bytes of a flight file and parses
 // them: the whole file when it is no larger.
 func readFlight(name string, upTo int64) (*Flight, error) {
-	f, err := os.Open(name)
+	f, _, err := openProfileFile(name, "flight file", MaxFlightSize)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() || info.Size() > MaxFlightSize {
-		return nil, fmt.Errorf("not a flight file: %d bytes, mode %v", info.Size(), info.Mode())
-	}
 	b, err := io.ReadAll(io.LimitReader(f, upTo))
 	if err != nil {
 		return nil, err

@@ -48,7 +48,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -102,18 +101,11 @@ type TestPart struct {
 // ReadTests reads a tests file. A file cut short (a process killed while
 // it wrote) gives the records before the cut and an error saying so.
 func ReadTests(name string) (*TestsFile, error) {
-	f, err := os.Open(name)
+	f, _, err := openProfileFile(name, "tests file", MaxTestsFile)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() || info.Size() > MaxTestsFile {
-		return nil, fmt.Errorf("not a tests file: %d bytes, mode %v", info.Size(), info.Mode())
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxTestsFile+1))
 	if err != nil {
 		return nil, err

@@ -208,6 +208,41 @@ func checkPageData(t *testing.T, data []byte, dir string) {
 	}
 }
 
+// openPage opens page in the browser and waits until its script has
+// inflated its data; eval evaluates an expression there into result.
+func openPage(t *testing.T, chromium, page string) (p *cdp.Page, eval func(expr string, result any)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	b, err := cdp.Start(ctx, chromium, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	p, err = b.Open("file://" + page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval = func(expr string, result any) {
+		t.Helper()
+		if err := p.Eval(expr, result); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The script inflates the paths and graphs once the page has loaded.
+	deadline := time.Now().Add(30 * time.Second)
+	for ready := ""; ready != "1"; {
+		eval(`document.body.dataset.ready || ""`, &ready)
+		if ready != "1" {
+			if time.Now().After(deadline) {
+				t.Fatal("the page's data never loaded")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return p, eval
+}
+
 // pageNotes returns the notes of a page's functions on their sources.
 func pageNotes(t *testing.T, data []byte) string {
 	t.Helper()
@@ -245,17 +280,7 @@ func TestHTMLBrowser(t *testing.T) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := cdp.Start(ctx, chromium, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Open("file://" + page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, eval := openPage(t, chromium, page)
 	shot := func(name string) {
 		file := filepath.Join(shots, name+".png")
 		if err := p.Screenshot(file); err != nil {
@@ -263,23 +288,6 @@ func TestHTMLBrowser(t *testing.T) {
 			return
 		}
 		t.Logf("screenshot %s", file)
-	}
-	eval := func(expr string, result any) {
-		t.Helper()
-		if err := p.Eval(expr, result); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The script inflates the paths and graphs once the page has loaded.
-	deadline := time.Now().Add(30 * time.Second)
-	for ready := ""; ready != "1"; {
-		eval(`document.body.dataset.ready || ""`, &ready)
-		if ready != "1" {
-			if time.Now().After(deadline) {
-				t.Fatal("the page's data never loaded")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
 	}
 	var title string
 	eval("document.title", &title)

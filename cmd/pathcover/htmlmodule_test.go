@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pathcover/pathcover/internal/cdp"
 	"github.com/pathcover/pathcover/report"
@@ -74,33 +72,7 @@ func TestHTMLBrowserModule(t *testing.T) {
 	}
 	t.Logf("%d functions, page %d bytes", len(want), len(data))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := cdp.Start(ctx, chromium, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Open("file://" + page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eval := func(expr string, result any) {
-		t.Helper()
-		if err := p.Eval(expr, result); err != nil {
-			t.Fatal(err)
-		}
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for ready := ""; ready != "1"; {
-		eval(`document.body.dataset.ready || ""`, &ready)
-		if ready != "1" {
-			if time.Now().After(deadline) {
-				t.Fatal("the page's data never loaded")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	p, eval := openPage(t, chromium, page)
 	var overview bool
 	eval(`document.getElementById("overview").classList.contains("shown")`, &overview)
 	if !overview {
