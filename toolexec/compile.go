@@ -26,6 +26,9 @@ import (
 // selected. A package that cannot be instrumented is compiled unchanged
 // with one warning naming it and the reason (with -strict, the build fails).
 func (x *Exec) compile(args []string) int {
+	// The profile key travels in -gcflags for pppexec alone: no compiler
+	// may see it (profilekey.go).
+	args, key := takeProfileKey(args)
 	t := &toolArgs{args: slices.Clone(args[1:])}
 	importPath := os.Getenv("TOOLEXEC_IMPORTPATH")
 	if importPath == "" {
@@ -44,6 +47,10 @@ func (x *Exec) compile(args []string) int {
 	}
 	if os.Getenv(nestedEnv) != "" || !x.selected(importPath, t) {
 		return x.runCached(args, x.Stderr, compileKey)
+	}
+	if err := x.Config.checkProfileKey(importPath, key); err != nil {
+		x.warnf("%v", err) // whatever -strict says: the object's cache key would be wrong
+		return 1
 	}
 	newArgs, summary, err := x.instrumentCompile(args[0], t, importPath)
 	if err != nil {

@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -44,6 +45,10 @@ type Config struct {
 	// is compiled with calls that say when tests start and end
 	// (testing.go).
 	Tests bool
+	// ProfileKey is where the fingerprint of the Interesting and Sites
+	// profiles goes: pppexec's build ID (KeyInBuildID, also when empty) or
+	// the instrumented packages' -gcflags (KeyInGcflags; profilekey.go).
+	ProfileKey ProfileKey
 
 	interestingRun, sitesRun pathsSource
 }
@@ -118,19 +123,27 @@ func (s *pathsSource) warnings(flag string) []string {
 // name, and the profiles by their content, not their names (a new test
 // run makes new objects). The options that a build does not use (PPP's
 // without -interesting, the depth without -ippp) are left out, so that
-// setting them recompiles nothing.
+// setting them recompiles nothing. With KeyInGcflags, the profiles are
+// in the key that each instrumented compile is given, not here: only
+// whether there are any.
 func (c *Config) String() string {
 	o := c.Options
 	var interesting, sites string
 	if c.Interesting != "" {
-		c.interesting()
-		interesting = c.interestingRun.fingerprint()
+		interesting = "in-gcflags"
+		if c.ProfileKey != KeyInGcflags {
+			c.interesting()
+			interesting = c.interestingRun.fingerprint()
+		}
 	} else {
 		o.PPPSlots, o.PPPLarge, o.PPPAlways, o.PPPSmall = 0, "", false, 0
 	}
 	if c.Sites != "" {
-		c.sites()
-		sites = c.sitesRun.fingerprint()
+		sites = "in-gcflags"
+		if c.ProfileKey != KeyInGcflags {
+			c.sites()
+			sites = c.sitesRun.fingerprint()
+		}
 	} else {
 		o.Depth = 0
 	}
@@ -140,7 +153,11 @@ func (c *Config) String() string {
 	if o.Flight == 0 && o.FlightLimit != 0 {
 		o.FlightLimit = 0 // unused without -flight
 	}
-	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s tests=%v", o, c.Pkgs, c.Dir, c.Strict, interesting, sites, c.Tests)
+	key := cmp.Or(c.ProfileKey, KeyInBuildID)
+	if c.Interesting == "" && c.Sites == "" {
+		key = "" // unused without profiles
+	}
+	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s tests=%v profilekey=%q", o, c.Pkgs, c.Dir, c.Strict, interesting, sites, c.Tests, key)
 }
 
 // patchesRuntime reports whether the build compiles package runtime with

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pathcover/pathcover/profile"
@@ -78,10 +79,90 @@ func TestConfigBuildID(t *testing.T) {
 
 	// The options a build does not use are not in its ID.
 	plain, unused := &Config{}, &Config{}
-	unused.PPPSlots, unused.Depth, unused.FlightLimit = 3, 3, 3
+	unused.PPPSlots, unused.Depth, unused.FlightLimit, unused.ProfileKey = 3, 3, 3, KeyInGcflags
 	if plain.String() != unused.String() {
-		t.Errorf("PPP options without -interesting, a depth without -ippp, or a flight limit without -flight change the build ID")
+		t.Errorf("PPP options without -interesting, a depth without -ippp, a flight limit without -flight, or a profile key without profiles change the build ID")
 	}
+}
+
+// TestProfileKey: with -profilekey=gcflags, the profiles' content leaves
+// the build ID for the key that instrumented compiles are given, and
+// every change of what they say (another profile, one more file that
+// cannot be read) changes that key; a compile given no key, or another
+// profile's, is refused.
+func TestProfileKey(t *testing.T) {
+	profA, profB := configProfile(t, 1), configProfile(t, 2)
+	broken := copyDir(t, profA)
+	if err := os.WriteFile(filepath.Join(broken, "pathcover.9.0.counts"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keyed := func(interesting, sites string) *Config {
+		return &Config{Interesting: interesting, Sites: sites, ProfileKey: KeyInGcflags, Pkgs: []string{"example.com/p/..."}}
+	}
+	ids, keys := map[string]bool{}, map[string]string{}
+	for _, c := range []struct{ name, interesting, sites string }{
+		{"A", profA, ""}, {"B", profB, ""}, {"A+broken", broken, ""},
+		{"sites A", "", profA}, {"sites B", "", profB}, {"A and sites A", profA, profA}, {"A and sites B", profA, profB},
+	} {
+		cfg := keyed(c.interesting, c.sites)
+		ids[cfg.String()] = true
+		key := cfg.profilesKey()
+		if other, ok := keys[key]; ok || len(key) != 32 {
+			t.Errorf("%s: key %q (also %s's)", c.name, key, other)
+		}
+		keys[key] = c.name
+		flags := cfg.GcflagsKey()
+		if want := "-gcflags=example.com/p/...=-pathcover.profiles=" + key; len(flags) != 1 || flags[0] != want {
+			t.Errorf("%s: -gcflags %q; want %q", c.name, flags, want)
+		}
+		if err := cfg.checkProfileKey("example.com/p", key); err != nil {
+			t.Errorf("%s: its own key refused: %v", c.name, err)
+		}
+		if err := cfg.checkProfileKey("example.com/p", ""); err == nil || !strings.Contains(err.Error(), "was not given -pathcover.profiles=KEY") {
+			t.Errorf("%s: a compile without the key: %v", c.name, err)
+		}
+	}
+	// Three build IDs: profiles only, sites only, both; whatever they say.
+	if len(ids) != 3 {
+		t.Errorf("%d build IDs for 7 keyed configurations; want 3 (profiles out of the ID):\n%v", len(ids), ids)
+	}
+	a, b := keyed(profA, ""), keyed(profB, "")
+	if err := a.checkProfileKey("example.com/p", b.profilesKey()); err == nil || !strings.Contains(err.Error(), "but the profiles now say -pathcover.profiles="+a.profilesKey()) {
+		t.Errorf("another profile's key: %v", err)
+	}
+	inID := &Config{Interesting: profA}
+	if err := inID.checkProfileKey("example.com/p", ""); err != nil {
+		t.Errorf("-profilekey=buildid needs no key: %v", err)
+	}
+	if flags := (&Config{ProfileKey: KeyInGcflags}).GcflagsKey(); flags != nil {
+		t.Errorf("a build without profiles gets -gcflags %q", flags)
+	}
+
+	args := []string{"/go/compile", "-o", "x.a", "-pathcover.profiles=1", "-N", "-pathcover.profiles=2", "/p/a.go"}
+	stripped, key := takeProfileKey(args)
+	if key != "2" || strings.Join(stripped, " ") != "/go/compile -o x.a -N /p/a.go" || args[3] != "-pathcover.profiles=1" {
+		t.Errorf("takeProfileKey(%q) = %q, %q", args, stripped, key)
+	}
+}
+
+// copyDir copies the files of a directory into a new one.
+func copyDir(t *testing.T, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
 }
 
 // configProfile writes a profile directory whose function ran path n.

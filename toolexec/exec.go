@@ -90,6 +90,18 @@ func (x *Exec) version(tool string, args []string) int {
 		return 1
 	}
 	if tool == "compile" || tool == "link" {
+		if x.Config.ProfileKey == KeyInGcflags && os.Getenv(nestedEnv) == "" {
+			// (A nested go command instruments nothing: its compiles
+			// share the build's keys, and read no profile.)
+			known, err := x.Config.checkGoCommandKey()
+			if err != nil {
+				fmt.Fprintf(x.Stderr, "pppexec: %v\n", err)
+				return 1
+			}
+			if !known {
+				x.Config.ProfileKey = KeyInBuildID // safe wherever it runs
+			}
+		}
 		self, err := selfHash()
 		if err != nil {
 			fmt.Fprintf(x.Stderr, "pppexec: %v\n", err)

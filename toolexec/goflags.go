@@ -2,6 +2,8 @@ package toolexec
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,25 +18,46 @@ func gcflagsForStd() (flags []string, known bool) {
 	if !known {
 		return nil, false
 	}
-	for i := 0; i < len(args); i++ {
-		a := strings.TrimPrefix(args[i], "-")
-		a = strings.TrimPrefix(a, "-")
-		var value string
-		switch {
-		case a == "gcflags" && i+1 < len(args):
-			value = args[i+1]
-			i++
-		case strings.HasPrefix(a, "gcflags="):
-			value = strings.TrimPrefix(a, "gcflags=")
-		default:
-			continue
-		}
+	for _, value := range gcflagsValues(args) {
 		pattern, rest, ok := strings.Cut(value, "=")
 		if ok && !strings.HasPrefix(pattern, "-") && (pattern == "all" || pattern == "std") {
-			flags = strings.Fields(rest)
+			// Without pppexec's profile key (profilekey.go), which
+			// the compiler never sees.
+			flags = slices.DeleteFunc(strings.Fields(rest), func(f string) bool { return strings.HasPrefix(f, profileKeyFlag) })
 		}
 	}
 	return flags, true
+}
+
+// gcflagsValues returns the values of the -gcflags flags in a go
+// command's arguments, in order.
+func gcflagsValues(args []string) []string {
+	var values []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimPrefix(args[i], "-")
+		a = strings.TrimPrefix(a, "-")
+		switch {
+		case a == "gcflags" && i+1 < len(args):
+			values = append(values, args[i+1])
+			i++
+		case strings.HasPrefix(a, "gcflags="):
+			values = append(values, strings.TrimPrefix(a, "gcflags="))
+		}
+	}
+	return values
+}
+
+// parentExecutable returns the path of the executable of pppexec's parent,
+// or "" if it cannot be read (from /proc).
+func parentExecutable() string {
+	exe, _ := os.Readlink("/proc/" + strconv.Itoa(os.Getppid()) + "/exe")
+	return exe
+}
+
+// isGoCommand reports whether exe is a go command: a toolchain's bin/go.
+func isGoCommand(exe string) bool {
+	base := filepath.Base(exe)
+	return base == "go" || base == "go.exe"
 }
 
 // goCommandArgs returns the flags in GOFLAGS and the command line of the go

@@ -40,6 +40,9 @@ func Main(name string, args []string) int {
 	fs.Var(&cfg.PPPLarge, "ppplarge", "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.StringVar(&cfg.Sites, "ippp", "", "interprocedural build: also count the paths of each caller with the callees of its call sites inlined (interprocedural path segments), at the sites on paths that the profile in `dir|file` ran; the packages of callers and callees must be instrumented")
 	fs.BoolVar(&cfg.Tests, "tests", false, "attribute counts to the tests that make them: compile package testing with calls that say when each test starts, pauses and ends, and write which tests ran what into pathcover.*.tests files of the profile (see pathcover tests)")
+	cfg.ProfileKey = KeyInBuildID
+	fs.Var(&cfg.ProfileKey, "profilekey", "where the go build cache keys the -interesting and -ippp profiles: `place` buildid (pppexec's build ID: every package is compiled again for a new profile) or gcflags (the instrumented packages' -gcflags, which must then carry the key that -printgcflags prints: a new profile compiles only those packages again)")
+	printGcflags := fs.Bool("printgcflags", false, "print the go command's -gcflags flags that give the instrumented packages the key of the -interesting and -ippp profiles, for -profilekey=gcflags, and exit (nothing for a build without profiles)")
 	fs.IntVar(&cfg.Depth, "ipppdepth", 1, "interprocedural build: segments go `n` calls deep (the callees' sites on their paths that ran are inlined too)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
@@ -130,6 +133,18 @@ func Main(name string, args []string) int {
 			return 2
 		}
 		*f.path = abs
+	}
+	if *printGcflags {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(os.Stderr, "%s: -printgcflags runs no tool\n", name)
+			return 2
+		}
+		// A profile that cannot be read has a key too (its error's):
+		// the build says what is wrong with it.
+		if flags := cfg.GcflagsKey(); len(flags) > 0 {
+			fmt.Println(strings.Join(flags, " "))
+		}
+		return 0
 	}
 	x := &Exec{Config: cfg, Self: selfCommand(fs.NArg())}
 	return x.Main(fs.Args())
