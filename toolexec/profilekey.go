@@ -22,6 +22,7 @@ import (
 //     tests' profile runs every compile again, the standard library's too
 //     (pppexec answers those from its compile cache, compilecache.go, but
 //     the go command still runs each action).
+//
 //   - KeyInGcflags (-profilekey=gcflags): in the -gcflags of the packages
 //     pppexec instruments, as one flag of pppexec's own,
 //
