@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pathcover/pathcover/toolexec"
 )
 
 // The modes, plain first: allModes can be chosen (-modes), modes are the
@@ -160,6 +162,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 	case "blatomic":
 		return []string{"-toolexec=" + pppexec + " -atomic"}
 	case "ppp":
+		return keyedProfiles(t, pppexec+" -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
+	case "ppp-buildid": // -builds: the profile in pppexec's build ID, as before -profilekey
 		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
 	case "wpp":
 		return []string{"-toolexec=" + pppexec + " -wpp"}
@@ -176,9 +180,24 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
 		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
 	case "ippp":
-		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -ippp="+t.tested+" -interesting="+t.segments+" "+h.pppFlags)}
+		return keyedProfiles(t, pppexec+" -ippp="+t.tested+" -interesting="+t.segments+" "+h.pppFlags, &toolexec.Config{Sites: t.tested, Interesting: t.segments})
 	}
 	return nil
+}
+
+// keyedProfiles returns the go test flags of a build whose pppexec command
+// (toolexecArg) reads the profiles in cfg: with -profilekey=gcflags and
+// the -gcflags that give the package under test their key, so that a
+// build with a new profile compiles that package alone again (see
+// toolexec.ProfileKey). If the profiles' key cannot be made, the flags
+// keep them in the build ID, which is always correct.
+func keyedProfiles(t *target, toolexecArg string, cfg *toolexec.Config) []string {
+	cfg.Pkgs, cfg.ProfileKey = []string{t.Pkg}, toolexec.KeyInGcflags
+	keys := cfg.GcflagsKey()
+	if len(keys) == 0 {
+		return []string{"-toolexec=" + strings.TrimSpace(toolexecArg)}
+	}
+	return append([]string{"-toolexec=" + strings.TrimSpace(toolexecArg) + " -profilekey=gcflags"}, keys...)
 }
 
 // build builds a target's test binary in a mode.

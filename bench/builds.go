@@ -11,14 +11,17 @@ package main
 //   - rebuild: with the caches warm, the package edited (a comment appended
 //     to one of its files, new in every build), then plain, and PPP with a
 //     new tests' profile: the tested profile with one function's counts
-//     left out, another function each round, so that its fingerprint, and
-//     with it pppexec's tool ID and every action ID of the go command, is
+//     left out, another function each build, so that its fingerprint is
 //     new. That is a build after the user edited the package and ran the
-//     tests again; the plain build recompiles what the edit changed, the
-//     PPP build also everything keyed by the tool ID, which pppexec's
-//     compile cache (toolexec/compilecache.go) is for: mode ppp-nocache
-//     is the same build with that cache off (PATHCOVERCOMPILECACHE=off),
-//     as every PPP build was before it.
+//     tests again; the plain build recompiles what the edit changed. Mode
+//     ppp keys the profile in the package's -gcflags (pppexec
+//     -profilekey=gcflags, toolexec/profilekey.go), so that it too
+//     recompiles that package (and what depends on it) alone. Mode
+//     ppp-buildid keeps the profile in pppexec's build ID, which changes
+//     every action ID of the go command: every compile runs again, which
+//     pppexec's compile cache (toolexec/compilecache.go) answers; mode
+//     ppp-nocache is that build with the cache off too
+//     (PATHCOVERCOMPILECACHE=off), as every PPP build was before either.
 
 import (
 	"errors"
@@ -56,7 +59,7 @@ type buildResults struct {
 
 var (
 	coldBuildModes    = []string{"plain", "bl", "ppp"}
-	rebuildBuildModes = []string{"plain", "ppp", "ppp-nocache"}
+	rebuildBuildModes = []string{"plain", "ppp", "ppp-buildid", "ppp-nocache"}
 )
 
 func (h *harness) runBuilds(selected []workload, set map[string]bool, run string, rounds int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
@@ -128,9 +131,9 @@ func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) 
 			}
 			build, env := mode, []string(nil)
 			if mode == "ppp-nocache" {
-				build, env = "ppp", []string{"PATHCOVERCOMPILECACHE=off"}
+				build, env = "ppp-buildid", []string{"PATHCOVERCOMPILECACHE=off"}
 			}
-			if build == "ppp" {
+			if build == "ppp" || build == "ppp-buildid" {
 				file := filepath.Join(h.work, "variants", fmt.Sprintf("%s.%d.txt", strings.ReplaceAll(t.name, "/", "_"), variant))
 				if err := writeVariant(tested, variant, file); err != nil {
 					return nil, err
@@ -236,7 +239,7 @@ func (r *buildResults) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `go run ./bench %s` on %s, %s, %s: each module workload's test binary (`go test -c`), %d rounds, the modes of a round in random order.\n\n",
 		strings.Join(r.Selection, " "), r.Date, r.Machine, r.GoVersion, r.Rounds)
-	b.WriteString("| workload | rebuild: plain | ppp, new profile | ppp / plain | ppp, cache off | cache off / plain | cold: plain | bl | ppp | bl / plain | ppp / plain |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | rebuild: plain | ppp, new profile | ppp / plain | profile in build ID | / plain | and cache off | / plain | cold: plain | bl | ppp | bl / plain | ppp / plain |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	secs := func(xs []float64) string {
 		var s []string
 		for _, x := range xs {
@@ -244,16 +247,17 @@ func (r *buildResults) Markdown() string {
 		}
 		return strings.Join(s, ", ")
 	}
-	var rebuild, nocache, coldBL, coldPPP []float64
+	var rebuild, buildID, nocache, coldBL, coldPPP []float64
 	for _, w := range r.Workloads {
 		rr := pairedRatio(w.Rebuild["ppp"], w.Rebuild["plain"])
+		ri := pairedRatio(w.Rebuild["ppp-buildid"], w.Rebuild["plain"])
 		rn := pairedRatio(w.Rebuild["ppp-nocache"], w.Rebuild["plain"])
-		nocache = append(nocache, rn)
+		buildID, nocache = append(buildID, ri), append(nocache, rn)
 		cb := pairedRatio(w.Cold["bl"], w.Cold["plain"])
 		cp := pairedRatio(w.Cold["ppp"], w.Cold["plain"])
 		rebuild, coldBL, coldPPP = append(rebuild, rr), append(coldBL, cb), append(coldPPP, cp)
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n", w.Workload,
-			secs(w.Rebuild["plain"]), secs(w.Rebuild["ppp"]), rr, secs(w.Rebuild["ppp-nocache"]), ratio(rn),
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× | %s | %s | %s | %s | %s | %s | %s | %.2f× | %.2f× |\n", w.Workload,
+			secs(w.Rebuild["plain"]), secs(w.Rebuild["ppp"]), rr, secs(w.Rebuild["ppp-buildid"]), ratio(ri), secs(w.Rebuild["ppp-nocache"]), ratio(rn),
 			secs(w.Cold["plain"]), secs(w.Cold["bl"]), secs(w.Cold["ppp"]), cb, cp)
 	}
 	met := func(x, limit float64) string {
@@ -266,10 +270,10 @@ func (r *buildResults) Markdown() string {
 	b.WriteString("\n| target | goal | measured | met |\n|---|---:|---:|---|\n")
 	fmt.Fprintf(&b, "| PPP build after a new tests' profile over a plain build after an edit, warm caches, median | ≤ 1.5× | %.2f× | %s |\n", mr, met(mr, 1.5))
 	fmt.Fprintf(&b, "| cold build over plain, median, larger of bl and ppp | ≤ 1.2× | %.2f× | %s |\n", mc, met(mc, 1.2))
-	if mn := median(nocache); !math.IsNaN(mn) {
-		fmt.Fprintf(&b, "\nWithout pppexec's compile cache, the same PPP rebuild takes %.2f× the plain one (median).\n", mn)
+	if mi, mn := median(buildID), median(nocache); !math.IsNaN(mi) && !math.IsNaN(mn) {
+		fmt.Fprintf(&b, "\nWith the profile in pppexec's build ID (`-profilekey=buildid`, the default) the same PPP rebuild takes %.2f× the plain one, and %.2f× without pppexec's compile cache too (medians).\n", mi, mn)
 	}
-	b.WriteString("\nSeconds per round; ratios are medians over rounds of each round's ratio, then over workloads. Rebuild: the package edited before every build (a comment appended), and the PPP build given a new tests' profile each time (the tested profile less one function's counts). Cold: new GOCACHE and PATHCOVERCACHE.\n")
+	b.WriteString("\nSeconds per round; ratios are medians over rounds of each round's ratio, then over workloads. Rebuild: the package edited before every build (a comment appended), and each PPP build given a new tests' profile (the tested profile less one function's counts); ppp keys it in the package's -gcflags (`pppexec -profilekey=gcflags`). Cold: new GOCACHE and PATHCOVERCACHE.\n")
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nWarning: %s\n", w)
 	}

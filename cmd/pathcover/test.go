@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/toolexec"
 	"github.com/pathcover/pathcover/wet"
 	"github.com/pathcover/pathcover/wpp"
 )
@@ -118,12 +119,12 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
 	}
-	toolexecArg, err := t.toolexec()
+	toolexecArg, keyFlags, err := t.toolexec(rest)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
 	}
-	goArgs := []string{"test", "-toolexec=" + toolexecArg}
+	goArgs := append([]string{"test", "-toolexec=" + toolexecArg}, keyFlags...)
 	if !hasFlag(rest, "count") {
 		goArgs = append(goArgs, "-count=1")
 	}
@@ -225,23 +226,37 @@ func hasFlag(args []string, name string) bool {
 	return false
 }
 
-// toolexec is the -toolexec argument of go test: pathcover itself as
-// pppexec, with the flags that pass on.
-func (t *testFlags) toolexec() (string, error) {
+// toolexec returns the -toolexec argument of go test: pathcover itself as
+// pppexec, with the flags that pass on; and, for an interprocedural build,
+// the -gcflags flags that key its profile in the packages it instruments
+// (pppexec -profilekey=gcflags), so that a new profile compiles only those
+// again. A go test command line with -gcflags of its own (goArgs, or
+// GOFLAGS) keeps the profile in pppexec's build ID instead: the last
+// -gcflags that matches a package is the only one it gets.
+func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	arg := strconv.Quote(self) + " pppexec"
 	if *t.pkgs != "" {
 		arg += " -pkgs=" + *t.pkgs
 	}
+	var keyFlags []string
 	if *t.sites != "" {
 		abs, err := filepath.Abs(*t.sites)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		arg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
+		if !hasFlag(goArgs, "gcflags") && !hasFlag(strings.Fields(os.Getenv("GOFLAGS")), "gcflags") {
+			cfg := &toolexec.Config{Sites: abs, ProfileKey: toolexec.KeyInGcflags}
+			if *t.pkgs != "" {
+				cfg.Pkgs = strings.Split(*t.pkgs, ",")
+			}
+			arg += " -profilekey=gcflags"
+			keyFlags = cfg.GcflagsKey()
+		}
 	}
 	if *t.wpp {
 		arg += " -wpp"
@@ -255,7 +270,7 @@ func (t *testFlags) toolexec() (string, error) {
 	if *t.tests {
 		arg += " -tests"
 	}
-	return arg, nil
+	return arg, keyFlags, nil
 }
 
 // compactTests compacts the whole program paths the tests recorded into
