@@ -28,16 +28,17 @@
 // interesting paths, counted in an array by PPP id, and every other path is
 // recorded as residual. A function matches the profile by package (test
 // variants merged), name, and the shape of its graph: one whose graph
-// changed has no interesting paths, and its metadata says it is stale. The
-// build ID covers a fingerprint of what the profile says, so a new test run
-// gives new objects. Since the ID is the tool's, the go command then misses
-// its cache for the standard library too; pppexec answers those compiles,
-// and go test's vet runs, from a cache of its own keyed by what the tool
-// reads (compilecache.go, vetcache.go), so a new profile compiles again
-// only the packages it instruments. The go command still runs every action
-// (each hit a few milliseconds), and the assembler and cgo again: such a
-// build takes several times a plain rebuild (README, "Builds after a new
-// profile").
+// changed has no interesting paths, and its metadata says it is stale. A
+// fingerprint of what the profile says keys the objects, so that a new
+// test run gives new ones (profilekey.go): by default it is in the build
+// ID, which is the tool's, so the go command then misses its cache for the
+// standard library too; pppexec answers those compiles, and go test's vet
+// runs, from a cache of its own keyed by what the tool reads
+// (compilecache.go, vetcache.go), but the go command still runs every
+// action (each hit a few milliseconds), and the assembler and cgo again.
+// With -profilekey=gcflags it is in the instrumented packages' -gcflags,
+// and the go command's own cache serves everything else (README, "Builds
+// after a new profile").
 //
 // A file of the profile that cannot be read (a counter file that a test
 // killed at start left empty) is skipped, as the reports skip it, and the
@@ -55,8 +56,9 @@
 // With -ippp=PROFILE the build is interprocedural (see
 // instrument/supergraph.go): a caller's static calls of instrumented functions,
 // on paths that PROFILE ran, call clones that also count the caller's
-// supergraph paths, to -ipppdepth calls deep. The build ID covers a
-// fingerprint of PROFILE and the depth too.
+// supergraph paths, to -ipppdepth calls deep. The build ID covers the
+// depth, and a fingerprint of PROFILE keys the objects as -interesting's
+// does.
 //
 // To know which calls never return, a compile has the built-in list of
 // package funcgraph and what ctrlflow's induction finds in the package

@@ -93,7 +93,9 @@
 // With -ippp D, where D holds the profile of an earlier pathcover test, each
 // caller is also profiled with the callees of its call sites on paths that ran
 // in D inlined (depth-1 interprocedural path segments); the report of the
-// segments follows the paths'.
+// segments follows the paths'. D is keyed in the instrumented packages'
+// -gcflags (pppexec -profilekey=gcflags), so that a new D compiles only them
+// again, unless the go test flags or GOFLAGS give a -gcflags of their own.
 //
 // Each path is also attributed to the tests that ran it (pathcover tests
 // FUNC lists them; pathcover affected -since REV lists the tests that run

@@ -31,6 +31,14 @@
 //	                 ones; every other path is recorded as residual
 //	-ippp p          interprocedural build: follow the calls on the paths
 //	                 that profile p ran into their callees
+//	-profilekey gcflags
+//	                 key the -interesting and -ippp profiles in the
+//	                 instrumented packages' -gcflags instead of pppexec's
+//	                 build ID, so that a build after a new profile compiles
+//	                 only those packages again; the go command must then be
+//	                 given the flags that -printgcflags prints:
+//
+//	go build -toolexec="pppexec -interesting=$P -profilekey=gcflags" $(pppexec -interesting=$P -printgcflags) ./cmd/app
 //
 // pppexec -h lists them all.
 //
