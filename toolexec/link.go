@@ -33,7 +33,7 @@ func (x *Exec) link(args []string) int {
 	// guess is the plain build, whose failure the linker will explain.
 	var rtb *runtimeBuild
 	for _, b := range x.cachedRuntimes() {
-		if b.matches(cfg) {
+		if b.matches(cfg) && b.verify() == nil {
 			rtb = b
 			break
 		}

@@ -34,6 +34,7 @@ const RuntimePath = "pathcover.invalid/rt"
 type runtimeBuild struct {
 	Archive string
 	Deps    map[string]string // import path → archive, all of rt's dependencies
+	sums    map[string]string // file of the directory → its SHA-256, as SHA256SUMS says
 }
 
 // sourceFile, in a runtime's directory, holds the hash of the rt source it
@@ -155,7 +156,8 @@ func boolInt(b bool) int {
 }
 
 // cachedRuntimes returns the runtimes built so far, newest first: those
-// that readRuntimeBuild accepts.
+// that readRuntimeCandidate accepts, each to be verified before it is
+// used.
 func (x *Exec) cachedRuntimes() []*runtimeBuild {
 	cache, err := x.cacheDir()
 	if err != nil {
@@ -167,7 +169,7 @@ func (x *Exec) cachedRuntimes() []*runtimeBuild {
 		if !runtimeDir.MatchString(e.Name()) {
 			continue
 		}
-		if b, err := readRuntimeBuild(filepath.Join(cache, e.Name())); err == nil {
+		if b, err := readRuntimeCandidate(filepath.Join(cache, e.Name())); err == nil {
 			builds = append(builds, b)
 		}
 	}
@@ -234,6 +236,22 @@ func userGcflags(t *toolArgs) []string {
 // each compile), only required to exist, and the link checks their
 // fingerprints against the program's.
 func readRuntimeBuild(dir string) (*runtimeBuild, error) {
+	b, err := readRuntimeCandidate(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.verify(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readRuntimeCandidate is the first half of readRuntimeBuild, enough to
+// tell whether a runtime suits a program: the directory is checked, and
+// the small files (its source's hash, then deps.json) against SHA256SUMS;
+// rt.a and the archives are left to verify, which a link runs for the one
+// runtime it chooses out of the many a cache may hold.
+func readRuntimeCandidate(dir string) (*runtimeBuild, error) {
 	if err := checkPrivate(dir, true); err != nil {
 		return nil, err
 	}
@@ -241,39 +259,60 @@ func readRuntimeBuild(dir string) (*runtimeBuild, error) {
 	if err != nil {
 		return nil, err
 	}
-	sums := make(map[string]string)
+	b := &runtimeBuild{Archive: filepath.Join(dir, "rt.a"), sums: make(map[string]string)}
 	for _, line := range strings.Split(string(sumsData), "\n") {
 		if sum, name, ok := strings.Cut(line, "  "); ok {
-			sums[name] = sum
+			b.sums[name] = sum
 		}
 	}
-	content := make(map[string][]byte)
-	for _, name := range runtimeFiles {
-		data, err := readPrivate(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		if sum := sha256.Sum256(data); sums[name] != hex.EncodeToString(sum[:]) {
-			return nil, fmt.Errorf("%s is not what pppexec wrote: its SHA-256 is not the one %s records", filepath.Join(dir, name), sumsFile)
-		}
-		content[name] = data
-	}
-	if string(content[sourceFile]) != hex.EncodeToString(sourceHash()) {
-		return nil, fmt.Errorf("%s was compiled from another pathcover's runtime", dir)
-	}
-	b := &runtimeBuild{Archive: filepath.Join(dir, "rt.a")}
-	if err := json.Unmarshal(content["deps.json"], &b.Deps); err != nil {
+	source, err := b.readChecked(sourceFile)
+	if err != nil {
 		return nil, err
 	}
-	for _, a := range slices.Collect(maps.Values(b.Deps)) {
+	if string(source) != hex.EncodeToString(sourceHash()) {
+		return nil, fmt.Errorf("%s was compiled from another pathcover's runtime", dir)
+	}
+	deps, err := b.readChecked("deps.json")
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(deps, &b.Deps); err != nil {
+		return nil, err
+	}
+	for _, a := range b.Deps {
 		if !filepath.IsAbs(a) {
 			return nil, fmt.Errorf("%s: archive %s is not an absolute path", filepath.Join(dir, "deps.json"), a)
 		}
-		if _, err := os.Stat(a); err != nil {
-			return nil, err // the go cache was trimmed: build again
-		}
 	}
 	return b, nil
+}
+
+// verify is the second half of readRuntimeBuild: rt.a must have the sum
+// that SHA256SUMS records, and the archives of deps.json must exist.
+func (b *runtimeBuild) verify() error {
+	if _, err := b.readChecked(filepath.Base(b.Archive)); err != nil {
+		return err
+	}
+	for _, a := range b.Deps {
+		if _, err := os.Stat(a); err != nil {
+			return err // the go cache was trimmed: build again
+		}
+	}
+	return nil
+}
+
+// readChecked reads one of runtimeFiles in the runtime's directory, if it
+// has the SHA-256 sum that SHA256SUMS records.
+func (b *runtimeBuild) readChecked(name string) ([]byte, error) {
+	file := filepath.Join(filepath.Dir(b.Archive), name)
+	data, err := readPrivate(file)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(data); b.sums[name] != hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("%s is not what pppexec wrote: its SHA-256 is not the one %s records", file, sumsFile)
+	}
+	return data, nil
 }
 
 // buildRuntime compiles rt into directory dir of the cache.
