@@ -344,7 +344,7 @@ func TestBuildsMarkdown(t *testing.T) {
 		"| b | 1.0, 1.0 | 2.0, 2.0 | 2.00× | 7.0, 7.0 | 7.00× | 30.0, 30.0 | 30.00× |",
 		"warm caches, median | ≤ 1.5× | 1.60× | **no** |",  // median of 1.2 and 2
 		"larger of bl and ppp | ≤ 1.2× | 1.25× | **no** |", // ppp: median of 1.2 and 1.3
-		"takes 6.00× the plain one, and 20.00× without",     // medians of 5 and 7, 10 and 30
+		"takes 6.00× the plain one, and 20.00× without",    // medians of 5 and 7, 10 and 30
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, md)
