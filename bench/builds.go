@@ -107,7 +107,7 @@ func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) 
 			return nil, err
 		}
 	}
-	edit, restore, err := editor(t)
+	edit, restore, err := h.editor(t)
 	if err != nil {
 		return nil, err
 	}
@@ -161,25 +161,21 @@ func (h *harness) measureBuilds(w workload, rounds int) (*buildWorkload, error) 
 }
 
 // editor returns a function that appends a new function to one of the
-// package's Go files (not a test), and one that puts the file back. A
-// function, not a comment: after a comment the compiler writes the same
-// object, so the go command does not even link again, which no edit of
-// the code spares a build.
-func editor(t *target) (edit func() error, restore func(), err error) {
-	out, err := os.ReadDir(t.buildDir)
+// package's Go files that the build compiles (not a test, not one its
+// build constraints leave out, as btree's pre-generics btree.go), and one
+// that puts the file back. A function, not a comment: after a comment the
+// compiler writes the same object, so the go command does not even link
+// again, which no edit of the code spares a build.
+func (h *harness) editor(t *target) (edit func() error, restore func(), err error) {
+	out, err := h.command(t.buildDir, nil, "go", "list", "-f", "{{range .GoFiles}}{{println .}}{{end}}", t.pkgArg)
 	if err != nil {
 		return nil, nil, err
 	}
-	var file string
-	for _, e := range out {
-		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && e.Type().IsRegular() {
-			file = filepath.Join(t.buildDir, n)
-			break
-		}
-	}
-	if file == "" {
+	names := strings.Fields(string(out))
+	if len(names) == 0 {
 		return nil, nil, errors.New("no Go file to edit")
 	}
+	file := filepath.Join(t.buildDir, names[0])
 	orig, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
