@@ -97,7 +97,11 @@ func TestOracleFlight(t *testing.T) {
 				}
 				checked += len(last)
 			}
-			if checked < 100 || rings < 4 {
+			// Goroutines that ended leave their g, and ring, to later
+			// ones, so how many rings remain depends on the scheduler
+			// (go1.27.0 once left 5 of 9, 85 paths); the main
+			// goroutine's full ring and two others must be there.
+			if checked < entries+2 || rings < 3 {
 				t.Errorf("only %d paths of %d goroutines checked", checked, rings)
 			}
 			t.Logf("%d goroutines, %d rings, %d paths checked", len(want), rings, checked)
