@@ -92,7 +92,7 @@ func TestConfigBuildID(t *testing.T) {
 // profile's, is refused.
 func TestProfileKey(t *testing.T) {
 	profA, profB := configProfile(t, 1), configProfile(t, 2)
-	broken := copyDir(t, profA)
+	broken := CopyProfile(t, profA)
 	if err := os.WriteFile(filepath.Join(broken, "pathcover.9.0.counts"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +145,9 @@ func TestProfileKey(t *testing.T) {
 	}
 }
 
-// copyDir copies the files of a directory into a new one.
-func copyDir(t *testing.T, dir string) string {
+// CopyProfile copies the files of a profile directory into a new one
+// (exported for the external tests too).
+func CopyProfile(t *testing.T, dir string) string {
 	t.Helper()
 	to := t.TempDir()
 	entries, err := os.ReadDir(dir)

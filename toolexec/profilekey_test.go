@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/toolexec"
 )
 
 // TestProfileKeyBuild: with -profilekey=gcflags and the flags that
@@ -102,7 +103,7 @@ func TestProfileKeyBuild(t *testing.T) {
 	// (Its build ID covers the profile's content, which earlier runs of
 	// this test had too, and the files it skips by name: one more makes
 	// the ID this run's own.)
-	negAgain := copyProfile(t, neg)
+	negAgain := toolexec.CopyProfile(t, neg)
 	if err := os.WriteFile(filepath.Join(negAgain, "zz-killed.counts"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/toolexec"
 )
 
 // versionLine is pppexec's answer to the go command's -V=full for compile
@@ -21,26 +22,6 @@ func versionLine(t *testing.T, bin string, flags ...string) string {
 		t.Fatalf("pppexec %v compile -V=full: %v", flags, err)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// copyProfile copies the files of a profile directory into a new one.
-func copyProfile(t *testing.T, dir string) string {
-	t.Helper()
-	to := t.TempDir()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return to
 }
 
 // TestUnreadableProfileFile: a zero-length counter file in the tests'
@@ -115,7 +96,7 @@ func TestUnreadableProfileBuildID(t *testing.T) {
 	mod := cacheModule(t)
 	_, _, tests := buildAndRun(t, bin, mod, nil, "", "3")
 	// The same readable content, and another file that cannot be read.
-	a, b := copyProfile(t, tests), copyProfile(t, tests)
+	a, b := toolexec.CopyProfile(t, tests), toolexec.CopyProfile(t, tests)
 	os.WriteFile(filepath.Join(a, "a.counts"), nil, 0o644)
 	os.WriteFile(filepath.Join(b, "b.counts"), nil, 0o644)
 	// Nothing readable at all.
