@@ -418,10 +418,23 @@ func (p *Profile) AddTests(tf *TestsFile, cf *CountFile) error {
 		p.Tests = &Attribution{}
 	}
 	a := p.Tests
+	// A sharded build's counter file has a segment per shard of each
+	// package (rt/shards.go), each with its own 'H' record in the tests
+	// file: the keys of tables are read from the first, which holds the
+	// hash tables and has every PPP array's keys, and what the file holds
+	// beyond the parts is the sum of all.
 	final := make(map[string]Segment)
+	total := make(map[string]map[uint64]uint64)
 	for _, s := range cf.Segments {
-		if !s.Residual {
+		if s.Residual {
+			continue
+		}
+		if _, ok := final[s.Hash]; !ok {
 			final[s.Hash] = s
+			total[s.Hash] = make(map[uint64]uint64, len(s.Words))
+		}
+		for _, w := range s.Words {
+			total[s.Hash][w.Index] += w.Value
 		}
 	}
 	groupOf := func(running []uint64) int {
@@ -448,11 +461,10 @@ func (p *Profile) AddTests(tf *TestsFile, cf *CountFile) error {
 	}
 	rest := TestPart{Running: tf.Running}
 	for _, hash := range slices.Sorted(maps.Keys(final)) {
-		s := final[hash]
 		d := Segment{Hash: hash}
-		for _, w := range s.Words {
-			if v := w.Value - sum[hash][w.Index]; v != 0 {
-				d.Words = append(d.Words, Word{w.Index, v})
+		for _, i := range slices.Sorted(maps.Keys(total[hash])) {
+			if v := total[hash][i] - sum[hash][i]; v != 0 {
+				d.Words = append(d.Words, Word{i, v})
 			}
 		}
 		rest.Deltas = append(rest.Deltas, d)

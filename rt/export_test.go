@@ -15,3 +15,7 @@ var (
 	FlightExitHook  = flightExitHook
 	FlightFatalHook = flightFatalHook
 )
+
+// SetTestProc says which P runs the calling goroutine, for the tests of
+// sharded counters (goroutine_plain.go).
+func SetTestProc(f func() int) { testProc = f }

@@ -21,30 +21,47 @@ var counts = ownFile{fd: -1}
 // header and the words. fill sets the header's own words and the initial
 // words before the magic marks the segment complete. The caller holds mu.
 func segment(dir string, magic [8]byte, hash string, words int, fill func(header, words []uint64)) ([]uint64, error) {
+	shards, _, err := segments(dir, magic, hash, words, 1, fill)
+	if err != nil {
+		return nil, err
+	}
+	return shards[0], nil
+}
+
+// segments adds n segments for hash, one after the other in one mapping:
+// the shards of a package's counters (shards.go). It returns each one's
+// words and stride, the distance in bytes from one shard's words to the
+// next's, a multiple of the page size. fill is called for each, and each
+// is marked complete as it is filled.
+func segments(dir string, magic [8]byte, hash string, words, n int, fill func(header, words []uint64)) (shards [][]uint64, stride int, err error) {
 	page := int64(syscall.Getpagesize())
 	if !counts.made() {
 		if err := createCounts(dir, page); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	fd, fileSize, err := counts.descriptor()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	off := (fileSize + page - 1) / page * page
 	size := (segmentHeader + 8*int64(words) + page - 1) / page * page
-	m, err := mapWords(&counts, fd, off, int(size))
+	all, err := mapWords(&counts, fd, off, int(size)*n)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	copy((*[16]byte)(unsafe.Pointer(&m[1]))[:], hashBytes(hash))
-	m[3] = uint64(words)
-	w := m[segmentHeader/8 : segmentHeader/8+int64(words) : segmentHeader/8+int64(words)]
-	if fill != nil {
-		fill(m[:segmentHeader/8], w)
+	for i := range n {
+		m := all[int64(i)*size/8:]
+		copy((*[16]byte)(unsafe.Pointer(&m[1]))[:], hashBytes(hash))
+		m[3] = uint64(words)
+		w := m[segmentHeader/8 : segmentHeader/8+int64(words) : segmentHeader/8+int64(words)]
+		if fill != nil {
+			fill(m[:segmentHeader/8], w)
+		}
+		*(*[8]byte)(unsafe.Pointer(&m[0])) = magic // last: the segment is complete
+		shards = append(shards, w)
 	}
-	*(*[8]byte)(unsafe.Pointer(&m[0])) = magic // last: the segment is complete
-	return w, nil
+	return shards, int(size), nil
 }
 
 // createCounts creates this process's counter file in dir and writes its

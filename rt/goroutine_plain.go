@@ -84,3 +84,13 @@ func Ring() *FlightRing {
 	}
 	return r
 }
+
+// proc is the P's id in rt's own tests: 0, or what testProc says.
+func proc() int {
+	if testProc != nil {
+		return testProc()
+	}
+	return 0
+}
+
+var testProc func() int

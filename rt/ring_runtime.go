@@ -11,3 +11,8 @@ import "runtime"
 // so that both inline into instrumented code: a load of the g's field,
 // never nil in a -flight build, and no call.
 func Ring() *FlightRing { return (*FlightRing)(runtime.PathcoverFlightRing()) }
+
+// proc returns the id of the P that runs the calling goroutine
+// (runtime.PathcoverProc, which the patched runtime exports so that this
+// inlines into every count of a sharded build).
+func proc() int { return runtime.PathcoverProc() }

@@ -161,9 +161,11 @@ func (c *Config) String() string {
 }
 
 // patchesRuntime reports whether the build compiles package runtime with
-// the field and functions that rt's goroutines need (goroutine.go): -wpp
-// and -flight builds.
-func (c *Config) patchesRuntime() bool { return c.WPP || c.Flight > 0 }
+// the field and functions that rt needs (goroutine.go): -wpp and -flight
+// builds, for the goroutines' records, and sharded builds, for the P's id.
+func (c *Config) patchesRuntime() bool {
+	return c.WPP || c.Flight > 0 || c.Shard == instrument.ShardPerP
+}
 
 // sites loads the profile of -ippp, once.
 func (c *Config) sites() (*profile.PathsRun, error) {

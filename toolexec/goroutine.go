@@ -232,6 +232,18 @@ func pathcoverTakeRing(f *pathcoverRingFile) unsafe.Pointer {
 // against this runtime, inlines it: a ring costs a call one load of the
 // g's field.
 func PathcoverFlightRing() unsafe.Pointer { return getg().pathcoverRecorder }
+
+// PathcoverProc returns the id of the P that runs the calling goroutine,
+// which chooses its shard of a package's counters (rt.ShardOffset).
+// Exported, as PathcoverFlightRing is, so that it inlines into every count
+// of a sharded build: three loads and no call. Code that runs without a P
+// (none that pppexec instruments should) gets shard 0.
+func PathcoverProc() int {
+	if pp := getg().m.p.ptr(); pp != nil {
+		return int(pp.id)
+	}
+	return 0
+}
 `
 
 // recorderField is the field addRecorderField appends to the runtime's g.
@@ -324,6 +336,8 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 var pathcoverNoRing [5]uint64
 
 func PathcoverFlightRing() unsafe.Pointer { return unsafe.Pointer(&pathcoverNoRing) }
+
+func PathcoverProc() int { return 0 }
 ` + noKeyHasher
 
 // compileRuntime runs the compile of package runtime in a -wpp build, with

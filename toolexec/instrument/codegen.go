@@ -26,6 +26,10 @@ const (
 	hotView     = "_pathcoverH"  // + function index: *[S][12]uint64 of a hot path table's sets
 	hotWay      = "_pathcoverh"  // the first way of a path's set in a hot path table
 	localView   = "_pathcoverV"  // a function's copy of its own view, A or S
+	shardSuffix = "P"            // view + P: returns the view of the calling goroutine's shard
+	shardView   = "_pathcoverv"  // a PPP array's shard, in the statement that counts in it
+	shardMask   = "_pathcoverK"  // the package's shard mask (rt.RegisterShards)
+	shardStride = "_pathcoverZ"  // the bytes from one shard to the next
 	residuals   = "_pathcoverP"  // the package's residual tables
 	register    = "_pathcoverR"  // a function's Ball-Larus register
 	pppReg      = "_pathcoverQ"  // its PPP register
@@ -392,11 +396,21 @@ func residualStmt(fn int, bl string) string { return fmt.Sprintf("%s(%d, %s)", r
 // bounds:
 //
 //	if _pathcoverq := (_pathcoverQ+1); _pathcoverq < 4 && _pathcoverS3[_pathcoverq][0] == (_pathcoverR+2)+1 { _pathcoverS3[_pathcoverq][1]++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
+//
+// In a sharded build, outside a function's local view, the shard's view
+// is taken once:
+//
+//	if _pathcoverq, _pathcoverv := (_pathcoverQ+1), _pathcoverS3P(); _pathcoverq < 4 && _pathcoverv[_pathcoverq][0] == (_pathcoverR+2)+1 { _pathcoverv[_pathcoverq][1]++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
 func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 	slots := uint64(ct.c.Size / 2)
 	view := ct.viewName()
-	return fmt.Sprintf("if %s := %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
-		pppID, id.ppp, pppID, slots, view, pppID, id.bl,
+	init := pppID + " := " + id.ppp
+	if ct.sharded && !ct.local {
+		init = pppID + ", " + shardView + " := " + id.ppp + ", " + view
+		view = shardView
+	}
+	return fmt.Sprintf("if %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
+		init, pppID, slots, view, pppID, id.bl,
 		incStmt(fmt.Sprintf("%s[%s][1]", view, pppID), opt.Atomic),
 		residualStmt(ct.fn, id.bl))
 }
@@ -427,15 +441,26 @@ func witnessStmt(id numbering.EdgeID) string {
 }
 
 // view returns the package-level view of the array or PPP array that ct
-// counts in, or "" if it counts otherwise.
+// counts in, or "" if it counts otherwise; in a sharded build, the call of
+// the function that returns the view of the calling goroutine's shard
+// (shardViewDecl):
+//
+//	_pathcoverA3
+//	_pathcoverA3P()
 func (ct *counting) view() string {
+	var v string
 	switch ct.c.Kind {
 	case profile.CounterArray:
-		return arrayView + strconv.Itoa(ct.fn)
+		v = arrayView + strconv.Itoa(ct.fn)
 	case profile.CounterPPP:
-		return slotView + strconv.Itoa(ct.fn)
+		v = slotView + strconv.Itoa(ct.fn)
+	default:
+		return ""
 	}
-	return ""
+	if ct.sharded {
+		return v + shardSuffix + "()"
+	}
+	return v
 }
 
 // viewName is the name that ct's count statements index: the function's
@@ -640,5 +665,5 @@ func cloneArg(arg string, more bool) string {
 //
 //	func _pathcoverSink4(bl, ppp uint64) { _pathcoverA4[bl]++ }
 func sinkDecl(ct *counting, opt *Options) []byte {
-	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countStmt(&counting{fn: ct.fn, c: ct.c, ppp: ct.ppp}, opt, pathIDs{bl: "bl", ppp: "ppp"}))
+	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countStmt(&counting{fn: ct.fn, c: ct.c, ppp: ct.ppp, sharded: ct.sharded}, opt, pathIDs{bl: "bl", ppp: "ppp"}))
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pathcover/pathcover/profile"
 )
@@ -49,15 +50,18 @@ import (
 
 var _ _pathcoverUnsafe.Pointer
 
-var %s, %s = _pathcoverRT.Register(%q, %s, %d, %s, %d, %q)
+var %s = _pathcoverRT.%s(%q, %s, %d, %s, %d, %q)
 
 func %s(c *uint64) { _pathcoverRT.Add(c) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
-`, pkg, cfg.RuntimePath, counters, residuals, hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
+`, pkg, cfg.RuntimePath, registered(cfg.Shard), registerFunc(cfg.Shard), hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
 	src = appendViews(src, meta)
+	if cfg.Shard.sharded() {
+		src = appendShardViews(src, meta)
+	}
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `
 func %s(fn int, id uint64) { %s.Count(fn, id) }
@@ -115,6 +119,51 @@ func hotCount(atomic bool) string {
 		return "CountHotAtomic"
 	}
 	return "CountHot"
+}
+
+// registered lists the package variables that the registration sets:
+// the counters and residual tables, and in a sharded build the shards'
+// mask and stride (rt.RegisterShards).
+func registered(s Sharding) string {
+	if s.sharded() {
+		return strings.Join([]string{counters, residuals, shardMask, shardStride}, ", ")
+	}
+	return counters + ", " + residuals
+}
+
+// registerFunc is the function of rt that registers a package's counters.
+func registerFunc(s Sharding) string {
+	if s.sharded() {
+		return "RegisterShards"
+	}
+	return "Register"
+}
+
+// appendShardViews defines, for each view of appendViews, the function
+// that returns the view of the calling goroutine's shard (rt/shards.go):
+// the view moved by the shard's offset, which the compiler inlines into a
+// load of the P's id and some arithmetic. The conversion through uintptr,
+// in one expression, is unsafe.Pointer's rule 3; unsafe.Add would need Go
+// 1.17.
+//
+//	func _pathcoverA3P() *[16]uint64 { return (*[16]uint64)(_pathcoverUnsafe.Pointer(uintptr(_pathcoverUnsafe.Pointer(_pathcoverA3)) + _pathcoverRT.ShardOffset(_pathcoverK, _pathcoverZ))) }
+//	func _pathcoverS4P() *[2][2]uint64 { return (*[2][2]uint64)(_pathcoverUnsafe.Pointer(uintptr(_pathcoverUnsafe.Pointer(_pathcoverS4)) + _pathcoverRT.ShardOffset(_pathcoverK, _pathcoverZ))) }
+func appendShardViews(src []byte, meta *profile.Meta) []byte {
+	for i, f := range meta.Funcs {
+		c := f.Counters
+		var view, typ string
+		switch c.Kind {
+		case profile.CounterArray:
+			view, typ = arrayView, fmt.Sprintf("*[%d]uint64", c.Size)
+		case profile.CounterPPP:
+			view, typ = slotView, fmt.Sprintf("*[%d][2]uint64", c.Size/2)
+		default:
+			continue
+		}
+		src = fmt.Appendf(src, "\nfunc %s%d%s() %s { return (%s)(_pathcoverUnsafe.Pointer(uintptr(_pathcoverUnsafe.Pointer(%s%d)) + _pathcoverRT.ShardOffset(%s, %s))) }\n",
+			view, i, shardSuffix, typ, typ, view, i, shardMask, shardStride)
+	}
+	return src
 }
 
 // appendViews declares, for each function with an array or a PPP array, a

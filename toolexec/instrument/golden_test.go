@@ -53,6 +53,12 @@ func TestGolden(t *testing.T) {
 	}{
 		{"plain", Config{}},
 		{"atomic", Config{Options: Options{Atomic: true}}},
+		// Counters per P: each count through its view's shard function;
+		// loops take their shard's view once, at the top.
+		{"shard", Config{Options: Options{Shard: ShardPerP}}},
+		// Per P in a PPP build: the PPP arrays are sharded too, hash tables
+		// are not.
+		{"ppp-shard", Config{Interesting: goldenInteresting, Options: Options{Shard: ShardPerP, PPPAlways: true, PPPSlots: 2, PPPLarge: PPPHashTable}}},
 		{"hash", Config{Options: Options{MaxArrayPaths: 4, HashSlots: 8}}},
 		// Hot path tables instead of hash tables, plain and atomic.
 		{"hot", Config{Options: Options{MaxArrayPaths: 4, HotEntries: 8}}},

@@ -18,6 +18,10 @@ import (
 type Options struct {
 	// Atomic makes counter updates atomic, as -race builds need.
 	Atomic bool
+	// Shard says whether goroutines on different Ps count in different
+	// copies of the counters, so that parallel code does not fight for
+	// their cache lines (rt/shards.go).
+	Shard Sharding
 	// MaxArrayPaths is the largest number of paths counted in an array;
 	// functions with more get a hash table of HashSlots slots.
 	MaxArrayPaths uint64

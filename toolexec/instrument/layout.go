@@ -70,11 +70,39 @@ func (l *LargePPP) Set(s string) error {
 	return fmt.Errorf("want %s or %s", PPPTruncate, PPPHashTable)
 }
 
+// A Sharding says whether a build keeps a copy of each package's
+// counters per P (rt/shards.go); pppexec's -shard flag spells it as the
+// constant's value. The zero value is ShardNone.
+type Sharding string
+
+const (
+	ShardNone Sharding = "none" // one copy, which all goroutines count in
+	ShardPerP Sharding = "p"    // a copy per P: arrays and PPP arrays
+)
+
+// String and Set make a Sharding a flag.Value.
+func (s *Sharding) String() string { return string(*s) }
+
+func (s *Sharding) Set(v string) error {
+	switch x := Sharding(v); x {
+	case ShardNone, ShardPerP:
+		*s = x
+		return nil
+	}
+	return fmt.Errorf("want %s or %s", ShardPerP, ShardNone)
+}
+
+// sharded reports whether s keeps counters per P.
+func (s Sharding) sharded() bool { return s == ShardPerP }
+
 // counting is how one function, or one supergraph, counts its paths.
 type counting struct {
-	fn  int // its index in the package's metadata
-	c   profile.Counters
-	ppp *numbering.PPP // for profile.CounterPPP
+	fn int // its index in the package's metadata
+	// sharded says that its array or PPP array is counted in the shard of
+	// the P that runs the goroutine (Options.Shard).
+	sharded bool
+	c       profile.Counters
+	ppp     *numbering.PPP // for profile.CounterPPP
 	// reg and preg are the Ball-Larus and PPP registers: a function's own
 	// locals when empty, or a supergraph's (see supergraph.go).
 	reg, preg string
@@ -103,7 +131,7 @@ func (ct *counting) registers() (bl, ppp string) {
 // package's others; adds its metadata; and returns how it counts, in
 // registers reg and preg (its own locals when empty).
 func (b *builder) layout(mf *profile.Func, p *numbering.Placement, reg, preg string) *counting {
-	ct := &counting{fn: len(b.meta.Funcs), reg: reg, preg: preg, paths: p.NumPaths()}
+	ct := &counting{fn: len(b.meta.Funcs), reg: reg, preg: preg, paths: p.NumPaths(), sharded: b.cfg.Shard.sharded()}
 	b.init = layoutCounters(ct, b.cfg, b.cfg.Package, mf, p, b.meta.Words, b.init)
 	mf.Counters = ct.c
 	b.meta.Words += mf.Counters.Size

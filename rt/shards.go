@@ -1,0 +1,146 @@
+package rt
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// # Counters per P
+//
+// Goroutines that run at once on several cores and count into the same
+// words fight for the cache lines that hold them: each increment takes the
+// line from the core that last wrote it. Parallel benchmarks then ran 4 to
+// 12 times slower under Ball-Larus than without it, and -covermode=count,
+// whose counters are shared the same way, did as badly.
+//
+// In a sharded build (pppexec -shard=p, the default) each package
+// therefore has one copy of its counters per P, its shards, and a count
+// goes to the shard of the P that runs the goroutine: goroutines that run
+// at the same moment run on different Ps, so they never write the same
+// line. The shards are segments of the counter file like any other, with
+// the package's hash, one after the other, stride bytes apart:
+//
+//	shard 0: header, words, padding to a page  <- Register's counters
+//	shard 1: header, words, padding to a page  <- + stride
+//	...
+//
+// and readers add their counts as they add those of several processes
+// (package profile). The generated code finds the shard of a function's
+// view as view + ShardOffset(mask, stride): a load of the P's id (the
+// patched runtime's PathcoverProc) and some arithmetic, no call.
+//
+// What a shard holds is a copy of the package's whole layout, so the PPP
+// arrays' keys are set in every shard. Only the arrays and the PPP arrays
+// are counted per P; hash tables, hot path tables and residual tables, for
+// functions with more paths than an array holds, stay in shard 0, as they
+// are without shards (rt's functions count in them with atomic
+// operations, or are rarely run).
+//
+// Counting stays as exact as without shards. In atomic mode (-race) every
+// increment is atomic, whichever shard it is in. Otherwise increments are
+// plain, as before: a goroutine that the scheduler moves to another P
+// between the load of its P's id and its increment may race with the
+// goroutine that now runs on its old P, as any two goroutines raced for
+// every count without shards.
+//
+// The number of shards is the smallest power of two at least GOMAXPROCS
+// when the first package registers, at most maxShards, or
+// $PATHCOVERSHARDS (rounded up to a power of two; 1 turns shards off at
+// run time). P ids past the last shard wrap round (the mask). Shards a
+// program's Ps never use cost address space and no memory or disk: the
+// file's pages are made as they are first written.
+
+// maxShards bounds the shards of a package: the file's size grows with
+// them, and past 64 cores two Ps sharing a shard cost little.
+const maxShards = 64
+
+// RegisterShards is Register for a sharded build: it returns the package's
+// counters (shard 0's), its residual tables, and the mask and stride that
+// ShardOffset takes. The stride is 0 where the counters are in memory, not
+// in a file, with one shard (mask 0).
+func RegisterShards(hash, meta string, words int, init []uint64, funcs int, defaultDir string) (c []uint64, r *Residuals, mask, stride uintptr) {
+	mu.Lock()
+	defer mu.Unlock()
+	dir := profileDir(defaultDir)
+	r = &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
+	n := shardCount()
+	if dir == "" || disabled {
+		r.dir = ""
+		c, stride := shardsInMemory(words, init, n)
+		return c, r, uintptr(n - 1), stride
+	}
+	if err := writeMeta(dir, hash, meta); err != nil {
+		warn(dir, err)
+		c, stride := shardsInMemory(words, init, n)
+		return c, r, uintptr(n - 1), stride
+	}
+	shards, size, err := segments(dir, segmentMagic, hash, words, n, func(_, w []uint64) { setWords(w, init) })
+	if err != nil {
+		warn(dir, err)
+		c, stride := shardsInMemory(words, init, n)
+		return c, r, uintptr(n - 1), stride
+	}
+	for _, s := range shards {
+		attributeSegment(hash, s)
+	}
+	return shards[0], r, uintptr(n - 1), uintptr(size)
+}
+
+// ShardOffset returns the distance in bytes from shard 0's counters to
+// those of the shard of the P that runs the calling goroutine.
+func ShardOffset(mask, stride uintptr) uintptr { return uintptr(proc()) & mask * stride }
+
+// shardsInMemory returns n shards of words counters in one allocation, a
+// stride of whole cache lines apart, for a program whose counts are not
+// written.
+func shardsInMemory(words int, init []uint64, n int) ([]uint64, uintptr) {
+	const line = 8 // words: 64 bytes
+	stride := (words + line - 1) / line * line
+	all := make([]uint64, stride*n+1) // +1: an empty package still has an address
+	for i := range n {
+		setWords(all[i*stride:i*stride+words], init)
+	}
+	return all[:words:words], uintptr(stride * 8)
+}
+
+var (
+	shardsOnce sync.Once
+	shardsN    int
+)
+
+// shardCount returns the number of shards of every package of the process,
+// decided when the first one registers.
+func shardCount() int {
+	shardsOnce.Do(func() {
+		want := runtime.GOMAXPROCS(0)
+		if s, ok := syscall.Getenv("PATHCOVERSHARDS"); ok {
+			if v, ok := atoiPositive(s); ok {
+				want = v
+			} else {
+				writeStderr("pathcover: PATHCOVERSHARDS=" + s + " is not a positive number: using " + itoa(uint64(want)) + "\n")
+			}
+		}
+		shardsN = 1
+		for shardsN < want && shardsN < maxShards {
+			shardsN *= 2
+		}
+	})
+	return shardsN
+}
+
+// atoiPositive parses a decimal number from 1 to 1<<20.
+func atoiPositive(s string) (int, bool) {
+	if s == "" || len(s) > 7 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, n > 0 && n <= 1<<20
+}
