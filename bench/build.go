@@ -21,8 +21,10 @@ import (
 // segments through the call sites its tests' paths run. wpp is a
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
+// blshared and blatomicshared are bl and blatomic with one copy of the
+// counters for all goroutines (pppexec -shard=none), to weigh the shards.
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot", "blshared", "blatomicshared"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -161,6 +163,10 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec}
 	case "blatomic":
 		return []string{"-toolexec=" + pppexec + " -atomic"}
+	case "blshared": // counters not sharded per P (rt/shards.go), as before
+		return []string{"-toolexec=" + pppexec + " -shard=none"}
+	case "blatomicshared":
+		return []string{"-toolexec=" + pppexec + " -shard=none -atomic"}
 	case "ppp":
 		return keyedProfiles(t, pppexec+" -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
 	case "ppp-buildid": // -builds: the profile in pppexec's build ID, as before -profilekey

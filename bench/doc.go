@@ -22,6 +22,8 @@
 //	blatomic  go test -c -toolexec='pppexec -pkgs=PKG -atomic'
 //	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
 //	ippp      go test -c -toolexec='pppexec -pkgs=PKG -ippp=T -interesting=S'
+//	blshared  go test -c -toolexec='pppexec -pkgs=PKG -shard=none'     (not by default)
+//	blatomicshared  the same with -atomic                          (not by default)
 //	wpp       go test -c -toolexec='pppexec -pkgs=PKG -wpp'            (not by default)
 //	deps      go test -c -toolexec='pppexec -pkgs=PKG -deps'           (not by default)
 //	wet       go test -c -toolexec='pppexec -pkgs=PKG -wet'            (not by default)

@@ -237,6 +237,10 @@ func (r *results) targets() []targetResult {
 	}
 	bl, okBL := r.mode("bl")
 	count, okCount := r.mode("count")
+	if r.CPU > 1 {
+		r.parallelTargets(chosen, add)
+		return ts
+	}
 	// A target whose modes were not chosen (-modes) is left out.
 	if chosen("bl") && chosen("count") {
 		add("Ball-Larus overhead, median", "≤ -covermode=count's", okBL && okCount,
@@ -285,6 +289,30 @@ func (r *results) targets() []targetResult {
 	}
 	r.productionTargets(chosen, add)
 	return ts
+}
+
+// parallelTargets are the goals of issue 19 for the RunParallel
+// benchmarks on several Ps (-parallel), where every goroutine counts at
+// once: path profiling no dearer than statement coverage, and atomic
+// Ball-Larus a quarter of -covermode=atomic at most.
+func (r *results) parallelTargets(chosen func(...string) bool, add func(name, goal string, have bool, measured string, met bool)) {
+	count, okCount := r.mode("count")
+	for _, m := range []struct{ mode, name string }{{"bl", "Ball-Larus"}, {"ppp", "PPP"}} {
+		s, ok := r.mode(m.mode)
+		if !chosen(m.mode) || !chosen("count") {
+			continue
+		}
+		add(fmt.Sprintf("%s overhead at -test.cpu=%d, median", m.name, r.CPU), "≤ -covermode=count's", ok && okCount,
+			fmt.Sprintf("%s against %s", pct(s.MedianOverhead), pct(count.MedianOverhead)), s.MedianOverhead <= count.MedianOverhead)
+		add(fmt.Sprintf("%s overhead at -test.cpu=%d, geomean", m.name, r.CPU), "≤ -covermode=count's", ok && okCount,
+			fmt.Sprintf("%s against %s", pct(s.GeomeanOverhead), pct(count.GeomeanOverhead)), s.GeomeanOverhead <= count.GeomeanOverhead)
+	}
+	bla, okBLA := r.mode("blatomic")
+	atomic, okAtomic := r.mode("atomic")
+	if chosen("blatomic") && chosen("atomic") {
+		add(fmt.Sprintf("atomic Ball-Larus overhead at -test.cpu=%d, median", r.CPU), "≤ ¼ of -covermode=atomic's", okBLA && okAtomic,
+			fmt.Sprintf("%s against %s", pct(bla.MedianOverhead), pct(atomic.MedianOverhead)), bla.MedianOverhead <= atomic.MedianOverhead/4)
+	}
 }
 
 // productionTargets adds the targets of the production modes (issue 21):
@@ -391,18 +419,20 @@ func (r *results) Markdown() string {
 }
 
 var modeTitle = map[string]string{
-	"count":    "`-covermode=count`",
-	"atomic":   "`-covermode=atomic`",
-	"bl":       "Ball-Larus",
-	"blatomic": "Ball-Larus, atomic",
-	"ppp":      "PPP",
-	"ippp":     "IPPP (PPP and supergraphs)",
-	"wpp":      "Ball-Larus and whole program paths (`-wpp`)",
-	"deps":     "slicing's recording (`-deps`: whole program paths and memory accesses)",
-	"wet":      "whole execution traces' recording (`-wet`: `-deps` and values)",
-	"flight":   "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
-	"hash":     "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
-	"hot":      "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
+	"count":          "`-covermode=count`",
+	"atomic":         "`-covermode=atomic`",
+	"bl":             "Ball-Larus",
+	"blatomic":       "Ball-Larus, atomic",
+	"blshared":       "Ball-Larus, one copy of the counters (`-shard=none`)",
+	"blatomicshared": "Ball-Larus, atomic, one copy of the counters (`-shard=none -atomic`)",
+	"ppp":            "PPP",
+	"ippp":           "IPPP (PPP and supergraphs)",
+	"wpp":            "Ball-Larus and whole program paths (`-wpp`)",
+	"deps":           "slicing's recording (`-deps`: whole program paths and memory accesses)",
+	"wet":            "whole execution traces' recording (`-wet`: `-deps` and values)",
+	"flight":         "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
+	"hash":           "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
+	"hot":            "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
 }
 
 // JSON is the results, indented.

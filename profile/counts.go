@@ -29,6 +29,11 @@ package profile
 //	bigger successor); an id may appear in more than one, and its counts
 //	add up.
 //
+// A package of a sharded build (pppexec -shard=p) has several segments
+// with its hash, one per shard (rt/shards.go), one after the other: their
+// counts add up, as those of several processes do, and the first holds
+// the hash tables' keys.
+//
 // A process killed while it adds a segment leaves the segment's header
 // zero (the magic is written last), so a reader stops there; the counters
 // before it are whole, since every increment is a single store.

@@ -41,6 +41,10 @@
 // private), but nobody else may write to it, since whoever can write to a
 // live counter file can also truncate it (see below).
 //
+// In a sharded build (the default), each package has a copy of its
+// counters per P, segments one after the other, so that goroutines that
+// run at once never count into the same cache line (shards.go).
+//
 // In a PPP build, the paths that are not among a function's interesting
 // ones go to its residual tables (residual.go), segments of the same
 // counter file made as they are needed.

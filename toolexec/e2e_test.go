@@ -392,6 +392,89 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
+// TestShardsPerP: goroutines running at once on several Ps count into
+// their Ps' shards (rt/shards.go), in segments of the counter file that a
+// profile adds up exactly (-race: atomic counts); -shard=none keeps one.
+// The oracle is the program's own arithmetic: each goroutine makes a known
+// number of calls down each path.
+func TestShardsPerP(t *testing.T) {
+	t.Parallel()
+	bin := pppexec(t)
+	mod := writeModule(t, map[string]string{
+		"m.go": smallPkg,
+		"m_test.go": `package m
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestParallel(t *testing.T) {
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for range 4 {
+		wg.Go(func() {
+			start.Wait()
+			for i := range 30000 {
+				Sign(i%3 - 1)
+			}
+		})
+	}
+	start.Done()
+	wg.Wait()
+}
+`,
+	})
+	for _, c := range []struct {
+		shard    string
+		segments int
+	}{{"p", 4}, {"none", 1}} {
+		t.Run(c.shard, func(t *testing.T) {
+			prof := t.TempDir()
+			out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof, "GOMAXPROCS=4"}, "go", "test", "-race", "-count=1", "-run=TestParallel", "-toolexec="+bin+" -shard="+c.shard, ".")
+			if code != 0 {
+				t.Fatalf("go test -race: exit %d\n%s", code, out)
+			}
+			files, _ := filepath.Glob(filepath.Join(prof, "*.counts"))
+			if len(files) != 1 {
+				t.Fatalf("counter files %v, want 1", files)
+			}
+			cf, err := profile.ReadCounts(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := 0
+			for _, s := range cf.Segments {
+				if len(s.Words) > 0 {
+					used++
+				}
+			}
+			if len(cf.Segments) != c.segments {
+				t.Errorf("%d segments, want %d (GOMAXPROCS=4)", len(cf.Segments), c.segments)
+			}
+			if c.segments > 1 && used < 2 {
+				t.Errorf("only %d shard counted: four goroutines that ran at once all counted on one P", used)
+			}
+			p := loadProfile(t, prof)
+			for hash := range p.Metas {
+				byPath := p.Counts[hash][0]
+				// Sign's paths by Ball-Larus id: x < 0, x > 0, x == 0,
+				// each 10000 times a goroutine.
+				var total uint64
+				for id, n := range byPath {
+					if n != 40000 {
+						t.Errorf("path %d of Sign ran %d times, want 40000", id, n)
+					}
+					total += n
+				}
+				if total != 120000 || len(byPath) != 3 {
+					t.Errorf("%d paths counted over %d ids; want 120000 over 3", total, len(byPath))
+				}
+			}
+		})
+	}
+}
+
 // TestPositions: panics and stack traces in instrumented code point at the
 // user's lines, with and without -trimpath.
 func TestPositions(t *testing.T) {
