@@ -21,10 +21,10 @@ import (
 // segments through the call sites its tests' paths run. wpp is a
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
-// blshared and blatomicshared are bl and blatomic with one copy of the
-// counters for all goroutines (pppexec -shard=none), to weigh the shards.
+// blshard, blatomicshard and pppshard are bl, blatomic and ppp with a copy
+// of the counters per P (pppexec -shard=p).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot", "blshared", "blatomicshared"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot", "blshard", "blatomicshard", "pppshard"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -163,12 +163,14 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		return []string{"-toolexec=" + pppexec}
 	case "blatomic":
 		return []string{"-toolexec=" + pppexec + " -atomic"}
-	case "blshared": // counters not sharded per P (rt/shards.go), as before
-		return []string{"-toolexec=" + pppexec + " -shard=none"}
-	case "blatomicshared":
-		return []string{"-toolexec=" + pppexec + " -shard=none -atomic"}
+	case "blshard": // counters per P (rt/shards.go)
+		return []string{"-toolexec=" + pppexec + " -shard=p"}
+	case "blatomicshard":
+		return []string{"-toolexec=" + pppexec + " -shard=p -atomic"}
 	case "ppp":
 		return keyedProfiles(t, pppexec+" -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
+	case "pppshard":
+		return keyedProfiles(t, pppexec+" -shard=p -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
 	case "ppp-buildid": // -builds: the profile in pppexec's build ID, as before -profilekey
 		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
 	case "wpp":

@@ -4,6 +4,7 @@
 // Usage, from the repository root:
 //
 //	go run ./bench [-quick] [-rounds n] [-benchtime d] [-run regexp] [-cold n]
+//	               [-parallel] [-cpu n]
 //	               [-pppflags flags] [-json file] [-md file] [-readme README.md]
 //	               [-work dir] [-list] [-v]
 //	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
@@ -22,8 +23,8 @@
 //	blatomic  go test -c -toolexec='pppexec -pkgs=PKG -atomic'
 //	ppp       go test -c -toolexec='pppexec -pkgs=PKG -interesting=T'
 //	ippp      go test -c -toolexec='pppexec -pkgs=PKG -ippp=T -interesting=S'
-//	blshared  go test -c -toolexec='pppexec -pkgs=PKG -shard=none'     (not by default)
-//	blatomicshared  the same with -atomic                          (not by default)
+//	blshard   go test -c -toolexec='pppexec -pkgs=PKG -shard=p'        (not by default)
+//	blatomicshard, pppshard  blatomic and ppp with -shard=p        (not by default)
 //	wpp       go test -c -toolexec='pppexec -pkgs=PKG -wpp'            (not by default)
 //	deps      go test -c -toolexec='pppexec -pkgs=PKG -deps'           (not by default)
 //	wet       go test -c -toolexec='pppexec -pkgs=PKG -wet'            (not by default)
@@ -42,7 +43,9 @@
 // would time the cores' contention for shared counters (see run.go).
 // -parallel measures that apart: the workloads' RunParallel benchmarks
 // (workload.Parallel) at -test.cpu=2, into the README section
-// bench-parallel.
+// bench-parallel, with issue 19's targets for parallel code. -cpu sets
+// the Ps: -parallel -cpu=1 times the same benchmarks on one, which tells
+// what running them in parallel adds.
 // Per mode it reports the median and the geometric mean of the figures,
 // overhead being ratio − 1.
 //

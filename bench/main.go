@@ -44,7 +44,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
 	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
-	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2: goroutines on both cores share the counters")
+	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2 (or -cpu): goroutines on both cores share the counters")
+	cpu := fs.Int("cpu", 0, "the benchmarks' -test.cpu: `n` Ps (default 1, or 2 with -parallel); -parallel -cpu=1 times the parallel benchmarks on one P, to weigh what parallel code pays against serial code")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
 	vetMode := fs.Bool("vet", false, "time the vet tool against stock go vet on std instead (bench/vet.go), -rounds interleaved rounds (default 3)")
 	hotMode := fs.Bool("hot", false, "measure hot path tables against exact counts instead (bench/hot.go): on the workloads' tests, the overlap of the 100 hottest paths, the tables' size, and how close the estimates are")
@@ -104,6 +105,13 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags, modes: chosen, cpu: 1}
 	if *parallel {
 		h.cpu = 2
+	}
+	if *cpu != 0 {
+		if *cpu < 1 {
+			fmt.Fprintf(stderr, "bench: -cpu=%d: want at least 1\n", *cpu)
+			return 2
+		}
+		h.cpu = *cpu
 	}
 	h.log = func(format string, args ...any) {
 		fmt.Fprintf(stderr, "bench: "+format+"\n", args...)
@@ -369,7 +377,7 @@ func selectionFlags(set map[string]bool, values map[string]string, run, pppFlags
 	if set["pppflags"] {
 		fl = append(fl, "-pppflags="+strconv.Quote(pppFlags))
 	}
-	for _, name := range []string{"parallel", "cold", "coldrounds"} { // rounds and benchtime are in the text
+	for _, name := range []string{"parallel", "cpu", "cold", "coldrounds"} { // rounds and benchtime are in the text
 		switch {
 		case !set[name]:
 		case values[name] == "true":

@@ -419,20 +419,21 @@ func (r *results) Markdown() string {
 }
 
 var modeTitle = map[string]string{
-	"count":          "`-covermode=count`",
-	"atomic":         "`-covermode=atomic`",
-	"bl":             "Ball-Larus",
-	"blatomic":       "Ball-Larus, atomic",
-	"blshared":       "Ball-Larus, one copy of the counters (`-shard=none`)",
-	"blatomicshared": "Ball-Larus, atomic, one copy of the counters (`-shard=none -atomic`)",
-	"ppp":            "PPP",
-	"ippp":           "IPPP (PPP and supergraphs)",
-	"wpp":            "Ball-Larus and whole program paths (`-wpp`)",
-	"deps":           "slicing's recording (`-deps`: whole program paths and memory accesses)",
-	"wet":            "whole execution traces' recording (`-wet`: `-deps` and values)",
-	"flight":         "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
-	"hash":           "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
-	"hot":            "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
+	"count":         "`-covermode=count`",
+	"atomic":        "`-covermode=atomic`",
+	"bl":            "Ball-Larus",
+	"blatomic":      "Ball-Larus, atomic",
+	"blshard":       "Ball-Larus, counters per P (`-shard=p`)",
+	"blatomicshard": "Ball-Larus, atomic, counters per P (`-shard=p -atomic`)",
+	"pppshard":      "PPP, counters per P (`-shard=p`)",
+	"ppp":           "PPP",
+	"ippp":          "IPPP (PPP and supergraphs)",
+	"wpp":           "Ball-Larus and whole program paths (`-wpp`)",
+	"deps":          "slicing's recording (`-deps`: whole program paths and memory accesses)",
+	"wet":           "whole execution traces' recording (`-wet`: `-deps` and values)",
+	"flight":        "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
+	"hash":          "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
+	"hot":           "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
 }
 
 // JSON is the results, indented.

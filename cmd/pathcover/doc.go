@@ -80,7 +80,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -126,6 +126,8 @@
 //		write JSON
 //	-pkgs patterns
 //		comma-separated patterns of the packages to instrument (default: the main module's)
+//	-shard
+//		keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines
 //	-tests
 //		record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected) (default true)
 //	-wet

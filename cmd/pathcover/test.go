@@ -18,7 +18,7 @@ import (
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -63,6 +63,7 @@ into D/profile.wet for pathcover wet.
 			deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
 			wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
 			tests:  fs.Bool("tests", true, "record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected)"),
+			shard:  fs.Bool("shard", false, "keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines"),
 		}
 		return t.run
 	},
@@ -73,7 +74,7 @@ type testFlags struct {
 	fs                *flag.FlagSet
 	dir, pkgs, sites  *string
 	asJSON, wpp, deps *bool
-	wet, tests        *bool
+	wet, tests, shard *bool
 	depth             *int
 }
 
@@ -259,6 +260,9 @@ func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 			arg += " -profilekey=gcflags"
 			keyFlags = cfg.GcflagsKey()
 		}
+	}
+	if *t.shard {
+		arg += " -shard=p"
 	}
 	if *t.wpp {
 		arg += " -wpp"

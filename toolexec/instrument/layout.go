@@ -72,7 +72,7 @@ func (l *LargePPP) Set(s string) error {
 
 // A Sharding says whether a build keeps a copy of each package's
 // counters per P (rt/shards.go); pppexec's -shard flag spells it as the
-// constant's value. The zero value is ShardNone.
+// constant's value. The zero value is ShardNone, pppexec's default.
 type Sharding string
 
 const (
