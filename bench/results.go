@@ -297,7 +297,7 @@ func (r *results) targets() []targetResult {
 // Ball-Larus a quarter of -covermode=atomic at most.
 func (r *results) parallelTargets(chosen func(...string) bool, add func(name, goal string, have bool, measured string, met bool)) {
 	count, okCount := r.mode("count")
-	for _, m := range []struct{ mode, name string }{{"bl", "Ball-Larus"}, {"ppp", "PPP"}} {
+	for _, m := range []struct{ mode, name string }{{"bl", "Ball-Larus"}, {"ppp", "PPP"}, {"blshard", "Ball-Larus with -shard=p"}, {"pppshard", "PPP with -shard=p"}} {
 		s, ok := r.mode(m.mode)
 		if !chosen(m.mode) || !chosen("count") {
 			continue
@@ -307,10 +307,13 @@ func (r *results) parallelTargets(chosen func(...string) bool, add func(name, go
 		add(fmt.Sprintf("%s overhead at -test.cpu=%d, geomean", m.name, r.CPU), "≤ -covermode=count's", ok && okCount,
 			fmt.Sprintf("%s against %s", pct(s.GeomeanOverhead), pct(count.GeomeanOverhead)), s.GeomeanOverhead <= count.GeomeanOverhead)
 	}
-	bla, okBLA := r.mode("blatomic")
 	atomic, okAtomic := r.mode("atomic")
-	if chosen("blatomic") && chosen("atomic") {
-		add(fmt.Sprintf("atomic Ball-Larus overhead at -test.cpu=%d, median", r.CPU), "≤ ¼ of -covermode=atomic's", okBLA && okAtomic,
+	for _, m := range []struct{ mode, name string }{{"blatomic", "atomic Ball-Larus"}, {"blatomicshard", "atomic Ball-Larus with -shard=p"}} {
+		bla, okBLA := r.mode(m.mode)
+		if !chosen(m.mode) || !chosen("atomic") {
+			continue
+		}
+		add(fmt.Sprintf("%s overhead at -test.cpu=%d, median", m.name, r.CPU), "≤ ¼ of -covermode=atomic's", okBLA && okAtomic,
 			fmt.Sprintf("%s against %s", pct(bla.MedianOverhead), pct(atomic.MedianOverhead)), bla.MedianOverhead <= atomic.MedianOverhead/4)
 	}
 }

@@ -41,7 +41,7 @@
 // private), but nobody else may write to it, since whoever can write to a
 // live counter file can also truncate it (see below).
 //
-// In a sharded build (the default), each package has a copy of its
+// In a sharded build (pppexec -shard=p), each package has a copy of its
 // counters per P, segments one after the other, so that goroutines that
 // run at once never count into the same cache line (shards.go).
 //

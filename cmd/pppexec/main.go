@@ -22,11 +22,11 @@
 //	-atomic          count atomically (always on with -race)
 //	-arraylimit n    functions with more paths than n count in a hash table
 //	-hashslots n     the size of those hash tables
-//	-shard none      one copy of each package's counters, which all
-//	                 goroutines share; by default (-shard=p) each P has its
-//	                 own, so that goroutines running at once on several cores
-//	                 never write the same cache line ($PATHCOVERSHARDS, when
-//	                 the program runs, bounds how many: 1 for one)
+//	-shard p         a copy of each package's counters per P, so that
+//	                 goroutines running at once on several cores never write
+//	                 the same cache line (by default, -shard=none, all share
+//	                 one); $PATHCOVERSHARDS, when the program runs, bounds
+//	                 how many
 //	-strict          fail the build if a package cannot be instrumented,
 //	                 or a file of the -interesting or -ippp profile cannot
 //	                 be read (without it, such a file is skipped with one
