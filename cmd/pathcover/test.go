@@ -51,22 +51,7 @@ With -wet, the tests also record the values their functions give their
 variables (pppexec -wet), and the whole execution trace is built at the end
 into D/profile.wet for pathcover wet.
 `,
-	Flags: func(fs *flag.FlagSet) Run {
-		t := &testFlags{
-			fs:     fs,
-			dir:    fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)"),
-			asJSON: jsonFlag(fs),
-			pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
-			sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
-			depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
-			wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
-			deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
-			wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
-			tests:  fs.Bool("tests", true, "record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected)"),
-			shard:  fs.Bool("shard", false, "keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines"),
-		}
-		return t.run
-	},
+	Flags:       func(fs *flag.FlagSet) Run { return newTestFlags(fs).run },
 	CustomFlags: true,
 }
 
@@ -76,6 +61,23 @@ type testFlags struct {
 	asJSON, wpp, deps *bool
 	wet, tests, shard *bool
 	depth             *int
+}
+
+// newTestFlags defines pathcover test's own flags on fs.
+func newTestFlags(fs *flag.FlagSet) *testFlags {
+	return &testFlags{
+		fs:     fs,
+		dir:    fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)"),
+		asJSON: jsonFlag(fs),
+		pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
+		sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
+		depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
+		wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
+		deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
+		wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
+		tests:  fs.Bool("tests", true, "record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected)"),
+		shard:  fs.Bool("shard", false, "keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines"),
+	}
 }
 
 // run runs go test with path profiling and prints the report.
