@@ -18,31 +18,40 @@ import (
 // It also returns the package's residual tables, for its first funcs
 // functions (0 in a Ball-Larus build, which has none).
 func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir string) ([]uint64, *Residuals) {
-	mu.Lock()
-	defer mu.Unlock()
-	dir := profileDir(defaultDir)
-	r := &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
-	if dir == "" || disabled {
-		r.dir = ""
-		return inMemory(words, init), r
-	}
-	if err := writeMeta(dir, hash, meta); err != nil {
-		warn(dir, err)
-		return inMemory(words, init), r
-	}
-	c, err := segment(dir, segmentMagic, hash, words, func(_, w []uint64) { setWords(w, init) })
-	if err != nil {
-		warn(dir, err)
-		return inMemory(words, init), r
-	}
-	attributeSegment(hash, c)
+	c, r, _, _ := register(hash, meta, words, init, funcs, defaultDir, 1)
 	return c, r
 }
 
-func inMemory(words int, init []uint64) []uint64 {
-	c := make([]uint64, words)
-	setWords(c, init)
-	return c
+// register is Register and RegisterShards: it maps n shards of the
+// package's counters (shards.go), or makes them in memory if they cannot
+// be written, and returns shard 0's words, the residual tables, and the
+// shards' mask (n-1) and stride in bytes.
+func register(hash, meta string, words int, init []uint64, funcs int, defaultDir string, n int) (c []uint64, r *Residuals, mask, stride uintptr) {
+	mu.Lock()
+	defer mu.Unlock()
+	dir := profileDir(defaultDir)
+	r = &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
+	mask = uintptr(n - 1)
+	if dir == "" || disabled {
+		r.dir = ""
+		c, stride = shardsInMemory(words, init, n)
+		return c, r, mask, stride
+	}
+	if err := writeMeta(dir, hash, meta); err != nil {
+		warn(dir, err)
+		c, stride = shardsInMemory(words, init, n)
+		return c, r, mask, stride
+	}
+	shards, size, err := segments(dir, segmentMagic, hash, words, n, func(_, w []uint64) { setWords(w, init) })
+	if err != nil {
+		warn(dir, err)
+		c, stride = shardsInMemory(words, init, n)
+		return c, r, mask, stride
+	}
+	for _, s := range shards {
+		attributeSegment(hash, s)
+	}
+	return shards[0], r, mask, uintptr(size)
 }
 
 // setWords stores the pairs (index, value) of init into w.

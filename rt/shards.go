@@ -3,7 +3,6 @@ package rt
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -65,34 +64,9 @@ const maxShards = 64
 
 // RegisterShards is Register for a sharded build: it returns the package's
 // counters (shard 0's), its residual tables, and the mask and stride that
-// ShardOffset takes. The stride is 0 where the counters are in memory, not
-// in a file, with one shard (mask 0).
+// ShardOffset takes.
 func RegisterShards(hash, meta string, words int, init []uint64, funcs int, defaultDir string) (c []uint64, r *Residuals, mask, stride uintptr) {
-	mu.Lock()
-	defer mu.Unlock()
-	dir := profileDir(defaultDir)
-	r = &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
-	n := shardCount()
-	if dir == "" || disabled {
-		r.dir = ""
-		c, stride := shardsInMemory(words, init, n)
-		return c, r, uintptr(n - 1), stride
-	}
-	if err := writeMeta(dir, hash, meta); err != nil {
-		warn(dir, err)
-		c, stride := shardsInMemory(words, init, n)
-		return c, r, uintptr(n - 1), stride
-	}
-	shards, size, err := segments(dir, segmentMagic, hash, words, n, func(_, w []uint64) { setWords(w, init) })
-	if err != nil {
-		warn(dir, err)
-		c, stride := shardsInMemory(words, init, n)
-		return c, r, uintptr(n - 1), stride
-	}
-	for _, s := range shards {
-		attributeSegment(hash, s)
-	}
-	return shards[0], r, uintptr(n - 1), uintptr(size)
+	return register(hash, meta, words, init, funcs, defaultDir, shardCount())
 }
 
 // ShardOffset returns the distance in bytes from shard 0's counters to
