@@ -263,9 +263,10 @@ func mapGrowing(f *ownFile, fd int, limit, size int) (unsafe.Pointer, error) {
 // hole by truncation, so that the disk blocks exist: a store into a hole
 // of a full disk would kill the program with SIGBUS, while a full disk
 // here is an error the program survives. Each write checks that the
-// descriptor still is f.
+// descriptor still is f. The zeros are written from a buffer of at most
+// 64 KiB: a sharded package's segments can be large.
 func growFile(f *ownFile, fd int, off int64, size int) error {
-	zeros := make([]byte, size)
+	zeros := make([]byte, min(size, 64<<10))
 	for done := 0; done < size; {
 		if fd < 0 {
 			var err error
@@ -277,7 +278,7 @@ func growFile(f *ownFile, fd int, off int64, size int) error {
 		}
 		var n int
 		err := retry(func() (err error) {
-			n, err = syscall.Pwrite(fd, zeros[done:], off+int64(done))
+			n, err = syscall.Pwrite(fd, zeros[:min(len(zeros), size-done)], off+int64(done))
 			return err
 		})
 		if err != nil {

@@ -54,9 +54,11 @@ import (
 // The number of shards is the smallest power of two at least GOMAXPROCS
 // when the first package registers, at most maxShards, or
 // $PATHCOVERSHARDS (rounded up to a power of two; 1 turns shards off at
-// run time). P ids past the last shard wrap round (the mask). Shards a
-// program's Ps never use cost address space and no memory or disk: the
-// file's pages are made as they are first written.
+// run time). P ids past the last shard wrap round (the mask). Every shard
+// is written out, zeros, when its package registers (growFile: a hole in
+// the file would turn a full disk into a SIGBUS at a count), so each one
+// costs the package's counters in disk and page cache, whether or not a P
+// counts in it: the file is up to maxShards times larger than without.
 
 // maxShards bounds the shards of a package: the file's size grows with
 // them, and past 64 cores two Ps sharing a shard cost little.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/rt"
 )
@@ -70,14 +71,7 @@ func TestShards(t *testing.T) {
 		t.Fatalf("stride %s bytes, not a whole number of pages", fields[1])
 	}
 
-	files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
-	if len(files) != 1 {
-		t.Fatalf("counter files %v, want 1", files)
-	}
-	cf, err := profile.ReadCounts(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf := cmdtest.OnlyCounterFile(t, dir)
 	if len(cf.Segments) != 4 {
 		t.Fatalf("%d segments, want 4 shards", len(cf.Segments))
 	}

@@ -435,14 +435,7 @@ func TestParallel(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("go test -race: exit %d\n%s", code, out)
 			}
-			files, _ := filepath.Glob(filepath.Join(prof, "*.counts"))
-			if len(files) != 1 {
-				t.Fatalf("counter files %v, want 1", files)
-			}
-			cf, err := profile.ReadCounts(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			cf := cmdtest.OnlyCounterFile(t, prof)
 			used := 0
 			for _, s := range cf.Segments {
 				if len(s.Words) > 0 {

@@ -88,6 +88,21 @@ func LoadProfile(t testing.TB, dir string) *profile.Profile {
 	return p
 }
 
+// OnlyCounterFile reads the one counter file of profile directory dir,
+// failing the test if there is not exactly one or it cannot be read.
+func OnlyCounterFile(t testing.TB, dir string) *profile.CountFile {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
+	if len(files) != 1 {
+		t.Fatalf("counter files %v, want 1", files)
+	}
+	cf, err := profile.ReadCounts(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cf
+}
+
 // CheckProofs fails the test if a path of p ran that its build proved
 // infeasible, and returns the report it built to tell.
 func CheckProofs(t testing.TB, p *profile.Profile) *report.Report {
