@@ -73,7 +73,10 @@ const AccessOrphan = 4
 // An AccessLabel is one statement's accesses of one kind: per access, the
 // timestamp of the path execution it was made in, its number in the
 // process's order of accesses (Seq), the bytes it touched (Addr, Size, and
-// Src for a copy) and its flags (profile.WPPStackAddr, WPPStackSrc).
+// Src for a copy) and its flags (profile.WPPStackAddr, WPPStackSrc). A map
+// access (profile.WPPMapRead, WPPMapWrite) has the map in Addr and in Size
+// its key's number among the map's keys, from 1 (where the recording has
+// the key's hash: see builder.keyNumber).
 //
 // A field whose every entry is the same (a statement's accesses have one
 // size, most have no source and the same flags) has no stream: its value
@@ -225,6 +228,35 @@ type builder struct {
 	// stmtNodes are, by function and statement, the nodes whose paths run
 	// it (countStatements).
 	stmtNodes map[[2]int][]int
+	// keys number each map's keys (keyNumber), and mapKeys count them.
+	keys    map[mapKey]uint64
+	mapKeys map[mapKey]uint64
+}
+
+// A mapKey is a key's hash in a map of a process (hash 0 for the map).
+type mapKey struct {
+	process int
+	m, hash uint64
+}
+
+// keyNumber returns the number of the key of hash hash in map m of process
+// p: its keys are numbered from 1 in the order the builder meets them. A
+// map access's Size is that number, not the hash the recording has. The
+// hash is of the process's random seed, and tells only which accesses
+// touch the same key, as the number does, in a few bits where a hash
+// takes 64.
+func (b *builder) keyNumber(p int, m, hash uint64) uint64 {
+	if b.keys == nil {
+		b.keys, b.mapKeys = make(map[mapKey]uint64), make(map[mapKey]uint64)
+	}
+	k := mapKey{p, m, hash}
+	if n, ok := b.keys[k]; ok {
+		return n
+	}
+	mk := mapKey{process: p, m: m}
+	b.mapKeys[mk]++
+	b.keys[k] = b.mapKeys[mk]
+	return b.keys[k]
 }
 
 type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
@@ -429,7 +461,11 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			aw.times = append(aw.times, 0)
 			aw.seq = append(aw.seq, seq)
 			aw.addr = append(aw.addr, e.Addr)
-			aw.size = append(aw.size, e.Size)
+			size := e.Size
+			if e.Access == profile.WPPMapRead || e.Access == profile.WPPMapWrite {
+				size = b.keyNumber(pi, e.Addr, e.Size)
+			}
+			aw.size = append(aw.size, size)
 			aw.src = append(aw.src, e.Src)
 			aw.flags = append(aw.flags, uint64(e.Flags))
 		default:
@@ -575,8 +611,12 @@ func (b *builder) compress(opt *bidi.Options) {
 		st.Tier2Bytes += int64(len(enc))
 		return s
 	}
+	// The nodes' labels are not in the file: the traces say them (a
+	// node's timestamps are where its symbol is in them), and the reader
+	// makes them again (nodeTimes). They are first-tier words all the same.
 	for n := range b.w.Nodes {
-		b.w.Nodes[n].Times = stream(b.nodeTimes[n])
+		b.w.Nodes[n].Times = bidi.Compress(b.nodeTimes[n], opt)
+		st.Tier1Words += int64(len(b.nodeTimes[n]))
 	}
 	for g := range b.w.Goroutines {
 		b.w.Goroutines[g].Trace = stream(b.traces[g])
@@ -585,7 +625,10 @@ func (b *builder) compress(opt *bidi.Options) {
 	for a, aw := range b.acc {
 		st.Accesses += int64(len(aw.times))
 		l := &b.w.Accesses[a]
-		l.Times, l.Execs = b.accessTimes(l, aw.times, opt)
+		var size int64
+		l.Times, l.Execs, size = b.when(l.Func, int32(l.Stmt), aw.times, opt)
+		st.Tier1Words += int64(len(aw.times))
+		st.Tier2Bytes += size
 		for k, vals := range [5][]uint64{aw.seq, aw.addr, aw.size, aw.src, aw.flags} {
 			if c, ok := constant(vals); ok {
 				st.Tier1Words += int64(len(vals))
@@ -598,28 +641,29 @@ func (b *builder) compress(opt *bidi.Options) {
 	}
 }
 
-// accessTimes encodes the timestamps of access label l, times: as a
-// stream, or as executions of its statement if that is smaller (Execs),
-// counting their sizes.
-func (b *builder) accessTimes(l *AccessLabel, times []uint64, opt *bidi.Options) (*bidi.Stream, *Execs) {
-	st := &b.w.Stats
-	st.Tier1Words += int64(len(times))
+// when encodes the timestamps of a label of function fn whose entries
+// statement stmt made (-1 if the metadata does not say): as a stream, or
+// as executions of the statement if that is smaller (Execs). It returns
+// the encoding's bytes in the file, its tag included.
+func (b *builder) when(fn int, stmt int32, times []uint64, opt *bidi.Options) (*bidi.Stream, *Execs, int64) {
 	s := bidi.Compress(times, opt)
 	enc, _ := s.MarshalBinary()
-	size := int64(len(enc))
-	if e, esize := b.execs(l, times, opt); e != nil && esize < size {
-		st.Tier2Bytes += esize
-		return nil, e
+	size := 1 + int64(len(enc))
+	if e, esize := b.execs(fn, stmt, times, opt); e != nil && esize < size {
+		return nil, e, esize
 	}
-	st.Tier2Bytes += size
-	return s, nil
+	return s, nil, size
 }
 
-// execs returns times as executions of l's statement, and their size in
-// the file, or nil if a timestamp is not one of them (an access of a call
-// that did not complete its path) or the metadata does not say.
-func (b *builder) execs(l *AccessLabel, times []uint64, opt *bidi.Options) (*Execs, int64) {
-	nodes := b.stmtNodes[[2]int{l.Func, int(l.Stmt)}]
+// execs returns times as executions of statement stmt of function fn,
+// and their size in the file, or nil if a timestamp is not one of them
+// (an access of a call that did not complete its path) or the metadata
+// does not say.
+func (b *builder) execs(fn int, stmt int32, times []uint64, opt *bidi.Options) (*Execs, int64) {
+	if stmt < 0 {
+		return nil, 0
+	}
+	nodes := b.stmtNodes[[2]int{fn, int(stmt)}]
 	if len(nodes) == 0 || len(times) == 0 {
 		return nil, 0
 	}
@@ -639,13 +683,13 @@ func (b *builder) execs(l *AccessLabel, times []uint64, opt *bidi.Options) (*Exe
 		skips[i], prev = uint64(d<<1^d>>63), j
 	}
 	e := &Execs{N: len(times), Nodes: nodes}
-	size := int64(len(binary.AppendUvarint(nil, uint64(len(times))))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
+	size := 1 + int64(len(binary.AppendUvarint(nil, uint64(len(times))))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
 	for _, n := range nodes {
 		size += int64(len(binary.AppendUvarint(nil, uint64(n))))
 	}
-	// A constant skip of 0 would say nothing of how many accesses there
+	// A constant skip of 0 would say nothing of how many entries there
 	// are: such a label keeps a stream (the reader bounds a constant's
-	// accesses by the executions).
+	// entries by the executions).
 	if c, ok := constant(skips); ok && c != 0 {
 		e.SkipConstant = c
 		return e, size + constBytes(c)

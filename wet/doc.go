@@ -18,7 +18,9 @@
 //
 // # Labels
 //
-//   - a node's label: the timestamps of its executions (Node.Times);
+//   - a node's label: the timestamps of its executions (Node.Times),
+//     which the traces say (its path symbols, in order, one timestamp
+//     each): a WET file does not hold them, and its reader makes them;
 //   - a goroutine's trace: its events in order (enters, paths, returns,
 //     spawns), one symbol each (Goroutine.Trace), which is the control-flow
 //     trace the paper walks through the nodes' timestamps, kept whole;
@@ -29,12 +31,15 @@
 //     follow from the same inputs share one label, a value group
 //     (ValueGroup, the paper's 3.2: groups.go): one stream of timestamps,
 //     and either each member's words or one pattern of their distinct
-//     tuples, whichever is smaller;
+//     tuples, whichever is smaller. Its timestamps may be given as
+//     executions of its statement, as an access label's are;
 //   - a memory access's label, per statement and kind of access: for each
 //     access, its timestamp, its number in the process's order of
-//     accesses, its address and size (AccessLabel). The timestamps may be
-//     given as executions of the statement, which the nodes' labels
-//     hold: most often each execution makes one access (Execs).
+//     accesses, its address and size (AccessLabel); a map access's key
+//     is numbered among the map's keys, where the recording has its hash.
+//     The timestamps may be given as executions of the statement, which
+//     the nodes' labels hold: most often each execution makes one access
+//     (Execs).
 //
 // A field whose every entry is the same (an access's size, its flags; a
 // variable that never changes) is kept as that value: a stream spends at

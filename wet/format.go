@@ -16,23 +16,26 @@ import (
 // Every number is a uvarint (encoding/binary); a string is its length and
 // its bytes; a stream is a bidi stream's encoding (wet/bidi/encode.go).
 //
-//	file      = magic "pcovwet2" stats funcs nodes goroutines groups accesses
+//	file      = magic "pcovwet3" stats funcs nodes goroutines groups accesses
 //	stats     = recordBytes tier1Words tier2Bytes valueBytes paths
 //	            statements valueRecords accesses siteValueBytes
 //	            groupedValueBytes
 //	funcs     = n { hash index package name }^n         (hash, package, name: strings)
-//	nodes     = n { func path times }^n                  (times: a stream)
+//	nodes     = n { func path }^n
 //	goroutines= n { process id parent spawn start end stopped trace }^n
-//	groups    = n { func times patterned [pattern] members }^n
+//	groups    = n { func when patterned [pattern] members }^n
 //	members   = n { site nWords word^nWords }^n
 //	word      = 0 stream | 1 value
 //	accesses  = n { func stmt access when field^5 }^n
-//	when      = 0 times | 1 n k node^k skips        (times, skips: field)
+//	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: field)
 //	field     = 0 stream | 1 value                 (seq addr size src flags)
 //
-// An access label's timestamps (when) are a stream, or the executions of
-// its statement (AccessLabel.Execs): n accesses at the timestamps of k
-// nodes, merged, indexed by the skips; a constant skip is never 0.
+// A node's timestamps (Node.Times) are not in the file: the traces hold
+// them, goroutine g's k-th path symbol being the execution of timestamp
+// g.start+k, and the reader makes each node's label from them. A label's
+// timestamps (when: a value group's, an access label's) are a stream, or
+// the executions of its statement (Execs): n entries at the timestamps of
+// k nodes, merged, indexed by the skips; a constant skip is never 0.
 //
 // A value group (ValueGroup) with patterned 1 has a pattern stream, and
 // its members' word streams hold its distinct tuples; with patterned 0,
@@ -43,7 +46,7 @@ import (
 // two groups, and each stream as bidi.Parse does; a file that it accepts
 // answers every query without an error.
 
-const magic = "pcovwet2"
+const magic = "pcovwet3"
 
 // Write writes w in the WET format.
 func (w *WET) Write(out io.Writer) error {
@@ -55,6 +58,25 @@ func (w *WET) Write(out io.Writer) error {
 		var err error
 		b, err = s.AppendBinary(b)
 		return err
+	}
+	when := func(times *bidi.Stream, e *Execs) error {
+		if e == nil {
+			uv(0)
+			return stream(times)
+		}
+		uv(1)
+		uv(uint64(e.N))
+		uv(uint64(len(e.Nodes)))
+		for _, n := range e.Nodes {
+			uv(uint64(n))
+		}
+		if e.Skips == nil {
+			uv(1)
+			uv(e.SkipConstant)
+			return nil
+		}
+		uv(0)
+		return stream(e.Skips)
 	}
 	flush := func() error {
 		_, err := bw.Write(b)
@@ -77,9 +99,6 @@ func (w *WET) Write(out io.Writer) error {
 	for _, n := range w.Nodes {
 		uv(uint64(n.Func))
 		uv(n.Path)
-		if err := stream(n.Times); err != nil {
-			return err
-		}
 		if err := flush(); err != nil {
 			return err
 		}
@@ -104,7 +123,7 @@ func (w *WET) Write(out io.Writer) error {
 	uv(uint64(len(w.ValueGroups)))
 	for _, g := range w.ValueGroups {
 		uv(uint64(g.Func))
-		if err := stream(g.Times); err != nil {
+		if err := when(g.Times, g.Execs); err != nil {
 			return err
 		}
 		if g.Pattern != nil {
@@ -140,27 +159,8 @@ func (w *WET) Write(out io.Writer) error {
 		uv(uint64(a.Func))
 		uv(uint64(a.Stmt))
 		uv(uint64(a.Access))
-		if e := a.Execs; e != nil {
-			uv(1)
-			uv(uint64(e.N))
-			uv(uint64(len(e.Nodes)))
-			for _, n := range e.Nodes {
-				uv(uint64(n))
-			}
-			if e.Skips == nil {
-				uv(1)
-				uv(e.SkipConstant)
-			} else {
-				uv(0)
-				if err := stream(e.Skips); err != nil {
-					return err
-				}
-			}
-		} else {
-			uv(0)
-			if err := stream(a.Times); err != nil {
-				return err
-			}
+		if err := when(a.Times, a.Execs); err != nil {
+			return err
 		}
 		for k, f := range a.fields() {
 			if *f == nil {
@@ -231,12 +231,11 @@ func Parse(data []byte) (*WET, error) {
 		f.Package, f.Name = r.str("package"), r.str("name")
 		w.Funcs = append(w.Funcs, f)
 	}
-	nn := r.count("nodes", 3)
+	nn := r.count("nodes", 2)
 	for range nn {
 		n := Node{Func: int(r.small("node's function", uint64(len(w.Funcs))))}
 		n.Path = r.uv("path")
-		n.Times = r.stream("node's timestamps")
-		w.Nodes = append(w.Nodes, n)
+		w.Nodes = append(w.Nodes, n) // Times: check makes them from the traces
 	}
 	ng := r.count("goroutines", 8)
 	for range ng {
@@ -249,7 +248,7 @@ func Parse(data []byte) (*WET, error) {
 	ngr := r.count("value groups", 4)
 	for gi := range ngr {
 		g := ValueGroup{Func: int(r.small("group's function", uint64(len(w.Funcs))))}
-		g.Times = r.stream("value timestamps")
+		g.Times, g.Execs = r.when("value timestamps", len(w.Nodes))
 		if r.small("patterned", 2) == 1 {
 			g.Pattern = r.stream("pattern")
 		}
@@ -278,25 +277,7 @@ func Parse(data []byte) (*WET, error) {
 	na := r.count("access labels", 9)
 	for range na {
 		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
-		if r.small("access timestamps: a stream or executions", 2) == 1 {
-			e := &Execs{N: int(r.small("accesses", 1<<40))}
-			nn := r.count("access nodes", 1)
-			for range nn {
-				n := int(r.small("access node", uint64(len(w.Nodes))))
-				if len(e.Nodes) > 0 && n <= e.Nodes[len(e.Nodes)-1] {
-					r.fail("access nodes out of order (%d after %d)", n, e.Nodes[len(e.Nodes)-1])
-				}
-				e.Nodes = append(e.Nodes, n)
-			}
-			if r.small("skips: constant or not", 2) == 1 {
-				e.SkipConstant = r.uv("skips: the constant")
-			} else {
-				e.Skips = r.stream("skips")
-			}
-			a.Execs = e
-		} else {
-			a.Times = r.stream("access timestamps")
-		}
+		a.Times, a.Execs = r.when("access timestamps", len(w.Nodes))
 		for k, what := range []string{"access numbers", "addresses", "sizes", "sources", "flags"} {
 			switch r.small(what+": constant or not", 2) {
 			case 1:
@@ -316,12 +297,24 @@ func Parse(data []byte) (*WET, error) {
 	return w, w.check()
 }
 
-// check checks what Parse cannot see field by field: that labels have an
-// entry per execution, and traces name nodes and functions that exist.
+// check checks what Parse cannot see field by field: that traces name
+// nodes and functions that exist, and labels have an entry per execution;
+// and it makes the nodes' labels from the traces.
 func (w *WET) check() error {
+	times, err := w.checkTraces()
+	if err != nil {
+		return err
+	}
+	for n := range w.Nodes {
+		w.Nodes[n].Times = bidi.Compress(times[n], nil)
+	}
+	nodeTimes := make(map[int][]uint64) // decoded, for the executions' checks
 	sites := make(map[[2]int]bool)
 	for i, g := range w.ValueGroups {
-		n := g.Times.Len()
+		if err := w.checkExecs(g.Func, g.Execs, nodeTimes); err != nil {
+			return fmt.Errorf("value group %d: %v", i, err)
+		}
+		n := g.count()
 		tuples := g.tuples() // the length of every word stream; a constant's
 		for m, words := range g.Words {
 			if sites[[2]int{g.Func, int(g.Sites[m])}] {
@@ -349,41 +342,56 @@ func (w *WET) check() error {
 			}
 		}
 	}
-	nodeTimes := make(map[int][]uint64)
 	for i := range w.Accesses {
 		a := &w.Accesses[i]
+		if err := w.checkExecs(a.Func, a.Execs, nodeTimes); err != nil {
+			return fmt.Errorf("access label %d: %v", i, err)
+		}
 		for _, f := range a.fields() {
 			if *f != nil && (*f).Len() != a.count() {
 				return fmt.Errorf("access label %d: streams of %d and %d", i, a.count(), (*f).Len())
 			}
 		}
-		if e := a.Execs; e != nil {
-			if e.Skips != nil && e.Skips.Len() != e.N {
-				return fmt.Errorf("access label %d: %d accesses, %d skips", i, e.N, e.Skips.Len())
-			}
-			if e.Skips == nil && e.SkipConstant == 0 {
-				return fmt.Errorf("access label %d: a constant skip of 0", i)
-			}
-			execs := 0
-			for _, n := range e.Nodes {
-				if w.Nodes[n].Func != a.Func {
-					return fmt.Errorf("access label %d of function %d: node %d of function %d", i, a.Func, n, w.Nodes[n].Func)
-				}
-				execs += w.Nodes[n].Times.Len()
-			}
-			// A constant skip moves by at least one execution each time:
-			// its accesses are no more than the executions.
-			if e.Skips == nil && e.N > execs {
-				return fmt.Errorf("access label %d: %d accesses at %d executions", i, e.N, execs)
-			}
-			if _, err := w.execTimes(a, nodeTimes); err != nil {
-				return fmt.Errorf("access label %d: %v", i, err)
-			}
-		}
 	}
+	return nil
+}
+
+// checkExecs checks timestamps given as executions (nil: none) of a
+// label of function fn: that its nodes are fn's and its skips index
+// their executions.
+func (w *WET) checkExecs(fn int, e *Execs, nodeTimes map[int][]uint64) error {
+	if e == nil {
+		return nil
+	}
+	if e.Skips != nil && e.Skips.Len() != e.N {
+		return fmt.Errorf("%d entries, %d skips", e.N, e.Skips.Len())
+	}
+	if e.Skips == nil && e.SkipConstant == 0 {
+		return errors.New("a constant skip of 0")
+	}
+	execs := 0
+	for _, n := range e.Nodes {
+		if w.Nodes[n].Func != fn {
+			return fmt.Errorf("a label of function %d: node %d of function %d", fn, n, w.Nodes[n].Func)
+		}
+		execs += w.Nodes[n].Times.Len()
+	}
+	// A constant skip moves by at least one execution each time: its
+	// entries are no more than the executions.
+	if e.Skips == nil && e.N > execs {
+		return fmt.Errorf("%d entries at %d executions", e.N, execs)
+	}
+	_, err := w.execTimes(e, nodeTimes)
+	return err
+}
+
+// checkTraces checks the goroutines' traces, and returns each node's
+// timestamps, which they say.
+func (w *WET) checkTraces() ([][]uint64, error) {
+	times := make([][]uint64, len(w.Nodes))
 	for i, g := range w.Goroutines {
 		if g.End < g.Start {
-			return fmt.Errorf("goroutine %d ends before it starts", i)
+			return nil, fmt.Errorf("goroutine %d ends before it starts", i)
 		}
 		// Goroutines come process by process, their timestamps one after
 		// the other from 0, as Build numbers them (a reader finds a
@@ -393,43 +401,47 @@ func (w *WET) check() error {
 			prev = w.Goroutines[i-1]
 		}
 		if g.Process != prev.Process && g.Process != prev.Process+1 || g.Start != prev.End {
-			return fmt.Errorf("goroutine %d: process %d, timestamps from %d, after process %d's up to %d", i, g.Process, g.Start, prev.Process, prev.End)
+			return nil, fmt.Errorf("goroutine %d: process %d, timestamps from %d, after process %d's up to %d", i, g.Process, g.Start, prev.Process, prev.End)
 		}
-		paths := uint64(0)
+		t := g.Start
 		up := false // the last symbol was an up: a path must follow
 		for _, sym := range g.Trace.Values() {
 			if up && sym&7 != SymPath {
-				return fmt.Errorf("goroutine %d: an up not followed by a path", i)
+				return nil, fmt.Errorf("goroutine %d: an up not followed by a path", i)
 			}
 			up = false
 			switch sym & 7 {
 			case SymPath:
 				if sym>>3 >= uint64(len(w.Nodes)) {
-					return fmt.Errorf("goroutine %d: a path of node %d of %d", i, sym>>3, len(w.Nodes))
+					return nil, fmt.Errorf("goroutine %d: a path of node %d of %d", i, sym>>3, len(w.Nodes))
 				}
-				paths++
+				if t == g.End {
+					return nil, fmt.Errorf("goroutine %d: more paths than its timestamps [%d, %d)", i, g.Start, g.End)
+				}
+				times[sym>>3] = append(times[sym>>3], t)
+				t++
 			case SymEnter:
 				if sym>>3 >= uint64(len(w.Funcs)) {
-					return fmt.Errorf("goroutine %d: a call of function %d of %d", i, sym>>3, len(w.Funcs))
+					return nil, fmt.Errorf("goroutine %d: a call of function %d of %d", i, sym>>3, len(w.Funcs))
 				}
 			case SymUp:
 				if k := sym >> 3; k == 0 || k >= 1<<32 {
-					return fmt.Errorf("goroutine %d: a path %d calls up", i, k)
+					return nil, fmt.Errorf("goroutine %d: a path %d calls up", i, k)
 				}
 				up = true
 			case SymReturn, SymSpawn, SymStop:
 			default:
-				return fmt.Errorf("goroutine %d: symbol of kind %d", i, sym&7)
+				return nil, fmt.Errorf("goroutine %d: symbol of kind %d", i, sym&7)
 			}
 		}
 		if up {
-			return fmt.Errorf("goroutine %d: an up not followed by a path", i)
+			return nil, fmt.Errorf("goroutine %d: an up not followed by a path", i)
 		}
-		if paths != g.End-g.Start {
-			return fmt.Errorf("goroutine %d: %d paths for timestamps [%d, %d)", i, paths, g.Start, g.End)
+		if t != g.End {
+			return nil, fmt.Errorf("goroutine %d: %d paths for timestamps [%d, %d)", i, t-g.Start, g.Start, g.End)
 		}
 	}
-	return nil
+	return times, nil
 }
 
 type reader struct {
@@ -491,6 +503,29 @@ func (r *reader) str(what string) string {
 	s := string(r.b[r.pos : r.pos+int(n)])
 	r.pos += int(n)
 	return s
+}
+
+// when reads a label's timestamps: a stream, or executions of nodes of
+// nodes.
+func (r *reader) when(what string, nodes int) (*bidi.Stream, *Execs) {
+	if r.small(what+": a stream or executions", 2) == 0 {
+		return r.stream(what), nil
+	}
+	e := &Execs{N: int(r.small(what+": entries", 1<<40))}
+	nn := r.count(what+": nodes", 1)
+	for range nn {
+		n := int(r.small(what+": node", uint64(nodes)))
+		if len(e.Nodes) > 0 && n <= e.Nodes[len(e.Nodes)-1] {
+			r.fail("%s: nodes out of order (%d after %d)", what, n, e.Nodes[len(e.Nodes)-1])
+		}
+		e.Nodes = append(e.Nodes, n)
+	}
+	if r.small(what+": skips: constant or not", 2) == 1 {
+		e.SkipConstant = r.uv(what + ": skips: the constant")
+	} else {
+		e.Skips = r.stream(what + ": skips")
+	}
+	return nil, e
 }
 
 func (r *reader) stream(what string) *bidi.Stream {

@@ -34,7 +34,8 @@ import (
 // a pattern pays when tuples repeat, and costs a stream when they do not.
 
 // A ValueGroup is value sites of one function recorded at the same path
-// executions: their timestamps (Times), and their values, either each
+// executions: their timestamps (Times, or as executions of their
+// statement, Execs, as an access label's), and their values, either each
 // site's every value (Pattern nil: Words[m][k] is the k-th word of member
 // m's values, one per timestamp) or, with a pattern, the distinct tuples
 // of the members' values (Words[m][k] the k-th word of member m's value
@@ -43,6 +44,7 @@ type ValueGroup struct {
 	Func    int
 	Sites   []uint32 // the members, indexes in the function's Deps.Values
 	Times   *bidi.Stream
+	Execs   *Execs // when Times is nil
 	Pattern *bidi.Stream
 	Words   [][]*bidi.Stream
 	// Constant[m][k] is the value of word k of member m where its every
@@ -69,9 +71,17 @@ func (g *ValueGroup) tuples() int {
 	case !words:
 		return -1
 	case g.Pattern == nil:
-		return g.Times.Len()
+		return g.count()
 	}
 	return 1
+}
+
+// count returns the group's number of values.
+func (g *ValueGroup) count() int {
+	if g.Execs != nil {
+		return g.Execs.N
+	}
+	return g.Times.Len()
 }
 
 // wordValues returns the entries of word k of member m.
@@ -267,8 +277,9 @@ type encodedGroup struct {
 }
 
 // encodeGroup makes the group of sites (all with the same timestamps)
-// streams, with a pattern if that makes its values' streams smaller.
-func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
+// streams, with a pattern if that makes its values' streams smaller; when
+// encodes the timestamps (builder.when).
+func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, when func(times []uint64) (*bidi.Stream, *Execs, int64)) encodedGroup {
 	enc := func(vals []uint64) (*bidi.Stream, int64) {
 		s := bidi.Compress(vals, opt)
 		b, _ := s.MarshalBinary()
@@ -284,7 +295,7 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options) encodedGroup {
 	}
 	g := encodedGroup{ValueGroup: ValueGroup{Func: fn}}
 	var timeBytes int64
-	g.Times, timeBytes = enc(sites[0].times)
+	g.Times, g.Execs, timeBytes = when(sites[0].times)
 	n := len(sites[0].times)
 
 	// Every value of every site.
@@ -414,7 +425,10 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 		}
 		for _, part := range parts {
 			for _, dg := range dynamicGroups(part) {
-				g := encodeGroup(fn, dg, opt)
+				stmt := b.siteStmt(fn, dg[0].site)
+				g := encodeGroup(fn, dg, opt, func(times []uint64) (*bidi.Stream, *Execs, int64) {
+					return b.when(fn, stmt, times, opt)
+				})
 				st.Tier1Words += g.tier1Words
 				st.Tier2Bytes += g.allBytes
 				st.ValueBytes += g.valueBytes
@@ -427,7 +441,7 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 				if len(dg) == 1 && g.Pattern == nil {
 					st.SiteValueBytes += g.allBytes // the same streams
 				} else {
-					st.SiteValueBytes += b.siteBytes(dg, opt)
+					st.SiteValueBytes += b.siteBytes(fn, dg, opt)
 				}
 			}
 		}
@@ -438,11 +452,13 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 // siteBytes returns what the sites' values would take in the second tier
 // without groups: each its own timestamps and words (a constant word as
 // in a group).
-func (b *builder) siteBytes(sites []*siteValues, opt *bidi.Options) int64 {
+func (b *builder) siteBytes(fn int, sites []*siteValues, opt *bidi.Options) int64 {
 	var n int64
 	for _, s := range sites {
-		for i, vals := range append([][]uint64{s.times}, s.words...) {
-			if c, ok := constant(vals); ok && i > 0 {
+		_, _, size := b.when(fn, b.siteStmt(fn, s.site), s.times, opt)
+		n += size
+		for _, vals := range s.words {
+			if c, ok := constant(vals); ok {
 				n += constBytes(c)
 				continue
 			}

@@ -170,7 +170,7 @@ func TestValueGroups(t *testing.T) {
 				if !slices.Contains(static[g.Func][in], s) {
 					t.Fatalf("seed %d: group %v mixes static groups %v", seed, g.Sites, static[g.Func])
 				}
-				if got, exp := len(want[[2]int{g.Func, int(s)}]), g.Times.Len(); got != exp {
+				if got, exp := len(want[[2]int{g.Func, int(s)}]), g.count(); got != exp {
 					t.Fatalf("seed %d: site %d has %d values in a group of %d timestamps", seed, s, got, exp)
 				}
 			}

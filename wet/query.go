@@ -140,7 +140,7 @@ type Value struct {
 // ValuesOf returns the values of value site l, in the order recorded.
 func (w *WET) ValuesOf(l *ValueLabel) []Value {
 	g := &w.ValueGroups[l.Group]
-	times := g.Times.Values()
+	times := w.times(g.Times, g.Execs)
 	words := make([][]uint64, len(g.Words[l.Member]))
 	for k := range g.Words[l.Member] {
 		words[k] = g.wordValues(l.Member, k)
@@ -173,7 +173,7 @@ type Access struct {
 
 // AccessesOf returns the accesses of label l, in the order made.
 func (w *WET) AccessesOf(l *AccessLabel) []Access {
-	times, seq, addr, size, src, flags := w.accessTimes(l), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
+	times, seq, addr, size, src, flags := w.times(l.Times, l.Execs), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
 	out := make([]Access, len(times))
 	for i := range times {
 		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
@@ -191,24 +191,43 @@ type Writer struct {
 // LastWriter returns the last access of process p, before the access
 // numbered seq, that wrote the byte at addr (a distance below the stack's
 // top, of goroutine g, if stack): a store, an update, a copy into it, or
-// an allocation. Map entries and channels are not bytes.
+// an allocation. Map entries and channels are not bytes (LastMapWrite).
 func (w *WET) LastWriter(p int, addr uint64, stack bool, g int, seq uint64) (Writer, bool) {
+	return w.last(p, seq, func(l *AccessLabel) bool {
+		return l.Access == profile.WPPStore || l.Access == profile.WPPUpdate || l.Access == profile.WPPCopy
+	}, func(a Access, ag int) bool {
+		return (a.Flags&profile.WPPStackAddr != 0) == stack && covers(a.Addr, a.Size, addr, stack) && (!stack || ag == g)
+	})
+}
+
+// LastMapWrite returns the last access of process p, before the access
+// numbered seq, that set or deleted the key numbered key (AccessLabel) of
+// the map at m (a distance below the stack's top, of goroutine g, if
+// stack).
+func (w *WET) LastMapWrite(p int, m, key uint64, stack bool, g int, seq uint64) (Writer, bool) {
+	return w.last(p, seq, func(l *AccessLabel) bool { return l.Access == profile.WPPMapWrite },
+		func(a Access, ag int) bool {
+			return a.Addr == m && a.Size == key && (a.Flags&profile.WPPStackAddr != 0) == stack && (!stack || ag == g)
+		})
+}
+
+// last returns the last access of process p before the access numbered
+// seq of the labels that label accepts that access accepts (given its
+// goroutine).
+func (w *WET) last(p int, seq uint64, label func(*AccessLabel) bool, access func(a Access, g int) bool) (Writer, bool) {
 	var best Writer
 	found := false
 	for i := range w.Accesses {
 		l := &w.Accesses[i]
-		if l.Access != profile.WPPStore && l.Access != profile.WPPUpdate && l.Access != profile.WPPCopy {
+		if !label(l) {
 			continue
 		}
 		for _, a := range w.AccessesOf(l) {
 			if a.Seq >= seq || (found && a.Seq <= best.Access.Seq) {
 				continue
 			}
-			if (a.Flags&profile.WPPStackAddr != 0) != stack || !covers(a.Addr, a.Size, addr, stack) {
-				continue
-			}
 			ag, ok := w.Goroutine(a.T)
-			if !ok || w.Goroutines[ag].Process != p || stack && ag != g {
+			if !ok || w.Goroutines[ag].Process != p || !access(a, ag) {
 				continue
 			}
 			best, found = Writer{l, a}, true
@@ -227,21 +246,21 @@ func covers(addr, size, q uint64, stack bool) bool {
 	return q >= addr && q-addr < size
 }
 
-// accessTimes returns the timestamps of access label l.
-func (w *WET) accessTimes(l *AccessLabel) []uint64 {
-	if l.Execs == nil {
-		return l.Times.Values()
+// times returns a label's timestamps: the stream's, or if it is nil those
+// of the executions.
+func (w *WET) times(s *bidi.Stream, e *Execs) []uint64 {
+	if e == nil {
+		return s.Values()
 	}
-	times, _ := w.execTimes(l, nil)
+	times, _ := w.execTimes(e, nil)
 	return times
 }
 
-// execTimes returns the timestamps of l.Execs: the executions of its
+// execTimes returns the timestamps of executions e: the executions of a
 // statement, from its nodes' labels (decoded, or from cache if given),
 // indexed by the skips; an error if an index is out of range (which the
 // reader checks, so a parsed WET has none).
-func (w *WET) execTimes(l *AccessLabel, cache map[int][]uint64) ([]uint64, error) {
-	e := l.Execs
+func (w *WET) execTimes(e *Execs, cache map[int][]uint64) ([]uint64, error) {
 	var runs []uint64
 	for _, n := range e.Nodes {
 		t, ok := cache[n]
@@ -267,7 +286,7 @@ func (w *WET) execTimes(l *AccessLabel, cache map[int][]uint64) ([]uint64, error
 		}
 		j += int(int64(s>>1) ^ -int64(s&1))
 		if j < 0 || j >= len(runs) {
-			return nil, fmt.Errorf("access %d at execution %d of %d", i, j, len(runs))
+			return nil, fmt.Errorf("entry %d at execution %d of %d", i, j, len(runs))
 		}
 		out[i] = runs[j]
 	}

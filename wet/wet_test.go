@@ -67,7 +67,11 @@ func randomRecording(r *rand.Rand, name string) *memSource {
 			case k == 8:
 				d := r.Uint64N(3)
 				seq += d
-				evs = append(evs, profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(5)), Access: profile.WPPAccess(r.IntN(4)), Seq: d, Addr: 4096 + 8*r.Uint64N(16), Size: 8, Flags: uint8(r.IntN(2))})
+				e := profile.WPPEvent{Kind: profile.WPPMemory, Stmt: uint32(r.IntN(5)), Access: profile.WPPAccess(r.IntN(6)), Seq: d, Addr: 4096 + 8*r.Uint64N(16), Size: 8, Flags: uint8(r.IntN(2))}
+				if e.Access == profile.WPPMapRead || e.Access == profile.WPPMapWrite {
+					e.Size = (1 + r.Uint64N(5)) * 0x9e3779b97f4a7c15 // a key's hash: 64 bits
+				}
+				evs = append(evs, e)
 			case k == 9:
 				evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: r.Uint64N(100)})
 			default:
@@ -271,6 +275,41 @@ func checkWET(t *testing.T, seed int, src *memSource, w *WET) {
 	if len(w.Values) != len(values) {
 		t.Fatalf("seed %d: %d value sites, want %d", seed, len(w.Values), len(values))
 	}
+	// A map access's Size is its key's number in the map, where the
+	// recording has its hash: the numbers of a map's keys must be 1 to
+	// its number of keys, one per hash.
+	number := make(map[[2]uint64]uint64) // map, hash → number
+	hash := make(map[[2]uint64]uint64)   // map, number → hash
+	keys := make(map[uint64]uint64)      // map → its keys
+	for i := range w.Accesses {
+		l := &w.Accesses[i]
+		if l.Access != profile.WPPMapRead && l.Access != profile.WPPMapWrite {
+			continue
+		}
+		want := accesses[[3]uint64{uint64(l.Func), uint64(l.Stmt), uint64(l.Access)}]
+		for j, a := range w.AccessesOf(l) {
+			if j >= len(want) {
+				break // the comparison below fails
+			}
+			h, m := want[j].Size, a.Addr
+			if n, ok := number[[2]uint64{m, h}]; ok && n != a.Size {
+				t.Fatalf("seed %d: key %#x of map %#x numbered %d and %d", seed, h, m, n, a.Size)
+			}
+			if x, ok := hash[[2]uint64{m, a.Size}]; ok && x != h {
+				t.Fatalf("seed %d: keys %#x and %#x of map %#x both numbered %d", seed, x, h, m, a.Size)
+			}
+			if _, ok := number[[2]uint64{m, h}]; !ok {
+				keys[m]++
+			}
+			number[[2]uint64{m, h}], hash[[2]uint64{m, a.Size}] = a.Size, h
+			want[j].Size = a.Size
+		}
+	}
+	for k, n := range number {
+		if n < 1 || n > keys[k[0]] {
+			t.Fatalf("seed %d: a key of map %#x numbered %d of %d", seed, k[0], n, keys[k[0]])
+		}
+	}
 	for i := range w.Accesses {
 		l := &w.Accesses[i]
 		if got, want := w.AccessesOf(l), accesses[[3]uint64{uint64(l.Func), uint64(l.Stmt), uint64(l.Access)}]; !reflect.DeepEqual(got, want) {
@@ -442,8 +481,8 @@ func TestParseGoroutineOrder(t *testing.T) {
 	}
 }
 
-// execsForm returns a copy of w whose access labels give their
-// timestamps as executions (AccessLabel.Execs) where they can: of all the
+// execsForm returns a copy of w whose access labels and value groups
+// give their timestamps as executions (Execs) where they can: of all the
 // nodes of their function, whose timestamps hold every execution of the
 // label's statement. The skips are a stream, or a constant when they are
 // all the same and not 0.
@@ -451,50 +490,64 @@ func execsForm(t testing.TB, w *WET) (*WET, int) {
 	t.Helper()
 	out := *w
 	out.Accesses = slices.Clone(w.Accesses)
+	out.ValueGroups = slices.Clone(w.ValueGroups)
 	converted := 0
 	for i := range out.Accesses {
 		a := &out.Accesses[i]
-		var nodes []int
-		var runs []uint64
-		for n := range w.Nodes {
-			if w.Nodes[n].Func == a.Func {
-				nodes = append(nodes, n)
-				runs = append(runs, w.Nodes[n].Times.Values()...)
-			}
+		if e := asExecs(w, a.Func, a.Times.Values()); e != nil {
+			a.Times, a.Execs = nil, e
+			converted++
 		}
-		slices.Sort(runs)
-		times := a.Times.Values()
-		skips := make([]uint64, len(times))
-		prev, ok := 0, len(times) > 0
-		for k, tm := range times {
-			j, found := slices.BinarySearch(runs, tm)
-			if !found {
-				ok = false
-				break
-			}
-			d := int64(j - prev)
-			skips[k], prev = uint64(d<<1^d>>63), j
+	}
+	for i := range out.ValueGroups {
+		g := &out.ValueGroups[i]
+		if e := asExecs(w, g.Func, g.Times.Values()); e != nil {
+			g.Times, g.Execs = nil, e
+			converted++
 		}
-		if !ok {
-			continue
-		}
-		e := &Execs{N: len(times), Nodes: nodes}
-		if c, same := constant(skips); same && c != 0 {
-			e.SkipConstant = c
-		} else {
-			e.Skips = bidi.Compress(skips, nil)
-		}
-		a.Times, a.Execs = nil, e
-		converted++
 	}
 	return &out, converted
 }
 
-// TestExecs: access timestamps given as executions of their statement
-// read back as the timestamps themselves, through the file.
+// asExecs returns times as executions of the nodes of function fn, or nil
+// if one is not.
+func asExecs(w *WET, fn int, times []uint64) *Execs {
+	var nodes []int
+	var runs []uint64
+	for n := range w.Nodes {
+		if w.Nodes[n].Func == fn {
+			nodes = append(nodes, n)
+			runs = append(runs, w.Nodes[n].Times.Values()...)
+		}
+	}
+	slices.Sort(runs)
+	skips := make([]uint64, len(times))
+	prev := 0
+	if len(times) == 0 {
+		return nil
+	}
+	for k, tm := range times {
+		j, found := slices.BinarySearch(runs, tm)
+		if !found {
+			return nil
+		}
+		d := int64(j - prev)
+		skips[k], prev = uint64(d<<1^d>>63), j
+	}
+	e := &Execs{N: len(times), Nodes: nodes}
+	if c, same := constant(skips); same && c != 0 {
+		e.SkipConstant = c
+	} else {
+		e.Skips = bidi.Compress(skips, nil)
+	}
+	return e
+}
+
+// TestExecs: access and value timestamps given as executions of their
+// statement read back as the timestamps themselves, through the file.
 func TestExecs(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
-	total := 0
+	total, groups := 0, 0
 	for seed := range 20 {
 		w, err := Build(nil, []wpp.Source{randomRecording(r, fmt.Sprint(seed))}, nil)
 		if err != nil {
@@ -502,6 +555,11 @@ func TestExecs(t *testing.T) {
 		}
 		x, n := execsForm(t, w)
 		total += n
+		for _, g := range x.ValueGroups {
+			if g.Execs != nil {
+				groups++
+			}
+		}
 		var buf bytes.Buffer
 		if err := x.Write(&buf); err != nil {
 			t.Fatal(err)
@@ -515,9 +573,14 @@ func TestExecs(t *testing.T) {
 				t.Fatalf("seed %d, label %d: %v, want %v", seed, i, got, want)
 			}
 		}
+		for i := range w.Values {
+			if got, want := y.ValuesOf(&y.Values[i]), w.ValuesOf(&w.Values[i]); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, value site %d: %v, want %v", seed, i, got, want)
+			}
+		}
 	}
-	if total == 0 {
-		t.Fatal("no label could be given as executions")
+	if total == 0 || groups == 0 {
+		t.Fatalf("%d labels could be given as executions, %d of them value groups", total, groups)
 	}
 }
 
@@ -562,7 +625,7 @@ func TestParseRejects(t *testing.T) {
 				}
 			}
 			return &bad
-		}, "access nodes out of order"},
+		}, "nodes out of order"},
 		{"no word", func() *WET {
 			bad := *w
 			bad.ValueGroups = slices.Clone(w.ValueGroups)

@@ -414,12 +414,19 @@ type wetAccess struct {
 	Line, Col  int
 	Kind       string
 	Addr, Size uint64
-	Stack      bool // Addr is a distance below the goroutine's stack top
+	// Key is a map access's key: its number among the keys of the map at
+	// Addr, from 1 (wet.AccessLabel); Size is 0.
+	Key   uint64 `json:",omitempty"`
+	Stack bool   // Addr is a distance below the goroutine's stack top
+	kind  profile.WPPAccess
 }
 
 // accessOf describes access a of label l.
 func (wp *wetProfile) accessOf(l *wet.AccessLabel, a wet.Access) wetAccess {
-	w := wetAccess{T: a.T, Seq: a.Seq, Func: wp.name(l.Func), Kind: accessNames[a.Kind&7], Addr: a.Addr, Size: a.Size, Stack: a.Flags&profile.WPPStackAddr != 0}
+	w := wetAccess{T: a.T, Seq: a.Seq, Func: wp.name(l.Func), Kind: accessNames[a.Kind&7], Addr: a.Addr, Size: a.Size, Stack: a.Flags&profile.WPPStackAddr != 0, kind: a.Kind}
+	if isMap(a.Kind) {
+		w.Key, w.Size = a.Size, 0
+	}
 	if mf := wp.meta(l.Func); mf != nil && mf.Deps != nil && int(l.Stmt) < len(mf.Deps.Stmts) {
 		w.Line, w.Col = mf.Deps.Stmts[l.Stmt].Line, mf.Deps.Stmts[l.Stmt].Col
 	}
@@ -471,6 +478,21 @@ func accessesAtArg(cmd *Command, dir, file, arg string) (*wetProfile, []wetAcces
 	return wp, wp.accessesAt(name, line), 0
 }
 
+func isMap(k profile.WPPAccess) bool { return k == profile.WPPMapRead || k == profile.WPPMapWrite }
+
+// String describes the access as addrs and writer print it, after its
+// position.
+func (a wetAccess) String() string {
+	where := fmt.Sprintf("%#x", a.Addr)
+	if a.Stack {
+		where = fmt.Sprintf("%d bytes below the stack's top", a.Addr)
+	}
+	if isMap(a.kind) {
+		return fmt.Sprintf("%s of key %d of the map at %s", a.Kind, a.Key, where)
+	}
+	return fmt.Sprintf("%s of %d bytes at %s", a.Kind, a.Size, where)
+}
+
 func wetWriter(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
@@ -499,20 +521,28 @@ func wetWriter(fs *flag.FlagSet) Run {
 			Writer *wetAccess `json:",omitempty"`
 		}
 		res.Access = a
-		if w, found := wp.w.LastWriter(wp.w.Goroutines[g].Process, a.Addr, a.Stack, g, a.Seq); found {
+		p := wp.w.Goroutines[g].Process
+		w, found := wp.w.LastWriter(p, a.Addr, a.Stack, g, a.Seq)
+		if isMap(a.kind) {
+			w, found = wp.w.LastMapWrite(p, a.Addr, a.Key, a.Stack, g, a.Seq)
+		}
+		if found {
 			wa := wp.accessOf(w.Label, w.Access)
 			res.Writer = &wa
 		}
 		if *asJSON {
 			return writeJSON(cmd, res)
 		}
-		fmt.Printf("t=%d #%d %s:%d:%d %s of %d bytes\n", a.T, a.Seq, a.Func, a.Line, a.Col, a.Kind, a.Size)
-		if res.Writer == nil {
+		fmt.Printf("t=%d #%d %s:%d:%d %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a)
+		switch {
+		case res.Writer == nil && isMap(a.kind):
+			fmt.Printf("  no write of its key recorded before it (made by code that is not instrumented, or none)\n")
+		case res.Writer == nil:
 			fmt.Printf("  no access recorded before it wrote its first byte (written by code that is not instrumented, or never)\n")
-			return 0
+		default:
+			w := res.Writer
+			fmt.Printf("  last written by t=%d #%d %s:%d:%d (%s)\n", w.T, w.Seq, w.Func, w.Line, w.Col, w)
 		}
-		w := res.Writer
-		fmt.Printf("  last written by t=%d #%d %s:%d:%d (%s of %d bytes)\n", w.T, w.Seq, w.Func, w.Line, w.Col, w.Kind, w.Size)
 		return 0
 	}
 }
@@ -540,11 +570,7 @@ func wetAddrs(fs *flag.FlagSet) Run {
 			return exitNoData
 		}
 		for _, a := range out {
-			where := fmt.Sprintf("%#x", a.Addr)
-			if a.Stack {
-				where = fmt.Sprintf("%d bytes below the stack's top", a.Addr)
-			}
-			fmt.Printf("t=%d #%d %s:%d:%d %s of %d bytes at %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a.Kind, a.Size, where)
+			fmt.Printf("t=%d #%d %s:%d:%d %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a)
 		}
 		return 0
 	}

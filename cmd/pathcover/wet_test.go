@@ -110,6 +110,32 @@ func TestWETCommands(t *testing.T) {
 		t.Errorf("the writer of out[0] is at t=%d; the stores of out[i]: exit %d\n%s", wr.Writer.T, code, out)
 	}
 
+	// A map's keys: keys sets "a" and "b", "a" again, then "b" again,
+	// and reads "a": key 1 of the map, whose writer is its second set, not
+	// the last write to the map.
+	at := func(text string) int { return slices.Index(lines, text) + 1 }
+	read, setA, setB := at("\tv := m[\"a\"]"), at("\tm[\"a\"] = 3"), at("\tm[\"b\"] = 4")
+	out, code = run(t, dir, bin, "wet", "addrs", "-dir", prof, "main.go:"+strconv.Itoa(setB))
+	if code != 0 || !strings.Contains(out, "map write of key 2 of the map at ") {
+		t.Errorf("wet addrs main.go:%d (m[\"b\"] = 4): exit %d\n%s", setB, code, out)
+	}
+	out, code = run(t, dir, bin, "wet", "writer", "-dir", prof, "main.go:"+strconv.Itoa(read))
+	_, writer, _ := strings.Cut(out, "last written by ")
+	if code != 0 || !strings.Contains(out, "map read of key 1 of the map at ") || !strings.Contains(writer, fmt.Sprintf(":%d:", setA)) || !strings.Contains(writer, "map write of key 1") {
+		t.Errorf("wet writer main.go:%d (v := m[\"a\"]), want the write at line %d: exit %d\n%s", read, setA, code, out)
+	}
+	out, code = run(t, dir, bin, "wet", "writer", "-json", "-dir", prof, "main.go:"+strconv.Itoa(read))
+	var mw struct {
+		Access struct{ Key, Addr uint64 }
+		Writer struct {
+			Line      int
+			Key, Addr uint64
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &mw) != nil || mw.Writer.Line != setA || mw.Access.Key != 1 || mw.Writer.Key != 1 || mw.Writer.Addr != mw.Access.Addr {
+		t.Errorf("wet writer -json main.go:%d: want key 1, written at line %d: exit %d\n%s", read, setA, code, out)
+	}
+
 	// Errors.
 	for _, c := range []struct {
 		args []string

@@ -137,6 +137,21 @@ func stores() int {
 	return out[0]
 }
 
+// keys sets two keys of a map, one twice, and reads the first back: the
+// WET numbers a map's keys, and the read's writer is the last set of its
+// key.
+func keys() int {
+	m := make(map[string]int)
+	logv.Map("m", m)
+	m["a"] = 1
+	m["b"] = 2
+	m["a"] = 3
+	m["b"] = 4
+	v := m["a"]
+	logv.Int("v", v)
+	return v
+}
+
 func closure(base int) func(int) int {
 	logv.Int("base", base)
 	return func(k int) int {
@@ -163,6 +178,7 @@ func main() {
 	receive(ch)
 	closure(5)(6)
 	stores()
+	keys()
 	bodies()
 	logv.Flush()
 }

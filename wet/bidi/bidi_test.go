@@ -51,7 +51,9 @@ func allMethods() []Method {
 	ms := []Method{{Kind: Raw}}
 	for o := 1; o <= 4; o++ {
 		for _, tb := range []int{1, 4, 10} {
-			ms = append(ms, Method{Kind: FCM, Order: o, TableBits: tb}, Method{Kind: DFCM, Order: o, TableBits: tb})
+			for _, k := range []Kind{FCM, DFCM, FCM2, DFCM2} {
+				ms = append(ms, Method{Kind: k, Order: o, TableBits: tb})
+			}
 		}
 		ms = append(ms, Method{Kind: LastN, Order: o}, Method{Kind: LastNStride, Order: o})
 	}
@@ -139,7 +141,7 @@ func FuzzWalk(f *testing.F) {
 		switch m.Kind {
 		case Raw:
 			m.Order = 0
-		case FCM, DFCM:
+		case FCM, DFCM, FCM2, DFCM2:
 			m.TableBits = 1 + int(order/4%6)
 		}
 		s, err := Encode(vals, m)

@@ -25,7 +25,7 @@
 //
 // # Lossless in both directions
 //
-// A predictor with a table (FCM, DFCM) must give back, when it pops a
+// A predictor with a table (FCM, DFCM, FCM2, DFCM2) must give back, when it pops a
 // value, the table it had before pushing it: the next pop reads that
 // table. The paper's Figs. 9 and 10 do not: a miss writes the value
 // itself, and decoding it sets table[index] = v, so the entry the miss
@@ -47,6 +47,11 @@
 //     they occurred (a hashed table);
 //   - DFCM(n): the same over differences: the difference that followed
 //     the last n differences, added to the nearest value;
+//   - FCM2(n) and DFCM2(n), beyond the paper: the same with the last two
+//     values (differences) that followed each context, the latest first,
+//     so that a context followed by one of two values (a branch taken
+//     either way, a call from one of two sites) costs one or two bits
+//     where FCM's misses cost a payload each time the two alternate;
 //   - LastN(n): one of the n nearest values, by index;
 //   - LastNStride(n): the nearest value plus one of the n nearest
 //     strides, by index;

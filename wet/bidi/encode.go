@@ -11,15 +11,17 @@ import (
 //
 //	stream = kind order tableBits n
 //	         window                       min(W, n) values: v[0..W)
-//	         table                        FCM and DFCM only: the right table
+//	         table                        the tabled kinds only (FCM, DFCM,
+//	                                      FCM2, DFCM2): the right table
 //	         nbits bytes                  the right stack: ⌈nbits/8⌉ bytes,
 //	                                      bit i in byte i/8, bit i%8
 //	table  = nnz { gap value }^nnz        its nonzero entries, by index:
 //	                                      gap is the index less the last
 //	                                      one's plus one (the first: 0)
 //
-// W is the method's window (Order, or Order+1 for DFCM and LastNStride,
-// 1 for Raw). Parse checks every field, that the right stack holds at
+// W is the method's window (Order, or Order+1 for DFCM, DFCM2 and
+// LastNStride, 1 for Raw). A two-way table (FCM2, DFCM2) has 2^(tableBits+1)
+// entries: a context's two are at 2i and 2i+1. Parse checks every field, that the right stack holds at
 // least a bit for each value after the window, and then walks the stream
 // to its end and back: every pop must succeed, the right stack and table
 // must be empty at the end, and the left ones empty again at 0. So a

@@ -14,10 +14,15 @@ const (
 	DFCM                    // the difference that followed the same Order differences last time
 	LastN                   // one of the Order nearest values
 	LastNStride             // the nearest value plus one of the Order nearest strides
+	FCM2                    // FCM remembering the last two values that followed each context
+	DFCM2                   // DFCM remembering two differences
 	numKinds
 )
 
-var kindNames = [...]string{Raw: "raw", FCM: "fcm", DFCM: "dfcm", LastN: "last-n", LastNStride: "last-n-stride"}
+var kindNames = [...]string{Raw: "raw", FCM: "fcm", DFCM: "dfcm", LastN: "last-n", LastNStride: "last-n-stride", FCM2: "fcm2", DFCM2: "dfcm2"}
+
+// tabled reports whether the kind predicts from a table.
+func (k Kind) tabled() bool { return k == FCM || k == DFCM || k == FCM2 || k == DFCM2 }
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -45,7 +50,7 @@ func (m Method) String() string {
 	switch m.Kind {
 	case Raw:
 		return "raw"
-	case FCM, DFCM:
+	case FCM, DFCM, FCM2, DFCM2:
 		return fmt.Sprintf("%s(%d, 2^%d)", m.Kind, m.Order, m.TableBits)
 	}
 	return fmt.Sprintf("%s(%d)", m.Kind, m.Order)
@@ -60,7 +65,7 @@ func (m Method) check() error {
 		return fmt.Errorf("raw method with order %d, table 2^%d", m.Order, m.TableBits)
 	case m.Kind != Raw && (m.Order < 1 || m.Order > MaxOrder):
 		return fmt.Errorf("%s of order %d", m.Kind, m.Order)
-	case (m.Kind == FCM || m.Kind == DFCM) && (m.TableBits < 1 || m.TableBits > MaxTableBits):
+	case m.Kind.tabled() && (m.TableBits < 1 || m.TableBits > MaxTableBits):
 		return fmt.Errorf("%s with a table of 2^%d", m.Kind, m.TableBits)
 	case (m.Kind == LastN || m.Kind == LastNStride) && m.TableBits != 0:
 		return fmt.Errorf("%s with a table", m.Kind)
@@ -74,7 +79,7 @@ func (m Method) window() int {
 	switch m.Kind {
 	case Raw:
 		return 1
-	case DFCM, LastNStride:
+	case DFCM, DFCM2, LastNStride:
 		return m.Order + 1 // Order differences need one value more
 	}
 	return m.Order
@@ -92,6 +97,8 @@ func (m Method) coder() coder {
 	switch m.Kind {
 	case FCM, DFCM:
 		return &tableCoder{order: m.Order, diff: m.Kind == DFCM, shift: uint(64 - m.TableBits), table: make([]uint64, 1<<m.TableBits)}
+	case FCM2, DFCM2:
+		return &tableCoder{order: m.Order, diff: m.Kind == DFCM2, ways: true, shift: uint(64 - m.TableBits), table: make([]uint64, 2<<m.TableBits)}
 	case LastN:
 		return lastN{m.Order}
 	case LastNStride:
@@ -106,9 +113,16 @@ func (m Method) coder() coder {
 // reads the value from the entry, and on a miss puts the evicted entry
 // back. (The paper's miss stores the value, and its pop sets the entry to
 // the value, losing the evicted one: doc.go.)
+//
+// With two ways (FCM2, DFCM2), a context has two entries, the most recent
+// value first: a hit on the first pushes a 1; on the second, a 1 then a
+// 0, and the two swap; a miss pushes the XOR of the second (which it
+// evicts) with the value, then two 0s, and the first becomes the second.
+// A pop reads the value from the first entry and undoes the move.
 type tableCoder struct {
 	order int
 	diff  bool
+	ways  bool // two entries a context: table[2i], table[2i+1]
 	shift uint
 	table []uint64
 }
@@ -132,6 +146,22 @@ func (c *tableCoder) push(s *bitStack, v uint64, ctx []uint64) {
 	if c.diff {
 		v -= ctx[0]
 	}
+	if c.ways {
+		first, second := c.table[2*i], c.table[2*i+1]
+		switch v {
+		case first:
+			s.push(1, 1)
+		case second:
+			s.push(1, 1)
+			s.push(0, 1)
+			c.table[2*i], c.table[2*i+1] = v, first
+		default:
+			s.pushPayload(second ^ v)
+			s.push(0, 2)
+			c.table[2*i], c.table[2*i+1] = v, first
+		}
+		return
+	}
 	if old := c.table[i]; old == v {
 		s.push(1, 1)
 	} else {
@@ -143,10 +173,29 @@ func (c *tableCoder) push(s *bitStack, v uint64, ctx []uint64) {
 
 func (c *tableCoder) pop(s *bitStack, ctx []uint64) (uint64, bool) {
 	i := c.index(ctx)
+	if c.ways {
+		i *= 2
+	}
 	v := c.table[i]
 	hit, ok := s.pop(1)
 	if !ok {
 		return 0, false
+	}
+	if c.ways && hit == 0 {
+		second, ok := s.pop(1)
+		if !ok {
+			return 0, false
+		}
+		if second == 1 {
+			c.table[i], c.table[i+1] = c.table[i+1], v
+		} else {
+			x, ok := s.popPayload()
+			if !ok {
+				return 0, false
+			}
+			c.table[i], c.table[i+1] = c.table[i+1], v^x
+		}
+		hit = 1 // the value is v
 	}
 	if hit == 0 {
 		x, ok := s.popPayload()

@@ -142,13 +142,13 @@ type Options struct {
 	WarmUp int
 }
 
-// DefaultCandidates returns the paper's four predictors with three context
-// sizes each, and Raw, for a stream of n values: tables of FCM and DFCM
-// are sized to the stream, from 2^4 to 2^12 entries.
+// DefaultCandidates returns the paper's four predictors and FCM2 and
+// DFCM2, with three context sizes each, and Raw, for a stream of n values:
+// the tables are sized to the stream, from 2^4 to 2^12 contexts.
 func DefaultCandidates(n int) []Method {
 	tb := min(max(bits.Len(uint(n)), 4), 12)
 	ms := []Method{{Kind: Raw}}
-	for _, k := range []Kind{FCM, DFCM} {
+	for _, k := range []Kind{FCM, DFCM, FCM2, DFCM2} {
 		for _, o := range []int{1, 2, 3} {
 			ms = append(ms, Method{Kind: k, Order: o, TableBits: tb})
 		}
