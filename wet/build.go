@@ -639,6 +639,21 @@ func (b *builder) compress(opt *bidi.Options) {
 			*l.fields()[k] = stream(vals)
 		}
 	}
+	// A stream that repeats another's values is written as a reference
+	// (share.go).
+	streams := b.w.wordStreams()
+	for i, r := range b.w.sharedStreams() {
+		if r == nil {
+			continue
+		}
+		enc, _ := streams[i].MarshalBinary()
+		saved := int64(len(enc)) - refBytes(*r)
+		st.Tier2Bytes -= saved
+		if r.value {
+			st.ValueBytes -= saved
+			st.GroupedValueBytes -= saved
+		}
+	}
 }
 
 // when encodes the timestamps of a label of function fn whose entries

@@ -25,10 +25,15 @@ import (
 //	goroutines= n { process id parent spawn start end stopped trace }^n
 //	groups    = n { func when patterned [pattern] members }^n
 //	members   = n { site nWords word^nWords }^n
-//	word      = 0 stream | 1 value
+//	word      = 0 stream | 1 value | 2 index delta
 //	accesses  = n { func stmt access when field^5 }^n
-//	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: field)
-//	field     = 0 stream | 1 value                 (seq addr size src flags)
+//	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: 0 stream | 1 value)
+//	field     = 0 stream | 1 value | 2 index delta (seq addr size src flags)
+//
+// A word or field "2 index delta" has the values of the index-th word or
+// field of the file that is not a constant (from 0, in the file's order),
+// each plus delta (mod 2^64): the same values labelling two things are
+// written once (share.go).
 //
 // A node's timestamps (Node.Times) are not in the file: the traces hold
 // them, goroutine g's k-th path symbol being the execution of timestamp
@@ -58,6 +63,21 @@ func (w *WET) Write(out io.Writer) error {
 		var err error
 		b, err = s.AppendBinary(b)
 		return err
+	}
+	refs := w.sharedStreams()
+	nshared := 0
+	// shared writes a word's or field's stream, or its reference.
+	shared := func(s *bidi.Stream) error {
+		r := refs[nshared]
+		nshared++
+		if r != nil {
+			uv(2)
+			uv(uint64(r.index))
+			uv(r.delta)
+			return nil
+		}
+		uv(0)
+		return stream(s)
 	}
 	when := func(times *bidi.Stream, e *Execs) error {
 		if e == nil {
@@ -144,8 +164,7 @@ func (w *WET) Write(out io.Writer) error {
 					uv(g.Constant[m][k])
 					continue
 				}
-				uv(0)
-				if err := stream(s); err != nil {
+				if err := shared(s); err != nil {
 					return err
 				}
 			}
@@ -168,8 +187,7 @@ func (w *WET) Write(out io.Writer) error {
 				uv(a.Constant[k])
 				continue
 			}
-			uv(0)
-			if err := stream(*f); err != nil {
+			if err := shared(*f); err != nil {
 				return err
 			}
 		}
@@ -263,11 +281,8 @@ func Parse(data []byte) (*WET, error) {
 				r.fail("a value site of no word")
 			}
 			for range nw {
-				if r.small("value words: constant or not", 2) == 1 {
-					words, consts = append(words, nil), append(consts, r.uv("value words: the constant"))
-					continue
-				}
-				words, consts = append(words, r.stream("value words")), append(consts, 0)
+				s, c := r.word("value words")
+				words, consts = append(words, s), append(consts, c)
 			}
 			g.Words, g.Constant = append(g.Words, words), append(g.Constant, consts)
 			w.Values = append(w.Values, ValueLabel{Func: g.Func, Site: site, Group: gi, Member: m})
@@ -279,12 +294,7 @@ func Parse(data []byte) (*WET, error) {
 		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
 		a.Times, a.Execs = r.when("access timestamps", len(w.Nodes))
 		for k, what := range []string{"access numbers", "addresses", "sizes", "sources", "flags"} {
-			switch r.small(what+": constant or not", 2) {
-			case 1:
-				a.Constant[k] = r.uv(what + ": the constant")
-			default:
-				*a.fields()[k] = r.stream(what)
-			}
+			*a.fields()[k], a.Constant[k] = r.word(what)
 		}
 		w.Accesses = append(w.Accesses, a)
 	}
@@ -448,6 +458,39 @@ type reader struct {
 	b   []byte
 	pos int
 	err error
+	// shared are the words' and fields' streams so far, for references,
+	// and the bytes of each one's encoding (of the stream a reference
+	// repeats); sharedBytes is what the references repeat.
+	shared      []*bidi.Stream
+	sharedSize  []int
+	sharedBytes int
+}
+
+// word reads a value word or an access field: a stream, a constant (the
+// stream nil), or a reference to an earlier one (share.go).
+func (r *reader) word(what string) (*bidi.Stream, uint64) {
+	switch r.small(what+": a stream, a constant or a reference", 3) {
+	case 1:
+		return nil, r.uv(what + ": the constant")
+	case 2:
+		k := int(r.small(what+": the stream referred to", uint64(len(r.shared))))
+		delta := r.uv(what + ": the difference")
+		if r.err != nil {
+			return &bidi.Stream{}, 0
+		}
+		r.sharedBytes += r.sharedSize[k]
+		if r.sharedBytes > maxSharing*len(r.b) {
+			r.fail("references repeat %d bytes of streams in a file of %d", r.sharedBytes, len(r.b))
+			return &bidi.Stream{}, 0
+		}
+		s := resolve(r.shared[k], delta)
+		r.shared, r.sharedSize = append(r.shared, s), append(r.sharedSize, r.sharedSize[k])
+		return s, 0
+	}
+	at := r.pos
+	s := r.stream(what)
+	r.shared, r.sharedSize = append(r.shared, s), append(r.sharedSize, r.pos-at)
+	return s, 0
 }
 
 func (r *reader) fail(format string, args ...any) {

@@ -338,6 +338,12 @@ func FuzzParse(f *testing.F) {
 		x.Write(&buf)
 		f.Add(buf.Bytes())
 	}
+	// Streams written once and referred to (share.go).
+	if w, err := Build(nil, []wpp.Source{sharedRecording(20)}, nil); err == nil {
+		var buf bytes.Buffer
+		w.Write(&buf)
+		f.Add(buf.Bytes())
+	}
 	// Value groups: three sites recorded together, with and without a
 	// pattern.
 	for _, repeat := range []int{1, 3, 1000} {
@@ -646,4 +652,104 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.msg)
 		}
 	}
+}
+
+// TestSharedStreams: a pointer recorded as a value, the loads at it and at
+// it plus 8, and a second copy of the value: the file holds the values
+// once and the others as references (share.go), and every label reads
+// back as recorded, through the file and by the reader's queries.
+func TestSharedStreams(t *testing.T) {
+	src := sharedRecording(300)
+	w, err := Build(nil, []wpp.Source{src}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	deltas := make(map[uint64]int)
+	n := 0
+	for _, ref := range w.sharedStreams() {
+		if ref != nil {
+			deltas[ref.delta]++
+			n++
+		}
+	}
+	// Site 1 repeats site 0 (each site its own group: no metadata), and
+	// so do the loads' addresses, one plus 8; the second load's access
+	// numbers are the first's plus 1.
+	if n != 4 || deltas[0] != 2 || deltas[8] != 1 || deltas[1] != 1 {
+		t.Fatalf("references %v, want 4: two of the same values, one plus 8, one plus 1", deltas)
+	}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	// The references cost the file what the stats say: each stream of
+	// 300 random pointers takes hundreds of bytes, stored once.
+	if int64(buf.Len()) > w.Stats.Tier2Bytes+200 {
+		t.Errorf("a file of %d bytes, for %d bytes of labels", buf.Len(), w.Stats.Tier2Bytes)
+	}
+	read, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWET(t, 0, src, read)
+	// Walking a reference does not move the stream it repeats.
+	a, b := &read.Accesses[0], &read.Accesses[1]
+	a.Addr.Seek(a.Addr.Len())
+	if got := b.Addr.Values(); got[0] != a.Addr.Values()[0]+8 {
+		t.Errorf("the second load's first address %#x, want the first's plus 8", got[0])
+	}
+	// The file again, from what was read: the same bytes.
+	var again bytes.Buffer
+	if err := read.Write(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), buf.Bytes()) {
+		t.Errorf("written again: %d bytes, first %d", again.Len(), buf.Len())
+	}
+}
+
+// TestSharedLimit: references that would repeat a stream out of
+// proportion to the file are refused.
+func TestSharedLimit(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	vals := make([]uint64, 4000)
+	for i := range vals {
+		vals[i] = r.Uint64()
+	}
+	big := bidi.Compress(vals, nil)
+	w := &WET{Funcs: []Func{{Hash: "h"}}, Nodes: []Node{{}}}
+	w.Goroutines = []Goroutine{{End: 0, Trace: bidi.Compress(nil, nil)}}
+	g := ValueGroup{Times: bidi.Compress(make([]uint64, 4000), nil)}
+	for range 200 {
+		g.Sites = append(g.Sites, uint32(len(g.Sites)))
+		g.Words = append(g.Words, []*bidi.Stream{big})
+		g.Constant = append(g.Constant, []uint64{0})
+	}
+	w.ValueGroups = []ValueGroup{g}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(buf.Bytes()); err == nil || !strings.Contains(err.Error(), "references repeat") {
+		t.Errorf("200 references to a stream of 32 kB: %v, want an error", err)
+	}
+}
+
+// sharedRecording is a goroutine of n rounds, each recording a random
+// pointer as two values, and loading at it and at it plus 8.
+func sharedRecording(n int) *memSource {
+	r := rand.New(rand.NewPCG(11, 12))
+	evs := []profile.WPPEvent{{Kind: profile.WPPStart}, {Kind: profile.WPPEnter, Pkg: 1}}
+	for i := range n {
+		p := 0xc000010000 + 16*r.Uint64N(1000) // random: no predictor finds it
+		evs = append(evs,
+			profile.WPPEvent{Kind: profile.WPPValue, Site: 0, Value: p},
+			profile.WPPEvent{Kind: profile.WPPValue, Site: 1, Value: p},
+			profile.WPPEvent{Kind: profile.WPPMemory, Stmt: 1, Access: profile.WPPLoad, Seq: 1, Addr: p, Size: 8},
+			profile.WPPEvent{Kind: profile.WPPMemory, Stmt: 2, Access: profile.WPPLoad, Seq: 1, Addr: p + 8, Size: 8},
+			profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(i % 2)})
+	}
+	evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+	return &memSource{name: "shared", pkgs: map[uint32]string{1: strings.Repeat("ab", 16)}, gs: map[uint64][]profile.WPPEvent{1: evs}}
 }

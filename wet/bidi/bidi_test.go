@@ -17,7 +17,7 @@ func randomValues(r *rand.Rand) []uint64 {
 		n = r.IntN(6) // shorter than a window
 	}
 	vals := make([]uint64, n)
-	shape := r.IntN(7)
+	shape := r.IntN(8)
 	base, step := r.Uint64(), r.Uint64N(64)
 	few := []uint64{r.Uint64(), r.Uint64N(8), 0, r.Uint64()}
 	for i := range vals {
@@ -35,6 +35,11 @@ func randomValues(r *rand.Rand) []uint64 {
 			vals[i] = r.Uint64()
 		case 4:
 			vals[i] = base + uint64(r.IntN(4))*8 // a few pointers
+		case 7: // runs of hundreds, broken now and then
+			vals[i] = base
+			if r.IntN(300) == 0 {
+				vals[i] = r.Uint64()
+			}
 		case 5:
 			if i > 0 && r.IntN(4) > 0 {
 				vals[i] = vals[i-1] + step
@@ -56,6 +61,9 @@ func allMethods() []Method {
 			}
 		}
 		ms = append(ms, Method{Kind: LastN, Order: o}, Method{Kind: LastNStride, Order: o})
+		if o <= 2 {
+			ms = append(ms, Method{Kind: Runs, Order: o})
+		}
 	}
 	return ms
 }
@@ -143,6 +151,8 @@ func FuzzWalk(f *testing.F) {
 			m.Order = 0
 		case FCM, DFCM, FCM2, DFCM2:
 			m.TableBits = 1 + int(order/4%6)
+		case Runs:
+			m.Order = 1 + int(order%2)
 		}
 		s, err := Encode(vals, m)
 		if err != nil {

@@ -61,16 +61,45 @@ func (s *bitStack) pop(k int) (uint64, bool) {
 }
 
 // pushPayload pushes x as a miss stores it: its significant bits, then
-// their number in 7 bits (so that a pop reads the number first).
+// their number k (so that a pop reads the number first) in a code that
+// spends fewer bits on the small numbers, as most misses differ from what
+// they evict in a few bits: k under 8 in 4 bits (a 0, then k in 3), 8 to
+// 23 in 6 (1 0, then k-8 in 4), and more in 8 (1 1, then k-24 in 6).
 func (s *bitStack) pushPayload(x uint64) {
 	k := bits.Len64(x)
 	s.push(x, k)
-	s.push(uint64(k), 7)
+	switch {
+	case k < 8:
+		s.push(uint64(k), 3)
+		s.push(0, 1)
+	case k < 24:
+		s.push(uint64(k-8), 4)
+		s.push(0b10, 2) // popped 1, then 0
+	default:
+		s.push(uint64(k-24), 6)
+		s.push(0b11, 2)
+	}
 }
 
 // popPayload pops what pushPayload pushed.
 func (s *bitStack) popPayload() (uint64, bool) {
-	k, ok := s.pop(7)
+	long, ok := s.pop(1)
+	if !ok {
+		return 0, false
+	}
+	var k uint64
+	if long == 0 {
+		k, ok = s.pop(3)
+	} else {
+		var longer uint64
+		if longer, ok = s.pop(1); ok && longer == 0 {
+			k, ok = s.pop(4)
+			k += 8
+		} else if ok {
+			k, ok = s.pop(6)
+			k += 24
+		}
+	}
 	if !ok || k > 64 {
 		return 0, false
 	}

@@ -41,7 +41,8 @@
 //
 // # Methods and selection
 //
-// The paper's four predictors, each with several context sizes:
+// The paper's four predictors and three of ours, each with several
+// context sizes:
 //
 //   - FCM(n): the value that followed the last n values the last time
 //     they occurred (a hashed table);
@@ -55,11 +56,17 @@
 //   - LastN(n): one of the n nearest values, by index;
 //   - LastNStride(n): the nearest value plus one of the n nearest
 //     strides, by index;
+//   - Runs(1) and Runs(2), beyond the paper: the nearest value, or it
+//     plus the nearest stride, with hits counted in runs of up to 255,
+//     for streams that it fits but for a few values, which the others
+//     code in a bit a value at least;
 //
 // and Raw, each value's bits as a miss would store them, which short
-// streams and streams of noise need. Compress tries every candidate on the
-// first values of a stream (Options.WarmUp; the paper does not say how
-// many) and keeps the one that took the fewest bits for them.
+// streams and streams of noise need. Compress tries every candidate on a
+// sample of a stream (Options.WarmUp values; the paper does not say how
+// many, and takes the first ones: here a quarter from each of four places,
+// as a stream's start can mislead) and keeps the one that took the fewest
+// bits for them.
 //
 // # The encoding
 //

@@ -19,6 +19,9 @@ import (
 //	                                      gap is the index less the last
 //	                                      one's plus one (the first: 0)
 //
+// The right stack holds a bit for each value after the window at least,
+// or for maxValuesPerBit values with Runs.
+//
 // W is the method's window (Order, or Order+1 for DFCM, DFCM2 and
 // LastNStride, 1 for Raw). A two-way table (FCM2, DFCM2) has 2^(tableBits+1)
 // entries: a context's two are at 2i and 2i+1. Parse checks every field, that the right stack holds at
@@ -138,7 +141,7 @@ func Parse(b []byte) (*Stream, int, error) {
 	if nbits > uint64(len(b)-pos)*8 || nbytes > uint64(len(b)-pos) {
 		return nil, 0, fmt.Errorf("a stack of %d bits in %d bytes", nbits, len(b)-pos)
 	}
-	if after := n - min(len(s.win), n); uint64(after) > nbits {
+	if after := n - min(len(s.win), n); uint64(after) > nbits*m.valuesPerBit() {
 		return nil, 0, fmt.Errorf("%d values after the window in %d bits", after, nbits)
 	}
 	s.right.w = make([]uint64, (nbits+63)/64)

@@ -16,10 +16,11 @@ const (
 	LastNStride             // the nearest value plus one of the Order nearest strides
 	FCM2                    // FCM remembering the last two values that followed each context
 	DFCM2                   // DFCM remembering two differences
+	Runs                    // the nearest value (Order 1) or it plus the nearest stride (2), its hits counted in runs
 	numKinds
 )
 
-var kindNames = [...]string{Raw: "raw", FCM: "fcm", DFCM: "dfcm", LastN: "last-n", LastNStride: "last-n-stride", FCM2: "fcm2", DFCM2: "dfcm2"}
+var kindNames = [...]string{Raw: "raw", FCM: "fcm", DFCM: "dfcm", LastN: "last-n", LastNStride: "last-n-stride", FCM2: "fcm2", DFCM2: "dfcm2", Runs: "runs"}
 
 // tabled reports whether the kind predicts from a table.
 func (k Kind) tabled() bool { return k == FCM || k == DFCM || k == FCM2 || k == DFCM2 }
@@ -67,10 +68,21 @@ func (m Method) check() error {
 		return fmt.Errorf("%s of order %d", m.Kind, m.Order)
 	case m.Kind.tabled() && (m.TableBits < 1 || m.TableBits > MaxTableBits):
 		return fmt.Errorf("%s with a table of 2^%d", m.Kind, m.TableBits)
-	case (m.Kind == LastN || m.Kind == LastNStride) && m.TableBits != 0:
+	case m.Kind == Runs && m.Order > 2:
+		return fmt.Errorf("%s of order %d", m.Kind, m.Order)
+	case (m.Kind == LastN || m.Kind == LastNStride || m.Kind == Runs) && m.TableBits != 0:
 		return fmt.Errorf("%s with a table", m.Kind)
 	}
 	return nil
+}
+
+// valuesPerBit is how many values a bit of the method's stacks holds at
+// most: one but for Runs.
+func (m Method) valuesPerBit() uint64 {
+	if m.Kind == Runs {
+		return maxValuesPerBit
+	}
+	return 1
 }
 
 // window is how many values the method's context holds: the values a
@@ -103,6 +115,8 @@ func (m Method) coder() coder {
 		return lastN{m.Order}
 	case LastNStride:
 		return lastNStride{m.Order}
+	case Runs:
+		return runs{stride: m.Order == 2}
 	}
 	return raw{}
 }
@@ -285,3 +299,90 @@ type raw struct{}
 func (raw) push(s *bitStack, v uint64, _ []uint64) { s.pushPayload(v) }
 
 func (raw) pop(s *bitStack, _ []uint64) (uint64, bool) { return s.popPayload() }
+
+// runs predicts the nearest value, or with stride it plus the nearest
+// stride, and counts its hits in runs: a stream that the prediction fits
+// but for a few values (a statement's accesses one an execution, flags
+// that seldom change, a loop's addresses) costs 12 bits a run of up to
+// maxRun hits where the other methods spend a bit a value. The stack
+// holds records, each ending in a flag: a run of c hits (c in k bits, k-1
+// in 3 bits, then a 1), or a miss (its payload, then a 0). A hit pushed
+// on a run shorter than maxRun makes it one longer (else it starts a
+// run), and a pop makes the top run one shorter, removing it at 0, so
+// that a pop undoes the push before it. Runs are capped so that a stream
+// holds at least a bit for every maxValuesPerBit values, which bounds
+// what a small file can make a reader allocate (encode.go).
+type runs struct{ stride bool }
+
+const (
+	maxRun          = 255
+	maxValuesPerBit = 22 // a run of maxRun in 12 bits
+)
+
+func (c runs) predict(ctx []uint64) uint64 {
+	if c.stride {
+		return 2*ctx[0] - ctx[1]
+	}
+	return ctx[0]
+}
+
+func (c runs) push(s *bitStack, v uint64, ctx []uint64) {
+	if v != c.predict(ctx) {
+		s.pushPayload(v ^ c.predict(ctx))
+		s.push(0, 1)
+		return
+	}
+	n := uint64(1)
+	switch flag, ok := s.pop(1); {
+	case !ok:
+	case flag == 0:
+		s.push(0, 1) // a miss's flag: put it back
+	default:
+		if run := popRun(s); run < maxRun {
+			n += run
+		} else {
+			pushRun(s, run) // full: a new run on top of it
+		}
+	}
+	pushRun(s, n)
+}
+
+func (c runs) pop(s *bitStack, ctx []uint64) (uint64, bool) {
+	flag, ok := s.pop(1)
+	if !ok {
+		return 0, false
+	}
+	if flag == 0 {
+		x, ok := s.popPayload()
+		return c.predict(ctx) ^ x, ok
+	}
+	n := popRun(s)
+	if n == 0 {
+		return 0, false
+	}
+	if n > 1 {
+		pushRun(s, n-1)
+	}
+	return c.predict(ctx), true
+}
+
+// pushRun pushes a run of n hits, 1 ≤ n ≤ maxRun, and its flag.
+func pushRun(s *bitStack, n uint64) {
+	k := bits.Len64(n)
+	s.push(n, k)
+	s.push(uint64(k-1), 3)
+	s.push(1, 1)
+}
+
+// popRun pops a run's length after its flag; 0 if the stack holds none.
+func popRun(s *bitStack) uint64 {
+	k, ok := s.pop(3)
+	if !ok {
+		return 0
+	}
+	n, ok := s.pop(int(k) + 1)
+	if !ok || bits.Len64(n) != int(k)+1 {
+		return 0
+	}
+	return n
+}

@@ -137,13 +137,17 @@ func (s *Stream) Bits() int {
 type Options struct {
 	// Candidates are the methods tried; nil for DefaultCandidates.
 	Candidates []Method
-	// WarmUp is how many values each candidate compresses before the best
-	// so far is kept; 0 for 4096.
+	// WarmUp is how many of a stream's values each candidate compresses
+	// (a sample: Compress); 0 for 4096.
 	WarmUp int
+	// Finalists is how many of the candidates that did best on the sample
+	// compress the whole stream, the smallest kept; 0 for 3.
+	Finalists int
 }
 
 // DefaultCandidates returns the paper's four predictors and FCM2 and
-// DFCM2, with three context sizes each, and Raw, for a stream of n values:
+// DFCM2, with three context sizes each, Runs of both orders, and Raw, for
+// a stream of n values:
 // the tables are sized to the stream, from 2^4 to 2^12 contexts.
 func DefaultCandidates(n int) []Method {
 	tb := min(max(bits.Len(uint(n)), 4), 12)
@@ -158,11 +162,17 @@ func DefaultCandidates(n int) []Method {
 			ms = append(ms, Method{Kind: k, Order: o})
 		}
 	}
+	ms = append(ms, Method{Kind: Runs, Order: 1}, Method{Kind: Runs, Order: 2})
 	return ms
 }
 
-// Compress compresses vals with the candidate that takes the fewest bits
-// for the first WarmUp values (the first candidate of those that tie).
+// Compress compresses vals with the candidate that takes the fewest bits.
+// Each candidate compresses a sample of WarmUp values (all of them if
+// there are no more: then the best is kept), a quarter of WarmUp from each
+// of four places evenly spaced from the start, since a stream's start
+// alone can mislead (a trace that begins with a long loop); the Finalists
+// that take the fewest bits for it compress the whole stream, and the
+// smallest is kept (the first of those that tie).
 func Compress(vals []uint64, opt *Options) *Stream {
 	var o Options
 	if opt != nil {
@@ -174,26 +184,57 @@ func Compress(vals []uint64, opt *Options) *Stream {
 	if o.WarmUp <= 0 {
 		o.WarmUp = 4096
 	}
-	head := vals[:min(len(vals), o.WarmUp)]
-	var best *Stream
-	bestBits := 0
+	if o.Finalists <= 0 {
+		o.Finalists = 3
+	}
+	head := sample(vals, o.WarmUp)
+	type tried struct {
+		s    *Stream
+		bits int
+	}
+	var ranked []tried
 	for _, m := range o.Candidates {
 		s, err := Encode(head, m)
 		if err != nil {
 			continue
 		}
+		ranked = append(ranked, tried{s, s.Bits()})
+	}
+	if len(ranked) == 0 {
+		s, _ := Encode(head, Method{Kind: Raw})
+		ranked = append(ranked, tried{s, 0})
+	}
+	slices.SortStableFunc(ranked, func(a, b tried) int { return a.bits - b.bits })
+	if len(head) == len(vals) {
+		return ranked[0].s // the sample is the stream
+	}
+	var best *Stream
+	bestBits := 0
+	for _, t := range ranked[:min(o.Finalists, len(ranked))] {
+		s, _ := Encode(vals, t.s.method)
 		if b := s.Bits(); best == nil || b < bestBits {
 			best, bestBits = s, b
 		}
 	}
-	if best == nil {
-		best, _ = Encode(head, Method{Kind: Raw})
+	return best
+}
+
+// samplePlaces is how many places of a stream Compress samples.
+const samplePlaces = 4
+
+// sample returns vals if it holds at most n values, else n of them from
+// samplePlaces evenly spaced places.
+func sample(vals []uint64, n int) []uint64 {
+	if len(vals) <= n {
+		return vals
 	}
-	if len(head) == len(vals) {
-		return best
+	chunk := max(n/samplePlaces, 1)
+	out := make([]uint64, 0, samplePlaces*chunk)
+	for k := range samplePlaces {
+		at := k * (len(vals) - chunk) / (samplePlaces - 1)
+		out = append(out, vals[at:at+chunk]...)
 	}
-	s, _ := Encode(vals, best.method)
-	return s
+	return out
 }
 
 // Values returns all the values, leaving the cursor where it was.
