@@ -318,10 +318,9 @@ func (w *WET) check() error {
 	for n := range w.Nodes {
 		w.Nodes[n].Times = bidi.Compress(times[n], nil)
 	}
-	nodeTimes := make(map[int][]uint64) // decoded, for the executions' checks
 	sites := make(map[[2]int]bool)
 	for i, g := range w.ValueGroups {
-		if err := w.checkExecs(g.Func, g.Execs, nodeTimes); err != nil {
+		if err := w.checkExecs(g.Func, g.Execs); err != nil {
 			return fmt.Errorf("value group %d: %v", i, err)
 		}
 		n := g.count()
@@ -354,7 +353,7 @@ func (w *WET) check() error {
 	}
 	for i := range w.Accesses {
 		a := &w.Accesses[i]
-		if err := w.checkExecs(a.Func, a.Execs, nodeTimes); err != nil {
+		if err := w.checkExecs(a.Func, a.Execs); err != nil {
 			return fmt.Errorf("access label %d: %v", i, err)
 		}
 		for _, f := range a.fields() {
@@ -369,7 +368,7 @@ func (w *WET) check() error {
 // checkExecs checks timestamps given as executions (nil: none) of a
 // label of function fn: that its nodes are fn's and its skips index
 // their executions.
-func (w *WET) checkExecs(fn int, e *Execs, nodeTimes map[int][]uint64) error {
+func (w *WET) checkExecs(fn int, e *Execs) error {
 	if e == nil {
 		return nil
 	}
@@ -391,8 +390,7 @@ func (w *WET) checkExecs(fn int, e *Execs, nodeTimes map[int][]uint64) error {
 	if e.Skips == nil && e.N > execs {
 		return fmt.Errorf("%d entries at %d executions", e.N, execs)
 	}
-	_, err := w.execTimes(e, nodeTimes)
-	return err
+	return e.check(execs)
 }
 
 // checkTraces checks the goroutines' traces, and returns each node's

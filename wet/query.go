@@ -252,25 +252,37 @@ func (w *WET) times(s *bidi.Stream, e *Execs) []uint64 {
 	if e == nil {
 		return s.Values()
 	}
-	times, _ := w.execTimes(e, nil)
-	return times
+	return w.execTimes(e)
+}
+
+// check reports whether e's skips index executions 0 to execs-1 only,
+// which execTimes needs.
+func (e *Execs) check(execs int) error {
+	var skips []uint64
+	if e.Skips != nil {
+		skips = e.Skips.Values()
+	}
+	j := 0
+	for i := range e.N {
+		s := e.SkipConstant
+		if skips != nil {
+			s = skips[i]
+		}
+		j += int(int64(s>>1) ^ -int64(s&1))
+		if j < 0 || j >= execs {
+			return fmt.Errorf("entry %d at execution %d of %d", i, j, execs)
+		}
+	}
+	return nil
 }
 
 // execTimes returns the timestamps of executions e: the executions of a
-// statement, from its nodes' labels (decoded, or from cache if given),
-// indexed by the skips; an error if an index is out of range (which the
-// reader checks, so a parsed WET has none).
-func (w *WET) execTimes(e *Execs, cache map[int][]uint64) ([]uint64, error) {
+// statement, from its nodes' labels, indexed by the skips (which the
+// reader checks: Execs.check).
+func (w *WET) execTimes(e *Execs) []uint64 {
 	var runs []uint64
 	for _, n := range e.Nodes {
-		t, ok := cache[n]
-		if !ok {
-			t = w.Nodes[n].Times.Values()
-			if cache != nil {
-				cache[n] = t
-			}
-		}
-		runs = append(runs, t...)
+		runs = append(runs, w.Nodes[n].Times.Values()...)
 	}
 	slices.Sort(runs)
 	var skips []uint64
@@ -285,10 +297,7 @@ func (w *WET) execTimes(e *Execs, cache map[int][]uint64) ([]uint64, error) {
 			s = skips[i]
 		}
 		j += int(int64(s>>1) ^ -int64(s&1))
-		if j < 0 || j >= len(runs) {
-			return nil, fmt.Errorf("entry %d at execution %d of %d", i, j, len(runs))
-		}
 		out[i] = runs[j]
 	}
-	return out, nil
+	return out
 }

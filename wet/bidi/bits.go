@@ -105,3 +105,24 @@ func (s *bitStack) popPayload() (uint64, bool) {
 	}
 	return s.pop(int(k))
 }
+
+// field returns the k bits (k ≤ 64) at bit i of the stack.
+func (s *bitStack) field(i, k int) uint64 {
+	idx, off := i>>6, i&63
+	x := s.w[idx] >> uint(off)
+	if off+k > 64 {
+		x |= s.w[idx+1] << uint(64-off)
+	}
+	return x & lowMask(k)
+}
+
+// setField sets the k bits (k ≤ 64) at bit i of the stack to x's low k.
+func (s *bitStack) setField(i, k int, x uint64) {
+	x &= lowMask(k)
+	idx, off := i>>6, i&63
+	s.w[idx] = s.w[idx]&^(lowMask(k)<<uint(off)) | x<<uint(off)
+	if off+k > 64 {
+		rest := off + k - 64
+		s.w[idx+1] = s.w[idx+1]&^lowMask(rest) | x>>uint(64-off)
+	}
+}

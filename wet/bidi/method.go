@@ -332,6 +332,9 @@ func (c runs) push(s *bitStack, v uint64, ctx []uint64) {
 		s.push(0, 1)
 		return
 	}
+	if s.addToRun(1) {
+		return
+	}
 	n := uint64(1)
 	switch flag, ok := s.pop(1); {
 	case !ok:
@@ -348,6 +351,9 @@ func (c runs) push(s *bitStack, v uint64, ctx []uint64) {
 }
 
 func (c runs) pop(s *bitStack, ctx []uint64) (uint64, bool) {
+	if s.addToRun(-1) {
+		return c.predict(ctx), true
+	}
 	flag, ok := s.pop(1)
 	if !ok {
 		return 0, false
@@ -372,6 +378,26 @@ func pushRun(s *bitStack, n uint64) {
 	s.push(n, k)
 	s.push(uint64(k-1), 3)
 	s.push(1, 1)
+}
+
+// addToRun adds d to the run on top of the stack in place, where there is
+// one, and it stays from 1 to maxRun in as many bits: what popping it and
+// pushing the new run would do, in a few operations.
+func (s *bitStack) addToRun(d int) bool {
+	if s.n < 5 || s.field(s.n-1, 1) != 1 {
+		return false
+	}
+	k := int(s.field(s.n-4, 3)) + 1
+	if s.n < 4+k {
+		return false
+	}
+	n := s.field(s.n-4-k, k)
+	m := uint64(int64(n) + int64(d))
+	if m < 1 || m > maxRun || bits.Len64(n) != k || bits.Len64(m) != k {
+		return false
+	}
+	s.setField(s.n-4-k, k, m)
+	return true
 }
 
 // popRun pops a run's length after its flag; 0 if the stack holds none.
