@@ -142,6 +142,18 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// mean returns the arithmetic mean of xs, NaN for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
 // geomean returns the geometric mean of positive xs, NaN for none.
 func geomean(xs []float64) float64 {
 	if len(xs) == 0 {

@@ -80,8 +80,8 @@ const AccessOrphan = 4
 //
 // A field whose every entry is the same (a statement's accesses have one
 // size, most have no source and the same flags) has no stream: its value
-// is in Constant. A stream spends at least a bit an entry (its hit
-// flags); a constant, nothing.
+// is in Constant. A stream spends its header and some bits a run of
+// entries at least; a constant, nothing.
 //
 // The timestamps are a stream (Times), or, where it is smaller, said by
 // the executions of the label's statement (Execs): most statements make

@@ -42,11 +42,14 @@
 //     (Execs).
 //
 // A field whose every entry is the same (an access's size, its flags; a
-// variable that never changes) is kept as that value: a stream spends at
-// least a bit an entry. Every other label is a stream of 64-bit words
+// variable that never changes) is kept as that value: a stream spends its
+// header and some bits a run of entries at least. Every other label is a stream of 64-bit words
 // compressed by package bidi (the
 // paper's tier 2): a cursor steps forwards and backwards from anywhere,
-// each stream with the predictor that suits it best.
+// each stream with the predictor that suits it best. A value word's or
+// access field's stream whose values are another's, or them plus a
+// constant (a pointer recorded as a value and the loads at it), is kept
+// once: the file refers to it (share.go).
 //
 // # Slices
 //

@@ -316,7 +316,7 @@ func (w *WET) check() error {
 		return err
 	}
 	for n := range w.Nodes {
-		w.Nodes[n].Times = bidi.Compress(times[n], nil)
+		w.Nodes[n].Times = bidi.Compress(times[n], nodeTimesOptions)
 	}
 	sites := make(map[[2]int]bool)
 	for i, g := range w.ValueGroups {
@@ -364,6 +364,11 @@ func (w *WET) check() error {
 	}
 	return nil
 }
+
+// nodeTimesOptions choose the method of the nodes' labels that the reader
+// makes: on a smaller sample than Build's, since they are not written and
+// every read of the file makes them.
+var nodeTimesOptions = &bidi.Options{WarmUp: 512, Finalists: 1}
 
 // checkExecs checks timestamps given as executions (nil: none) of a
 // label of function fn: that its nodes are fn's and its skips index

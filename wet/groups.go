@@ -48,8 +48,8 @@ type ValueGroup struct {
 	Pattern *bidi.Stream
 	Words   [][]*bidi.Stream
 	// Constant[m][k] is the value of word k of member m where its every
-	// entry is the same and Words[m][k] is nil (a stream spends a bit an
-	// entry at least; a constant nothing).
+	// entry is the same and Words[m][k] is nil (a stream spends its
+	// header and some bits a run at least; a constant nothing).
 	Constant [][]uint64
 }
 

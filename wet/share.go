@@ -128,7 +128,9 @@ func resolve(s *bidi.Stream, delta uint64) *bidi.Stream {
 	for i := range vals {
 		vals[i] += delta
 	}
-	return bidi.Compress(vals, nil)
+	// The values have the shape of s's: its method suits them.
+	c, _ := bidi.Encode(vals, s.Method())
+	return c
 }
 
 // refBytes is what a reference takes in the file after its tag (which
