@@ -82,13 +82,19 @@ type FuncFact struct {
 	Graph *profile.Func `json:",omitempty"`
 }
 
-// ExportGraphs is -pathnumber.graphs: the facts hold each function's
-// graph, and the result each function's call sites.
-var ExportGraphs bool
+// ExportFacts is -pathnumber.facts: export a FuncFact for each declared
+// function and a PackageFact for the package. ExportGraphs is
+// -pathnumber.graphs: the facts hold each function's graph, and the result
+// each function's call sites; it exports the facts.
+var ExportFacts, ExportGraphs bool
 
 func init() {
-	Analyzer.Flags.BoolVar(&ExportGraphs, "graphs", false, "export each function's graph in its fact, and find call sites into other packages' functions (for interprocedural counts)")
+	Analyzer.Flags.BoolVar(&ExportFacts, "facts", false, "export each declared function's path count (and the package's list of them) as facts, for other analyzers and tools")
+	Analyzer.Flags.BoolVar(&ExportGraphs, "graphs", false, "export each function's graph in its fact, and find call sites into other packages' functions (for interprocedural counts; sets -pathnumber.facts)")
 }
+
+// exportFacts reports whether the analyzer exports facts.
+func exportFacts() bool { return ExportFacts || ExportGraphs }
 
 func (*FuncFact) AFact() {}
 
@@ -130,14 +136,30 @@ func run(pass *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	res := &Result{Funcs: make([]*Func, len(graphs))}
-	pkgFact := &PackageFact{Funcs: make([]NamedFuncFact, len(graphs))}
 	for i, g := range graphs {
-		f := Number(g)
-		res.Funcs[i] = f
+		res.Funcs[i] = Number(g)
+	}
+	if exportFacts() {
+		exportAll(pass, res.Funcs)
+	}
+	if ExportGraphs {
+		findSites(pass, res.Funcs)
+	}
+	return res, nil
+}
+
+// exportAll exports the facts of funcs: each declared function's and the
+// package's. They are off by default (-pathnumber.facts) because encoding
+// them into every package's facts, and decoding its imports', took vet a
+// fifth of its time on the standard library, for facts that nothing of
+// pathcover's reads but interprocedural sites (-pathnumber.graphs).
+func exportAll(pass *analysis.Pass, funcs []*Func) {
+	pkgFact := &PackageFact{Funcs: make([]NamedFuncFact, len(funcs))}
+	for i, f := range funcs {
 		summary := f.Fact()
 		summary.Graph = nil // in the object's fact only
-		pkgFact.Funcs[i] = NamedFuncFact{g.Name, summary}
-		if decl, ok := g.Node.(*ast.FuncDecl); ok {
+		pkgFact.Funcs[i] = NamedFuncFact{f.Name, summary}
+		if decl, ok := f.Node.(*ast.FuncDecl); ok {
 			if obj := pass.TypesInfo.Defs[decl.Name]; obj != nil {
 				fact := f.Fact()
 				pass.ExportObjectFact(obj, &fact)
@@ -145,10 +167,6 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	pass.ExportPackageFact(pkgFact)
-	if ExportGraphs {
-		findSites(pass, res.Funcs)
-	}
-	return res, nil
 }
 
 // findSites fills in the Sites of funcs.
