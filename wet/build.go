@@ -641,7 +641,7 @@ func (b *builder) compress(opt *bidi.Options) {
 	}
 	// A stream that repeats another's values is written as a reference
 	// (share.go).
-	streams := b.w.wordStreams()
+	streams, _ := b.w.wordStreams()
 	for i, r := range b.w.sharedStreams() {
 		if r == nil {
 			continue

@@ -25,9 +25,9 @@ type streamRef struct {
 
 // wordStreams returns the streams of w's value words and access fields,
 // in the order Write writes them, constants left out: the streams a
-// reference can name, by index in this order.
-func (w *WET) wordStreams() []*bidi.Stream {
-	var out []*bidi.Stream
+// reference can name, by index in this order. The first values of them
+// are the value words'.
+func (w *WET) wordStreams() (out []*bidi.Stream, values int) {
 	for _, g := range w.ValueGroups {
 		for _, words := range g.Words {
 			for _, s := range words {
@@ -37,6 +37,7 @@ func (w *WET) wordStreams() []*bidi.Stream {
 			}
 		}
 	}
+	values = len(out)
 	for i := range w.Accesses {
 		for _, f := range w.Accesses[i].fields() {
 			if *f != nil {
@@ -44,7 +45,7 @@ func (w *WET) wordStreams() []*bidi.Stream {
 			}
 		}
 	}
-	return out
+	return out, values
 }
 
 // sharedStreams returns, for each of w's wordStreams, a reference to an
@@ -55,17 +56,7 @@ func (w *WET) sharedStreams() []*streamRef {
 		index int
 		s     *bidi.Stream
 	}
-	streams := w.wordStreams()
-	values := 0 // the value words come first
-	for _, g := range w.ValueGroups {
-		for _, words := range g.Words {
-			for _, s := range words {
-				if s != nil {
-					values++
-				}
-			}
-		}
-	}
+	streams, values := w.wordStreams()
 	refs := make([]*streamRef, len(streams))
 	seed := maphash.MakeSeed()
 	byKey := make(map[[2]uint64][]stored) // length, hash of the values less the first
