@@ -20,7 +20,10 @@ import (
 //	                                      one's plus one (the first: 0)
 //
 // The right stack holds a bit for each value after the window at least,
-// or for maxValuesPerBit values with Runs.
+// or for maxValuesPerBit values with Runs: so a stream of n bytes holds at
+// most 8·22·n values plus its window, which bounds what decoding it can
+// allocate (a reader that takes all the values of a Runs stream, 176
+// values a byte, needs up to 1408 bytes of memory for each of its bytes).
 //
 // W is the method's window (Order, or Order+1 for DFCM, DFCM2 and
 // LastNStride, 1 for Raw). A two-way table (FCM2, DFCM2) has 2^(tableBits+1)
