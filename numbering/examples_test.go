@@ -448,3 +448,38 @@ func TestStaticWeightsGoLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticWeightsNestedLoop: a loop inside a loop, as Go cuts them (at
+// their post blocks), with a return from the inner body that leaves both.
+// The outer loop's head runs 11 times per call, and the loop leaves by its
+// condition or the return (1/2 of the entry each); the inner loop is
+// entered on each of the outer's 10.5 rounds and its head runs 11 times per
+// entry. The inner body's blocks
+// are part of the outer body: when the search for the outer body skipped
+// the inner back edge, the edge into them counted as an exit of the outer
+// loop and the inner body weighed a hundredth of this.
+func TestStaticWeightsNestedLoop(t *testing.T) {
+	ng := newNamedGraph("entry", "exit",
+		"entry ohead", "ohead obody", "ohead odone", "odone exit",
+		"obody ihead", "ihead ibody", "ihead idone", "ibody ret", "ret exit", "ibody ipost", "ipost ihead",
+		"idone opost", "opost ohead")
+	n, err := Number(&ng.g, &Options{Preferred: []EdgeID{ng.edges["ibodyipost"], ng.edges["idoneopost"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := n.StaticWeights()
+	// Outer: entered once, 11 rounds of its head; exits odone and the
+	// return share the one entry, 1/2 each; obody gets the other 10.5.
+	// Inner: entered 10.5 times, 115.5 rounds of its head; its exits idone
+	// and the return get 10.5/2 each, but the return leaves the outer loop
+	// too and takes the smaller share, 1/2.
+	for edge, want := range map[string]float64{
+		"entryohead": 1, "oheadodone": 0.5, "oheadobody": 10.5,
+		"obodyihead": 10.5, "iheadidone": 5.25, "iheadibody": 115.5 - 5.25,
+		"ibodyret": 0.5, "ibodyipost": 115.5 - 5.25 - 0.5, "ipostihead": 115.5 - 5.25 - 0.5,
+	} {
+		if got := w[ng.edges[edge]]; math.Abs(got-want) > 1e-9 {
+			t.Errorf("weight of %s = %v; want %v", edge, got, want)
+		}
+	}
+}

@@ -378,5 +378,37 @@ func (p *Placement) appendOp(ops []Op, id EdgeID) []Op {
 	return ops
 }
 
+// LikelyPath returns the id of the path most likely counted at DAG edge
+// id, for a count with a register (OpCount): the register's value on the
+// heaviest path from the root to the edge's source, found greedily
+// backwards (at each node the incoming edge of greatest weight, the first
+// of equal ones), plus the edge's own increment. The edges before the
+// register's initialisation are tree edges and add nothing, so the sum is
+// what the register holds on that path, and the path continues from the
+// count in the one way the count's place leaves it. Instrumentation tests
+// for this id to count it at a constant address (see toolexec/instrument's
+// likelyIncStmt). It returns false for an edge that is not reachable.
+func (p *Placement) LikelyPath(id EdgeID) (uint64, bool) {
+	reached := func(v BlockID) bool { return v == p.root || p.Reachable(v) }
+	if !p.inDAG[id] || !reached(p.edges[id].Src) {
+		return 0, false
+	}
+	r := p.inc[id]
+	for v := p.edges[id].Src; v != p.root; {
+		best := NoEdge
+		for _, in := range p.in[v] {
+			if reached(p.edges[in].Src) && (best == NoEdge || p.dw[in] > p.dw[best]) {
+				best = in
+			}
+		}
+		if best == NoEdge {
+			return 0, false
+		}
+		r += p.inc[best]
+		v = p.edges[best].Src
+	}
+	return r, true
+}
+
 // DAGWeight returns the weight of DAG edge id that the tree was built with.
 func (p *Placement) DAGWeight(id EdgeID) float64 { return p.dw[id] }

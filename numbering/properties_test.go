@@ -111,6 +111,33 @@ func checkNumbering(t *testing.T, n *Numbering) {
 		t.Fatal(err)
 	}
 	checkRandomWalksPlaced(t, p, 20, int64(n.NumPaths()))
+	checkLikelyPaths(t, p)
+}
+
+// checkLikelyPaths checks that the likely path of each count with a
+// register is a path, and one that takes the count's edge.
+func checkLikelyPaths(t *testing.T, p *Placement) {
+	t.Helper()
+	for id := range p.NumDAGEdges() {
+		op, ok := p.Op(EdgeID(id))
+		if !ok || op.Kind != OpCount {
+			continue
+		}
+		path, ok := p.LikelyPath(EdgeID(id))
+		if !ok {
+			t.Fatalf("no likely path at e%d, which counts", id)
+		}
+		if path >= p.NumPaths() {
+			t.Fatalf("likely path %d at e%d is not a path (N = %d)", path, id, p.NumPaths())
+		}
+		edges, err := p.Decode(path)
+		if err != nil {
+			t.Fatalf("likely path %d at e%d: %v", path, id, err)
+		}
+		if !slices.Contains(edges, EdgeID(id)) {
+			t.Fatalf("likely path %d at e%d takes %v, not the edge", path, id, edges)
+		}
+	}
 }
 
 // checkRandomWalks places n with static weights and runs random executions.

@@ -69,6 +69,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl())
 	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
 		u.ct.local = true
+		u.ct.likely = u.likelyAtRoundEnd
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, localViewDecl(view))
 	}
 	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
@@ -87,6 +88,27 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		return nil
 	}
 	return u.super.emitCaller(e, opt)
+}
+
+// likelyAtRoundEnd returns the path most likely counted at DAG edge id
+// when the path counted there ends where a loop goes round (at a cut's end
+// edge, not at the function's exit), and false otherwise: only there does
+// a count run again and again, each time reading what the last one wrote
+// (likelyIncStmt). A count goes where the path is known, so from there on
+// the path has one way to its end, which this follows.
+func (u *function) likelyAtRoundEnd(id numbering.EdgeID) (uint64, bool) {
+	p := u.Placement
+	exit := p.Graph().Exit
+	for e := id; ; {
+		if p.Edge(e).Kind == numbering.EndEdge {
+			return p.LikelyPath(id)
+		}
+		v := p.Edge(e).Dst
+		if v == exit || len(p.Out(v)) != 1 {
+			return 0, false
+		}
+		e = p.Out(v)[0]
+	}
 }
 
 // loops reports whether u's graph has a cycle: a cut that is not for the
@@ -218,6 +240,9 @@ func opStmt(op numbering.Op, ct *counting, opt *Options, returns bool) string {
 		return s
 	}
 	id := pathIDs{bl: pathID(reg, op), ppp: "0", constant: op.Kind == numbering.OpCountConst, blConst: op.Inc}
+	if op.Kind == numbering.OpCount && ct.local && ct.likely != nil {
+		id.likely, id.hasLikely = ct.likely(op.Edge)
+	}
 	if ct.ppp != nil {
 		id.ppp, id.pppConst = pathID(preg, numbering.Op{Kind: op.Kind, Inc: pinc}), pinc
 	}
@@ -231,6 +256,10 @@ type pathIDs struct {
 	bl, ppp           string
 	constant          bool
 	blConst, pppConst uint64
+	// likely is the Ball-Larus id most likely counted here, if hasLikely
+	// (counting.likely).
+	likely    uint64
+	hasLikely bool
 }
 
 // countStmt is the statement that counts path id as ct says: the one
@@ -241,6 +270,9 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 	}
 	switch ct.c.Kind {
 	case profile.CounterArray:
+		if id.hasLikely && !opt.Atomic {
+			return likelyIncStmt(ct.viewName(), id)
+		}
 		return incStmt(fmt.Sprintf("%s[%s]", ct.viewName(), id.bl), opt.Atomic)
 	case profile.CounterHash:
 		return hashedStmt(ct.c, id.bl)
@@ -335,6 +367,24 @@ func incStmt(counter string, atomic bool) string {
 		return fmt.Sprintf("%s(&%s)", addFunc, counter)
 	}
 	return counter + "++"
+}
+
+// likelyIncStmt counts path id.bl in array view, at a constant index when
+// it is the likely path id.likely:
+//
+//	if (_pathcoverR+5) == 5 { _pathcoverV[5]++ } else { _pathcoverV[(_pathcoverR+5)]++ }
+//
+// Why: in a loop, a count at an index in a register is a read-modify-write
+// of memory that the next round's count of the same path reads again, and
+// x86 processors forward a store to such a load fastest when its address
+// is a fixed displacement from a register the loop does not change, as
+// -cover's counters are (AMD EPYC here: fastjson's whitespace loop ran
+// 2.1 ms under the indexed count, 1.4 ms under this, 1.25 ms under
+// -covermode=count). The test costs a compare and a branch that the
+// likely path predicts. Only non-atomic counts, in a function's local view
+// (which the loop does not reload).
+func likelyIncStmt(view string, id pathIDs) string {
+	return fmt.Sprintf("if %s == %d { %s[%d]++ } else { %s[%s]++ }", id.bl, id.likely, view, id.likely, view, id.bl)
 }
 
 // hashedStmt counts path bl in a function's hash table (rt.CountHashed):

@@ -113,6 +113,10 @@ type counting struct {
 	// view (localViewDecl), which a function's own counting, in its own
 	// body, has.
 	local bool
+	// likely, with local, gives the id of the path most likely counted at
+	// the end of a loop's round (a cut's end edge; numbering.Placement's
+	// LikelyPath), and false at other edges.
+	likely func(numbering.EdgeID) (uint64, bool)
 	// paths is the number of the function's Ball-Larus paths, which tells
 	// a -flight build whether an id fits in a ring's entry (flightStmt).
 	paths uint64
