@@ -14,8 +14,14 @@ package profile
 //		[8]byte  "pcovseg1"
 //		[16]byte the hash of the package's metadata (<hash>.meta, in hex)
 //		uint64   n, the number of counter words
-//		[24]byte reserved, zero
-//		n × uint64 the counters, laid out as the metadata says
+//		uint64   s, where the counters start, in bytes from the
+//		         segment's start: 0 for 64, right after the header
+//		[16]byte reserved, zero
+//		the counters at s: n × uint64, laid out as the metadata says
+//	s is 0 when rt maps the segment's pages for the counters (Register),
+//	and P plus the counters' offset in their first page when it maps the
+//	file's pages over the program's own (RegisterStatic, rt/static.go):
+//	then the header has its page, and the counters' first page follows.
 //	and, in PPP builds, residual tables, made as residual paths first run:
 //		[8]byte  "pcovres1"
 //		[16]byte the hash of the package's metadata
@@ -207,7 +213,19 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 			return f, fmt.Errorf("%w: segment at offset %d is incomplete", ErrTruncated, off)
 		}
 		words := order.Uint64(head[24:])
-		if room := (end - off - segmentHeader) / 8; words > room {
+		start := uint64(segmentHeader)
+		if s := order.Uint64(head[32:]); magic == segmentMagic && s != 0 {
+			// A page of header, then the counters at their offset in the
+			// next page.
+			if s < page || s >= 2*page || s%8 != 0 {
+				return nil, fmt.Errorf("bad segment header at offset %d: counters at %d", off, s)
+			}
+			start = s
+		}
+		if end-off < start {
+			return f, fmt.Errorf("%w: segment at offset %d is incomplete", ErrTruncated, off)
+		}
+		if room := (end - off - start) / 8; words > room {
 			return f, fmt.Errorf("%w: segment at offset %d claims %d words, file has room for %d", ErrTruncated, off, words, room)
 		}
 		seg := Segment{Hash: hex.EncodeToString(head[8:24]), Len: words}
@@ -223,7 +241,7 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 		file, holes := r.(*os.File)
 		for i := uint64(0); i < words; {
 			if holes {
-				pos := int64(off + segmentHeader + 8*i)
+				pos := int64(off + start + 8*i)
 				data, end, ok := nextData(file, pos)
 				switch {
 				case !ok:
@@ -238,7 +256,7 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 			}
 			k := min(words-i, readChunk/8)
 			chunk := buf[:8*k]
-			if _, err := r.ReadAt(chunk, int64(off+segmentHeader+8*i)); err != nil && err != io.EOF {
+			if _, err := r.ReadAt(chunk, int64(off+start+8*i)); err != nil && err != io.EOF {
 				return nil, err
 			}
 			if !bytes.Equal(chunk, zeros[:len(chunk)]) { // most are zero
@@ -251,7 +269,7 @@ func readCounts(r io.ReaderAt, size int64) (*CountFile, error) {
 			i += k
 		}
 		f.Segments = append(f.Segments, seg)
-		off += (segmentHeader + 8*words + page - 1) / page * page
+		off += (start + 8*words + page - 1) / page * page
 	}
 	return f, nil
 }

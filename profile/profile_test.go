@@ -440,8 +440,59 @@ func smallCounts(words ...uint64) []byte {
 	return data
 }
 
+// staticCounts is a counter file of 512-byte pages with one segment as
+// rt.RegisterStatic makes them, drawn by hand from the format's comment:
+// a page of header, then the words at offset at in the next page, followed
+// by a segment of the usual kind.
+func staticCounts(at int, words ...uint64) []byte {
+	data := make([]byte, 512)
+	copy(data, fileMagic)
+	binary.LittleEndian.PutUint64(data[8:], 512)
+	binary.LittleEndian.PutUint64(data[16:], 7)
+	binary.LittleEndian.PutUint64(data[24:], byteOrderMark)
+	size := 512 + (at+8*len(words)+511)/512*512
+	seg := make([]byte, size)
+	copy(seg, segmentMagic)
+	copy(seg[8:], strings.Repeat("\xcd", 16))
+	binary.LittleEndian.PutUint64(seg[24:], uint64(len(words)))
+	binary.LittleEndian.PutUint64(seg[32:], uint64(512+at))
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(seg[512+at+8*i:], w)
+	}
+	return append(append(data, seg...), smallCounts(4)[512:]...)
+}
+
+// TestStaticSegment reads segments whose words start past a page of
+// header, at any offset in their page, and stops at bad offsets.
+func TestStaticSegment(t *testing.T) {
+	for _, at := range []int{0, 8, 448, 504} {
+		words := make([]uint64, 70) // over a page from at = 448
+		words[0], words[69] = 3, 5
+		cf, err := ParseCounts(staticCounts(at, words...))
+		if err != nil {
+			t.Fatalf("at %d: %v", at, err)
+		}
+		if len(cf.Segments) != 2 || cf.Segments[0].Hash != strings.Repeat("cd", 16) || cf.Segments[0].Len != 70 ||
+			!slices.Equal(cf.Segments[0].Words, []Word{{0, 3}, {69, 5}}) || !slices.Equal(cf.Segments[1].Words, []Word{{0, 4}}) {
+			t.Fatalf("at %d: %+v", at, cf.Segments)
+		}
+	}
+	for _, start := range []uint64{8, 64, 511, 1020, 1024, 1 << 40} {
+		data := staticCounts(0, 1)
+		binary.LittleEndian.PutUint64(data[512+32:], start)
+		if _, err := ParseCounts(data); err == nil || errors.Is(err, ErrTruncated) {
+			t.Errorf("counters at %d: %v; want a bad header", start, err)
+		}
+	}
+	// Cut in the header's page: truncated, not bad.
+	if cf, err := ParseCounts(staticCounts(8, 1)[:512+300]); !errors.Is(err, ErrTruncated) || len(cf.Segments) != 0 {
+		t.Errorf("cut segment: %v, %+v", err, cf)
+	}
+}
+
 func FuzzParseCounts(f *testing.F) {
 	f.Add(smallCounts(1, 2))
+	f.Add(staticCounts(16, 1, 0, 2))
 	f.Add(smallCounts(5, 0, 9)[:512+40])
 	f.Add([]byte(fileMagic + "garbage"))
 	res := smallCounts(2, 1, 0, 0)

@@ -14,6 +14,11 @@ const (
 	// byteOrderMark is written in the writer's byte order.
 	byteOrderMark = 0x0102030405060708
 	segmentHeader = 64
+	// The header word of a counter segment that says where its words
+	// start, in bytes from the segment's start; 0 for the end of the
+	// header (RegisterStatic's segments start them a page later, at their
+	// offset in their page).
+	staticWordsWord = 4
 	// The header words of a residual segment that follow the common ones.
 	residualFuncWord = 4
 	residualLostWord = 5

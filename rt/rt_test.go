@@ -94,7 +94,18 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if end := os.Getenv("RT_END"); end != "" {
-		c, res := rt.Register(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, nil, 1, "")
+		c, res := []uint64(nil), (*rt.Residuals)(nil)
+		if os.Getenv("RT_STATIC") == "" {
+			c, res = rt.Register(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, nil, 1, "")
+		} else {
+			// Two counts before the registration, in the array's words,
+			// which it keeps.
+			staticWords[rt.StaticPad] += 2
+			c, res = rt.RegisterStatic(os.Getenv("RT_HASH"), os.Getenv("RT_META"), 3, nil, 1, "", staticWords[:])
+			if &c[0] != &staticWords[rt.StaticPad] {
+				panic("RegisterStatic moved the counters")
+			}
+		}
 		for range 5 {
 			c[0]++
 		}
@@ -115,31 +126,55 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// staticWords are the helper's counters for RegisterStatic: 3 words
+// between the padding.
+var staticWords [2*rt.StaticPad + 3]uint64
+
 // TestCountsSurvive runs a process that counts and then returns, calls
-// os.Exit, panics, or is killed with SIGKILL: its counts are on disk.
+// os.Exit, panics, or is killed with SIGKILL: its counts are on disk. Its
+// counters are mapped from the file by Register, or mapped over its own
+// array by RegisterStatic (Linux only), which keeps what the array
+// counted before: the counts after the mapping are only in the file, so a
+// kill shows they are there.
 func TestCountsSurvive(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
 		t.Skip("counter files need a Unix system")
 	}
 	hash, meta := testMeta(t)
-	for _, end := range []string{"return", "exit", "panic", "kill"} {
-		t.Run(end, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "profile") // created by rt
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "RT_END="+end, "RT_HASH="+hash, "RT_META="+meta, "PATHCOVERDIR="+dir)
-			out, err := cmd.CombinedOutput()
-			if end == "return" && err != nil {
-				t.Fatalf("helper: %v\n%s", err, out)
+	for _, static := range []bool{false, true} {
+		for _, end := range []string{"return", "exit", "panic", "kill"} {
+			name := end
+			if static {
+				if runtime.GOOS != "linux" {
+					continue
+				}
+				name = "static/" + end
 			}
-			p := profile.New()
-			problems, err := p.ReadDir(dir)
-			if err != nil || len(problems) > 0 {
-				t.Fatalf("ReadDir: %v %v", problems, err)
-			}
-			if p.Processes != 1 || p.Counts[hash][0][0] != 5 || p.Counts[hash][0][1] != 2 || p.Counts[hash][0][2] != 1 {
-				t.Fatalf("after %s: %d processes, counts %v", end, p.Processes, p.Counts[hash])
-			}
-		})
+			t.Run(name, func(t *testing.T) { countsSurvive(t, hash, meta, end, static) })
+		}
+	}
+}
+
+func countsSurvive(t *testing.T, hash, meta, end string, static bool) {
+	dir := filepath.Join(t.TempDir(), "profile") // created by rt
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "RT_END="+end, "RT_HASH="+hash, "RT_META="+meta, "PATHCOVERDIR="+dir)
+	want := uint64(5)
+	if static {
+		cmd.Env = append(cmd.Env, "RT_STATIC=1")
+		want += 2 // counted before the registration
+	}
+	out, err := cmd.CombinedOutput()
+	if end == "return" && err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	p := profile.New()
+	problems, err := p.ReadDir(dir)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("ReadDir: %v %v", problems, err)
+	}
+	if p.Processes != 1 || p.Counts[hash][0][0] != want || p.Counts[hash][0][1] != 2 || p.Counts[hash][0][2] != 1 {
+		t.Fatalf("after %s: %d processes, counts %v; want %d of path 0", end, p.Processes, p.Counts[hash], want)
 	}
 }
 
@@ -189,6 +224,18 @@ func TestNoDirectory(t *testing.T) {
 	}
 	if after, _ := os.ReadDir(wd); slices.ContainsFunc(after, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".counts") }) {
 		t.Errorf("a counter file appeared in %s", wd)
+	}
+}
+
+// TestNoDirectoryStatic: RegisterStatic with no directory counts in the
+// array it was given, with init's words set.
+func TestNoDirectoryStatic(t *testing.T) {
+	t.Setenv("PATHCOVERDIR", "")
+	var w [2*rt.StaticPad + 4]uint64
+	c, _ := rt.RegisterStatic("00000000000000000000000000000000", "{}", 4, []uint64{1, 7}, 1, "", w[:])
+	c[3]++
+	if len(c) != 4 || w[rt.StaticPad+3] != 1 || w[rt.StaticPad+1] != 7 {
+		t.Fatalf("counters %v", c)
 	}
 }
 

@@ -21,6 +21,8 @@ import (
 // ExportedClonePrefix.
 const (
 	counters    = "_pathcoverC"  // the package's counter words
+	staticWords = "_pathcoverW"  // the array that holds them, padded (rt.RegisterStatic)
+	staticPad   = "_pathcoverO"  // the padding before them in it, rt.StaticPad
 	arrayView   = "_pathcoverA"  // + function index: *[N]uint64 of an array
 	slotView    = "_pathcoverS"  // + function index: *[S][2]uint64 of a PPP array
 	hotView     = "_pathcoverH"  // + function index: *[S][12]uint64 of a hot path table's sets
@@ -270,8 +272,11 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 	}
 	switch ct.c.Kind {
 	case profile.CounterArray:
+		if id.constant {
+			return incStmt(ct.constWord(id.blConst), opt.Atomic)
+		}
 		if id.hasLikely && !opt.Atomic {
-			return likelyIncStmt(ct.viewName(), id)
+			return likelyIncStmt(ct, id)
 		}
 		return incStmt(fmt.Sprintf("%s[%s]", ct.viewName(), id.bl), opt.Atomic)
 	case profile.CounterHash:
@@ -383,8 +388,27 @@ func incStmt(counter string, atomic bool) string {
 // -covermode=count). The test costs a compare and a branch that the
 // likely path predicts. Only non-atomic counts, in a function's local view
 // (which the loop does not reload).
-func likelyIncStmt(view string, id pathIDs) string {
-	return fmt.Sprintf("if %s == %d { %s[%d]++ } else { %s[%s]++ }", id.bl, id.likely, view, id.likely, view, id.bl)
+func likelyIncStmt(ct *counting, id pathIDs) string {
+	view := ct.viewName()
+	return fmt.Sprintf("if %s == %d { %s++ } else { %s[%s]++ }", id.bl, id.likely, ct.constWord(id.likely), view, id.bl)
+}
+
+// constWord is word k of ct's array, or of its PPP array seen as words:
+// in the package's array of counters (rt.RegisterStatic), which the
+// compiler addresses by a fixed displacement, as it does -cover's
+// counters, with no view to load; in a sharded build, whose shards have
+// no fixed address, through the view:
+//
+//	_pathcoverW[_pathcoverO+12]
+//	_pathcoverA3P()[2]
+func (ct *counting) constWord(k uint64) string {
+	if !ct.sharded {
+		return fmt.Sprintf("%s[%s+%d]", staticWords, staticPad, uint64(ct.c.Offset)+k)
+	}
+	if ct.c.Kind == profile.CounterPPP {
+		return fmt.Sprintf("%s[%d][%d]", ct.viewName(), k/2, k%2)
+	}
+	return fmt.Sprintf("%s[%d]", ct.viewName(), k)
 }
 
 // hashedStmt counts path bl in a function's hash table (rt.CountHashed):
@@ -472,7 +496,7 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 //	_pathcoverResidual(3, 6)
 func slotConstStmt(ct *counting, opt *Options, id pathIDs) string {
 	if bl, ok := ct.ppp.BL(id.pppConst); ok && bl == id.blConst && id.pppConst < uint64(ct.c.Size/2) {
-		return incStmt(fmt.Sprintf("%s[%d][1]", ct.viewName(), id.pppConst), opt.Atomic)
+		return incStmt(ct.constWord(2*id.pppConst+1), opt.Atomic)
 	}
 	return residualStmt(ct.fn, id.bl)
 }

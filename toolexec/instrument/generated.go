@@ -49,15 +49,15 @@ import (
 )
 
 var _ _pathcoverUnsafe.Pointer
-
-var %s = _pathcoverRT.%s(%q, %s, %d, %s, %d, %q)
+%s
+var %s = _pathcoverRT.%s(%q, %s, %d, %s, %d, %q%s)
 
 func %s(c *uint64) { _pathcoverRT.Add(c) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
-`, pkg, cfg.RuntimePath, registered(cfg.Shard), registerFunc(cfg.Shard), hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
+`, pkg, cfg.RuntimePath, staticDecls(cfg.Shard, meta.Words), registered(cfg.Shard), registerFunc(cfg.Shard), hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, staticArg(cfg.Shard), addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
 	src = appendViews(src, meta)
 	if cfg.Shard.sharded() {
 		src = appendShardViews(src, meta)
@@ -136,7 +136,31 @@ func registerFunc(s Sharding) string {
 	if s.sharded() {
 		return "RegisterShards"
 	}
-	return "Register"
+	return "RegisterStatic"
+}
+
+// staticDecls declares, in a build that is not sharded, the array that
+// holds the package's words counters between rt.StaticPad words of
+// padding, which rt.RegisterStatic maps from the counter file, and the
+// padding's length, by which the instrumented code indexes it
+// (counting.constWord):
+//
+//	const _pathcoverO = _pathcoverRT.StaticPad
+//
+//	var _pathcoverW [2*_pathcoverO + 160]uint64
+func staticDecls(s Sharding, words int) string {
+	if s.sharded() {
+		return ""
+	}
+	return fmt.Sprintf("\nconst %s = _pathcoverRT.StaticPad\n\nvar %s [2*%s + %d]uint64\n", staticPad, staticWords, staticPad, words)
+}
+
+// staticArg is RegisterStatic's last argument, the array.
+func staticArg(s Sharding) string {
+	if s.sharded() {
+		return ""
+	}
+	return ", " + staticWords + "[:]"
 }
 
 // appendShardViews defines, for each view of appendViews, the function

@@ -54,6 +54,8 @@ const fakeRuntime = `package rt
 type Residuals struct{}
 func (*Residuals) Count(fn int, bl uint64) {}
 func Register(hash, meta string, words int, init []uint64, funcs int, dir string) ([]uint64, *Residuals) { return make([]uint64, words), nil }
+const StaticPad = 8192
+func RegisterStatic(hash, meta string, words int, init []uint64, funcs int, dir string, w []uint64) ([]uint64, *Residuals) { return w[StaticPad:StaticPad+words], nil }
 func RegisterShards(hash, meta string, words int, init []uint64, funcs int, dir string) ([]uint64, *Residuals, uintptr, uintptr) { return make([]uint64, words), nil, 0, 0 }
 func ShardOffset(mask, stride uintptr) uintptr { return 0 }
 func CountKnown(table []uint64, bl uint64) bool { return false }
