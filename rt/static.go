@@ -71,5 +71,4 @@ func RegisterStatic(hash, meta string, words int, init []uint64, funcs int, defa
 var (
 	errPageTooLarge    = errors.New("the page size is larger than the counters' padding")
 	errMappedElsewhere = errors.New("the counter file was mapped at another address than the counters'")
-	errStaticNotLinux  = errors.New("counters in the program's memory are mapped from the file only on Linux")
 )
