@@ -374,20 +374,20 @@ func incStmt(counter string, atomic bool) string {
 	return counter + "++"
 }
 
-// likelyIncStmt counts path id.bl in array view, at a constant index when
-// it is the likely path id.likely:
+// likelyIncStmt counts path id.bl in ct's array, at a fixed address
+// (constWord) when it is the likely path id.likely, else through the view:
 //
-//	if (_pathcoverR+5) == 5 { _pathcoverV[5]++ } else { _pathcoverV[(_pathcoverR+5)]++ }
+//	if (_pathcoverR+5) == 5 { _pathcoverW[_pathcoverO+17]++ } else { _pathcoverV[(_pathcoverR+5)]++ }
 //
 // Why: in a loop, a count at an index in a register is a read-modify-write
 // of memory that the next round's count of the same path reads again, and
 // x86 processors forward a store to such a load fastest when its address
-// is a fixed displacement from a register the loop does not change, as
-// -cover's counters are (AMD EPYC here: fastjson's whitespace loop ran
-// 2.1 ms under the indexed count, 1.4 ms under this, 1.25 ms under
-// -covermode=count). The test costs a compare and a branch that the
-// likely path predicts. Only non-atomic counts, in a function's local view
-// (which the loop does not reload).
+// is a fixed displacement from the program counter, or from a register
+// the loop does not change, as -cover's counters are (AMD EPYC here:
+// fastjson's whitespace loop ran 2.1 ms under the indexed count, 1.4 ms
+// under this, 1.25 ms under -covermode=count). The test costs a compare
+// and a branch that the likely path predicts. Only non-atomic counts, in
+// functions with a local view (counting.likely).
 func likelyIncStmt(ct *counting, id pathIDs) string {
 	view := ct.viewName()
 	return fmt.Sprintf("if %s == %d { %s++ } else { %s[%s]++ }", id.bl, id.likely, ct.constWord(id.likely), view, id.bl)
@@ -401,6 +401,7 @@ func likelyIncStmt(ct *counting, id pathIDs) string {
 //
 //	_pathcoverW[_pathcoverO+12]
 //	_pathcoverA3P()[2]
+//	_pathcoverV[2]
 func (ct *counting) constWord(k uint64) string {
 	if !ct.sharded {
 		return fmt.Sprintf("%s[%s+%d]", staticWords, staticPad, uint64(ct.c.Offset)+k)
@@ -490,9 +491,9 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 }
 
 // slotConstStmt is slotStmt for a path whose ids are both known now: the
-// check is made now.
+// check is made now, and the count is slot 1's second word (constWord).
 //
-//	_pathcoverS3[1][1]++
+//	_pathcoverW[_pathcoverO+13]++
 //	_pathcoverResidual(3, 6)
 func slotConstStmt(ct *counting, opt *Options, id pathIDs) string {
 	if bl, ok := ct.ppp.BL(id.pppConst); ok && bl == id.blConst && id.pppConst < uint64(ct.c.Size/2) {
