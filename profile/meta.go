@@ -288,7 +288,9 @@ type StaticCall struct {
 	// Site says that an interprocedural build can make the call a site,
 	// calling a clone of the callee: the callee is not generic, the call
 	// names it by an identifier or a selector, and the caller's path has
-	// not ended before the call runs (it is not in a return statement).
+	// not ended before the call runs (funcgraph.StaticCall.Site: a call in
+	// a return statement is a site when the statement's results can be
+	// held in variables until the path is counted).
 	Site bool `json:",omitempty"`
 }
 

@@ -24,8 +24,12 @@ type StaticCall struct {
 	// can be called instead; the call runs whenever its block does: it is
 	// not in the right operand of && or ||, which one block holds whole
 	// (one decision); and it runs before the block's path can end: it is
-	// not in a return statement, nor in a call that never returns, whose
-	// edge's code goes before the statement.
+	// not in the arguments of a call that never returns, whose edge's code
+	// goes before the statement. A call in a return statement is a site
+	// when the function's results can be held (Func.ResultsHeld) and the
+	// return edge has a site: an interprocedural build evaluates the
+	// results into variables first, then runs the return edge's code, then
+	// returns them.
 	Site bool
 }
 
@@ -111,11 +115,20 @@ func clonable(call StaticCall, info *types.Info) bool {
 }
 
 // pathEnds returns a test of whether a call runs after the code of an edge
-// that can end f's path has run: a call in a return statement, or in a
-// call that never returns, whose edge's code goes before the statement.
+// that can end f's path has run: a call in a call that never returns,
+// whose edge's code goes before the statement, or in a return statement
+// whose results cannot be held or whose edge has no site (after a label
+// that a goto jumps to: its code goes on the edges before).
 func (f *Func) pathEnds() func(*ast.CallExpr) bool {
 	var stmts []ast.Stmt
+	held := f.ResultsHeld()
 	for _, e := range f.Edges {
+		if r, ok := e.Node.(*ast.ReturnStmt); ok && e.Kind == EdgeReturn {
+			if !held || e.Site.Kind != Before {
+				stmts = append(stmts, r)
+			}
+			continue
+		}
 		if e.Site.Kind != Before {
 			continue
 		}
@@ -140,6 +153,52 @@ func (f *Func) pathEnds() func(*ast.CallExpr) bool {
 		}
 		return false
 	}
+}
+
+// ResultsHeld reports whether the results of f's return statements can be
+// evaluated into variables declared at the top of its body, typed as its
+// signature spells its results: no name that the signature declares (a
+// receiver, parameter or result) is spelt in a result's type, where at the
+// top of the body it would mean the name, not what the type meant
+// (func parse(url string) (*url.URL, error) is not held). An
+// interprocedural build holds the results of a return statement that calls
+// a site's clone, so that the clone runs before the return edge's code
+// (toolexec/instrument).
+func (f *Func) ResultsHeld() bool {
+	var typ *ast.FuncType
+	var recv *ast.FieldList
+	switch n := f.Node.(type) {
+	case *ast.FuncDecl:
+		typ, recv = n.Type, n.Recv
+	case *ast.FuncLit:
+		typ = n.Type
+	default:
+		return false
+	}
+	if typ.Results == nil {
+		return true
+	}
+	declared := make(map[string]bool)
+	for _, list := range []*ast.FieldList{recv, typ.Params, typ.Results} {
+		if list == nil {
+			continue
+		}
+		for _, field := range list.List {
+			for _, name := range field.Names {
+				declared[name.Name] = true
+			}
+		}
+	}
+	held := true
+	for _, field := range typ.Results.List {
+		ast.Inspect(field.Type, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && declared[id.Name] {
+				held = false
+			}
+			return held
+		})
+	}
+	return held
 }
 
 // ObjectName returns a declared function's name as [Func.Name] spells it:

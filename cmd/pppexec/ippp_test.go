@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
@@ -49,15 +50,37 @@ func buildRun(t *testing.T, dir, toolexec string, env ...string) (*profile.Profi
 	return p, prof, exe
 }
 
-// runProg runs exe in dir with env and returns the profile it wrote and its
+// runProg runs exe in dir with env, checks that it prints what the plain
+// build of dir prints with env, and returns the profile it wrote and its
 // directory.
 func runProg(t *testing.T, dir, exe string, env ...string) (*profile.Profile, string) {
 	t.Helper()
 	prof := t.TempDir()
-	if out, code := run(t, dir, append(env, "PATHCOVERDIR="+prof), exe); code != 0 {
+	out, code := run(t, dir, append(env, "PATHCOVERDIR="+prof), exe)
+	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
+	if want := plainOutput(t, dir, env); out != want {
+		t.Errorf("the instrumented program printed %q, the plain one %q", out, want)
+	}
 	return cmdtest.LoadProfile(t, prof), prof
+}
+
+var plainOutputs sync.Map // dir and env → output
+
+// plainOutput returns what go run prints in dir with env, run once.
+func plainOutput(t *testing.T, dir string, env []string) string {
+	t.Helper()
+	key := dir + "\x00" + strings.Join(env, "\x00")
+	if out, ok := plainOutputs.Load(key); ok {
+		return out.(string)
+	}
+	out, code := run(t, dir, env, "go", "run", ".")
+	if code != 0 {
+		t.Fatalf("go run: exit %d\n%s", code, out)
+	}
+	plainOutputs.Store(key, out)
+	return out
 }
 
 // countsByName returns a profile's path counts by package path and
@@ -87,8 +110,10 @@ func countsByName(t *testing.T, p *profile.Profile) map[string]map[uint64]uint64
 //     plain build's: clones count their callee's paths as it does;
 //   - the supergraphs agree with the functions' own counts, edge for edge
 //     (oracle.Supergraphs), the leaf callees exactly;
-//   - the sites are the ones expected, and calls in return statements and
-//     through function values are not sites;
+//   - the sites are the ones expected, calls in return statements among
+//     them, and calls through function values are not sites;
+//   - the program prints what its plain build does (held results keep
+//     Go's order of evaluation);
 //   - a PPP build whose interesting segments are a run's (thesis 3.5.2),
 //     run on more input, counts every segment as the Ball-Larus
 //     interprocedural build does on that input, the new segments as
@@ -123,6 +148,7 @@ func TestOracleIPPP(t *testing.T) {
 				fieldBL, _ = runProg(outer, mod, exe, "IPPP_FIELD=1")
 			}
 			cmdtest.CheckOracle(t, dir, p)
+			checkHeldOrder(t, dir, p)
 			counts := countsByName(t, p)
 			for name, want := range plainCounts {
 				if got := counts[name]; !mapsEqual(got, want) {
@@ -157,30 +183,43 @@ func TestOracleIPPP(t *testing.T) {
 					if cut := f.Name == "Wide@ippp"; cut != (len(f.Keep) > 0) {
 						t.Errorf("%s: kept edges %v", f.Name, f.Keep)
 					}
-					// At depth 2, Drive's clone of mid leaves out mid's own
-					// supergraph, which still counts the call of mid that
-					// is not a site.
-					if len(counts[profile.PackagePath(m.Package)+"."+f.Name]) == 0 {
-						t.Errorf("%s counted no segment", f.Name)
+					// At depth 2, Drive's clones of its callees leave out
+					// their own supergraphs: mid's still counts the call
+					// of mid that is not a site, but pair, order and named
+					// are called only at Drive's sites, so theirs count
+					// nothing.
+					onlyDeeper := mode.name == "depth2" && (f.Name == "pair@ippp" || f.Name == "order@ippp" || f.Name == "named@ippp")
+					if n := len(counts[profile.PackagePath(m.Package)+"."+f.Name]); (n == 0) != onlyDeeper {
+						t.Errorf("%s counted %d segments; want some: %v", f.Name, n, !onlyDeeper)
 					}
 				}
 			}
 			want := map[string][]string{
-				// a.get() and tally.Total() are in a return statement,
-				// g(2) a call of a function value, ext.Max generic,
+				// g(2) is a call of a function value, ext.Max generic,
 				// mid(-x) the right operand of &&, safeDiv recovers;
-				// fact(2) in case -1 never runs.
-				"Drive@ippp": {"(*acc).add", "example.com/ippp/ext.(*Tally).LeafAdd", "example.com/ippp/ext.LeafClamp", "example.com/ippp/ext.LeafSum",
-					"fact", "leafClosure", "leafLoop", "leafSign", "leafSign", "leafSign", "mid"},
+				// fact(2) in case -1 never runs. a.get() and
+				// tally.Total() are in the return statement.
+				"Drive@ippp": {"(*acc).add", "acc.get", "example.com/ippp/ext.(*Tally).LeafAdd", "example.com/ippp/ext.LeafClamp", "example.com/ippp/ext.LeafSum",
+					"example.com/ippp/ext.Tally.Total", "example.com/ippp/ext.Tally.Total",
+					"fact", "leafClosure", "leafLoop", "leafSign", "leafSign", "leafSign", "mid", "named", "order", "pair", "shadowed"},
 				"mid@ippp":  {"leafLoop", "leafSign"},
 				"fact@ippp": {"fact"},
 				"Wide@ippp": {"leafSign"},
+				// Calls in return statements; shadowed's is not a site.
+				"Tail@ippp":        {"fact", "fact"},
+				"pair@ippp":        {"leafPair", "leafSign"},
+				"order@ippp":       {"leafBump"},
+				"named@ippp":       {"leafLoop", "leafSign"},
+				"Drive.func1@ippp": {"leafSign"},
+				"tallyOf@ippp":     {"example.com/ippp/ext.(*Tally).LeafAdd"},
 			}
 			if mode.name == "depth2" {
-				// Two calls deep: mid's calls, and fact's of itself.
-				want["Drive@ippp"] = append(want["Drive@ippp"], "fact", "leafLoop", "leafSign")
+				// Two calls deep: the calls of mid, fact, pair, order and
+				// named; and fact's of itself, from fact and from Tail.
+				want["Drive@ippp"] = append(want["Drive@ippp"], "fact", "leafLoop", "leafSign", "leafPair", "leafSign", "leafBump", "leafLoop", "leafSign")
 				slices.Sort(want["Drive@ippp"])
 				want["fact@ippp"] = []string{"fact", "fact"}
+				want["Tail@ippp"] = []string{"fact", "fact", "fact", "fact"}
 			}
 			for name, w := range want {
 				if !slices.Equal(callees[name], w) {
@@ -188,7 +227,7 @@ func TestOracleIPPP(t *testing.T) {
 				}
 			}
 			if len(callees) != len(want) {
-				t.Errorf("supergraphs %v, want those of %v (Tail's calls are in return statements)", callees, want)
+				t.Errorf("supergraphs %v, want those of %v", callees, want)
 			}
 			t.Logf("supergraph counters: %v", kinds)
 		})
@@ -228,6 +267,43 @@ func TestOracleIPPP(t *testing.T) {
 		}
 		t.Logf("%d residual segments", residual)
 	})
+}
+
+// checkHeldOrder checks, in the trace in dir, that each call of Tail, both
+// of whose return statements call fact, witnessed its return edge after
+// it called fact: the code of a return edge whose statement calls a clone
+// runs after the clone (the results are held), where it would otherwise run
+// before the statement.
+func checkHeldOrder(t *testing.T, dir string, p *profile.Profile) {
+	t.Helper()
+	traces, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
+	tails := 0
+	for _, name := range traces {
+		calls, err := profile.ReadTrace(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nameOf := func(c *profile.Call) string { return p.Metas[c.Hash].Funcs[c.Func].Name }
+		for _, c := range calls {
+			if nameOf(c) != "Tail" {
+				continue
+			}
+			tails++
+			if len(c.EdgeLines) == 0 {
+				t.Errorf("%s: Tail's call at line %d witnessed no edge", name, c.Line)
+				continue
+			}
+			last := c.EdgeLines[len(c.EdgeLines)-1]
+			if !slices.ContainsFunc(calls, func(d *profile.Call) bool {
+				return nameOf(d) == "fact" && c.Line < d.Line && d.Line < last
+			}) {
+				t.Errorf("%s: Tail's call at line %d witnessed its return edge (line %d) before it called fact", name, c.Line, last)
+			}
+		}
+	}
+	if tails != 2 {
+		t.Errorf("the traces hold %d calls of Tail, want 2", tails)
+	}
 }
 
 func mapsEqual(a, b map[uint64]uint64) bool {

@@ -23,6 +23,7 @@ func (s *super) clone(i int, in *Input, all []*function, opt *Options) ([]byte, 
 	// With sites of its own, the callee's own supergraph is left out: the
 	// calls go to this segment's clones instead.
 	shadowed := len(s.children(i)) > 0
+	e.holdResults(callee.Func, s.calls(i))
 	for _, v := range all {
 		if v.Node.Pos() < callee.Node.Pos() || v.Node.End() > callee.Node.End() {
 			continue // not the callee or a function literal in it
@@ -58,6 +59,18 @@ func (s *super) clone(i int, in *Input, all []*function, opt *Options) ([]byte, 
 	src := []byte("\n\n")
 	src = append(src, e.applyRange(lo, hi)...)
 	return append(src, '\n'), nil
+}
+
+// calls returns the calls of the sites in the function of site parent (-1:
+// the caller).
+func (s *super) calls(parent int) []*ast.CallExpr {
+	var calls []*ast.CallExpr
+	for _, i := range s.children(parent) {
+		if c := s.sites[i].call; c != nil {
+			calls = append(calls, c)
+		}
+	}
+	return calls
 }
 
 // renameCalls makes the calls of the sites in the function of site parent

@@ -39,6 +39,7 @@ const (
 	invocation  = "_pathcoverI"  // a traced call's invocation id
 	superReg    = "_pathcoverX"  // a caller's supergraph registers or frame
 	superRegPtr = "_pathcoverXP" // a clone's pointer to them
+	heldResult  = "_pathcoverY"  // + index: a result held before its return statement's code (results.go)
 	residFunc   = "_pathcoverResidual"
 	knownFunc   = "_pathcoverKnown"
 	addFunc     = "_pathcoverAdd"
@@ -67,6 +68,9 @@ const (
 // withSuper, that of its supergraph in it.
 func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	entry := u.EntrySite()
+	if withSuper && u.super != nil {
+		e.holdResults(u.Func, u.super.calls(-1))
+	}
 	if opt.Flight > 0 {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl())
 	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
@@ -572,6 +576,43 @@ func registerDecls(ppp bool) string {
 		decl += "var " + pppReg + " uint64; _ = " + pppReg + "; "
 	}
 	return decl
+}
+
+// heldResultDecls declares, at the top of a body, the variables that hold
+// the results of its return statements that call clones, typed as the
+// signature spells them (results.go):
+//
+//	var _pathcoverY0 int; var _pathcoverY1 error;
+func heldResultDecls(types []string) string {
+	s := ""
+	for i, t := range types {
+		s += "var " + heldResult + strconv.Itoa(i) + " " + t + "; "
+	}
+	return s
+}
+
+// heldResultsAssign replaces the keyword of a return statement whose n
+// results are held:
+//
+//	_pathcoverY0, _pathcoverY1 =
+func heldResultsAssign(n int) string {
+	return heldResultList(n) + " ="
+}
+
+// heldResultsReturn returns the held results, after the return edge's
+// code:
+//
+//	; return _pathcoverY0, _pathcoverY1
+func heldResultsReturn(n int) string {
+	return "; return " + heldResultList(n)
+}
+
+func heldResultList(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = heldResult + strconv.Itoa(i)
+	}
+	return strings.Join(names, ", ")
 }
 
 // flightRingDecl gets the calling goroutine's ring at the top of a

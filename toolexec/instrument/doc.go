@@ -25,19 +25,21 @@
 // The files follow the stages of Package: functions.go numbers a package's
 // functions and describes them in the metadata, layout.go lays out their
 // counters, supergraph.go makes the supergraphs of an interprocedural
-// build, codegen.go and clone.go write the code through an editor of each
-// file (edit.go), and generated.go writes the generated file. positions.go
+// build, codegen.go, clone.go and results.go write the code through an
+// editor of each file (edit.go), and generated.go writes the generated file. positions.go
 // and units.go give the metadata the user's positions and go test
 // -cover's statements.
 //
-// The rewriter only inserts text: every byte of the original stays where it
-// was, and each insertion is followed by a /*line file:line:col*/ comment
-// that gives the next token its original position back, so compiler errors,
-// panics and stack traces point at the user's lines; in generated code, the
-// position its own line directives give it (their file names as written,
-// and no column where they give none). The rest, the counter
-// slice and the helpers, goes in one generated file, so user files need no
-// new imports. Synthesized branches become real syntax: an if without else
+// The rewriter inserts text: every byte of the original stays where it
+// was, but for the names of the callees whose clones an interprocedural
+// build calls and the keyword of a return statement whose results it holds
+// (results.go), which it replaces. Each insertion is followed by a
+// /*line file:line:col*/ comment that gives the next token its original
+// position back, so compiler errors, panics and stack traces point at the
+// user's lines; in generated code, the position its own line directives
+// give it (their file names as written, and no column where they give
+// none). The rest, the counter slice and the helpers, goes in one
+// generated file, so user files need no new imports. Synthesized branches become real syntax: an if without else
 // gets `else { ... }`; `else if` is wrapped as `else { ...; if ... }`; a
 // switch without default gets `default: ...`. Where the ends of several
 // statement lists meet, as at the end of an else-if chain, the code at the

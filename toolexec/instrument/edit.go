@@ -33,6 +33,11 @@ type editor struct {
 	depth map[ast.Node]int
 	// directives are the file's line directives, once read.
 	directives []lineDirective
+	// held are the return statements whose results are held (results.go):
+	// the code before one goes after its results.
+	held map[*ast.ReturnStmt]bool
+	// heldBodies are the bodies given the variables that hold results.
+	heldBodies map[*ast.BlockStmt]bool
 }
 
 // An insertion is text to put at a byte offset. Insertions at one offset go
@@ -53,7 +58,7 @@ const (
 	phaseDecl     = iota // declarations at the top of a body, arguments and parameters added
 	phaseCode            // edge code, and the braces and branches it needs
 	phaseWrapOpen        // the start of a call wrapped around an expression (memory.go)
-	phaseRename          // a name replaced, after all code before it
+	phaseRename          // a name or keyword replaced, after all code before it
 
 	// phaseWrapClose closes a wrapped expression: before any code that
 	// goes after it.
@@ -64,7 +69,8 @@ func newEditor(fset *token.FileSet, file *ast.File, src []byte) *editor {
 	return &editor{
 		fset: fset, tf: fset.File(file.Pos()), file: file, src: src,
 		opens: make(map[*ast.IfStmt]bool), synth: make(map[ast.Node]int),
-		depth: make(map[ast.Node]int),
+		depth: make(map[ast.Node]int), held: make(map[*ast.ReturnStmt]bool),
+		heldBodies: make(map[*ast.BlockStmt]bool),
 	}
 }
 
@@ -74,8 +80,13 @@ func (e *editor) insertAt(pos token.Pos, phase, order int, text string) {
 }
 
 // rename replaces the identifier id with name.
-func (e *editor) rename(id *ast.Ident, name string) {
-	e.ins = append(e.ins, insertion{offset: e.tf.Offset(id.Pos()), phase: phaseRename, seq: len(e.ins), text: name, skip: len(id.Name)})
+func (e *editor) rename(id *ast.Ident, name string) { e.replace(id.Pos(), len(id.Name), name) }
+
+// replace replaces the n bytes at pos with text: the keyword of a return
+// statement whose results are held (results.go). It goes after all code
+// inserted at pos.
+func (e *editor) replace(pos token.Pos, n int, text string) {
+	e.ins = append(e.ins, insertion{offset: e.tf.Offset(pos), phase: phaseRename, seq: len(e.ins), text: text, skip: n})
 }
 
 // Code and the syntax it needs go in at the starts and ends of statement
@@ -154,11 +165,11 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	code = "; " + code // the statement before may not have ended
 	switch list := site.List.(type) {
 	case *ast.BlockStmt:
-		e.insertList(list, list.List, site.Index, list.Lbrace+1, order, code)
+		e.insertList(list, list.List, site, list.Lbrace+1, order, code)
 	case *ast.CaseClause:
-		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
+		e.insertList(list, list.Body, site, list.Colon+1, order, code)
 	case *ast.CommClause:
-		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
+		e.insertList(list, list.Body, site, list.Colon+1, order, code)
 	case *ast.IfStmt:
 		l := e.level(list) // the else's
 		switch els := list.Else.(type) {
@@ -189,11 +200,15 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	}
 }
 
-// insertList puts code before statement i of a list, or after its last
-// one; start is where an empty list starts.
-func (e *editor) insertList(list ast.Node, stmts []ast.Stmt, i int, start token.Pos, order int, code string) {
+// insertList puts code before statement site.Index of a list, or after its
+// last one; start is where an empty list starts. Code before a return
+// statement whose results are held goes after its results.
+func (e *editor) insertList(list ast.Node, stmts []ast.Stmt, site funcgraph.Site, start token.Pos, order int, code string) {
 	l := e.level(list)
+	i := site.Index
 	switch {
+	case i < len(stmts) && site.Kind == funcgraph.Before && e.held[returnStmt(stmts[i])]:
+		e.insertCode(stmts[i].End(), atEnd(l), order, code)
 	case i < len(stmts):
 		e.insertCode(stmts[i].Pos(), atStart(l), order, code)
 	case len(stmts) > 0:

@@ -38,7 +38,7 @@ func (t *Tally) LeafAdd(v int) {
 	t.n += v
 }
 
-// Total is a method on a value, called in a return statement: not a site.
+// Total is a method on a value.
 func (t Tally) Total() int { return t.n - t.neg }
 
 // Max is generic: its calls are not sites.

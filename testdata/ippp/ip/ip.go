@@ -5,12 +5,18 @@
 // variadic callee, calls nested in arguments, several calls in one block,
 // a callee with a loop (its segments end inside the clone), a callee that
 // is a caller itself, recursion, a closure inside a callee, callees in
-// another package (package ext), and calls that are not sites (in a return
-// statement, through a function value, of a generic function, in the right
-// operand of &&, of a function that recovers from panics).
+// another package (package ext), calls in return statements (their results
+// held in variables, so that the clone runs before the return edge's code),
+// and calls that are not sites (through a function value, of a generic
+// function, in the right operand of &&, of a function that recovers from
+// panics, in a return statement whose results cannot be held).
 package ip
 
-import "example.com/ippp/ext"
+import (
+	"errors"
+
+	"example.com/ippp/ext"
+)
 
 type acc struct{ n int }
 
@@ -85,6 +91,65 @@ func fact(n int) int {
 	return n * r
 }
 
+// pair returns a call's results, and a call's result beside a variable.
+func pair(x int) (int, int) {
+	if x%2 == 0 {
+		return x, leafSign(x)
+	}
+	return leafPair(x)
+}
+
+func leafPair(x int) (int, int) {
+	if x < 0 {
+		return -x, 1
+	}
+	return x, 0
+}
+
+var bumped int
+
+func leafBump(x int) int {
+	bumped += x
+	if x > 0 {
+		return 1
+	}
+	return 0
+}
+
+// order reads bumped in the return statement whose call changes it: the gc
+// compiler makes the call first, and so must the held results (the test
+// compares the program's output with a plain build's).
+func order(x int) (int, int) {
+	return bumped, leafBump(x)
+}
+
+var errNeg = errors.New("negative")
+
+// named's deferred function changes the results its return statements set.
+func named(x int) (r int, err error) {
+	defer func() {
+		if err == nil {
+			r *= 10
+		}
+	}()
+	if x < -5 {
+		return 0, errNeg
+	}
+	return leafSign(x) + leafLoop(x, 2), nil
+}
+
+// shadowed's parameter hides the package its result's type is from, so its
+// results cannot be held: the call in its return statement is not a site.
+func shadowed(ext int) ext.Tally {
+	return tallyOf(ext)
+}
+
+func tallyOf(n int) ext.Tally {
+	var t ext.Tally
+	t.LeafAdd(n)
+	return t
+}
+
 // Drive runs the sites.
 func Drive(xs []int) int {
 	var a acc
@@ -102,6 +167,13 @@ func Drive(xs []int) int {
 			t++
 		}
 		t += safeDiv(t, x)
+		p, q := pair(x)
+		o, b := order(x)
+		if n, err := named(x); err == nil {
+			t += n
+		}
+		sq := func(y int) int { return leafSign(y) * y }
+		t += p + q + o + b + sq(x) + shadowed(x).Total()
 	}
 	t += ext.LeafSum(xs...) + ext.Max(t, 0)
 	switch leafSign(t) {
@@ -115,7 +187,7 @@ func Drive(xs []int) int {
 	return t + a.get() + tally.Total()
 }
 
-// Tail calls fact where the caller's path has already ended.
+// Tail calls fact in its return statements.
 func Tail(x int) int {
 	if x > 3 {
 		return fact(x)

@@ -13,9 +13,9 @@ func two(b bool) int {
 }
 
 // Twice has 2 paths; with chainlib.Sign (3 paths) and two (2 paths) inlined
-// in its first block, 2×3×2 segments. The call of Max is not a site, nor is
-// the call in the return statement.
-func Twice(x int, b bool) int { // want `Twice has 12 interprocedural path segments of depth 1 \(its 2 acyclic paths with the callees of its 2 call sites inlined\), more than -pathcover.maxpaths=3; the call of chainlib.Sign at line 19 multiplies them most, by 3`
+// in its first block and two in its return statement, 2×3×2×2 segments.
+// The call of Max is not a site (Max is generic).
+func Twice(x int, b bool) int { // want `Twice has 24 interprocedural path segments of depth 1 \(its 2 acyclic paths with the callees of its 3 call sites inlined\), more than -pathcover.maxpaths=3; the call of chainlib.Sign at line 19 multiplies them most, by 3`
 	s := chainlib.Sign(x) + two(b) + chainlib.Max(x, 2)
 	if b {
 		s++

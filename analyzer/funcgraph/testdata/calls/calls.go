@@ -50,3 +50,19 @@ func Calls(t *T, s Stringer, fv func() int, xs []int) int {
 	}
 	return n + f() + int(int64(3)) + helper(2)
 }
+
+// Results calls in its return statements: they are sites.
+func Results(t T, err error) (int, error) {
+	if err != nil {
+		return 0, fmt.Errorf("wrapped: %w", err)
+	}
+	return helper(t.Value()), nil
+}
+
+// Shadowed names a parameter as the package its result's type is from, so
+// its results cannot be held: the calls in its return are not sites.
+func Shadowed(strings int) *strings.Builder {
+	return build(helper(strings))
+}
+
+func build(n int) *strings.Builder { return new(strings.Builder) }

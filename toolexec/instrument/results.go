@@ -1,0 +1,104 @@
+package instrument
+
+// Held results. In an interprocedural build a call in a return statement
+// can be a site (funcgraph.StaticCall.Site): the clone it calls carries the
+// caller's path on, so the code of the return edge, which counts that
+// path, must run after the call. That code goes before the statement
+// otherwise; for a return statement that calls a clone, the results are
+// evaluated into variables first, the code runs, and the variables are
+// returned:
+//
+//	return x, f(y)
+//
+// becomes
+//
+//	_pathcoverY0, _pathcoverY1 = x, _pathcoverIPPP3_0(&_pathcoverX, y); <code>; return _pathcoverY0, _pathcoverY1
+//
+// with the variables declared at the top of the body, typed as the
+// signature spells the results (heldResultDecls). The assignment evaluates
+// its operands in the order the return statement would (calls first, left to
+// right, then the rest, as the gc compiler orders both), assigns as a return
+// does, and a deferred function still sees the results set by the return.
+// funcgraph makes such calls sites only where the signature's type names
+// mean at the top of the body what they mean in the signature
+// (funcgraph.Func.ResultsHeld).
+
+import (
+	"go/ast"
+
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
+)
+
+// holdResults holds the results of each return statement of f that holds
+// one of calls (the calls of clones made in f), so that code that insert
+// puts before such a statement goes after its results.
+func (e *editor) holdResults(f *funcgraph.Func, calls []*ast.CallExpr) {
+	for _, edge := range f.Edges {
+		r, ok := edge.Node.(*ast.ReturnStmt)
+		if !ok || edge.Kind != funcgraph.EdgeReturn || edge.Site.Kind != funcgraph.Before || len(r.Results) == 0 || e.held[r] || !holdsCall(r, calls) {
+			continue
+		}
+		types := resultTypes(f, e)
+		if types == nil {
+			continue // no results: the statement holds none
+		}
+		if !e.heldBodies[f.Body] {
+			e.heldBodies[f.Body] = true
+			e.insertAt(f.Body.Lbrace+1, phaseDecl, 0, heldResultDecls(types))
+		}
+		e.held[r] = true
+		e.replace(r.Return, len("return"), heldResultsAssign(len(types)))
+		e.insertCode(r.End(), atEnd(e.level(edge.Site.List)), maxOrder, heldResultsReturn(len(types)))
+	}
+}
+
+// maxOrder orders an insertion after every edge's code at its offset.
+const maxOrder = int(^uint(0) >> 1)
+
+// holdsCall reports whether one of calls is in r.
+func holdsCall(r *ast.ReturnStmt, calls []*ast.CallExpr) bool {
+	for _, c := range calls {
+		if r.Pos() <= c.Pos() && c.End() <= r.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// resultTypes returns the source of the type of each of f's results, one per
+// result (a field (a, b int) gives two).
+func resultTypes(f *funcgraph.Func, e *editor) []string {
+	var typ *ast.FuncType
+	switch n := f.Node.(type) {
+	case *ast.FuncDecl:
+		typ = n.Type
+	case *ast.FuncLit:
+		typ = n.Type
+	}
+	if typ == nil || typ.Results == nil {
+		return nil
+	}
+	var types []string
+	for _, field := range typ.Results.List {
+		src := string(e.src[e.tf.Offset(field.Type.Pos()):e.tf.Offset(field.Type.End())])
+		for range max(1, len(field.Names)) {
+			types = append(types, src)
+		}
+	}
+	return types
+}
+
+// returnStmt returns the return statement s is, under its labels; nil if it
+// is none.
+func returnStmt(s ast.Stmt) *ast.ReturnStmt {
+	for {
+		switch t := s.(type) {
+		case *ast.LabeledStmt:
+			s = t.Stmt
+		case *ast.ReturnStmt:
+			return t
+		default:
+			return nil
+		}
+	}
+}
