@@ -83,7 +83,7 @@ func (p *Placement) Check(q *PPP, limit int) error {
 		if wsum != c.PPP {
 			return fmt.Errorf("the PPP increments of path %d sum to %d, its PPP weights to %d", id, c.PPP, wsum)
 		}
-		if want, ok := q.id(id); ok {
+		if want, ok := q.ID(id); ok {
 			interesting++
 			if c.PPP != want || c.PPP >= q.Size() || !q.accepts(c.PPP, c.BL) {
 				return fmt.Errorf("interesting path %d ran with PPP id %d (want %d, size %d) and was not accepted", id, c.PPP, want, q.Size())

@@ -103,7 +103,7 @@ func TestThesisFig34PPP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for bl, want := range map[uint64]uint64{0: 0, 1: 1, 5: 2} {
-		if got, ok := q.id(bl); !ok || got != want {
+		if got, ok := q.ID(bl); !ok || got != want {
 			t.Errorf("PPP id of BL %d = %d, %v; want %d", bl, got, ok, want)
 		}
 	}

@@ -141,8 +141,8 @@ func (q *PPP) Inc(id EdgeID) uint64 { return q.inc[id] }
 // the edge is on no interesting path (⊥; it counts as 0).
 func (q *PPP) Weight(id EdgeID) (int64, bool) { return q.weight[id], q.set[id] }
 
-// id returns the PPP id of the interesting path with Ball-Larus id bl.
-func (q *PPP) id(bl uint64) (uint64, bool) {
+// ID returns the PPP id of the interesting path with Ball-Larus id bl.
+func (q *PPP) ID(bl uint64) (uint64, bool) {
 	id, ok := q.toPPP[bl]
 	return id, ok
 }

@@ -291,6 +291,11 @@ func countStmt(ct *counting, opt *Options, id pathIDs) string {
 		if id.constant {
 			return slotConstStmt(ct, opt, id)
 		}
+		if id.hasLikely && !opt.Atomic {
+			if s, ok := likelySlotStmt(ct, opt, id); ok {
+				return s
+			}
+		}
 		return slotStmt(ct, opt, id)
 	case profile.CounterPPPHash:
 		return knownStmt(ct, id.bl)
@@ -492,6 +497,21 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 		init, pppID, slots, view, pppID, id.bl,
 		incStmt(fmt.Sprintf("%s[%s][1]", view, pppID), opt.Atomic),
 		residualStmt(ct.fn, id.bl))
+}
+
+// likelySlotStmt is likelyIncStmt for a PPP array: when the Ball-Larus id
+// is the likely path's, an interesting path with PPP id p in the array,
+// the slot's check would pass, so the count goes straight to slot p's
+// second word at its fixed address (constWord); other paths take slotStmt.
+// It reports false when the likely path has no slot.
+//
+//	if (_pathcoverR+5) == 5 { _pathcoverW[_pathcoverO+7]++ } else { if _pathcoverq := (_pathcoverQ+1); ... }
+func likelySlotStmt(ct *counting, opt *Options, id pathIDs) (string, bool) {
+	p, ok := ct.ppp.ID(id.likely)
+	if !ok || p >= uint64(ct.c.Size/2) {
+		return "", false
+	}
+	return fmt.Sprintf("if %s == %d { %s++ } else { %s }", id.bl, id.likely, ct.constWord(2*p+1), slotStmt(ct, opt, id)), true
 }
 
 // slotConstStmt is slotStmt for a path whose ids are both known now: the
