@@ -29,22 +29,14 @@ func Register(hash, meta string, words int, init []uint64, funcs int, defaultDir
 func register(hash, meta string, words int, init []uint64, funcs int, defaultDir string, n int) (c []uint64, r *Residuals, mask, stride uintptr) {
 	mu.Lock()
 	defer mu.Unlock()
-	dir := profileDir(defaultDir)
-	r = &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
 	mask = uintptr(n - 1)
-	if dir == "" || disabled {
-		r.dir = ""
-		c, stride = shardsInMemory(words, init, n)
-		return c, r, mask, stride
-	}
-	if err := writeMeta(dir, hash, meta); err != nil {
-		warn(dir, err)
-		c, stride = shardsInMemory(words, init, n)
-		return c, r, mask, stride
-	}
-	shards, size, err := segments(dir, segmentMagic, hash, words, n, func(_, w []uint64) { setWords(w, init) })
-	if err != nil {
-		warn(dir, err)
+	var shards [][]uint64
+	var size int
+	r, mapped := registration(hash, meta, funcs, defaultDir, func(dir string) (err error) {
+		shards, size, err = segments(dir, segmentMagic, hash, words, n, func(_, w []uint64) { setWords(w, init) })
+		return err
+	})
+	if !mapped {
 		c, stride = shardsInMemory(words, init, n)
 		return c, r, mask, stride
 	}
@@ -52,6 +44,31 @@ func register(hash, meta string, words int, init []uint64, funcs int, defaultDir
 		attributeSegment(hash, s)
 	}
 	return shards[0], r, mask, uintptr(size)
+}
+
+// registration is what every registration of a package does (register,
+// RegisterStatic), with mu held: it makes the residual tables, finds the
+// profile's directory, writes the metadata there, and maps the counters
+// with mapCounters. It reports whether they were mapped; when they were
+// not (no directory, rt disabled, or an error, which it warns of), the
+// residual tables write nothing either, since no metadata describes them,
+// and the caller counts in memory.
+func registration(hash, meta string, funcs int, defaultDir string, mapCounters func(dir string) error) (*Residuals, bool) {
+	dir := profileDir(defaultDir)
+	r := &Residuals{hash: hash, heads: make([]atomic.Pointer[residualTable], funcs)}
+	if dir == "" || disabled {
+		return r, false
+	}
+	if err := writeMeta(dir, hash, meta); err != nil {
+		warn(dir, err)
+		return r, false
+	}
+	if err := mapCounters(dir); err != nil {
+		warn(dir, err)
+		return r, false
+	}
+	r.dir = dir
+	return r, true
 }
 
 // setWords stores the pairs (index, value) of init into w.

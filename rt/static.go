@@ -1,9 +1,6 @@
 package rt
 
-import (
-	"errors"
-	"sync/atomic"
-)
+import "errors"
 
 // Counters in the program's own memory.
 //
@@ -15,8 +12,9 @@ import (
 // count of the same path in the next call then waits for the last one's
 // store: x86 processors forward a store to the next load of the same
 // address fastest when the address is a fixed displacement from a register
-// the code has not written since (a tiny function called in a loop:
-// utf8.FullRune measured +45% with the pointer, +0% with a variable).
+// the code has not written since (a micro-benchmark of a copy of
+// utf8.FullRune's code called in a loop, counting both ways: +45% through
+// the pointer, +0% in a package variable).
 //
 // So a package's counters are a package variable, StaticPad words from
 // each end of an array of StaticPad+words+StaticPad words, and
@@ -47,23 +45,10 @@ func RegisterStatic(hash, meta string, words int, init []uint64, funcs int, defa
 	mu.Lock()
 	defer mu.Unlock()
 	setWords(c, init)
-	dir := profileDir(defaultDir)
-	r := &Residuals{hash: hash, dir: dir, heads: make([]atomic.Pointer[residualTable], funcs)}
-	if dir == "" || disabled {
-		r.dir = ""
-		return c, r
+	r, mapped := registration(hash, meta, funcs, defaultDir, func(dir string) error { return mapStatic(dir, hash, c) })
+	if mapped {
+		attributeSegment(hash, c)
 	}
-	if err := writeMeta(dir, hash, meta); err != nil {
-		warn(dir, err)
-		r.dir = ""
-		return c, r
-	}
-	if err := mapStatic(dir, hash, c); err != nil {
-		warn(dir, err)
-		r.dir = ""
-		return c, r
-	}
-	attributeSegment(hash, c)
 	return c, r
 }
 
