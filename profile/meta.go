@@ -738,5 +738,15 @@ func (f *Func) IsInteresting(id uint64) bool {
 
 // HashHome is the slot where the probes for path id start in a hash table
 // of n slots (CounterHash and CounterPPPHash, residual tables): package rt
-// uses the same function.
-func HashHome(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C17) >> 32 % n }
+// uses the same function, and pppexec lays out PPP hash tables with it, so
+// the two must agree (rt's FuzzHome). The top 32 bits of a
+// Fibonacci hash of id, scaled to [0, n) by a multiply and a shift rather
+// than a division; for the tables of more than 2^32 slots that no build
+// makes, by the remainder.
+func HashHome(id, n uint64) uint64 {
+	h := (id * HotMultiplier) >> 32
+	if n > 1<<32 {
+		return h % n
+	}
+	return h * n >> 32
+}

@@ -19,3 +19,6 @@ var (
 // SetTestProc says which P runs the calling goroutine, for the tests of
 // sharded counters (goroutine_plain.go).
 func SetTestProc(f func() int) { testProc = f }
+
+// Home is home, for the test that it is profile.HashHome.
+var Home = home

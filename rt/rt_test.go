@@ -271,7 +271,8 @@ func TestCountHashed(t *testing.T) {
 }
 
 // TestResidualExact: goroutines recording many residual paths at once, more
-// than a first table holds, lose none and count each exactly.
+// than a first table holds, lose none and count each exactly; and
+// CountPlain, in one goroutine, counts as exactly.
 func TestResidualExact(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
 		t.Skip("counter files need a Unix system")
@@ -279,7 +280,7 @@ func TestResidualExact(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATHCOVERDIR", dir)
 	const ids, goroutines = 3000, 8
-	_, res := rt.Register(testHash, "{}", 0, nil, 2, "")
+	_, res := rt.Register(testHash, "{}", 0, nil, 3, "")
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Go(func() {
@@ -293,6 +294,45 @@ func TestResidualExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// Function 2 counts plainly, in one goroutine: path i runs 3 - i%3
+	// times, through tables that grow.
+	for round := range uint64(3) {
+		for i := range uint64(ids) {
+			if i%3 <= round {
+				res.CountPlain(2, i<<33|i)
+			}
+		}
+	}
+	counts, tables := residualCounts(t, dir)
+	if tables < 5 {
+		t.Errorf("%d residual tables; the test means to fill some", tables)
+	}
+	for i := range uint64(ids) {
+		if n := counts[[2]uint64{1, i << 20}]; n != goroutines {
+			t.Fatalf("function 1 path %d counted %d times; want %d", i<<20, n, goroutines)
+		}
+		want := uint64(0)
+		if i%2 == 0 {
+			want = goroutines
+		}
+		if n := counts[[2]uint64{0, i}]; n != want {
+			t.Fatalf("function 0 path %d counted %d times; want %d", i, n, want)
+		}
+	}
+	for i := range uint64(ids) {
+		if n, want := counts[[2]uint64{2, i<<33 | i}], 3-i%3; n != want {
+			t.Fatalf("function 2 path %d counted %d times (plainly); want %d", i<<33|i, n, want)
+		}
+	}
+	if len(counts) != 2*ids+ids/2 {
+		t.Errorf("%d paths recorded; want %d", len(counts), 2*ids+ids/2)
+	}
+}
+
+// residualCounts reads the residual tables of testHash in dir's counter
+// files: the runs of each function and path, and the number of tables.
+func residualCounts(t *testing.T, dir string) (map[[2]uint64]uint64, int) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
 	counts := map[[2]uint64]uint64{}
 	tables := 0
@@ -312,34 +352,20 @@ func TestResidualExact(t *testing.T) {
 			s.Pairs(func(key, n uint64) { counts[[2]uint64{uint64(s.Func), key - 1}] += n })
 		}
 	}
-	if tables < 3 {
-		t.Errorf("%d residual tables; the test means to fill some", tables)
-	}
-	for i := range uint64(ids) {
-		if n := counts[[2]uint64{1, i << 20}]; n != goroutines {
-			t.Fatalf("function 1 path %d counted %d times; want %d", i<<20, n, goroutines)
-		}
-		want := uint64(0)
-		if i%2 == 0 {
-			want = goroutines
-		}
-		if n := counts[[2]uint64{0, i}]; n != want {
-			t.Fatalf("function 0 path %d counted %d times; want %d", i, n, want)
-		}
-	}
-	if len(counts) != ids+ids/2 {
-		t.Errorf("%d paths recorded; want %d", len(counts), ids+ids/2)
-	}
+	return counts, tables
 }
 
 const testHash = "0123456789abcdef0123456789abcdef"
 
 // TestCountKnown: a table laid out with profile.HashHome, as pppexec lays
-// out PPP hash tables, finds its keys and only them.
+// out PPP hash tables, finds its keys and only them. The table's size is
+// not a power of two and some keys are large, as big functions' ids are:
+// with 16 slots, homes that differ by a multiple of 16 in the bits above
+// 32 look alike (a mismatch of rt's and profile's hashes went unseen so).
 func TestCountKnown(t *testing.T) {
-	const n = 16
+	const n = 12
 	table := make([]uint64, 2*n)
-	keys := []uint64{0, 5, 1 << 40, 77, 78, 79}
+	keys := []uint64{0, 5, 1 << 40, 77, 78, 3<<61 + 12345, 0xdeadbeefcafebabe}
 	for _, id := range keys {
 		i := profile.HashHome(id, n)
 		for table[2*i] != 0 {
@@ -354,7 +380,7 @@ func TestCountKnown(t *testing.T) {
 			}
 		}
 	}
-	for _, id := range []uint64{1, 6, 1<<40 + 1, 80} {
+	for _, id := range []uint64{1, 6, 1<<40 + 1, 80, 1<<63 - 1} {
 		if rt.CountKnown(table, id) {
 			t.Errorf("id %d found, but is no key", id)
 		}
@@ -364,4 +390,21 @@ func TestCountKnown(t *testing.T) {
 			t.Errorf("key %d counted %d times; want 2", table[2*i]-1, table[2*i+1])
 		}
 	}
+}
+
+// FuzzHome checks that rt's home slot is profile.HashHome's, with which
+// pppexec lays out PPP hash tables, and lies in the table.
+func FuzzHome(f *testing.F) {
+	for _, seed := range [][2]uint64{{0, 1}, {77, 12}, {1 << 40, 16}, {1<<64 - 1, 252}, {3<<61 + 12345, 1 << 32}, {0xdeadbeefcafebabe, 1<<32 + 1}, {5, 1<<64 - 1}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, id, n uint64) {
+		if n == 0 {
+			return
+		}
+		got, want := rt.Home(id, n), profile.HashHome(id, n)
+		if got != want || got >= n {
+			t.Errorf("home(%d, %d) = %d, profile.HashHome %d", id, n, got, want)
+		}
+	})
 }

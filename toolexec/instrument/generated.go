@@ -64,14 +64,14 @@ func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
 	}
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `
-func %s(fn int, id uint64) { %s.Count(fn, id) }
+func %s(fn int, id uint64) { %s.%s(fn, id) }
 
 func %s(table []uint64, fn int, id uint64) {
 	if !_pathcoverRT.CountKnown(table, id) {
-		%s.Count(fn, id)
+		%s.%s(fn, id)
 	}
 }
-`, residFunc, residuals, knownFunc, residuals)
+`, residFunc, residuals, residualCount(cfg.Atomic), knownFunc, residuals, residualCount(cfg.Atomic))
 	}
 	return appendTrace(src, hash, cfg)
 }
@@ -119,6 +119,15 @@ func hotCount(atomic bool) string {
 		return "CountHotAtomic"
 	}
 	return "CountHot"
+}
+
+// residualCount is the method of rt.Residuals that records a residual
+// path: Count, atomic, in -atomic and -race builds; CountPlain otherwise.
+func residualCount(atomic bool) string {
+	if atomic {
+		return "Count"
+	}
+	return "CountPlain"
 }
 
 // registered lists the package variables that the registration sets:
