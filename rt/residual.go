@@ -53,6 +53,25 @@ func (r *Residuals) Count(fn int, bl uint64) { r.count(fn, bl, true) }
 // third of the time.)
 func (r *Residuals) CountPlain(fn int, bl uint64) { r.count(fn, bl, false) }
 
+// Slot returns the count word of the residual path with Ball-Larus id bl
+// of function fn, when the path is in its home slot of the function's first
+// table (the common case of a residual path that runs again and again),
+// and nil otherwise. It is small enough for the compiler to inline
+// (TestWPPInlined checks it), so that the function that instrumented code
+// calls to record a residual path counts such a path with no further call.
+func (r *Residuals) Slot(fn int, bl uint64) *uint64 {
+	if uint(fn) < uint(len(r.heads)) {
+		if t := r.heads[fn].Load(); t != nil {
+			// home for a table of fewer than 2^32 slots, as all
+			// residual tables are (residualLimitWords).
+			if i := (bl * 0x9E3779B97F4A7C15 >> 32) * uint64(len(t.slots)/2) >> 32; t.slots[2*i] == bl+1 {
+				return &t.slots[2*i+1]
+			}
+		}
+	}
+	return nil
+}
+
 func (r *Residuals) count(fn int, bl uint64, atomically bool) {
 	if r == nil || fn < 0 || fn >= len(r.heads) {
 		return

@@ -303,6 +303,22 @@ func TestResidualExact(t *testing.T) {
 			}
 		}
 	}
+	// Slot finds some of them in their home slots, and counts through the
+	// word it returns reach the file; it finds no path never counted, and
+	// no function the package does not have.
+	slotted := map[uint64]bool{}
+	for i := range uint64(ids) {
+		if c := res.Slot(2, i<<33|i); c != nil {
+			*c++
+			slotted[i] = true
+		}
+	}
+	if len(slotted) == 0 {
+		t.Error("Slot found no path in its home slot")
+	}
+	if res.Slot(2, 1<<62) != nil || res.Slot(3, 0) != nil || res.Slot(-1, 0) != nil {
+		t.Error("Slot found a path never counted")
+	}
 	counts, tables := residualCounts(t, dir)
 	if tables < 5 {
 		t.Errorf("%d residual tables; the test means to fill some", tables)
@@ -320,7 +336,11 @@ func TestResidualExact(t *testing.T) {
 		}
 	}
 	for i := range uint64(ids) {
-		if n, want := counts[[2]uint64{2, i<<33 | i}], 3-i%3; n != want {
+		want := 3 - i%3
+		if slotted[i] {
+			want++
+		}
+		if n := counts[[2]uint64{2, i<<33 | i}]; n != want {
 			t.Fatalf("function 2 path %d counted %d times (plainly); want %d", i<<33|i, n, want)
 		}
 	}

@@ -64,14 +64,13 @@ func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
 	}
 	if cfg.Interesting != nil {
 		src = fmt.Appendf(src, `
-func %s(fn int, id uint64) { %s.%s(fn, id) }
-
+%s
 func %s(table []uint64, fn int, id uint64) {
 	if !_pathcoverRT.CountKnown(table, id) {
-		%s.%s(fn, id)
+		%s(fn, id)
 	}
 }
-`, residFunc, residuals, residualCount(cfg.Atomic), knownFunc, residuals, residualCount(cfg.Atomic))
+`, residualFuncDecl(cfg.Atomic), knownFunc, residFunc)
 	}
 	return appendTrace(src, hash, cfg)
 }
@@ -121,13 +120,23 @@ func hotCount(atomic bool) string {
 	return "CountHot"
 }
 
-// residualCount is the method of rt.Residuals that records a residual
-// path: Count, atomic, in -atomic and -race builds; CountPlain otherwise.
-func residualCount(atomic bool) string {
+// residualFuncDecl declares the function that records a residual path:
+// atomically in -atomic and -race builds (rt.Residuals.Count); otherwise
+// plainly, and, for a path in its home slot of its function's first
+// residual table (the common case of a residual path that runs again and
+// again), with no further call (rt.Residuals.Slot is inlined here).
+func residualFuncDecl(atomic bool) string {
 	if atomic {
-		return "Count"
+		return fmt.Sprintf("func %s(fn int, id uint64) { %s.Count(fn, id) }\n", residFunc, residuals)
 	}
-	return "CountPlain"
+	return fmt.Sprintf(`func %s(fn int, id uint64) {
+	if c := %s.Slot(fn, id); c != nil {
+		*c++
+		return
+	}
+	%s.CountPlain(fn, id)
+}
+`, residFunc, residuals, residuals)
 }
 
 // registered lists the package variables that the registration sets:
