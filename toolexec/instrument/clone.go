@@ -50,7 +50,7 @@ func (s *super) clone(i int, in *Input, all []*function, opt *Options) ([]byte, 
 		}
 		return callee.Edges[o.Edge].Site, true, nil
 	}
-	if _, err := emitEdges(e, s.p, nil, where, nil, nil, &ct, opt); err != nil {
+	if _, err := emitEdges(e, s.p, nil, where, nil, nil, &ct, opt, true); err != nil {
 		return nil, err
 	}
 	e.rename(decl.Name, site.clone)

@@ -80,7 +80,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	}
 	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		return u.Edges[id].Site, true, nil
-	}, u.witness(opt), u.returns, u.ct, opt)
+	}, u.witness(opt), u.returns, u.ct, opt, false)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (s *super) emitCaller(e *editor, opt *Options) error {
 		return funcgraph.Site{}, false, nil // in the clone
 	}
 	entry := fn.EntrySite()
-	if _, err := emitEdges(e, s.p, &entry, where, nil, nil, s.ct, opt); err != nil {
+	if _, err := emitEdges(e, s.p, &entry, where, nil, nil, s.ct, opt, true); err != nil {
 		return err
 	}
 	s.renameCalls(e, -1, "&"+superReg)
@@ -172,16 +172,23 @@ func (s *super) emitCaller(e *editor, opt *Options) error {
 // edge's code is one insertion, since a synthesized else or default can be
 // made only once, ordered by the topological index of its source. At the
 // edges in returns (may be nil), a -wpp build records a path counted there
-// with the call's return (wppPathReturnStmt). It reports whether the code
-// reads the register.
-func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where func(numbering.EdgeID) (funcgraph.Site, bool, error), witness func(numbering.EdgeID) string, returns map[numbering.EdgeID]bool, ct *counting, opt *Options) (usesRegister bool, err error) {
+// with the call's return (wppPathReturnStmt). A supergraph's code (super)
+// goes after the results of a return statement whose results are held
+// (results.go), so that it runs after the clones the statement calls; a
+// function's own code goes before the statement, as in a plain build. It
+// reports whether the code reads the register.
+func emitEdges(e *editor, p *numbering.Placement, entry *funcgraph.Site, where func(numbering.EdgeID) (funcgraph.Site, bool, error), witness func(numbering.EdgeID) string, returns map[numbering.EdgeID]bool, ct *counting, opt *Options, super bool) (usesRegister bool, err error) {
 	n := p.Numbering
 	add := func(site funcgraph.Site, src numbering.BlockID, trace string, ops []numbering.Op, returns bool) {
 		for _, op := range ops {
 			usesRegister = usesRegister || op.Kind != numbering.OpCountConst
 		}
-		if trace != "" || len(ops) > 0 {
-			e.insert(site, n.TopoIndex(src), trace+opsCode(ops, ct, opt, returns))
+		if trace == "" && len(ops) == 0 {
+			return
+		}
+		code := trace + opsCode(ops, ct, opt, returns)
+		if !super || !e.insertAfterResults(site, n.TopoIndex(src), code) {
+			e.insert(site, n.TopoIndex(src), code)
 		}
 	}
 	if entry != nil {

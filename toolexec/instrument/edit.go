@@ -34,7 +34,7 @@ type editor struct {
 	// directives are the file's line directives, once read.
 	directives []lineDirective
 	// held are the return statements whose results are held (results.go):
-	// the code before one goes after its results.
+	// a supergraph's code before one goes after its results.
 	held map[*ast.ReturnStmt]bool
 	// heldBodies are the bodies given the variables that hold results.
 	heldBodies map[*ast.BlockStmt]bool
@@ -165,11 +165,11 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	code = "; " + code // the statement before may not have ended
 	switch list := site.List.(type) {
 	case *ast.BlockStmt:
-		e.insertList(list, list.List, site, list.Lbrace+1, order, code)
+		e.insertList(list, list.List, site.Index, list.Lbrace+1, order, code)
 	case *ast.CaseClause:
-		e.insertList(list, list.Body, site, list.Colon+1, order, code)
+		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
 	case *ast.CommClause:
-		e.insertList(list, list.Body, site, list.Colon+1, order, code)
+		e.insertList(list, list.Body, site.Index, list.Colon+1, order, code)
 	case *ast.IfStmt:
 		l := e.level(list) // the else's
 		switch els := list.Else.(type) {
@@ -200,15 +200,11 @@ func (e *editor) insert(site funcgraph.Site, order int, code string) {
 	}
 }
 
-// insertList puts code before statement site.Index of a list, or after its
-// last one; start is where an empty list starts. Code before a return
-// statement whose results are held goes after its results.
-func (e *editor) insertList(list ast.Node, stmts []ast.Stmt, site funcgraph.Site, start token.Pos, order int, code string) {
+// insertList puts code before statement i of a list, or after its last
+// one; start is where an empty list starts.
+func (e *editor) insertList(list ast.Node, stmts []ast.Stmt, i int, start token.Pos, order int, code string) {
 	l := e.level(list)
-	i := site.Index
 	switch {
-	case i < len(stmts) && site.Kind == funcgraph.Before && e.held[returnStmt(stmts[i])]:
-		e.insertCode(stmts[i].End(), atEnd(l), order, code)
 	case i < len(stmts):
 		e.insertCode(stmts[i].Pos(), atStart(l), order, code)
 	case len(stmts) > 0:

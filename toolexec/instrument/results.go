@@ -2,17 +2,22 @@ package instrument
 
 // Held results. In an interprocedural build a call in a return statement
 // can be a site (funcgraph.StaticCall.Site): the clone it calls carries the
-// caller's path on, so the code of the return edge, which counts that
-// path, must run after the call. That code goes before the statement
-// otherwise; for a return statement that calls a clone, the results are
-// evaluated into variables first, the code runs, and the variables are
+// caller's segment on, so the supergraph's code of the return edge, which
+// may add to that segment's register or count it, must run after the
+// call. An edge's code goes before a return statement otherwise; for a
+// return statement that calls a clone, the results are evaluated into
+// variables first, the supergraph's code runs, and the variables are
 // returned:
 //
 //	return x, f(y)
 //
 // becomes
 //
-//	_pathcoverY0, _pathcoverY1 = x, _pathcoverIPPP3_0(&_pathcoverX, y); <code>; return _pathcoverY0, _pathcoverY1
+//	<own code>; _pathcoverY0, _pathcoverY1 = x, _pathcoverIPPP3_0(&_pathcoverX, y); <supergraph code>; return _pathcoverY0, _pathcoverY1
+//
+// The function's own code stays before the statement, as in a plain build,
+// so that its own counts are a plain build's even when evaluating the
+// results panics.
 //
 // with the variables declared at the top of the body, typed as the
 // signature spells the results (heldResultDecls). The assignment evaluates
@@ -30,8 +35,9 @@ import (
 )
 
 // holdResults holds the results of each return statement of f that holds
-// one of calls (the calls of clones made in f), so that code that insert
-// puts before such a statement goes after its results.
+// one of calls (the calls of clones made in f), so that a supergraph's
+// code before such a statement goes after its results
+// (insertAfterResults).
 func (e *editor) holdResults(f *funcgraph.Func, calls []*ast.CallExpr) {
 	for _, edge := range f.Edges {
 		r, ok := edge.Node.(*ast.ReturnStmt)
@@ -86,6 +92,33 @@ func resultTypes(f *funcgraph.Func, e *editor) []string {
 		}
 	}
 	return types
+}
+
+// insertAfterResults inserts a supergraph's code at site after the
+// results of the return statement there, if site is before a return
+// statement whose results are held, and reports whether it did.
+func (e *editor) insertAfterResults(site funcgraph.Site, order int, code string) bool {
+	if site.Kind != funcgraph.Before {
+		return false
+	}
+	var stmts []ast.Stmt
+	switch l := site.List.(type) {
+	case *ast.BlockStmt:
+		stmts = l.List
+	case *ast.CaseClause:
+		stmts = l.Body
+	case *ast.CommClause:
+		stmts = l.Body
+	}
+	if site.Index >= len(stmts) {
+		return false
+	}
+	r := returnStmt(stmts[site.Index])
+	if !e.held[r] {
+		return false
+	}
+	e.insertCode(r.End(), atEnd(e.level(site.List)), order, "; "+code)
+	return true
 }
 
 // returnStmt returns the return statement s is, under its labels; nil if it

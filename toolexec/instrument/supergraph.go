@@ -47,8 +47,8 @@ package instrument
 // (thesis 3.5.2).
 //
 // A call in a return statement can be a site: the statement's results are
-// held in variables so that the clone runs before the code of the return
-// edge (results.go).
+// held in variables so that the clone runs before the supergraph's code of
+// the return edge (results.go).
 //
 // A clone is one copy of the callee per site, with the weights of that
 // site's copy in the supergraph. The thesis shares one clone among contexts

@@ -150,6 +150,16 @@ func tallyOf(n int) ext.Tally {
 	return t
 }
 
+// loopTail returns through a callee with a loop: segments end inside its
+// clone, where the loop goes round, and the code after the call (the
+// return edge's, held after the results) must not run before them.
+func loopTail(x int) int {
+	if x > 0 {
+		return leafLoop(x, 1, x)
+	}
+	return 1 + leafLoop(-x)
+}
+
 // Drive runs the sites.
 func Drive(xs []int) int {
 	var a acc
@@ -173,7 +183,7 @@ func Drive(xs []int) int {
 			t += n
 		}
 		sq := func(y int) int { return leafSign(y) * y }
-		t += p + q + o + b + sq(x) + shadowed(x).Total()
+		t += p + q + o + b + sq(x) + shadowed(x).Total() + loopTail(x)
 	}
 	t += ext.LeafSum(xs...) + ext.Max(t, 0)
 	switch leafSign(t) {
