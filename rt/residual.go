@@ -60,7 +60,7 @@ func (r *Residuals) CountPlain(fn int, bl uint64) { r.count(fn, bl, false) }
 // (TestWPPInlined checks it), so that the function that instrumented code
 // calls to record a residual path counts such a path with no further call.
 func (r *Residuals) Slot(fn int, bl uint64) *uint64 {
-	if uint(fn) < uint(len(r.heads)) {
+	if r != nil && uint(fn) < uint(len(r.heads)) {
 		if t := r.heads[fn].Load(); t != nil {
 			// home for a table of fewer than 2^32 slots, as all
 			// residual tables are (residualLimitWords).

@@ -316,7 +316,7 @@ func TestResidualExact(t *testing.T) {
 	if len(slotted) == 0 {
 		t.Error("Slot found no path in its home slot")
 	}
-	if res.Slot(2, 1<<62) != nil || res.Slot(3, 0) != nil || res.Slot(-1, 0) != nil {
+	if res.Slot(2, 1<<62) != nil || res.Slot(3, 0) != nil || res.Slot(-1, 0) != nil || (*rt.Residuals)(nil).Slot(0, 0) != nil {
 		t.Error("Slot found a path never counted")
 	}
 	counts, tables := residualCounts(t, dir)

@@ -28,8 +28,8 @@ type StaticCall struct {
 	// goes before the statement. A call in a return statement is a site
 	// when the function's results can be held (Func.ResultsHeld) and the
 	// return edge has a site: an interprocedural build evaluates the
-	// results into variables first, then runs the return edge's code, then
-	// returns them.
+	// results into variables first, then runs the supergraph's code of the
+	// return edge, then returns them.
 	Site bool
 }
 
@@ -162,8 +162,8 @@ func (f *Func) pathEnds() func(*ast.CallExpr) bool {
 // top of the body it would mean the name, not what the type meant
 // (func parse(url string) (*url.URL, error) is not held). An
 // interprocedural build holds the results of a return statement that calls
-// a site's clone, so that the clone runs before the return edge's code
-// (toolexec/instrument).
+// a site's clone, so that the clone runs before the supergraph's code of
+// the return edge (toolexec/instrument/results.go).
 func (f *Func) ResultsHeld() bool {
 	var typ *ast.FuncType
 	var recv *ast.FieldList

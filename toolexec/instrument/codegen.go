@@ -39,7 +39,7 @@ const (
 	invocation  = "_pathcoverI"  // a traced call's invocation id
 	superReg    = "_pathcoverX"  // a caller's supergraph registers or frame
 	superRegPtr = "_pathcoverXP" // a clone's pointer to them
-	heldResult  = "_pathcoverY"  // + index: a result held before its return statement's code (results.go)
+	heldResult  = "_pathcoverY"  // + index: a result held until the supergraph's code of its return edge has run (results.go)
 	residFunc   = "_pathcoverResidual"
 	knownFunc   = "_pathcoverKnown"
 	addFunc     = "_pathcoverAdd"
@@ -626,8 +626,8 @@ func heldResultsAssign(n int) string {
 	return heldResultList(n) + " ="
 }
 
-// heldResultsReturn returns the held results, after the return edge's
-// code:
+// heldResultsReturn returns the held results, after the supergraph's code
+// of the return edge:
 //
 //	; return _pathcoverY0, _pathcoverY1
 func heldResultsReturn(n int) string {

@@ -121,10 +121,21 @@ func hotCount(atomic bool) string {
 }
 
 // residualFuncDecl declares the function that records a residual path:
-// atomically in -atomic and -race builds (rt.Residuals.Count); otherwise
-// plainly, and, for a path in its home slot of its function's first
-// residual table (the common case of a residual path that runs again and
-// again), with no further call (rt.Residuals.Slot is inlined here).
+// atomically in -atomic and -race builds (rt.Residuals.Count),
+//
+//	func _pathcoverResidual(fn int, id uint64) { _pathcoverP.Count(fn, id) }
+//
+// otherwise plainly, and, for a path in its home slot of its function's
+// first residual table (the common case of a residual path that runs again
+// and again), with no further call (rt.Residuals.Slot is inlined here):
+//
+//	func _pathcoverResidual(fn int, id uint64) {
+//		if c := _pathcoverP.Slot(fn, id); c != nil {
+//			*c++
+//			return
+//		}
+//		_pathcoverP.CountPlain(fn, id)
+//	}
 func residualFuncDecl(atomic bool) string {
 	if atomic {
 		return fmt.Sprintf("func %s(fn int, id uint64) { %s.Count(fn, id) }\n", residFunc, residuals)

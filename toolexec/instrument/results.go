@@ -15,10 +15,6 @@ package instrument
 //
 //	<own code>; _pathcoverY0, _pathcoverY1 = x, _pathcoverIPPP3_0(&_pathcoverX, y); <supergraph code>; return _pathcoverY0, _pathcoverY1
 //
-// The function's own code stays before the statement, as in a plain build,
-// so that its own counts are a plain build's even when evaluating the
-// results panics.
-//
 // with the variables declared at the top of the body, typed as the
 // signature spells the results (heldResultDecls). The assignment evaluates
 // its operands in the order the return statement would (calls first, left to
@@ -27,6 +23,10 @@ package instrument
 // funcgraph makes such calls sites only where the signature's type names
 // mean at the top of the body what they mean in the signature
 // (funcgraph.Func.ResultsHeld).
+//
+// The function's own code stays before the statement, as in a plain build,
+// so that its own counts are a plain build's even when evaluating the
+// results panics.
 
 import (
 	"go/ast"
@@ -44,7 +44,7 @@ func (e *editor) holdResults(f *funcgraph.Func, calls []*ast.CallExpr) {
 		if !ok || edge.Kind != funcgraph.EdgeReturn || edge.Site.Kind != funcgraph.Before || len(r.Results) == 0 || e.held[r] || !holdsCall(r, calls) {
 			continue
 		}
-		types := resultTypes(f, e)
+		types := e.resultTypes(f)
 		if types == nil {
 			continue // no results: the statement holds none
 		}
@@ -73,7 +73,7 @@ func holdsCall(r *ast.ReturnStmt, calls []*ast.CallExpr) bool {
 
 // resultTypes returns the source of the type of each of f's results, one per
 // result (a field (a, b int) gives two).
-func resultTypes(f *funcgraph.Func, e *editor) []string {
+func (e *editor) resultTypes(f *funcgraph.Func) []string {
 	var typ *ast.FuncType
 	switch n := f.Node.(type) {
 	case *ast.FuncDecl:
