@@ -129,20 +129,8 @@ func (f *Func) pathEnds() func(*ast.CallExpr) bool {
 			}
 			continue
 		}
-		if e.Site.Kind != Before {
-			continue
-		}
-		var list []ast.Stmt
-		switch l := e.Site.List.(type) {
-		case *ast.BlockStmt:
-			list = l.List
-		case *ast.CaseClause:
-			list = l.Body
-		case *ast.CommClause:
-			list = l.Body
-		}
-		if e.Site.Index < len(list) {
-			stmts = append(stmts, list[e.Site.Index])
+		if s := e.Site.Stmt(); e.Site.Kind == Before && s != nil {
+			stmts = append(stmts, s)
 		}
 	}
 	return func(call *ast.CallExpr) bool {

@@ -154,6 +154,25 @@ type Site struct {
 	Index int
 }
 
+// Stmt returns the statement that code at the site goes before: statement
+// Index of a statement list; nil at a list's end, and for the synthesized
+// else and default branches.
+func (s Site) Stmt() ast.Stmt {
+	var list []ast.Stmt
+	switch l := s.List.(type) {
+	case *ast.BlockStmt:
+		list = l.List
+	case *ast.CaseClause:
+		list = l.Body
+	case *ast.CommClause:
+		list = l.Body
+	}
+	if s.Index < len(list) {
+		return list[s.Index]
+	}
+	return nil
+}
+
 // A SiteKind says why a site can hold code.
 type SiteKind uint8
 

@@ -101,20 +101,8 @@ func (e *editor) insertAfterResults(site funcgraph.Site, order int, code string)
 	if site.Kind != funcgraph.Before {
 		return false
 	}
-	var stmts []ast.Stmt
-	switch l := site.List.(type) {
-	case *ast.BlockStmt:
-		stmts = l.List
-	case *ast.CaseClause:
-		stmts = l.Body
-	case *ast.CommClause:
-		stmts = l.Body
-	}
-	if site.Index >= len(stmts) {
-		return false
-	}
-	r := returnStmt(stmts[site.Index])
-	if !e.held[r] {
+	r := returnStmt(site.Stmt())
+	if r == nil || !e.held[r] {
 		return false
 	}
 	e.insertCode(r.End(), atEnd(e.level(site.List)), order, "; "+code)
