@@ -62,9 +62,9 @@ func (r *Residuals) CountPlain(fn int, bl uint64) { r.count(fn, bl, false) }
 func (r *Residuals) Slot(fn int, bl uint64) *uint64 {
 	if r != nil && uint(fn) < uint(len(r.heads)) {
 		if t := r.heads[fn].Load(); t != nil {
-			// home for a table of fewer than 2^32 slots, as all
-			// residual tables are (residualLimitWords).
-			if i := (bl * 0x9E3779B97F4A7C15 >> 32) * uint64(len(t.slots)/2) >> 32; t.slots[2*i] == bl+1 {
+			// All residual tables have fewer than 2^32 slots
+			// (residualLimitWords).
+			if i := homeSmall(bl, uint64(len(t.slots)/2)); t.slots[2*i] == bl+1 {
 				return &t.slots[2*i+1]
 			}
 		}
@@ -202,9 +202,11 @@ func CountKnown(table []uint64, bl uint64) bool {
 // multiply and a shift, where a division would cost tens of cycles on
 // every residual and hash-table count).
 func home(id, n uint64) uint64 {
-	h := (id * 0x9E3779B97F4A7C15) >> 32
 	if n > 1<<32 {
-		return h % n
+		return (id * 0x9E3779B97F4A7C15 >> 32) % n
 	}
-	return h * n >> 32
+	return homeSmall(id, n)
 }
+
+// homeSmall is home for a table of at most 2^32 slots, without the test.
+func homeSmall(id, n uint64) uint64 { return (id * 0x9E3779B97F4A7C15 >> 32) * n >> 32 }

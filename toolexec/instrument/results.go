@@ -39,14 +39,14 @@ import (
 // code before such a statement goes after its results
 // (insertAfterResults).
 func (e *editor) holdResults(f *funcgraph.Func, calls []*ast.CallExpr) {
+	var types []string // f's results'; a return statement with results means f has some
 	for _, edge := range f.Edges {
 		r, ok := edge.Node.(*ast.ReturnStmt)
 		if !ok || edge.Kind != funcgraph.EdgeReturn || edge.Site.Kind != funcgraph.Before || len(r.Results) == 0 || e.held[r] || !holdsCall(r, calls) {
 			continue
 		}
-		types := e.resultTypes(f)
 		if types == nil {
-			continue // no results: the statement holds none
+			types = e.resultTypes(f)
 		}
 		if !e.heldBodies[f.Body] {
 			e.heldBodies[f.Body] = true
