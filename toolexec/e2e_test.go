@@ -406,15 +406,24 @@ func TestShardsPerP(t *testing.T) {
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 func TestParallel(t *testing.T) {
 	var start, wg sync.WaitGroup
+	var arrived atomic.Int32
 	start.Add(1)
 	for range 4 {
 		wg.Go(func() {
 			start.Wait()
+			// Spin until all four run: a spinning goroutine keeps its P,
+			// so idle Ps take the others instead of their waiting behind
+			// it (on a loaded machine they could otherwise all run in
+			// turn on one P).
+			arrived.Add(1)
+			for arrived.Load() < 4 {
+			}
 			for i := range 30000 {
 				Sign(i%3 - 1)
 			}
