@@ -122,19 +122,6 @@ func (x *Exec) version(tool string, args []string) int {
 	return 0
 }
 
-func (x *Exec) toolVersion(tool string) (string, error) {
-	if v, ok := x.versions.Load(tool); ok {
-		return v.(string), nil
-	}
-	out, err := exec.Command(tool, "-V=full").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s -V=full: %v", tool, err)
-	}
-	line := strings.TrimSpace(string(out))
-	x.versions.Store(tool, line)
-	return line, nil
-}
-
 // runCombined runs a command with its standard output and error both
 // written to out (the go command reads a tool's so), and returns its exit
 // code.
