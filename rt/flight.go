@@ -52,7 +52,10 @@ import (
 // runtime's pathcoverTakeRing is its copy), never straddling an extent.
 //
 // What a path costs: one store into the ring and one increment of its
-// position, both to memory only this goroutine writes (Put, inlined). A
+// position, both to memory only this goroutine writes (Put, inlined; in
+// builds that count plainly, the generated code's own Put, which sees the
+// ring through a type of the build's size and masks the position with a
+// constant: instrument's flightRingType, FlightRingEntries). A
 // ring's entry is its function's number (1-based, process-wide, given at
 // registration) in the top 24 bits and the path's id below; a function
 // with 2^40 paths or more stores an id that does not fit as two entries
@@ -107,10 +110,30 @@ type FlightRing struct {
 
 // flightNowhere is the ring of goroutines that have none: those of a
 // process that records nothing, and those past the limit. Any number of
-// goroutines write it, so its one entry and position mean nothing.
+// goroutines write it, so its entries and position mean nothing. It has
+// room for the largest ring, since the code that pppexec generates indexes
+// a ring with its build's mask, not the ring's (FlightRingEntries); only
+// the entries written take memory.
 var flightNowhere struct {
 	FlightRing
-	entry uint64
+	entries [FlightMaxEntries]uint64
+}
+
+// FlightMaxEntries is the largest ring, in entries (pppexec -flight).
+const FlightMaxEntries = 1 << 20
+
+// FlightRingEntries is the size of the rings of a build made with
+// pppexec -flight=entries (at most FlightMaxEntries): entries rounded up
+// to a power of two, at least 2. The code pppexec generates indexes every
+// ring with that size's mask, a constant (instrument's flightFile), so
+// every package of a process must have been built with the same entries:
+// they are, since pppexec's configuration is in every object's build ID.
+func FlightRingEntries(entries int) int {
+	n := 2
+	for n < entries && n < FlightMaxEntries {
+		n *= 2
+	}
+	return n
 }
 
 var (
@@ -189,6 +212,10 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 	if !flightOn.Load() {
 		return uint64(first) << flightIDBits
 	}
+	if n := uint64(FlightRingEntries(entries)); n != flightState.mask+1 {
+		// Not in a program that pppexec built (see FlightRingEntries).
+		writeStderr("pathcover: a package was built with rings of " + itoa(n) + " entries, and others with " + itoa(flightState.mask+1) + ": the flight recorder's file may be garbled\n")
+	}
 	dir := flightFile.path[:lastSlash(flightFile.path)]
 	if err := writeMeta(dir, hash, meta); err != nil {
 		flightWarn(dir, err)
@@ -209,10 +236,7 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 // says another, and asks the runtime to say how the process ends. The
 // caller holds flightMu.
 func flightStart(entries int, limit int64, defaultDir string) {
-	n := 2
-	for n < entries && n < 1<<30 {
-		n *= 2
-	}
+	n := FlightRingEntries(entries)
 	dir := profileDir(defaultDir)
 	if dir == "" {
 		return

@@ -126,8 +126,10 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 
 // pathcoverNoRing is the ring of the goroutines that have none: those made
 // before the recorder started, or past its file's room. Any number of them
-// write it, so its one entry and position mean nothing.
-var pathcoverNoRing [5]uint64 // tag, goid, position, mask 0, the entry
+// write it, so its entries and position mean nothing. Instrumented code
+// indexes rings with its build's mask, not the ring's, so it has room for
+// the largest (rt.FlightMaxEntries); only the entries written take memory.
+var pathcoverNoRing [4 + 1<<20]uint64 // tag, goid, position, mask 0, the entries
 
 // pathcoverNewG, which runtimeCalls puts before malg's return, points
 // every new g of a -flight build at pathcoverNoRing, so that no goroutine
@@ -333,7 +335,7 @@ func pathcoverStack() (lo, hi uintptr) { return 0, 0 }
 func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 }
 
-var pathcoverNoRing [5]uint64
+var pathcoverNoRing [4 + 1<<20]uint64
 
 func PathcoverFlightRing() unsafe.Pointer { return unsafe.Pointer(&pathcoverNoRing) }
 

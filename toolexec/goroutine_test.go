@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/rt"
 )
 
 // TestRingFileLayout checks that the runtime's pathcoverRingFile, which
@@ -106,5 +109,41 @@ func TestRuntimeCalls(t *testing.T) {
 	}
 	if _, err := addCalls("proc.go", []byte("package runtime\n\nfunc malg() {}\nfunc newproc() {}\n"), runtimeCalls["proc.go"]); err == nil || !strings.Contains(err.Error(), "no function malg to call") {
 		t.Errorf("a proc.go without newproc1: %v", err)
+	}
+}
+
+// TestNoRingRoom checks that the runtime's ring for goroutines without one
+// (pathcoverNoRing, in the patch and in its fallback) has room for the
+// largest ring: instrumented code indexes a ring with its build's mask,
+// whatever ring it was given.
+func TestNoRingRoom(t *testing.T) {
+	for name, src := range map[string]string{"patch": goroutineAccessor, "fallback": goroutineFallback} {
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "pathcoverNoRing" {
+				return true
+			}
+			found = true
+			at, ok := vs.Type.(*ast.ArrayType)
+			if !ok || at.Len == nil {
+				t.Fatalf("%s: pathcoverNoRing is a %s", name, types.ExprString(vs.Type))
+			}
+			tv, err := types.Eval(token.NewFileSet(), nil, token.NoPos, types.ExprString(at.Len))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := constant.Int64Val(tv.Value); n < 4+rt.FlightMaxEntries {
+				t.Errorf("%s: pathcoverNoRing has %d words; a ring of %d entries takes %d", name, n, rt.FlightMaxEntries, 4+rt.FlightMaxEntries)
+			}
+			return false
+		})
+		if !found {
+			t.Errorf("%s declares no pathcoverNoRing", name)
+		}
 	}
 }

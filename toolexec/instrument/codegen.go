@@ -48,16 +48,17 @@ const (
 	enterFunc   = "_pathcoverEnter"
 	traceFunc   = "_pathcoverTrace"
 	// traceReturnFunc records a traced call's return (-trace -wpp).
-	traceReturnFunc = "_pathcoverTraceReturn"
-	sinkFunc        = "_pathcoverSink"
-	wppFrame        = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
-	wppEnters       = "_pathcoverWE"       // the functions' codes for rt.WPPEnter
-	wppEnter        = "_pathcoverWPPEnter" // records a call, returns its frame
-	wppGoPrefix     = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
-	clonePrefix     = "_pathcoverIPPP"
-	flightRing      = "_pathcoverG"    // a -flight call's ring (*rt.FlightRing)
-	flightRingFunc  = "_pathcoverRing" // returns it (rt.Ring)
-	flightBase      = "_pathcoverFB"   // the code of the package's function 0 (rt.FlightRegister)
+	traceReturnFunc    = "_pathcoverTraceReturn"
+	sinkFunc           = "_pathcoverSink"
+	wppFrame           = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
+	wppEnters          = "_pathcoverWE"       // the functions' codes for rt.WPPEnter
+	wppEnter           = "_pathcoverWPPEnter" // records a call, returns its frame
+	wppGoPrefix        = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
+	clonePrefix        = "_pathcoverIPPP"
+	flightRing         = "_pathcoverG"          // a -flight call's ring (*rt.FlightRing)
+	flightRingFunc     = "_pathcoverRing"       // returns it (rt.Ring)
+	flightRingTypeName = "_pathcoverFlightRing" // its type in builds that count plainly (flightRingType)
+	flightBase         = "_pathcoverFB"         // the code of the package's function 0 (rt.FlightRegister)
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
