@@ -23,12 +23,21 @@ func segments(dir string, magic [8]byte, hash string, words, n int, fill func(he
 
 func writeMeta(dir, hash, meta string) error { return errNoFiles }
 
-// ownFile is the trace file's type; no file is ever made.
-type ownFile struct{ fd int }
+// ownFile is the type of the files rt makes; none is ever made here.
+type ownFile struct {
+	fd   int
+	path string // always empty
+}
 
 func (f *ownFile) made() bool { return false }
 
 func (f *ownFile) create(dir, suffix string, mode int) error { return errNoFiles }
+
+func (f *ownFile) drop() {}
+
+func (f *ownFile) writeOn(b []byte) error { return errNoFiles }
+
+func (f *ownFile) close() {}
 
 func (f *ownFile) descriptor() (int, int64, error) { return -1, 0, errNoFiles }
 
@@ -41,6 +50,20 @@ func absolute(dir string) string { return dir }
 
 func mapGrowing(f *ownFile, fd int, limit, size int) (unsafe.Pointer, error) { return nil, errNoFiles }
 
+func mapWords(f *ownFile, fd int, off int64, size int) ([]uint64, error) { return nil, errNoFiles }
+
 func growFile(f *ownFile, fd int, off int64, size int) error { return errNoFiles }
 
 func countsFile() (dir, base string) { return "", "" }
+
+func mkdirAll(dir string) error { return errNoFiles }
+
+// lastSlash is the index of the last '/' in s, or -1.
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}

@@ -136,6 +136,33 @@ func (f *ownFile) drop() {
 
 // descriptor returns a descriptor of f and f's size, after checking that
 // the descriptor still is f; if it is not, it opens f again by its path.
+// writeOn writes b at the end of f's file as it is now, through its
+// descriptor if that still is f's (descriptor), so that a descriptor that
+// the program closed and reopened for something else is never written.
+func (f *ownFile) writeOn(b []byte) error {
+	fd, size, err := f.descriptor()
+	for err == nil && len(b) > 0 {
+		var n int
+		err = retry(func() (err error) {
+			n, err = syscall.Pwrite(fd, b, size)
+			return err
+		})
+		if err == nil && n == 0 {
+			err = syscall.EIO
+		}
+		b, size = b[n:], size+int64(n)
+	}
+	return err
+}
+
+// close closes f's descriptor if it still is f's.
+func (f *ownFile) close() {
+	var st syscall.Stat_t
+	if f.is(f.fd, &st) {
+		syscall.Close(f.fd)
+	}
+}
+
 func (f *ownFile) descriptor() (int, int64, error) {
 	var st syscall.Stat_t
 	if f.fd >= 0 && f.is(f.fd, &st) {

@@ -425,23 +425,8 @@ func WriteFlight() (string, error) {
 		return "", err
 	}
 	// Other goroutines run while it writes: each write checks that the
-	// descriptor still is the snapshot's (ownFile), at the offset that
-	// the file has reached, so that a reopened descriptor writes on.
-	write := func(b []byte) error {
-		fd, size, err := snap.descriptor()
-		for err == nil && len(b) > 0 {
-			var n int
-			err = retry(func() (err error) {
-				n, err = syscall.Pwrite(fd, b, size)
-				return err
-			})
-			if err == nil && n == 0 {
-				err = syscall.EIO
-			}
-			b, size = b[n:], size+int64(n)
-		}
-		return err
-	}
+	// descriptor still is the snapshot's (ownFile.writeOn).
+	write := snap.writeOn
 	h := *flightHeader
 	h[flightWordState] = flightSnapshot
 	h[flightWordGoid] = goid
@@ -454,10 +439,7 @@ func WriteFlight() (string, error) {
 		snap.drop()
 		return "", err
 	}
-	var st syscall.Stat_t
-	if snap.is(snap.fd, &st) {
-		syscall.Close(snap.fd)
-	}
+	snap.close()
 	return snap.path, nil
 }
 
