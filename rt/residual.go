@@ -174,49 +174,27 @@ func (r *Residuals) grow(fn int, last *residualTable) *residualTable {
 // CountKnown counts a run of path bl in a PPP hash table of a function's
 // interesting paths, whose keys (id+1) pppexec filled in, and reports
 // whether bl is among them. The table is laid out as CountHashed's, without
-// the lost word; keys never change, so only the count is atomic (-atomic
-// and -race builds).
+// the lost word; keys never change, so only the count is atomic.
 func CountKnown(table []uint64, bl uint64) bool {
-	c := knownCount(table, bl)
-	if c == nil {
-		return false
-	}
-	atomic.AddUint64(c, 1)
-	return true
-}
-
-// CountKnownPlain is CountKnown for builds that count plainly, as their
-// arrays do: a plain increment.
-func CountKnownPlain(table []uint64, bl uint64) bool {
-	c := knownCount(table, bl)
-	if c == nil {
-		return false
-	}
-	*c++
-	return true
-}
-
-// knownCount returns the word that counts path bl in a PPP hash table
-// (CountKnown), or nil if bl is not among its keys.
-func knownCount(table []uint64, bl uint64) *uint64 {
 	n := uint64(len(table) / 2)
 	if n == 0 {
-		return nil
+		return false
 	}
 	key := bl + 1
 	i := home(bl, n)
 	for range n {
 		switch table[2*i] {
 		case key:
-			return &table[2*i+1]
+			atomic.AddUint64(&table[2*i+1], 1)
+			return true
 		case 0:
-			return nil
+			return false
 		}
 		if i++; i == n {
 			i = 0
 		}
 	}
-	return nil
+	return false
 }
 
 // home is the slot where the probes for id start in a table of n slots:

@@ -131,32 +131,11 @@ func Add(c *uint64) { atomic.AddUint64(c, 1) }
 // CountHashed counts path id in a table of a function with too many paths
 // for an array: table holds capacity pairs (id+1, count) and then a count of
 // the paths that found the table full. Slots are claimed with compare and
-// swap, so concurrent goroutines never lose a path to each other; the count
-// is added atomically (-atomic and -race builds).
+// swap, so concurrent goroutines never lose a path to each other.
 func CountHashed(table []uint64, id uint64) {
-	if c := hashedCount(table, id); c != nil {
-		atomic.AddUint64(c, 1)
-	}
-}
-
-// CountHashedPlain is CountHashed for builds that count plainly, as their
-// arrays do: the slot is still claimed with compare and swap, so no path
-// is ever counted under another's id, but the count is a plain increment,
-// which goroutines that count the same path at the same time may lose
-// (README "How exact the counts are").
-func CountHashedPlain(table []uint64, id uint64) {
-	if c := hashedCount(table, id); c != nil {
-		*c++
-	}
-}
-
-// hashedCount returns the word that counts path id in a hash table
-// (CountHashed), claiming its slot if it has none, or the table's count
-// of paths that found it full; nil for an empty table.
-func hashedCount(table []uint64, id uint64) *uint64 {
 	n := uint64(len(table)-1) / 2
 	if n == 0 {
-		return nil
+		return
 	}
 	key := id + 1
 	i := home(id, n)
@@ -168,13 +147,14 @@ func hashedCount(table []uint64, id uint64) *uint64 {
 			k = atomic.LoadUint64(&table[2*i])
 		}
 		if k == key {
-			return &table[2*i+1]
+			atomic.AddUint64(&table[2*i+1], 1)
+			return
 		}
 		if i++; i == n {
 			i = 0
 		}
 	}
-	return &table[2*n]
+	atomic.AddUint64(&table[2*n], 1)
 }
 
 // writeStderr writes s to the standard error, as well as it can.

@@ -54,10 +54,10 @@ var %s = _pathcoverRT.%s(%q, %s, %d, %s, %d, %q%s)
 
 func %s(c *uint64) { _pathcoverRT.Add(c) }
 
-func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
+func %s(table []uint64, id uint64) { _pathcoverRT.CountHashed(table, id) }
 
 func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
-`, pkg, cfg.RuntimePath, staticDecls(cfg.Shard, meta.Words), registered(cfg.Shard), registerFunc(cfg.Shard), hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, staticArg(cfg.Shard), addFunc, hashFunc, plainOrAtomic("CountHashed", cfg.Atomic), hotFunc, hotCount(cfg.Atomic))
+`, pkg, cfg.RuntimePath, staticDecls(cfg.Shard, meta.Words), registered(cfg.Shard), registerFunc(cfg.Shard), hash, strconv.Quote(string(raw)), meta.Words, initList, funcs, cfg.DefaultDir, staticArg(cfg.Shard), addFunc, hashFunc, hotFunc, hotCount(cfg.Atomic))
 	src = appendViews(src, meta)
 	if cfg.Shard.sharded() {
 		src = appendShardViews(src, meta)
@@ -66,11 +66,11 @@ func %s(table []uint64, id uint64) { _pathcoverRT.%s(table, id) }
 		src = fmt.Appendf(src, `
 %s
 func %s(table []uint64, fn int, id uint64) {
-	if !_pathcoverRT.%s(table, id) {
+	if !_pathcoverRT.CountKnown(table, id) {
 		%s(fn, id)
 	}
 }
-`, residualFuncDecl(cfg.Atomic), knownFunc, plainOrAtomic("CountKnown", cfg.Atomic), residFunc)
+`, residualFuncDecl(cfg.Atomic), knownFunc, residFunc)
 	}
 	return appendTrace(src, hash, cfg)
 }
@@ -181,17 +181,6 @@ func hotCount(atomic bool) string {
 		return "CountHotAtomic"
 	}
 	return "CountHot"
-}
-
-// plainOrAtomic names the rt function that counts in a hash table
-// (CountHashed, CountKnown): the atomic one in -atomic and -race builds,
-// else the one that adds plainly, as the build's arrays do (its name ends
-// in Plain); either claims slots atomically.
-func plainOrAtomic(name string, atomic bool) string {
-	if atomic {
-		return name
-	}
-	return name + "Plain"
 }
 
 // residualFuncDecl declares the function that records a residual path:

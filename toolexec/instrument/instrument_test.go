@@ -61,10 +61,8 @@ func RegisterStatic(hash, meta string, words int, init []uint64, funcs int, dir 
 func RegisterShards(hash, meta string, words int, init []uint64, funcs int, dir string) ([]uint64, *Residuals, uintptr, uintptr) { return make([]uint64, words), nil, 0, 0 }
 func ShardOffset(mask, stride uintptr) uintptr { return 0 }
 func CountKnown(table []uint64, bl uint64) bool { return false }
-func CountKnownPlain(table []uint64, bl uint64) bool { return false }
 func Add(c *uint64) {}
 func CountHashed(table []uint64, id uint64) {}
-func CountHashedPlain(table []uint64, id uint64) {}
 func CountHot(table []uint64, id uint64) {}
 func CountHotAtomic(table []uint64, id uint64) {}
 type FlightRing struct{}
