@@ -134,8 +134,6 @@ func (f *ownFile) drop() {
 	*f = ownFile{fd: -1}
 }
 
-// descriptor returns a descriptor of f and f's size, after checking that
-// the descriptor still is f; if it is not, it opens f again by its path.
 // writeOn writes b at the end of f's file as it is now, through its
 // descriptor if that still is f's (descriptor), so that a descriptor that
 // the program closed and reopened for something else is never written.
@@ -163,6 +161,8 @@ func (f *ownFile) close() {
 	}
 }
 
+// descriptor returns a descriptor of f and f's size, after checking that
+// the descriptor still is f; if it is not, it opens f again by its path.
 func (f *ownFile) descriptor() (int, int64, error) {
 	var st syscall.Stat_t
 	if f.fd >= 0 && f.is(f.fd, &st) {

@@ -55,7 +55,7 @@ const (
 	wppEnter           = "_pathcoverWPPEnter" // records a call, returns its frame
 	wppGoPrefix        = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
 	clonePrefix        = "_pathcoverIPPP"
-	flightRing         = "_pathcoverG"          // a -flight call's ring (*rt.FlightRing)
+	flightRing         = "_pathcoverG"          // a -flight call's ring (*rt.FlightRing, or *_pathcoverFlightRing)
 	flightRingFunc     = "_pathcoverRing"       // returns it (rt.Ring)
 	flightRingTypeName = "_pathcoverFlightRing" // its type in builds that count plainly (flightRingType)
 	flightBase         = "_pathcoverFB"         // the code of the package's function 0 (rt.FlightRegister)
