@@ -213,8 +213,11 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 		return uint64(first) << flightIDBits
 	}
 	if n := uint64(FlightRingEntries(entries)); n != flightState.mask+1 {
-		// Not in a program that pppexec built (see FlightRingEntries).
-		writeStderr("pathcover: a package was built with rings of " + itoa(n) + " entries, and others with " + itoa(flightState.mask+1) + ": the flight recorder's file may be garbled\n")
+		// Not in a program that pppexec built (see FlightRingEntries):
+		// this package's code indexes rings with its own mask, so its
+		// entries land in the wrong places, and past a ring's end when
+		// its rings are the larger. Said, since nothing can stop it now.
+		writeStderr("pathcover: a package was built for flight rings of " + itoa(n) + " entries, others for " + itoa(flightState.mask+1) + " (not one pppexec build): the flight recorder's rings will be garbled and may be overrun\n")
 	}
 	dir := flightFile.path[:lastSlash(flightFile.path)]
 	if err := writeMeta(dir, hash, meta); err != nil {
