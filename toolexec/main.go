@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pathcover/pathcover/rt"
 	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
@@ -86,8 +87,8 @@ func Main(name string, args []string) int {
 	} else if n != 64<<20 {
 		cfg.FlightLimit = n
 	}
-	if cfg.Flight < 0 || cfg.Flight > 1<<20 {
-		fmt.Fprintf(os.Stderr, "%s: -flight %d: a ring holds 1 to %d paths\n", name, cfg.Flight, 1<<20)
+	if cfg.Flight < 0 || cfg.Flight > rt.FlightMaxEntries {
+		fmt.Fprintf(os.Stderr, "%s: -flight %d: a ring holds 1 to %d paths\n", name, cfg.Flight, rt.FlightMaxEntries)
 		return 2
 	}
 	if cfg.Flight > 0 && (cfg.WPP || cfg.Deps || cfg.Values || cfg.Interesting != "" || cfg.Sites != "" || cfg.Tests) {
