@@ -196,7 +196,7 @@ func TestMain(m *testing.M) {
 	if recRoot, err = os.MkdirTemp("", "ddg-test-"); err != nil {
 		panic(err)
 	}
-	code := m.Run()
+	code := cmdtest.RunTests(m)
 	os.RemoveAll(recRoot)
 	os.Exit(code)
 }

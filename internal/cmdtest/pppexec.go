@@ -46,6 +46,18 @@ func PPPExec(t testing.TB, dir string) string {
 	return pppexecBin
 }
 
+// RunTests runs a test binary's tests that use PPPExec (call it from
+// TestMain: os.Exit(cmdtest.RunTests(m))) and then removes the pppexec
+// that PPPExec built, so that no run leaves a copy of it in the temporary
+// directory (each run of every package that builds one left 12 MB).
+func RunTests(m *testing.M) int {
+	code := m.Run()
+	if pppexecBin != "" {
+		os.RemoveAll(filepath.Dir(pppexecBin))
+	}
+	return code
+}
+
 // WriteFiles writes files (name → content) under dir.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
