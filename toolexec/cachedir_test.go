@@ -158,6 +158,25 @@ func TestPrivateDir(t *testing.T) {
 	refused("in another user's directory", filepath.Join(other, "cache"), "owned by uid 54321, not by you or root")
 }
 
+// writeRuntimeDir writes a runtime's directory dir as pppexec would, with
+// one dependency, dep, and checks that readRuntimeBuild accepts it.
+func writeRuntimeDir(t *testing.T, dir, dep string) string {
+	t.Helper()
+	os.Mkdir(dir, 0o700)
+	files := map[string][]byte{"rt.a": []byte("!<arch>\nrt"), "deps.json": fmt.Appendf(nil, `{"errors": %q}`, dep), sourceFile: []byte(hex.EncodeToString(sourceHash()))}
+	var sums strings.Builder
+	for _, name := range runtimeFiles {
+		os.WriteFile(filepath.Join(dir, name), files[name], 0o600)
+		sum := sha256.Sum256(files[name])
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	os.WriteFile(filepath.Join(dir, sumsFile), []byte(sums.String()), 0o600)
+	if _, err := readRuntimeBuild(dir); err != nil {
+		t.Fatalf("a good runtime directory: %v", err)
+	}
+	return dir
+}
+
 // TestReadRuntimeBuild: a runtime's directory is read only if it and its
 // files are the user's alone and its files have the sums recorded.
 func TestReadRuntimeBuild(t *testing.T) {
@@ -167,20 +186,7 @@ func TestReadRuntimeBuild(t *testing.T) {
 	dep := filepath.Join(root, "dep.a")
 	os.WriteFile(dep, []byte("!<arch>\n"), 0o600)
 	goodRuntime := func(t *testing.T) string {
-		dir := filepath.Join(t.TempDir(), "rt-0123456789abcdef01234567")
-		os.Mkdir(dir, 0o700)
-		files := map[string][]byte{"rt.a": []byte("!<arch>\nrt"), "deps.json": fmt.Appendf(nil, `{"errors": %q}`, dep), sourceFile: []byte(hex.EncodeToString(sourceHash()))}
-		var sums strings.Builder
-		for _, name := range runtimeFiles {
-			os.WriteFile(filepath.Join(dir, name), files[name], 0o600)
-			sum := sha256.Sum256(files[name])
-			fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
-		}
-		os.WriteFile(filepath.Join(dir, sumsFile), []byte(sums.String()), 0o600)
-		if _, err := readRuntimeBuild(dir); err != nil {
-			t.Fatalf("a good runtime directory: %v", err)
-		}
-		return dir
+		return writeRuntimeDir(t, filepath.Join(t.TempDir(), "rt-0123456789abcdef01234567"), dep)
 	}
 	for _, c := range []struct {
 		name   string

@@ -60,8 +60,8 @@ import (
 // directory, or an argument in $WORK that is not a file (an output the
 // cache would not restore); when GOSSAFUNC is set; when it fails or prints
 // anything (the go command replays what a compile printed; a hit prints
-// nothing). $PATHCOVERCOMPILECACHE=off turns the cache off, and so does
-// the go command's -a (go build -a rebuilds everything, and so does
+// nothing). $PATHCOVERCOMPILECACHE=off turns the cache off (a size bounds
+// it: cachetrim.go), and so does the go command's -a (go build -a rebuilds everything, and so does
 // pppexec then), where pppexec can read the go command's arguments (from
 // /proc: Linux; elsewhere, set PATHCOVERCOMPILECACHE=off with -a).
 //
@@ -71,8 +71,8 @@ import (
 // files that are not the user's alone, and each holds the SHA-256 of its
 // outputs, checked on every hit, so a torn or damaged entry is compiled
 // again, never used. The -id file is written last: an entry without one
-// does not exist. Entries unused for trimAge are removed, at most once a
-// trimInterval, by the compile that notices.
+// does not exist. Entries unused for trimAge are removed, and the cache is
+// held to its size (cachetrim.go).
 
 const (
 	compileCacheEnv     = "PATHCOVERCOMPILECACHE"
@@ -121,7 +121,12 @@ type keyFunc func(args []string, version string) (toolKey, bool)
 // configuration, from the compile cache if it can, and returns its exit
 // code.
 func (x *Exec) runCached(args []string, stderr io.Writer, keyOf keyFunc) int {
-	if os.Getenv(compileCacheEnv) == "off" || forcedRebuild() {
+	limit, err := compileCacheLimit()
+	if err != nil {
+		fmt.Fprintf(stderr, "pppexec: %v\n", err)
+		return 2
+	}
+	if limit == 0 || forcedRebuild() {
 		return run(args, stderr)
 	}
 	cache, err := x.cacheDir()
@@ -146,7 +151,7 @@ func (x *Exec) runCached(args []string, stderr io.Writer, keyOf keyFunc) int {
 		io.Copy(stderr, &out)
 		return code
 	}
-	store(filepath.Join(cache, "compile"), dir, key) // a cache that cannot be written only costs time
+	store(cache, dir, key, limit) // a cache that cannot be written only costs time
 	return 0
 }
 
@@ -512,25 +517,27 @@ func restore(dir string, k toolKey) error {
 			return err
 		}
 	}
-	if info, err := os.Stat(indexName); err == nil && time.Since(info.ModTime()) > touchInterval {
-		now := time.Now()
-		os.Chtimes(indexName, now, now)
-	}
+	markUsed(indexName)
 	return nil
 }
 
-// store keeps a command's outputs in the cache: each file is written under
-// a temporary name and renamed into place, the index last. An output that
-// the command did not write (vet's diagnostics when it has none) is not in
-// the entry, and a hit does not write it either.
-func store(root, dir string, k toolKey) {
+// store keeps a command's outputs in the compile cache, in its shard dir,
+// and holds the shard to its share of the cache's limit (cachetrim.go):
+// each file is written under a temporary name and renamed into place, the
+// index last. An output that the command did not write (vet's diagnostics
+// when it has none) is not in the entry, and a hit does not write it
+// either. Outputs larger than the shard's share, or than what the file
+// system can spare, are not kept.
+func store(cache, dir string, k toolKey, limit int64) {
+	root := filepath.Join(cache, "compile")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
 	}
 	if checkPrivate(root, true) != nil || checkPrivate(dir, true) != nil {
 		return
 	}
-	idx := &entryIndex{buildID: k.buildID, sums: map[string]string{}}
+	contents := map[string][]byte{}
+	var size int64
 	for kind, out := range k.outputs {
 		data, err := os.ReadFile(out)
 		if errors.Is(err, os.ErrNotExist) && k.optional[kind] {
@@ -539,6 +546,15 @@ func store(root, dir string, k toolKey) {
 		if err != nil {
 			return
 		}
+		contents[kind] = data
+		size += int64(len(data))
+	}
+	share := limit / compileCacheShards
+	if free, ok := freeSpace(dir); size > share || ok && free-size < minFreeSpace {
+		return
+	}
+	idx := &entryIndex{buildID: k.buildID, sums: map[string]string{}}
+	for kind, data := range contents {
 		sum := sha256.Sum256(data)
 		idx.sums[kind] = hex.EncodeToString(sum[:])
 		if writeAtomic(entryFile(dir, k, kind), data) != nil {
@@ -548,7 +564,8 @@ func store(root, dir string, k toolKey) {
 	if writeAtomic(entryFile(dir, k, "id"), idx.encode()) != nil {
 		return
 	}
-	trim(root)
+	boundShard(dir, share, k.sum)
+	trimCache(cache)
 }
 
 // writeAtomic writes data to name through a temporary file in its
@@ -569,54 +586,4 @@ func writeAtomic(name string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
-}
-
-// trim removes the entries not used for trimAge (and temporary files left
-// by a compile that was killed), if it has not been done for
-// trimInterval: the time of the last trim is the modification time of the
-// file "trimmed" in root.
-func trim(root string) {
-	marker := filepath.Join(root, "trimmed")
-	if info, err := os.Stat(marker); err == nil && time.Since(info.ModTime()) < trimInterval {
-		return
-	}
-	if writeAtomic(marker, nil) != nil {
-		return
-	}
-	cutoff := time.Now().Add(-trimAge)
-	subdirs, _ := os.ReadDir(root)
-	for _, sub := range subdirs {
-		if !sub.IsDir() {
-			continue
-		}
-		dir := filepath.Join(root, sub.Name())
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			name := e.Name()
-			info, err := e.Info()
-			if err != nil || info.ModTime().After(cutoff) {
-				continue
-			}
-			if strings.HasPrefix(name, ".tmp-") {
-				os.Remove(filepath.Join(dir, name))
-				continue
-			}
-			if key, ok := strings.CutSuffix(name, "-id"); ok {
-				// The index first: without it the entry is gone, even if
-				// removing the rest fails.
-				if os.Remove(filepath.Join(dir, name)) == nil {
-					for _, kind := range outputKinds {
-						os.Remove(filepath.Join(dir, key+"-"+kind))
-					}
-				}
-				continue
-			}
-			// An output whose index was never written (a compile killed
-			// between the two), or was removed by an earlier trim.
-			key := name[:max(0, len(name)-2)]
-			if _, err := os.Lstat(filepath.Join(dir, key+"-id")); errors.Is(err, os.ErrNotExist) {
-				os.Remove(filepath.Join(dir, name))
-			}
-		}
-	}
 }

@@ -54,6 +54,7 @@ func newCompileFixture(t *testing.T) *compileFixture {
 	dir := t.TempDir()
 	f := &compileFixture{t: t, compiler: filepath.Join(dir, "compile"), count: filepath.Join(dir, "count"),
 		src: filepath.Join(dir, "p.go"), dep: filepath.Join(dir, "dep.a"), x: &Exec{Config: &Config{}}}
+	needFreeSpace(t, dir)
 	write(t, f.compiler, fakeCompiler, 0o755)
 	write(t, f.src, "package p\n", 0o644)
 	write(t, f.dep, "!<arch>\ngo object fake\nbuild id \"depaction/depcontent\"\n\ncode\n", 0o644)
@@ -325,7 +326,7 @@ func TestCompileCacheTrim(t *testing.T) {
 	}
 	old := time.Now().Add(-trimAge - time.Hour)
 	os.Chtimes(indexes[0], old, old)
-	os.Chtimes(filepath.Join(root, "trimmed"), old, old)
+	os.Chtimes(filepath.Join(os.Getenv(cacheEnv), "trimmed"), old, old)
 	orphan := filepath.Join(filepath.Dir(indexes[0]), strings.Repeat("0", 64)+"-a")
 	write(t, orphan, "torn", 0o600)
 	os.Chtimes(orphan, old, old)

@@ -55,7 +55,8 @@ func Main(name string, args []string) int {
 			"a directory that is not yours alone is refused, and the build is not instrumented.\n"+
 			"The compiles and vet runs that pppexec does not change (the standard library's)\n"+
 			"are kept there too, keyed by what they read, so that a build with a new profile\n"+
-			"or new flags does not redo them; PATHCOVERCOMPILECACHE=off turns that off.\n")
+			"or new flags does not redo them: at most 5G, or PATHCOVERCOMPILECACHE (a size\n"+
+			"such as 20G, or off). What no build used for five days is removed.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

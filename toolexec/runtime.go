@@ -288,7 +288,9 @@ func readRuntimeCandidate(dir string) (*runtimeBuild, error) {
 }
 
 // verify is the second half of readRuntimeBuild: rt.a must have the sum
-// that SHA256SUMS records, and the archives of deps.json must exist.
+// that SHA256SUMS records, and the archives of deps.json must exist. A
+// runtime verified is one about to be used: it is marked so, for the
+// cache's trimming (cachetrim.go).
 func (b *runtimeBuild) verify() error {
 	if _, err := b.readChecked(filepath.Base(b.Archive)); err != nil {
 		return err
@@ -298,6 +300,7 @@ func (b *runtimeBuild) verify() error {
 			return err // the go cache was trimmed: build again
 		}
 	}
+	markUsed(filepath.Join(filepath.Dir(b.Archive), sumsFile))
 	return nil
 }
 
@@ -401,6 +404,7 @@ func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildCon
 			return nil, err
 		}
 	}
+	trimCache(cache)
 	return publish(final, dir)
 }
 

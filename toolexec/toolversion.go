@@ -36,6 +36,7 @@ func (x *Exec) toolVersion(tool string) (string, error) {
 	if memo != "" {
 		if data, err := readPrivate(memo); err == nil {
 			if line, ok := parseVersionMemo(data); ok {
+				markUsed(memo)
 				x.versions.Store(tool, line)
 				return line, nil
 			}
@@ -103,5 +104,7 @@ func writeVersionMemo(memo, line string) {
 	if os.MkdirAll(dir, 0o700) != nil || checkPrivate(dir, true) != nil {
 		return
 	}
-	writeAtomic(memo, []byte(line+"\n"))
+	if writeAtomic(memo, []byte(line+"\n")) == nil {
+		trimCache(filepath.Dir(dir))
+	}
 }
