@@ -463,7 +463,7 @@ func parseIndex(data []byte) (*entryIndex, error) {
 		case kind == "buildid" && v != "-":
 			e.buildID = v
 		case kind == "buildid":
-		case slices.Contains(outputKinds, kind) && len(v) == 2*sha256.Size:
+		case slices.Contains(outputKinds, kind) && isHexSum(v):
 			e.sums[kind] = v
 		default:
 			return nil, fmt.Errorf("bad line %q", l)
@@ -473,6 +473,20 @@ func parseIndex(data []byte) (*entryIndex, error) {
 		return nil, errors.New("an index without outputs")
 	}
 	return e, nil
+}
+
+// isHexSum reports whether s is a SHA-256 sum as an index holds it: 64
+// lowercase hexadecimal digits, as hex.EncodeToString writes them.
+func isHexSum(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // restore writes a cached entry's outputs where the command would have,

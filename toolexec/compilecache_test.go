@@ -3,9 +3,11 @@ package toolexec
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -404,4 +406,37 @@ func TestVetKey(t *testing.T) {
 			t.Errorf("with %s, vet was cacheable", what)
 		}
 	}
+}
+
+// FuzzParseIndex reads anything as a compile cache entry's index: an index
+// accepted holds outputs of known kinds, each with a sum of 64 lowercase
+// hex digits, and is read back the same from what encode writes of it.
+func FuzzParseIndex(f *testing.F) {
+	sum := strings.Repeat("0123456789abcdef", 4)
+	f.Add([]byte(compileCacheVersion + "\nbuildid AAAA/BBBB\na " + sum + "\nh " + sum + "\n"))
+	f.Add([]byte(compileCacheVersion + "\nbuildid -\nx " + sum + "\n"))
+	f.Add([]byte(compileCacheVersion + "\nbuildid -\na " + strings.ToUpper(sum) + "\n"))
+	f.Add([]byte(compileCacheVersion + "\nbuildid -\nz " + sum + "\n"))
+	f.Add([]byte("pathcover compile cache 0\nbuildid -\na " + sum + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx, err := parseIndex(data)
+		if err != nil {
+			return
+		}
+		if len(idx.sums) == 0 {
+			t.Fatal("an index without outputs accepted")
+		}
+		for kind, s := range idx.sums {
+			if !slices.Contains(outputKinds, kind) || !isHexSum(s) {
+				t.Fatalf("accepted output %q with sum %q", kind, s)
+			}
+		}
+		again, err := parseIndex(idx.encode())
+		if err != nil {
+			t.Fatalf("what encode wrote of an accepted index is refused: %v", err)
+		}
+		if again.buildID != idx.buildID || !maps.Equal(again.sums, idx.sums) {
+			t.Fatalf("read back %+v, want %+v", again, idx)
+		}
+	})
 }

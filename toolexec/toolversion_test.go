@@ -97,3 +97,27 @@ func TestToolVersionMemo(t *testing.T) {
 	}
 	version("memo others can write", "compile version fake2", n+1)
 }
+
+// FuzzParseVersionMemo reads anything as a tool's memo: a line accepted is
+// printable text with no newline, and is read back the same from the memo
+// that toolVersion writes of it.
+func FuzzParseVersionMemo(f *testing.F) {
+	f.Add([]byte("compile version go1.26.8\n"))
+	f.Add([]byte("compile version go1.26.8 X:fake\n"))
+	f.Add([]byte("compile version go1.26.8"))
+	f.Add([]byte("two\nlines\n"))
+	f.Add([]byte("bell\a\n"))
+	f.Add([]byte("\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		line, ok := parseVersionMemo(data)
+		if !ok {
+			return
+		}
+		if line == "" || len(line) > 4096 || strings.ContainsFunc(line, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			t.Fatalf("accepted %q", line)
+		}
+		if again, ok := parseVersionMemo([]byte(line + "\n")); !ok || again != line {
+			t.Fatalf("the memo of %q read back as %q, %v", line, again, ok)
+		}
+	})
+}
