@@ -28,6 +28,56 @@ type Residuals struct {
 	hash  string
 	dir   string // where tables go; empty for memory
 	heads []atomic.Pointer[residualTable]
+	// firsts are the package's own ResidualHeads (Share), or nil.
+	firsts []ResidualHead
+}
+
+// A ResidualHead is where generated code finds a function's first residual
+// table, in an array of the package's own (one per function, shared with
+// rt by Residuals.Share), so that counting a residual path in its home
+// slot loads the table's address from a fixed place and then the slot:
+// through the package's Residuals it was five loads, each waiting for the
+// one before (the Residuals, its heads, the function's table, the table's
+// slots, the slot), and a sixth of the time of fastjson's Validate under
+// IPPP, whose benchmark runs many segments its tests did not.
+type ResidualHead struct {
+	first atomic.Pointer[[2 * residualFirstSlots]uint64]
+}
+
+// Slot returns the count word of the residual path with Ball-Larus id bl
+// of the function whose head h is, when the path is in its home slot of
+// the function's first table (the common case of a residual path that runs
+// again and again), and nil otherwise. It is small enough for the compiler
+// to inline (TestWPPInlined checks it), so that the function that
+// instrumented code calls to record a residual path counts such a path
+// with no further call.
+func (h *ResidualHead) Slot(bl uint64) *uint64 {
+	if t := h.first.Load(); t != nil {
+		if i := homeSmall(bl, residualFirstSlots); t[2*i] == bl+1 {
+			return &t[2*i+1]
+		}
+	}
+	return nil
+}
+
+// Share makes heads, one per function of the package, the package's
+// ResidualHeads: each function's first table is stored in its head when it
+// is made, and now for those made already (functions that package
+// variables' initializers ran before this one). It returns true, for a
+// variable initializer to call it.
+func (r *Residuals) Share(heads []ResidualHead) bool {
+	if r == nil || len(heads) != len(r.heads) {
+		return false
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	r.firsts = heads
+	for fn := range r.heads {
+		if t := r.heads[fn].Load(); t != nil {
+			heads[fn].first.Store((*[2 * residualFirstSlots]uint64)(t.slots))
+		}
+	}
+	return true
 }
 
 type residualTable struct {
@@ -52,25 +102,6 @@ func (r *Residuals) Count(fn int, bl uint64) { r.count(fn, bl, true) }
 // add, on fastjson's Validate under IPPP, where residual counts took a
 // third of the time.)
 func (r *Residuals) CountPlain(fn int, bl uint64) { r.count(fn, bl, false) }
-
-// Slot returns the count word of the residual path with Ball-Larus id bl
-// of function fn, when the path is in its home slot of the function's first
-// table (the common case of a residual path that runs again and again),
-// and nil otherwise. It is small enough for the compiler to inline
-// (TestWPPInlined checks it), so that the function that instrumented code
-// calls to record a residual path counts such a path with no further call.
-func (r *Residuals) Slot(fn int, bl uint64) *uint64 {
-	if r != nil && uint(fn) < uint(len(r.heads)) {
-		if t := r.heads[fn].Load(); t != nil {
-			// All residual tables have fewer than 2^32 slots
-			// (residualLimitWords).
-			if i := homeSmall(bl, uint64(len(t.slots)/2)); t.slots[2*i] == bl+1 {
-				return &t.slots[2*i+1]
-			}
-		}
-	}
-	return nil
-}
 
 func (r *Residuals) count(fn int, bl uint64, atomically bool) {
 	if r == nil || fn < 0 || fn >= len(r.heads) {
@@ -165,6 +196,9 @@ func (r *Residuals) grow(fn int, last *residualTable) *residualTable {
 	}
 	if last == nil {
 		r.heads[fn].Store(t)
+		if r.firsts != nil {
+			r.firsts[fn].first.Store((*[2 * residualFirstSlots]uint64)(t.slots))
+		}
 	} else {
 		last.next.Store(t)
 	}

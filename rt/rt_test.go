@@ -280,7 +280,7 @@ func TestResidualExact(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATHCOVERDIR", dir)
 	const ids, goroutines = 3000, 8
-	_, res := rt.Register(testHash, "{}", 0, nil, 3, "")
+	_, res := rt.Register(testHash, "{}", 0, nil, 4, "")
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Go(func() {
@@ -303,21 +303,33 @@ func TestResidualExact(t *testing.T) {
 			}
 		}
 	}
-	// Slot finds some of them in their home slots, and counts through the
-	// word it returns reach the file; it finds no path never counted, and
-	// no function the package does not have.
+	// The package's heads, shared after those tables were made (as when
+	// package variables' initializers run instrumented code first), find
+	// some of them in their home slots, and counts through the word they
+	// return reach the file; they find no path never counted. Function 3's
+	// first table is made after: its head finds it too.
+	heads := make([]rt.ResidualHead, 4)
+	if res.Share(heads[:3]) || (*rt.Residuals)(nil).Share(heads) || !res.Share(heads) {
+		t.Fatal("Share took heads of the wrong number, or refused the right one")
+	}
 	slotted := map[uint64]bool{}
 	for i := range uint64(ids) {
-		if c := res.Slot(2, i<<33|i); c != nil {
+		if c := heads[2].Slot(i<<33 | i); c != nil {
 			*c++
 			slotted[i] = true
 		}
 	}
 	if len(slotted) == 0 {
-		t.Error("Slot found no path in its home slot")
+		t.Error("the head found no path in its home slot")
 	}
-	if res.Slot(2, 1<<62) != nil || res.Slot(3, 0) != nil || res.Slot(-1, 0) != nil || (*rt.Residuals)(nil).Slot(0, 0) != nil {
-		t.Error("Slot found a path never counted")
+	if heads[2].Slot(1<<62) != nil || heads[3].Slot(0) != nil {
+		t.Error("a head found a path never counted")
+	}
+	res.CountPlain(3, 5)
+	if c := heads[3].Slot(5); c == nil {
+		t.Error("the head of a function whose first table was made after Share does not find its path")
+	} else {
+		*c++
 	}
 	counts, tables := residualCounts(t, dir)
 	if tables < 5 {
@@ -344,8 +356,11 @@ func TestResidualExact(t *testing.T) {
 			t.Fatalf("function 2 path %d counted %d times (plainly); want %d", i<<33|i, n, want)
 		}
 	}
-	if len(counts) != 2*ids+ids/2 {
-		t.Errorf("%d paths recorded; want %d", len(counts), 2*ids+ids/2)
+	if n := counts[[2]uint64{3, 5}]; n != 2 {
+		t.Errorf("function 3 path 5 counted %d times; want 2", n)
+	}
+	if len(counts) != 2*ids+ids/2+1 {
+		t.Errorf("%d paths recorded; want %d", len(counts), 2*ids+ids/2+1)
 	}
 }
 

@@ -419,7 +419,7 @@ func BenchmarkWPPPath(b *testing.B) {
 // TestWPPInlined checks that the compiler inlines the fast paths of the
 // records that instrumented code makes most (rt/wpp.go): their cost is
 // what a -wpp build adds to every path and return; and that of a residual
-// path's count (Residuals.Slot).
+// path's count (ResidualHead.Slot).
 func TestWPPInlined(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds rt")
@@ -428,7 +428,7 @@ func TestWPPInlined(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, fn := range []string{"WPPFrame.TryPath", "WPPFrame.TryPathReturn", "WPPFrame.TryReturn", "putCode", "(*Residuals).Slot"} {
+	for _, fn := range []string{"WPPFrame.TryPath", "WPPFrame.TryPathReturn", "WPPFrame.TryReturn", "putCode", "(*ResidualHead).Slot"} {
 		if !strings.Contains(string(out), ": can inline "+fn+"\n") {
 			t.Errorf("the compiler does not inline %s:\n%s", fn, out)
 		}

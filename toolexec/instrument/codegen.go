@@ -41,6 +41,7 @@ const (
 	superRegPtr = "_pathcoverXP" // a clone's pointer to them
 	heldResult  = "_pathcoverY"  // + index: a result held until the supergraph's code of its return edge has run (results.go)
 	residFunc   = "_pathcoverResidual"
+	residHeads  = "_pathcoverRH"
 	knownFunc   = "_pathcoverKnown"
 	addFunc     = "_pathcoverAdd"
 	hashFunc    = "_pathcoverHashed"

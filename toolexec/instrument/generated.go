@@ -70,7 +70,7 @@ func %s(table []uint64, fn int, id uint64) {
 		%s(fn, id)
 	}
 }
-`, residualFuncDecl(cfg.Atomic), knownFunc, residFunc)
+`, residualFuncDecl(cfg.Atomic, funcs), knownFunc, residFunc)
 	}
 	return appendTrace(src, hash, cfg)
 }
@@ -190,27 +190,37 @@ func hotCount(atomic bool) string {
 //
 // otherwise plainly, and, for a path in its home slot of its function's
 // first residual table (the common case of a residual path that runs again
-// and again), with no further call (rt.Residuals.Slot is inlined here):
+// and again), with no further call: the package's array of heads, one per
+// function (7 here), finds the table from a fixed address
+// (rt.ResidualHead.Slot is inlined here):
+//
+//	var _pathcoverRH [7]_pathcoverRT.ResidualHead
+//
+//	var _ = _pathcoverP.Share(_pathcoverRH[:])
 //
 //	func _pathcoverResidual(fn int, id uint64) {
-//		if c := _pathcoverP.Slot(fn, id); c != nil {
+//		if c := _pathcoverRH[fn].Slot(id); c != nil {
 //			*c++
 //			return
 //		}
 //		_pathcoverP.CountPlain(fn, id)
 //	}
-func residualFuncDecl(atomic bool) string {
+func residualFuncDecl(atomic bool, funcs int) string {
 	if atomic {
 		return fmt.Sprintf("func %s(fn int, id uint64) { %s.Count(fn, id) }\n", residFunc, residuals)
 	}
-	return fmt.Sprintf(`func %s(fn int, id uint64) {
-	if c := %s.Slot(fn, id); c != nil {
+	return fmt.Sprintf(`var %s [%d]_pathcoverRT.ResidualHead
+
+var _ = %s.Share(%s[:])
+
+func %s(fn int, id uint64) {
+	if c := %s[fn].Slot(id); c != nil {
 		*c++
 		return
 	}
 	%s.CountPlain(fn, id)
 }
-`, residFunc, residuals, residuals)
+`, residHeads, funcs, residuals, residHeads, residFunc, residHeads, residuals)
 }
 
 // registered lists the package variables that the registration sets:

@@ -54,7 +54,9 @@ const fakeRuntime = `package rt
 type Residuals struct{}
 func (*Residuals) Count(fn int, bl uint64) {}
 func (*Residuals) CountPlain(fn int, bl uint64) {}
-func (*Residuals) Slot(fn int, bl uint64) *uint64 { return nil }
+func (*Residuals) Share(heads []ResidualHead) bool { return true }
+type ResidualHead struct{}
+func (*ResidualHead) Slot(bl uint64) *uint64 { return nil }
 func Register(hash, meta string, words int, init []uint64, funcs int, dir string) ([]uint64, *Residuals) { return make([]uint64, words), nil }
 const StaticPad = 8192
 func RegisterStatic(hash, meta string, words int, init []uint64, funcs int, dir string, w []uint64) ([]uint64, *Residuals) { return w[StaticPad:StaticPad+words], nil }
