@@ -61,9 +61,10 @@ import (
 // cache would not restore); when GOSSAFUNC is set; when it fails or prints
 // anything (the go command replays what a compile printed; a hit prints
 // nothing). $PATHCOVERCOMPILECACHE=off turns the cache off (a size bounds
-// it: cachetrim.go), and so does the go command's -a (go build -a rebuilds everything, and so does
-// pppexec then), where pppexec can read the go command's arguments (from
-// /proc: Linux; elsewhere, set PATHCOVERCOMPILECACHE=off with -a).
+// it: cachetrim.go), and so does the go command's -a (go build -a
+// rebuilds everything, and so does pppexec then), where pppexec can read
+// the go command's arguments (from /proc: Linux; elsewhere, set
+// PATHCOVERCOMPILECACHE=off with -a).
 //
 // The entries live in the runtime cache's directory (cachedir.go: the
 // user's alone), under compile/XX/KEY-{a,h,id}: pppexec links what it finds
