@@ -108,7 +108,7 @@ func TestOracle(t *testing.T) {
 			want := []string{"Exit.func1", "deferGo", "deferGo.func1", "deferGo.func2", "forInfinite", "selectEmpty"}
 			if mode.env == nil {
 				want = append([]string{"concurrent", "concurrent.func1", "concurrent.func2"}, want...)
-				want = append(want, "sendFib")
+				want = append(want, "parked", "sendFib")
 			}
 			slices.Sort(want)
 			if !slices.Equal(idle, want) {

@@ -89,10 +89,18 @@ func Drive() int {
 }
 
 // Exit ends the program through log.Fatalf: its path ends at a call that
-// never returns, and the counts must survive the exit. With ORACLE_PANIC
+// never returns, and the counts must survive the exit. With
+// ORACLE_CONCURRENT set, a goroutine is still alive then, parked after
+// some work (its paths must be in the flight recorder's file: the rings
+// of goroutines that ended may have gone to others). With ORACLE_PANIC
 // set, a goroutine of its own panics first, after some work, and the
 // panic ends the program (the flight recorder's test).
 func Exit() {
+	if os.Getenv("ORACLE_CONCURRENT") != "" {
+		worked := make(chan int)
+		go parked(worked)
+		<-worked
+	}
 	if os.Getenv("ORACLE_PANIC") != "" {
 		done := make(chan int)
 		go func() {
@@ -107,6 +115,17 @@ func Exit() {
 		<-done
 	}
 	noReturns(nil, nil)
+}
+
+// parked does some work, says so on worked, and waits for the program to
+// end.
+func parked(worked chan<- int) {
+	sum := 0
+	for x := range 5 {
+		sum += ifElseChain(x)
+	}
+	worked <- sum
+	select {}
 }
 
 // limit yields xs, stopping early at a negative number.
