@@ -35,7 +35,7 @@ func (s *super) clone(i int, in *Input, all []*function, opt *Options) ([]byte, 
 	ct := *s.ct
 	ct.reg, ct.preg = cloneRegisters(s.frame)
 	if s.frame && s.caller == nil { // the counters are another package's
-		ct.sink = superRegPtr + ".Count"
+		ct.sink, ct.likely = superRegPtr+".Count", nil
 	}
 	s.renameCalls(e, i, superRegPtr)
 	where := func(id numbering.EdgeID) (funcgraph.Site, bool, error) {

@@ -113,9 +113,10 @@ type counting struct {
 	// view (localViewDecl), which a function's own counting, in its own
 	// body, has.
 	local bool
-	// likely, with local, gives the id of the path most likely counted at
-	// the end of a loop's round (a cut's end edge; numbering.Placement's
-	// LikelyPath), and false at other edges.
+	// likely gives the id of the path most likely counted at the end of a
+	// loop's round (a cut's end edge; numbering.Placement's LikelyPath),
+	// and false at other edges: set for a function's own counting when it
+	// has local, and for a supergraph's in its package's counters.
 	likely func(numbering.EdgeID) (uint64, bool)
 	// paths is the number of the function's Ball-Larus paths, which tells
 	// a -flight build whether an id fits in a ring's entry (flightStmt).
