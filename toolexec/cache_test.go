@@ -356,6 +356,7 @@ func TestCompileCacheSameBytes(t *testing.T) {
 	bin := pppexec(t)
 	mod := writeModule(t, map[string]string{"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Exit(len(os.Args) - 1) }\n"})
 	cache := t.TempDir()
+	toolexec.NeedFreeSpace(t, cache)
 	exports := func(gocache, config string, extra ...string) map[string]string {
 		t.Helper()
 		env := append([]string{"GOCACHE=" + gocache, "PATHCOVERCACHE=" + cache, "GOFLAGS="}, extra...)
@@ -440,6 +441,7 @@ func TestVetCacheFacts(t *testing.T) {
 		"main.go":    "package main\n\nimport \"example.com/m/dep\"\n\nfunc main() { dep.Logf(\"%d\\n\", \"not a number\") }\n",
 	})
 	cache := t.TempDir()
+	toolexec.NeedFreeSpace(t, cache)
 	env := []string{"GOCACHE=" + t.TempDir(), "PATHCOVERCACHE=" + cache, "GOFLAGS="}
 	want := "Logf format %d has arg \"not a number\" of wrong type string"
 	plain, code := run(t, mod, env, "go", "vet", ".")

@@ -42,6 +42,7 @@ const (
 	heldResult  = "_pathcoverY"  // + index: a result held until the supergraph's code of its return edge has run (results.go)
 	residFunc   = "_pathcoverResidual"
 	residHeads  = "_pathcoverRH"
+	residCount  = "_pathcoverc"
 	knownFunc   = "_pathcoverKnown"
 	addFunc     = "_pathcoverAdd"
 	hashFunc    = "_pathcoverHashed"
@@ -504,10 +505,25 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 		init = pppID + ", " + shardView + " := " + id.ppp + ", " + view
 		view = shardView
 	}
+	resid := residualStmt(ct.fn, id.bl)
+	if id.hasLikely && !opt.Atomic {
+		resid = residualRoundStmt(ct.fn, id.bl)
+	}
 	return fmt.Sprintf("if %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
 		init, pppID, slots, view, pppID, id.bl,
 		incStmt(fmt.Sprintf("%s[%s][1]", view, pppID), opt.Atomic),
-		residualStmt(ct.fn, id.bl))
+		resid)
+}
+
+// residualRoundStmt is residualStmt for a count that ends a loop's round
+// (pathIDs.hasLikely), in builds that count plainly: a residual path that
+// runs round after round is found in its home slot here, through the
+// function's residual head (rt.ResidualHead.Slot, inlined), with no call:
+//
+//	if _pathcoverc := _pathcoverRH[3].Slot((_pathcoverR+2)); _pathcoverc != nil { *_pathcoverc++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
+func residualRoundStmt(fn int, bl string) string {
+	return fmt.Sprintf("if %s := %s[%d].Slot(%s); %s != nil { *%s++ } else { %s }",
+		residCount, residHeads, fn, bl, residCount, residCount, residualStmt(fn, bl))
 }
 
 // likelySlotStmt is likelyIncStmt for a PPP array: when the Ball-Larus id
