@@ -506,7 +506,7 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 		view = shardView
 	}
 	resid := residualStmt(ct.fn, id.bl)
-	if id.hasLikely && !opt.Atomic {
+	if id.hasLikely && !opt.Atomic && ct.reg != "" {
 		resid = residualRoundStmt(ct.fn, id.bl)
 	}
 	return fmt.Sprintf("if %s; %s < %d && %s[%s][0] == %s+1 { %s } else { %s }",
@@ -515,10 +515,14 @@ func slotStmt(ct *counting, opt *Options, id pathIDs) string {
 		resid)
 }
 
-// residualRoundStmt is residualStmt for a count that ends a loop's round
-// (pathIDs.hasLikely), in builds that count plainly: a residual path that
-// runs round after round is found in its home slot here, through the
-// function's residual head (rt.ResidualHead.Slot, inlined), with no call:
+// residualRoundStmt is residualStmt for a supergraph's count that ends a
+// loop's round (pathIDs.hasLikely: in a callee's clone), in builds that
+// count plainly: a residual segment that runs round after round (a callee
+// loop's round that the tests ran from no such caller) is found in its
+// home slot here, through the supergraph's residual head
+// (rt.ResidualHead.Slot, inlined), with no call. Functions' own counts
+// keep the call: their residual paths are rarer, and the code would grow
+// every loop of a PPP build.
 //
 //	if _pathcoverc := _pathcoverRH[3].Slot((_pathcoverR+2)); _pathcoverc != nil { *_pathcoverc++ } else { _pathcoverResidual(3, (_pathcoverR+2)) }
 func residualRoundStmt(fn int, bl string) string {
