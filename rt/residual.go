@@ -50,7 +50,9 @@ type ResidualHead struct {
 // again and again), and nil otherwise. It is small enough for the compiler
 // to inline (TestWPPInlined checks it), so that the function that
 // instrumented code calls to record a residual path counts such a path
-// with no further call.
+// with no further call, and a supergraph's count at the end of a callee's
+// loop round finds it with no call at all (instrument's
+// residualRoundStmt).
 func (h *ResidualHead) Slot(bl uint64) *uint64 {
 	if t := h.first.Load(); t != nil {
 		if i := homeSmall(bl, residualFirstSlots); t[2*i] == bl+1 {
