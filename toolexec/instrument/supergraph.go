@@ -167,8 +167,9 @@ func (b *builder) callerSuper(caller *function) (*super, error) {
 	} else {
 		s.ct = b.layout(&mf, s.p, superReg+"[0]", superReg+"[1]")
 	}
-	// The rounds of the callees' loops, in their clones, end at counts
-	// of the supergraph's paths: the likely one at a fixed address.
+	// The rounds of the caller's loops, and of the callees' in their
+	// clones, end at counts of the supergraph's paths: the likely one
+	// is counted at a fixed address, as in a function's own loops.
 	s.ct.likely = likelyAtRoundEnd(s.p)
 	return s, nil
 }
