@@ -234,40 +234,61 @@ func TestOracleIPPP(t *testing.T) {
 		})
 	}
 
-	t.Run("ppp", func(t *testing.T) {
-		// The tests: the interprocedural Ball-Larus run of "array". The
-		// field: that build and a PPP build on more input.
-		if fieldBL == nil {
-			t.Skip("the array build failed")
-		}
-		ppp, dir, _ := buildRun(t, mod, fmt.Sprintf("%s -trace %s -ippp=%s -interesting=%s -pppalways", bin, pkgs, sites, tested), "IPPP_FIELD=1")
-		cmdtest.CheckOracle(t, dir, ppp)
-		want, got := countsByName(t, fieldBL), countsByName(t, ppp)
-		residual := 0
-		for _, m := range ppp.Metas {
-			for _, f := range m.Funcs {
-				if f.Super == nil {
-					continue
-				}
-				key := profile.PackagePath(m.Package) + "." + f.Name
-				if !mapsEqual(got[key], want[key]) {
-					t.Errorf("%s: segments %v in the PPP build, %v in the Ball-Larus one", f.Name, got[key], want[key])
-				}
-				if len(f.Interesting) == 0 || f.Stale {
-					t.Errorf("%s: no interesting segments (stale %v)", f.Name, f.Stale)
-				}
-				for id := range got[key] {
-					if !f.IsInteresting(id) {
-						residual++
+	// The tests: the interprocedural Ball-Larus run of "array". The
+	// field: that build and PPP builds on more input. With -pppalways,
+	// every supergraph with untested segments gets a PPP array, whose
+	// misses are residual; by default, one with at most -arraylimit
+	// segments gets a Ball-Larus array, which counts its untested
+	// segments itself (layoutCounters).
+	for _, mode := range []struct{ name, flags string }{
+		{"ppp", "-pppalways"},
+		{"ppparrays", "-arraylimit=1000"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			if fieldBL == nil {
+				t.Skip("the array build failed")
+			}
+			ppp, dir, _ := buildRun(t, mod, fmt.Sprintf("%s -trace %s -ippp=%s -interesting=%s %s", bin, pkgs, sites, tested, mode.flags), "IPPP_FIELD=1")
+			cmdtest.CheckOracle(t, dir, ppp)
+			want, got := countsByName(t, fieldBL), countsByName(t, ppp)
+			residual, kinds := 0, make(map[profile.CounterKind]int)
+			for _, m := range ppp.Metas {
+				for _, f := range m.Funcs {
+					if f.Super == nil {
+						continue
+					}
+					key := profile.PackagePath(m.Package) + "." + f.Name
+					if !mapsEqual(got[key], want[key]) {
+						t.Errorf("%s: segments %v in the PPP build, %v in the Ball-Larus one", f.Name, got[key], want[key])
+					}
+					if len(f.Interesting) == 0 || f.Stale {
+						t.Errorf("%s: no interesting segments (stale %v)", f.Name, f.Stale)
+					}
+					for id := range got[key] {
+						if !f.IsInteresting(id) {
+							residual++
+						}
+					}
+					if uint64(len(f.Interesting)) == f.Paths {
+						continue // every segment tested: an array
+					}
+					// Untested segments: a PPP array, or an array if
+					// small enough and not -pppalways.
+					kinds[f.Counters.Kind]++
+					if want := mode.name == "ppparrays" && f.Paths <= 1000; (f.Counters.Kind == profile.CounterArray) != want {
+						t.Errorf("%s: %d segments, %d tested, counted in %s; want an array: %v", f.Name, f.Paths, len(f.Interesting), f.Counters.Kind, want)
 					}
 				}
 			}
-		}
-		if residual == 0 {
-			t.Errorf("the field ran no residual segment; the test means it to")
-		}
-		t.Logf("%d residual segments", residual)
-	})
+			if residual == 0 {
+				t.Errorf("the field ran no residual segment; the test means it to")
+			}
+			if kinds[profile.CounterPPP] == 0 || (mode.name == "ppparrays") != (kinds[profile.CounterArray] > 0) {
+				t.Errorf("supergraphs with untested segments counted in %v; want PPP arrays, and Ball-Larus arrays too: %v", kinds, mode.name == "ppparrays")
+			}
+			t.Logf("%d residual segments; supergraphs with untested segments counted in %v", residual, kinds)
+		})
+	}
 }
 
 func mapsEqual(a, b map[uint64]uint64) bool {

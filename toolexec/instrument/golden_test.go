@@ -75,7 +75,11 @@ func TestGolden(t *testing.T) {
 		// Supergraphs: Classify's call of Sign (a clone in p), and q's calls
 		// of p's functions (exported clones in p, called from q).
 		{"ippp", Config{Sites: sites}},
+		// In a PPP build, a supergraph with untested segments counts in a
+		// Ball-Larus array up to MaxArrayPaths segments; with PPPAlways,
+		// in a PPP array, whose misses go to the residual tables.
 		{"ippp-ppp", Config{Sites: sites, Interesting: goldenInteresting}},
+		{"ippp-pppalways", Config{Sites: sites, Interesting: goldenInteresting, Options: Options{PPPAlways: true}}},
 		// Whole program paths: each function's frame, its paths' events,
 		// and go statements wrapped (package w).
 		{"wpp", Config{Options: Options{WPP: true}}},

@@ -30,8 +30,12 @@ package instrument
 //     Ball-Larus numbering is sparse and large, as the thesis found (§3.6:
 //     no gain where hot functions have few paths); for a few hundred
 //     words, the second register and the alias check on every path cost
-//     more than the cache lines they save. Options.PPPAlways turns this
-//     off;
+//     more than the cache lines they save. A supergraph gets one up to
+//     Options.MaxArrayPaths paths, as a Ball-Larus build gives it: its
+//     untested segments are not rare as a function's untested paths are
+//     (every pairing of tested caller and callee paths that the tests did
+//     not make is one), and each run of one in a PPP array misses and
+//     probes a residual table. Options.PPPAlways turns this off;
 //   - otherwise the PPP array of S = PPPSize slots (profile.CounterPPP);
 //     for a numbering with more than Options.PPPSlots slots, the policy
 //     PPPLarge decides (thesis §3.6, hash table usage policy): PPPTruncate
@@ -137,18 +141,19 @@ func (ct *counting) registers() (bl, ppp string) {
 // registers reg and preg (its own locals when empty).
 func (b *builder) layout(mf *profile.Func, p *numbering.Placement, reg, preg string) *counting {
 	ct := &counting{fn: len(b.meta.Funcs), reg: reg, preg: preg, paths: p.NumPaths(), sharded: b.cfg.Shard.sharded()}
-	b.init = layoutCounters(ct, b.cfg, b.cfg.Package, mf, p, b.meta.Words, b.init)
+	b.init = layoutCounters(ct, b.cfg, b.cfg.Package, mf, mf.Super != nil, p, b.meta.Words, b.init)
 	mf.Counters = ct.c
 	b.meta.Words += mf.Counters.Size
 	b.meta.Funcs = append(b.meta.Funcs, *mf)
 	return ct
 }
 
-// layoutCounters decides how a function of package pkg counts, with its
-// counters at offset in the package's words: as a Ball-Larus build does,
-// or, in a PPP build, as its interesting paths say (filling in mf's PPP
-// fields). It returns init with the words Register must set.
-func layoutCounters(ct *counting, cfg *Config, pkg string, mf *profile.Func, p *numbering.Placement, offset int, init []uint64) []uint64 {
+// layoutCounters decides how a function of package pkg, or a supergraph
+// if super, counts, with its counters at offset in the package's words:
+// as a Ball-Larus build does, or, in a PPP build, as its interesting paths
+// say (filling in mf's PPP fields). It returns init with the words
+// Register must set.
+func layoutCounters(ct *counting, cfg *Config, pkg string, mf *profile.Func, super bool, p *numbering.Placement, offset int, init []uint64) []uint64 {
 	if cfg.Interesting == nil {
 		if p.NumPaths() <= cfg.MaxArrayPaths {
 			ct.c = profile.Counters{Offset: offset, Kind: profile.CounterArray, Size: int(p.NumPaths())}
@@ -181,7 +186,7 @@ func layoutCounters(ct *counting, cfg *Config, pkg string, mf *profile.Func, p *
 	q, err := p.PPP(ids)
 	if err == nil {
 		mf.PPPSize = q.Size()
-		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && (n <= cfg.PPPSmall || n <= 2*min(q.Size(), cfg.PPPSlots)) {
+		if n := p.NumPaths(); !cfg.PPPAlways && n <= cfg.MaxArrayPaths && (super || n <= cfg.PPPSmall || n <= 2*min(q.Size(), cfg.PPPSlots)) {
 			ct.c.Kind, ct.c.Size = profile.CounterArray, int(n)
 			return init
 		}

@@ -212,7 +212,7 @@ func (b *builder) foreignSupers() []*super {
 		}
 		s.ct = &counting{fn: -1}
 		m := profile.Func{Name: f.Name + profile.SuperSuffix, Paths: s.p.NumPaths()}
-		layoutCounters(s.ct, b.cfg, fr.Package, &m, s.p, 0, nil)
+		layoutCounters(s.ct, b.cfg, fr.Package, &m, true, s.p, 0, nil)
 		supers = append(supers, s)
 		return true
 	})
