@@ -114,6 +114,49 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestIssue19Targets checks the serial targets of issue 19 on made-up
+// figures: one benchmark where Ball-Larus leads count by 80 points, and
+// IPPP at several times PPP's overhead.
+func TestIssue19Targets(t *testing.T) {
+	r := &results{Modes: []string{"count", "bl", "ppp", "ippp"}}
+	// Ratios to plain, each the same in both rounds: a: count 1.5, bl 1.2,
+	// ppp 1.05, ippp 1.3; b: count 1.2, bl 2.0, ppp 1.0, ippp 1.0.
+	r.Benchmarks = []*benchResult{
+		{Workload: "w", Name: "a", NsPerOp: map[string][]float64{
+			"plain": {100, 100}, "count": {150, 150}, "bl": {120, 120}, "ppp": {105, 105}, "ippp": {130, 130},
+		}},
+		{Workload: "w", Name: "b", NsPerOp: map[string][]float64{
+			"plain": {10, 10}, "count": {12, 12}, "bl": {20, 20}, "ppp": {10, 10}, "ippp": {10, 10},
+		}},
+	}
+	r.Sizes = []*binarySizes{{Workload: "w", Bytes: map[string]int64{"plain": 100, "ppp": 110, "ippp": 124}}, {Workload: "v", Bytes: map[string]int64{"plain": 100, "ippp": 126}}}
+	r.summarize()
+	got := map[string]targetResult{}
+	for _, tg := range r.Targets {
+		got[tg.Name] = tg
+	}
+	for _, w := range []struct {
+		name, measured string
+		met            bool
+	}{
+		// Medians: count 1.35, bl 1.6, ppp 1.025, ippp 1.15.
+		{"Ball-Larus overhead, median (issue 19)", "+60.0% against +35.0%", false},
+		{"PPP overhead, median (issue 19)", "+2.5% against +35.0%", true},
+		{"Ball-Larus overhead, geomean (issue 19)", "+54.9% against +34.2%", false}, // √2.4, √1.8
+		{"PPP overhead, geomean (issue 19)", "+2.5% against +34.2%", true},
+		{"Ball-Larus's largest lead over -covermode=count, one benchmark (issue 19)", "+80.0 points (w b)", false},
+		{"PPP's largest lead over -covermode=count, one benchmark (issue 19)", "-20.0 points (w b)", true},
+		{"IPPP overhead, median (issue 19)", "+15.0% against +2.5% (6.0×)", false},
+		{"IPPP overhead, geomean (issue 19)", "+14.0% against +2.5% (5.7×)", false}, // √1.3−1 = 0.1402, √1.05−1 = 0.0247
+		{"IPPP binary size over plain, largest (issue 19)", "1.26×", false},
+	} {
+		g, ok := got[w.name]
+		if !ok || g.Measured != w.measured || g.Met != w.met {
+			t.Errorf("target %q: %+v (present %v), want measured %q, met %v", w.name, g, ok, w.measured, w.met)
+		}
+	}
+}
+
 func TestSpliceReadme(t *testing.T) {
 	in := "a\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nb\n"
 	got, err := spliceReadme(in, "bench", "new\n")

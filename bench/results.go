@@ -296,11 +296,60 @@ func (r *results) targets() []targetResult {
 	if len(r.Builds) > 0 && chosen("bl", "ppp") {
 		add("cold build time over plain, median, larger of bl and ppp", "≤ 1.5×", build > 0, fmt.Sprintf("%.2f×", build), build <= 1.5)
 	}
+	r.serialTargets(chosen, add)
 	if w, ok := r.mode("wpp"); ok || chosen("wpp") {
 		add("whole program paths (wpp) overhead, median (issue 16)", "≤ +100% (2× plain)", ok, pct(w.MedianOverhead), w.MedianOverhead <= 1)
 	}
 	r.productionTargets(chosen, add)
 	return ts
+}
+
+// serialTargets are the goals of issue 19 for benchmarks on one P: Ball-Larus
+// and PPP cheaper than statement coverage (at the median by half, in the
+// geometric mean, and on every benchmark within 25 points), and IPPP
+// within a small factor of PPP.
+func (r *results) serialTargets(chosen func(...string) bool, add func(name, goal string, have bool, measured string, met bool)) {
+	count, okCount := r.mode("count")
+	for _, m := range []struct{ mode, name string }{{"bl", "Ball-Larus"}, {"ppp", "PPP"}} {
+		if !chosen(m.mode) || !chosen("count") {
+			continue
+		}
+		s, ok := r.mode(m.mode)
+		against := func(x, y float64) string { return pct(x) + " against " + pct(y) }
+		add(m.name+" overhead, median (issue 19)", "≤ ½ of -covermode=count's", ok && okCount,
+			against(s.MedianOverhead, count.MedianOverhead), s.MedianOverhead <= count.MedianOverhead/2)
+		add(m.name+" overhead, geomean (issue 19)", "≤ -covermode=count's", ok && okCount,
+			against(s.GeomeanOverhead, count.GeomeanOverhead), s.GeomeanOverhead <= count.GeomeanOverhead)
+		lead, where := r.largestLead(m.mode, "count")
+		add(m.name+"'s largest lead over -covermode=count, one benchmark (issue 19)", "≤ 25 points", where != "",
+			fmt.Sprintf("%+.1f points (%s)", 100*lead, where), lead <= 0.25)
+	}
+	if !chosen("ippp") || !chosen("ppp") {
+		return
+	}
+	ippp, okIPPP := r.mode("ippp")
+	ppp, okPPP := r.mode("ppp")
+	add("IPPP overhead, median (issue 19)", "≤ 1.3× PPP's", okIPPP && okPPP,
+		fmt.Sprintf("%s against %s (%.1f×)", pct(ippp.MedianOverhead), pct(ppp.MedianOverhead), ippp.MedianOverhead/ppp.MedianOverhead),
+		ippp.MedianOverhead <= 1.3*ppp.MedianOverhead)
+	add("IPPP overhead, geomean (issue 19)", "≤ 1.5× PPP's", okIPPP && okPPP,
+		fmt.Sprintf("%s against %s (%.1f×)", pct(ippp.GeomeanOverhead), pct(ppp.GeomeanOverhead), ippp.GeomeanOverhead/ppp.GeomeanOverhead),
+		ippp.GeomeanOverhead <= 1.5*ppp.GeomeanOverhead)
+	add("IPPP binary size over plain, largest (issue 19)", "≤ 1.25×", ippp.MaxSizeRatio > 0,
+		fmt.Sprintf("%.2f×", ippp.MaxSizeRatio), ippp.MaxSizeRatio <= 1.25)
+}
+
+// largestLead returns the largest amount by which mode's overhead exceeds
+// other's on one benchmark, and that benchmark ("" if none has both).
+func (r *results) largestLead(mode, other string) (lead float64, where string) {
+	for _, b := range r.Benchmarks {
+		x, ok1 := b.Ratio[mode]
+		y, ok2 := b.Ratio[other]
+		if ok1 && ok2 && (where == "" || x-y > lead) {
+			lead, where = x-y, b.Workload+" "+b.Name
+		}
+	}
+	return lead, where
 }
 
 // parallelTargets are the goals of issue 19 for the RunParallel
