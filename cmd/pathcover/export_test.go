@@ -142,7 +142,9 @@ func exportSetup(t *testing.T) (dir, prof, cover string) {
 	}
 	e := &exportProfile
 	e.once.Do(func() {
-		tmp, err := os.MkdirTemp("", "pathcover-export")
+		// In the directory of bin, which TestMain removes after the
+		// tests: the tests share it, and no t.TempDir outlives its test.
+		tmp, err := os.MkdirTemp(filepath.Dir(bin), "export")
 		if err != nil {
 			e.out, e.code = err.Error(), -1
 			return

@@ -13,7 +13,8 @@ import (
 	"github.com/pathcover/pathcover/internal/cmdtest"
 )
 
-// bin is the pathcover binary built for the tests.
+// bin is the pathcover binary built for the tests, in a directory that
+// TestMain removes after them (what tests share is kept there too).
 var bin string
 
 func TestMain(m *testing.M) {
@@ -25,6 +26,7 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "pathcover")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building pathcover: %v\n%s", err, out)
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()

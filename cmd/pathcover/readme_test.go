@@ -13,7 +13,8 @@ import (
 
 // TestREADMEUsage runs the lines of the README's usage block from the
 // repository root, as a user would: `go install` puts pathcover into a
-// temporary GOBIN that comes first on PATH.
+// temporary GOBIN that comes first on PATH, and TMPDIR is the test's own
+// temporary directory, where what the commands keep is removed with it.
 func TestREADMEUsage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go install and go vet")
@@ -33,15 +34,24 @@ func TestREADMEUsage(t *testing.T) {
 	if setup != "go run ./cmd/pathcover test ./example/..." {
 		t.Errorf("the README's first set-up command is %q", setup)
 	}
+	// The README's commands make their directories in the temporary
+	// directory and keep them, as they tell a user to: pathcover test's
+	// profile without -dir, mktemp -d and the names made from it. Give
+	// them one of the test's own, which the test removes.
+	tmp := t.TempDir()
 	cmd := exec.Command("bash", "-c", setup)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "example/expr/parse.go") {
 		t.Errorf("%s: %v\n%s", setup, err, out)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(tmp, "pathcover-profile-*")); len(kept) != 1 {
+		t.Errorf("%s kept profiles %v in TMPDIR, want 1", setup, kept)
 	}
 
 	lines := usageLines(t, string(readme))
 	gobin := t.TempDir()
-	env := append(os.Environ(), "GOBIN="+gobin, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), "TMPDIR="+tmp, "GOBIN="+gobin, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	// One shell, so that a line's export holds for the next; each line's
 	// status is printed after it.
 	var script strings.Builder

@@ -38,6 +38,7 @@ func Find() (string, error) {
 type Browser struct {
 	cmd     *exec.Cmd
 	profile string
+	tmp     string // the browser's TMPDIR, removed by Close
 	ws      *websocket.Conn
 
 	mu      sync.Mutex
@@ -67,14 +68,25 @@ func Start(ctx context.Context, binary, profileDir string) (*Browser, error) {
 		"--disable-dev-shm-usage", "--user-data-dir="+profileDir,
 		"--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1400,1000", "about:blank")
 	ownGroup(cmd)
-	stderr, err := cmd.StderrPipe()
+	// Chromium makes a directory org.chromium.Chromium.XXXXXX in the
+	// temporary directory for its singleton socket and removes it when it
+	// exits, but Close kills it: each test left one in /tmp. A TMPDIR of
+	// its own, which Close removes, takes it and any other file it leaves.
+	tmp, err := os.MkdirTemp("", "cdp-")
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	b := &Browser{cmd: cmd, profile: profileDir, pending: map[int64]chan response{}, done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	b := &Browser{cmd: cmd, profile: profileDir, tmp: tmp, pending: map[int64]chan response{}, done: make(chan struct{})}
 	url := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -169,6 +181,7 @@ func (b *Browser) Close() {
 		killGroup(b.cmd) // the renderers too, which write into the profile
 		b.cmd.Wait()
 	}
+	os.RemoveAll(b.tmp)
 }
 
 // A Page is one tab.
