@@ -38,7 +38,7 @@ func Main(name string, args []string) int {
 	fs.StringVar(&cfg.Interesting, "interesting", "", "PPP build: count the paths that the profile in `dir|file` ran (the tested paths) in arrays, record every other path as residual")
 	fs.Uint64Var(&cfg.PPPSlots, "pppslots", instrument.DefaultPPPSlots, "PPP build: the largest PPP array of a function, in `slots`")
 	fs.Uint64Var(&cfg.PPPSmall, "pppsmall", instrument.DefaultPPPSmall, "PPP build: a function with at most `n` paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself")
-	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function with tested and untested paths a PPP array, even where -pppsmall would give it a Ball-Larus array")
+	fs.BoolVar(&cfg.PPPAlways, "pppalways", false, "PPP build: give every function and supergraph with tested and untested paths a PPP array, even where -pppsmall (or, for a supergraph, -arraylimit) would give it a Ball-Larus array")
 	cfg.PPPLarge = instrument.PPPTruncate
 	fs.Var(&cfg.PPPLarge, "ppplarge", "PPP build: `policy` for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths)")
 	fs.StringVar(&cfg.Sites, "ippp", "", "interprocedural build: also count the paths of each caller with the callees of its call sites inlined (interprocedural path segments), at the sites on paths that the profile in `dir|file` ran; the packages of callers and callees must be instrumented")

@@ -38,8 +38,9 @@ type Options struct {
 	// function whose PPP numbering needs more gets.
 	PPPSlots uint64
 	PPPLarge LargePPP
-	// PPPAlways gives a PPP array to every function with interesting and
-	// other paths, even where a Ball-Larus array would be no larger.
+	// PPPAlways gives a PPP array to every function and supergraph with
+	// interesting and other paths, even where a Ball-Larus array would be
+	// no larger, or, for a supergraph, fits MaxArrayPaths (layout.go).
 	PPPAlways bool
 	// PPPSmall is the number of paths up to which a function of a PPP
 	// build counts in a Ball-Larus array even if its PPP array would be
