@@ -239,10 +239,11 @@ func TestOracleIPPP(t *testing.T) {
 	// every supergraph with untested segments gets a PPP array, whose
 	// misses are residual; by default, one with at most -arraylimit
 	// segments gets a Ball-Larus array, which counts its untested
-	// segments itself (layoutCounters).
+	// segments itself (layoutCounters). -pppsmall and -pppslots of 1 keep
+	// a function's rules for small arrays from giving them.
 	for _, mode := range []struct{ name, flags string }{
 		{"ppp", "-pppalways"},
-		{"ppparrays", "-arraylimit=1000"},
+		{"ppparrays", "-arraylimit=1000 -pppsmall=1 -pppslots=1"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			if fieldBL == nil {

@@ -44,7 +44,9 @@ package instrument
 // more functions of the metadata (profile.Func.Super). In a PPP build their
 // interesting paths are those an interprocedural Ball-Larus build ran, and
 // their untested segments are residual, as a function's untested paths are
-// (thesis 3.5.2).
+// (thesis 3.5.2); a supergraph with at most Options.MaxArrayPaths segments
+// counts them all in a Ball-Larus array, which records the untested ones
+// itself (layoutCounters says why).
 //
 // A call in a return statement can be a site: the statement's results are
 // held in variables so that the clone runs before the supergraph's code of
