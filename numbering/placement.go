@@ -78,6 +78,26 @@ type Placement struct {
 // of the tree, and an error wrapping ErrInvalidGraph if a path's end cannot
 // hold the counter update.
 func (n *Numbering) Place(w Weights) (*Placement, error) {
+	return n.PlaceOpen(w, nil)
+}
+
+// PlaceOpen is Place with the blocks open kept open: never in the region
+// where the register need not be set yet, nor in the region where the path
+// id is already known. So the ops on an edge between two open blocks are
+// only OpAdd, the end edge of a cut that leaves an open block always has
+// OpCount and the start edge of a cut that enters one always has OpSet,
+// whatever the placement does elsewhere: the kind of code in a region of
+// open blocks does not depend on the graph around it, only the increments
+// do. A supergraph keeps a callee's copy open so that the callee's sites
+// can share one clone, which reads each site's increments from a table
+// (toolexec/instrument's shared.go). The register's set and count move out
+// of the region, which can cost an op or two elsewhere.
+func (n *Numbering) PlaceOpen(w Weights, open []BlockID) (*Placement, error) {
+	for _, v := range open {
+		if !n.g.valid(v) || v == n.root || v == n.g.Exit {
+			return nil, fmt.Errorf("%w: open block b%d is not one of the graph's inner blocks", ErrBadOptions, v)
+		}
+	}
 	if w == nil {
 		w = n.StaticWeights()
 	} else if len(w) != len(n.g.Edges) {
@@ -88,7 +108,7 @@ func (n *Numbering) Place(w Weights) (*Placement, error) {
 		return nil, err
 	}
 	p.inc = p.chordIncrements(func(id EdgeID) uint64 { return n.weight[id] })
-	if err := p.placeOps(); err != nil {
+	if err := p.placeOps(open); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -245,11 +265,14 @@ func (p *Placement) chordIncrements(weight func(EdgeID) uint64) []uint64 {
 // path's ops are then: nothing while clean, OpSet on the edge that leaves
 // the clean region (or OpCountConst if it also enters the final region),
 // OpAdd on chords, OpCount on the edge that enters the final region, and
-// nothing after.
-func (p *Placement) placeOps() error {
+// nothing after. The open blocks are forced to be neither clean nor final.
+func (p *Placement) placeOps(open []BlockID) error {
 	nodes := len(p.out)
 	notClean := make([]bool, nodes) // forced: the register must be set above v
 	notFinal := make([]bool, nodes) // forced: the update must go below v
+	for _, v := range open {
+		notClean[v], notFinal[v] = true, true
+	}
 	clean := make([]bool, nodes)
 	final := make([]bool, nodes)
 	for {

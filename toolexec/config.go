@@ -145,7 +145,7 @@ func (c *Config) String() string {
 			sites = c.sitesRun.fingerprint()
 		}
 	} else {
-		o.Depth = 0
+		o.Depth, o.ShareBlocks = 0, 0
 	}
 	if !o.WPP && o.WPPLimit != 0 {
 		o.WPPLimit = 0 // unused without -wpp

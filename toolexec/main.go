@@ -46,6 +46,7 @@ func Main(name string, args []string) int {
 	cfg.ProfileKey = KeyInBuildID
 	fs.Var(&cfg.ProfileKey, "profilekey", "where the go build cache keys the -interesting and -ippp profiles: `place` buildid (pppexec's build ID: every package is compiled again for a new profile) or gcflags (the instrumented packages' -gcflags, which must then carry the key that -printgcflags prints: a new profile compiles only those packages again)")
 	printGcflags := fs.Bool("printgcflags", false, "print the go command's -gcflags flags that give the instrumented packages the key of the -interesting and -ippp profiles, for -profilekey=gcflags, and exit (nothing for a build without profiles)")
+	fs.IntVar(&cfg.ShareBlocks, "ipppshare", instrument.DefaultShareBlocks, "interprocedural build: a callee of at least `n` blocks called from sites of several of the package's supergraphs has one clone that they share, which reads each site's increments from a table, instead of a clone per site (smaller code, a little slower); 0: a clone per site")
 	fs.IntVar(&cfg.Depth, "ipppdepth", 1, "interprocedural build: segments go `n` calls deep (the callees' sites on their paths that ran are inlined too)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go build -toolexec='%s [flags]' ...\n\n", name)
@@ -71,6 +72,10 @@ func Main(name string, args []string) int {
 			return 2
 		}
 		cfg.Dir = abs
+	}
+	if cfg.ShareBlocks < 0 {
+		fmt.Fprintf(os.Stderr, "%s: -ipppshare must be at least 0\n", name)
+		return 2
 	}
 	if cfg.Depth < 1 {
 		fmt.Fprintf(os.Stderr, "%s: -ipppdepth must be at least 1\n", name)

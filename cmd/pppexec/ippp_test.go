@@ -3,6 +3,7 @@ package main_test
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -137,10 +138,16 @@ func TestOracleIPPP(t *testing.T) {
 		{"hash", "-arraylimit=8 -hashslots=64"},
 		{"atomic", "-atomic"},
 		{"depth2", "-ipppdepth=2"},
+		// Every callee called from several sites has one clone they
+		// share (shared.go).
+		{"shared", "-ipppshare=1"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			toolexec := fmt.Sprintf("%s -trace %s -ippp=%s %s", bin, pkgs, sites, mode.flags)
 			p, dir, exe := buildRun(t, mod, toolexec)
+			if mode.name == "shared" {
+				checkShared(t, exe)
+			}
 			if mode.name == "array" {
 				// The tests and the field of the PPP build below, in
 				// directories that outlive this subtest.
@@ -244,13 +251,18 @@ func TestOracleIPPP(t *testing.T) {
 	for _, mode := range []struct{ name, flags string }{
 		{"ppp", "-pppalways"},
 		{"ppparrays", "-arraylimit=1000 -pppsmall=1 -pppslots=1"},
+		// Shared clones with PPP registers in their tables.
+		{"pppshared", "-pppalways -ipppshare=1"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			if fieldBL == nil {
 				t.Skip("the array build failed")
 			}
-			ppp, dir, _ := buildRun(t, mod, fmt.Sprintf("%s -trace %s -ippp=%s -interesting=%s %s", bin, pkgs, sites, tested, mode.flags), "IPPP_FIELD=1")
+			ppp, dir, exe := buildRun(t, mod, fmt.Sprintf("%s -trace %s -ippp=%s -interesting=%s %s", bin, pkgs, sites, tested, mode.flags), "IPPP_FIELD=1")
 			cmdtest.CheckOracle(t, dir, ppp)
+			if mode.name == "pppshared" {
+				checkShared(t, exe)
+			}
 			want, got := countsByName(t, fieldBL), countsByName(t, ppp)
 			residual, kinds := 0, make(map[profile.CounterKind]int)
 			for _, m := range ppp.Metas {
@@ -290,6 +302,30 @@ func TestOracleIPPP(t *testing.T) {
 			t.Logf("%d residual segments; supergraphs with untested segments counted in %v", residual, kinds)
 		})
 	}
+}
+
+// sharedTable matches the symbol of a site's table of increments.
+var sharedTable = regexp.MustCompile(`\._pathcoverW[0-9]+_[0-9]+$`)
+
+// checkShared checks that the program exe has sites that share clones: the
+// tables of their increments, package variables that the linker keeps as
+// long as a call passes them, are in its symbol table.
+func checkShared(t *testing.T, exe string) {
+	t.Helper()
+	out, code := run(t, ".", nil, "go", "tool", "nm", exe)
+	if code != 0 {
+		t.Fatalf("go tool nm: exit %d\n%s", code, out)
+	}
+	var tables []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 3 && sharedTable.MatchString(f[2]) {
+			tables = append(tables, f[2])
+		}
+	}
+	if len(tables) < 2 {
+		t.Fatalf("the program has %d tables of sites that share a clone, want two or more: %v", len(tables), tables)
+	}
+	t.Logf("%d sites share clones: %v", len(tables), tables)
 }
 
 func mapsEqual(a, b map[uint64]uint64) bool {

@@ -85,6 +85,10 @@ func (s *super) renameCalls(e *editor, parent int, arg string) {
 		case *ast.SelectorExpr:
 			e.rename(fun.Sel, site.clone)
 		}
+		if site.table != "" {
+			e.insertAt(site.call.Lparen+1, phaseDecl, 0, sharedArg(site.table, len(site.call.Args) > 0))
+			continue
+		}
 		e.insertAt(site.call.Lparen+1, phaseDecl, 0, cloneArg(arg, len(site.call.Args) > 0))
 	}
 }

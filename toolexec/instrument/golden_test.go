@@ -80,6 +80,11 @@ func TestGolden(t *testing.T) {
 		// in a PPP array, whose misses go to the residual tables.
 		{"ippp-ppp", Config{Sites: sites, Interesting: goldenInteresting}},
 		{"ippp-pppalways", Config{Sites: sites, Interesting: goldenInteresting, Options: Options{PPPAlways: true}}},
+		// Shared clones: Sum's two sites in Twice share one, and Sign's in
+		// Classify and Twice another, each site passing its table of
+		// increments; with PPP registers too.
+		{"ippp-shared", Config{Sites: sites, Options: Options{ShareBlocks: 1}}},
+		{"ippp-shared-ppp", Config{Sites: sites, Interesting: goldenInteresting, Options: Options{PPPAlways: true, ShareBlocks: 1}}},
 		// Whole program paths: each function's frame, its paths' events,
 		// and go statements wrapped (package w).
 		{"wpp", Config{Options: Options{WPP: true}}},

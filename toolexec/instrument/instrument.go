@@ -49,6 +49,11 @@ type Options struct {
 	// Depth is how many calls deep the segments of an interprocedural
 	// build go.
 	Depth int
+	// ShareBlocks is the size, in blocks, from which a callee's clone is
+	// shared by the sites of the package's supergraphs that call it (thesis
+	// 3.4.5, shared.go), each reading its increments from a table, instead
+	// of one clone per site; 0 gives every site a clone of its own.
+	ShareBlocks int
 	// WPP records whole program paths: each call's entry, the Ball-Larus
 	// paths it completes and its return, and the goroutines it starts, in
 	// the order of each goroutine (rt/wpp.go, profile/wpp.go).
@@ -82,6 +87,7 @@ const (
 	DefaultPPPSlots      = 1 << 12
 	DefaultPPPSmall      = 256 // 2 KiB of counters
 	DefaultDepth         = 1
+	DefaultShareBlocks   = 8
 )
 
 // setDefaults gives the options left zero their defaults.
@@ -222,6 +228,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	b.analyzeFeasibility()
 	if cfg.Sites != nil {
 		b.addSupergraphs()
+		b.shared = b.shareClones()
 	}
 	if err := b.rewrite(); err != nil {
 		return nil, err
@@ -245,7 +252,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 			out.Generated = append(out.Generated, valueDecls...)
 		}
 	}
-	for _, s := range b.sinks {
+	for _, s := range b.superDecls {
 		out.Generated = append(out.Generated, s...)
 	}
 	return out, nil
@@ -266,7 +273,11 @@ type builder struct {
 	// foreign are the supergraphs of callers in other packages whose
 	// clones of this package's functions this compile makes.
 	foreign []*super
-	sinks   [][]byte // the sink functions of supergraphs, for the generated file
+	// superDecls are the sink functions of supergraphs and the tables of
+	// the sites that share clones, for the generated file.
+	superDecls [][]byte
+	// shared are the clones that sites share (shared.go).
+	shared []*sharedClone
 	// goShapes are the shapes of the go statements rewritten in a -wpp
 	// build, whose helpers the generated file defines.
 	goShapes map[goShape]bool
@@ -283,8 +294,8 @@ func (b *builder) rewrite() error {
 	clones := make([][]byte, len(in.Files))
 	addClones := func(s *super) error {
 		for i, site := range s.sites {
-			if site.callee == nil {
-				continue // in another package
+			if site.callee == nil || site.table != "" {
+				continue // in another package, or shared
 			}
 			src, err := s.clone(i, in, b.funcs, &b.cfg.Options)
 			if err != nil {
@@ -318,7 +329,7 @@ func (b *builder) rewrite() error {
 				return err
 			}
 			if s.frame {
-				b.sinks = append(b.sinks, sinkDecl(s.ct, &b.cfg.Options))
+				b.superDecls = append(b.superDecls, sinkDecl(s.ct, &b.cfg.Options))
 			}
 		}
 	}
@@ -326,6 +337,14 @@ func (b *builder) rewrite() error {
 		if err := addClones(s); err != nil {
 			return err
 		}
+	}
+	for _, sc := range b.shared {
+		src, err := sc.source(in, b.funcs, &b.cfg.Options)
+		if err != nil {
+			return err
+		}
+		clones[sc.callee.file] = append(clones[sc.callee.file], src...)
+		b.superDecls = append(b.superDecls, sc.tableDecls())
 	}
 	for i, e := range edits {
 		if e == nil && clones[i] != nil {

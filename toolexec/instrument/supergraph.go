@@ -108,6 +108,14 @@ type superSite struct {
 	clone      string        // the name of the callee's clone for the site
 	call       *ast.CallExpr // in the caller's package's compile
 	callee     *function     // if in the package being compiled
+	// open says that the callee's copy in the supergraph is kept open
+	// (numbering.PlaceOpen), so that the site can share its callee's
+	// clone with other sites (shared.go): planned from the profile, as
+	// every compile must place the supergraph alike.
+	open bool
+	// table is, for a site that shares its callee's clone, the variable
+	// of the generated file that holds its increments; "" otherwise.
+	table string
 }
 
 // addSupergraphs makes the supergraph of each function with call sites,
@@ -137,7 +145,7 @@ func (b *builder) callerSuper(caller *function) (*super, error) {
 	if !ok || fr.Meta.Shape() != live.Shape() {
 		return nil, nil
 	}
-	s, err := planSuper(fr, b.cfg.Sites, b.cfg.Depth)
+	s, err := planSuper(fr, b.cfg.Sites, b.cfg.Depth, b.cfg.ShareBlocks)
 	if err != nil || len(s.sites) == 0 {
 		return nil, err
 	}
@@ -190,7 +198,7 @@ func (b *builder) foreignSupers() []*super {
 		if fr.Package == pkg || f.Super != nil || !b.callsInto(f, pkg) {
 			return true
 		}
-		s, err := planSuper(fr, b.cfg.Sites, b.cfg.Depth)
+		s, err := planSuper(fr, b.cfg.Sites, b.cfg.Depth, b.cfg.ShareBlocks)
 		if err == nil && len(s.sites) > 0 {
 			err = s.number()
 		}
@@ -243,7 +251,27 @@ const maxSuperSites = 256
 // marked as possible sites (profile.StaticCall.Site) in the blocks of the
 // paths that ran of the caller and, to depth calls deep, of the callees,
 // whose callees the profile has; at most maxSuperSites, level by level.
-func planSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*super, error) {
+// The sites that may share their callee's clone (shared.go) are open: a
+// call of the caller's, to a function of its package with at least
+// shareBlocks blocks (0: none), with no sites of its own.
+func planSuper(fr *profile.FuncRun, sites *profile.PathsRun, depth, shareBlocks int) (*super, error) {
+	s, err := planSites(fr, sites, depth)
+	if err != nil || shareBlocks == 0 {
+		return s, err
+	}
+	parents := make(map[int]bool)
+	for _, site := range s.sites {
+		parents[site.parent] = true
+	}
+	for i := range s.sites {
+		site := &s.sites[i]
+		site.open = site.parent == -1 && !parents[i] && site.calleePkg == s.callerPkg && len(site.calleeMeta.Blocks) >= shareBlocks
+	}
+	return s, nil
+}
+
+// planSites plans the sites of planSuper.
+func planSites(fr *profile.FuncRun, sites *profile.PathsRun, depth int) (*super, error) {
 	s := &super{callerPkg: fr.Package, callerMeta: fr.Meta, callerIDs: fr.IDs}
 	type frame struct {
 		parent int
@@ -321,7 +349,9 @@ func (s *super) number() error {
 	nested := make([]numbering.NestedSite, len(s.sites))
 	for i, site := range s.sites {
 		fmt.Fprintf(h, "%d %d %d %s\x00%s\x00%s\x00", site.parent, site.block, site.index, site.calleePkg, site.calleeMeta.Name, site.calleeMeta.Shape())
-		s.frame = s.frame || site.calleePkg != s.callerPkg
+		// A clone shared by several supergraphs counts through the frame's
+		// Count, as a clone in another package does.
+		s.frame = s.frame || site.calleePkg != s.callerPkg || site.open
 		nested[i] = numbering.NestedSite{Parent: site.parent, Block: site.block, Callee: site.calleeMeta.Graph(), Preferred: site.calleeMeta.PreferredCuts()}
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
@@ -344,7 +374,7 @@ func (s *super) number() error {
 			break
 		}
 	}
-	if s.p, err = n.Place(nil); err != nil {
+	if s.p, err = s.place(n, sg); err != nil {
 		return err
 	}
 	s.sg = sg
@@ -356,6 +386,29 @@ func (s *super) number() error {
 		s.sites[i].clone = prefix + s.hash + "_" + strconv.Itoa(i)
 	}
 	return nil
+}
+
+// place places the numbering n of supergraph sg with the copies of the
+// open sites' callees kept open. Where that cannot be done (a path's end
+// that cannot hold its count), no site is open: every compile finds the
+// same.
+func (s *super) place(n *numbering.Numbering, sg *numbering.Supergraph) (*numbering.Placement, error) {
+	var open []numbering.BlockID
+	for b, o := range sg.Blocks {
+		if o.Site >= 0 && s.sites[o.Site].open {
+			open = append(open, numbering.BlockID(b))
+		}
+	}
+	if len(open) == 0 {
+		return n.Place(nil)
+	}
+	if p, err := n.PlaceOpen(nil, open); err == nil {
+		return p, nil
+	}
+	for i := range s.sites {
+		s.sites[i].open = false
+	}
+	return n.Place(nil)
 }
 
 // keep returns the edges of sg that lie on the interesting segments: those
