@@ -19,7 +19,7 @@ import (
 // functions.
 type Profile struct {
 	Metas map[string]*Meta
-	// Raw holds each metadata's bytes, whose hash names it.
+	// Raw holds each metadata's JSON, whose hash names it.
 	Raw map[string][]byte
 	// Counts[hash][func][id] is how many times path id of function func
 	// (an index in the metadata's Funcs) ran.
@@ -207,8 +207,13 @@ func openProfileFile(name, kind string, max int64) (*os.File, os.FileInfo, error
 // 10,000 functions is a few MiB.
 const MaxMetaSize = 256 << 20
 
-// AddMeta adds a package's metadata, given as the bytes whose hash names it.
+// AddMeta adds a package's metadata, given as a metadata file's content
+// (its JSON, compressed or not), named by the hash of its JSON.
 func (p *Profile) AddMeta(hash string, content []byte) error {
+	content, err := MetaJSON(content)
+	if err != nil {
+		return err
+	}
 	if Hash(content) != hash {
 		return errors.New("content does not match the hash in its name (corrupt, or not pathcover's)")
 	}

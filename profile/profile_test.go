@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -645,4 +646,83 @@ func TestDepsChecked(t *testing.T) {
 			t.Errorf("%s accepted", bad.to)
 		}
 	}
+}
+
+// TestCompressMeta checks the compressed form of metadata files: the same
+// JSON always compresses to the same bytes, which MetaJSON gives back, and
+// a profile reads a compressed file as it reads the JSON.
+func TestCompressMeta(t *testing.T) {
+	_, raw := diamondMeta(t)
+	gz := CompressMeta(raw)
+	if !bytes.Equal(gz, CompressMeta(raw)) {
+		t.Fatal("CompressMeta gave two results for the same JSON")
+	}
+	if len(gz) >= len(raw) {
+		t.Errorf("compressed %d bytes of JSON into %d", len(raw), len(gz))
+	}
+	back, err := MetaJSON(gz)
+	if err != nil || !bytes.Equal(back, raw) {
+		t.Fatalf("MetaJSON(CompressMeta(json)) = %q, %v", back, err)
+	}
+	if plain, err := MetaJSON(raw); err != nil || !bytes.Equal(plain, raw) {
+		t.Fatalf("MetaJSON(json) = %q, %v", plain, err)
+	}
+	hash := Hash(raw)
+	for _, content := range [][]byte{gz, raw} {
+		p := New()
+		if err := p.AddMeta(hash, content); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p.Raw[hash], raw) {
+			t.Errorf("Raw holds %q, want the JSON", p.Raw[hash])
+		}
+	}
+	if err := New().AddMeta(Hash(gz), gz); err == nil {
+		t.Error("metadata named by the hash of its compressed bytes was accepted")
+	}
+	if _, err := MetaJSON(gz[:len(gz)/2]); err == nil {
+		t.Error("truncated compressed metadata was accepted")
+	}
+}
+
+// TestCompressedMetaLimit checks that compressed metadata that would grow
+// past MaxMetaSize is refused, not read into memory whole.
+func TestCompressedMetaLimit(t *testing.T) {
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	zeros := make([]byte, 1<<20)
+	for range MaxMetaSize>>20 + 1 {
+		w.Write(zeros)
+	}
+	w.Close()
+	if _, err := MetaJSON(b.Bytes()); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("MetaJSON of %d bytes that decompress to more than %d: %v", b.Len(), MaxMetaSize, err)
+	}
+}
+
+// FuzzMetaJSON feeds arbitrary content to the reader of metadata files:
+// it gives JSON or an error, never a panic, and what it gives parses or
+// is refused.
+func FuzzMetaJSON(f *testing.F) {
+	_, raw := diamondMeta(f)
+	f.Add(CompressMeta(raw))
+	f.Add(raw)
+	f.Add([]byte{0x1f, 0x8b})
+	f.Add(CompressMeta([]byte("{")))
+	_, super := superMeta(f)
+	f.Add(CompressMeta(super))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		json, err := MetaJSON(data)
+		if err != nil {
+			return
+		}
+		if len(json) > MaxMetaSize {
+			t.Fatalf("%d bytes of JSON", len(json))
+		}
+		if m, err := ParseMeta(json); err == nil {
+			for i := range m.Funcs {
+				m.Funcs[i].PathCounts(nil)
+			}
+		}
+	})
 }

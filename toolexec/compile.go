@@ -141,7 +141,11 @@ func (x *Exec) instrumentCompile(tool string, t *toolArgs, importPath string) ([
 	for _, s := range out.Skipped {
 		x.warnf("%s: %s left uninstrumented: %v", importPath, s.Func, s.Reason)
 	}
-	return newArgs, fmt.Sprintf("%d functions instrumented", out.Funcs), nil
+	summary := fmt.Sprintf("%d functions instrumented", out.Funcs)
+	if out.Clones > 0 {
+		summary += fmt.Sprintf(", %d clones of callees (%d shared by %d sites)", out.Clones, out.SharedClones, out.SharedSites)
+	}
+	return newArgs, summary, nil
 }
 
 // profiles loads the profiles of -interesting and -ippp, if given, and has

@@ -80,7 +80,7 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n] [-ipppshare n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
@@ -122,6 +122,8 @@
 //		also count interprocedural path segments at the call sites on paths that the profile in dir ran (pppexec -ippp), and print them after the report
 //	-ipppdepth n
 //		with -ippp: segments go n calls deep (default 1)
+//	-ipppshare n
+//		with -ippp: a callee of at least n blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site) (default 8)
 //	-json
 //		write JSON
 //	-pkgs patterns

@@ -13,12 +13,13 @@ import (
 
 	"github.com/pathcover/pathcover/report"
 	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/toolexec/instrument"
 	"github.com/pathcover/pathcover/wet"
 	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n] [-ipppshare n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
@@ -60,7 +61,7 @@ type testFlags struct {
 	dir, pkgs, sites  *string
 	asJSON, wpp, deps *bool
 	wet, tests, shard *bool
-	depth             *int
+	depth, share      *int
 }
 
 // newTestFlags defines pathcover test's own flags on fs.
@@ -72,6 +73,7 @@ func newTestFlags(fs *flag.FlagSet) *testFlags {
 		pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
 		sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
 		depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
+		share:  fs.Int("ipppshare", instrument.DefaultShareBlocks, "with -ippp: a callee of at least `n` blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site)"),
 		wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
 		deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
 		wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
@@ -253,7 +255,7 @@ func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		arg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth)
+		arg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth) + " -ipppshare=" + strconv.Itoa(*t.share)
 		if !hasFlag(goArgs, "gcflags") && !hasFlag(strings.Fields(os.Getenv("GOFLAGS")), "gcflags") {
 			cfg := &toolexec.Config{Sites: abs, ProfileKey: toolexec.KeyInGcflags}
 			if *t.pkgs != "" {

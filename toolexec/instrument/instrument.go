@@ -181,6 +181,10 @@ type Output struct {
 	Meta      []byte // the metadata, whose hash names it
 	Hash      string
 	Funcs     int    // functions instrumented
+	// Clones are the clones an interprocedural build made: one per site
+	// that has its own, and one per shared clone; SharedSites is the
+	// number of sites that share the SharedClones among them.
+	Clones, SharedClones, SharedSites int
 	Skipped   []Skip // functions left as they were
 }
 
@@ -239,7 +243,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	out := b.out
 	out.Meta, out.Hash = raw, profile.Hash(raw)
-	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, raw, b.meta, b.init, cfg)
+	// The binary carries the metadata file compressed, and rt writes it
+	// as it is (profile.CompressMeta).
+	out.Generated = generatedFile(in.Files[0].Name.Name, out.Hash, profile.CompressMeta(raw), b.meta, b.init, cfg)
 	if in.lang() != in.Lang {
 		out.Generated = append([]byte(fileVersion(in.lang())), out.Generated...)
 	}
@@ -301,6 +307,7 @@ func (b *builder) rewrite() error {
 			if err != nil {
 				return err
 			}
+			b.out.Clones++
 			clones[site.callee.file] = append(clones[site.callee.file], src...)
 		}
 		return nil
@@ -345,6 +352,9 @@ func (b *builder) rewrite() error {
 		}
 		clones[sc.callee.file] = append(clones[sc.callee.file], src...)
 		b.superDecls = append(b.superDecls, sc.tableDecls())
+		b.out.Clones++
+		b.out.SharedClones++
+		b.out.SharedSites += len(sc.contexts)
 	}
 	for i, e := range edits {
 		if e == nil && clones[i] != nil {

@@ -53,8 +53,10 @@ package instrument
 // the return edge (results.go).
 //
 // A clone is one copy of the callee per site, with the weights of that
-// site's copy in the supergraph. The thesis shares one clone among contexts
-// with a register per context; a clone per site costs code, not time.
+// site's copy in the supergraph written in; or, for a callee of at least
+// Options.ShareBlocks blocks called from several sites of the package's
+// supergraphs, one clone that those sites share, each passing a table of
+// its weights (shared.go; thesis 3.4.5).
 //
 // With Options.Depth above 1, segments go deeper: a site's callee has its
 // own sites (on its paths that ran), whose callees are inlined in turn, and
