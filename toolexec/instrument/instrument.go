@@ -180,12 +180,12 @@ type Output struct {
 	Generated []byte
 	Meta      []byte // the metadata, whose hash names it
 	Hash      string
-	Funcs     int    // functions instrumented
+	Funcs     int // functions instrumented
 	// Clones are the clones an interprocedural build made: one per site
 	// that has its own, and one per shared clone; SharedSites is the
 	// number of sites that share the SharedClones among them.
 	Clones, SharedClones, SharedSites int
-	Skipped   []Skip // functions left as they were
+	Skipped                           []Skip // functions left as they were
 }
 
 // A Skip is a function left uninstrumented, or a supergraph not made, and
