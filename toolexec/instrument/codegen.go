@@ -64,7 +64,10 @@ const (
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
-	frameType           = "struct{ R [2]uint64; Count func(uint64, uint64) }"
+	// frameType is a supergraph's frame (supergraph.go): its registers,
+	// the function that counts a path, and, for shared clones, its
+	// Ball-Larus array if it counts plainly in one (nil otherwise).
+	frameType = "struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }"
 )
 
 // emit adds to e the code of function u: its own paths' code and, with
@@ -151,7 +154,7 @@ func (u *function) witness(opt *Options) func(numbering.EdgeID) string {
 // ops on the caller's own edges, and the calls of the sites' clones.
 func (s *super) emitCaller(e *editor, opt *Options) error {
 	fn := s.caller
-	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, superDecl(s.frame, s.ct.fn))
+	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, superDecl(s.frame, s.ct.fn, s.sharedArray()))
 	where := func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		o := s.sg.Edges[id]
 		switch {
@@ -776,16 +779,22 @@ func enterDecl(fn int, returns bool) string {
 }
 
 // superDecl declares a caller's supergraph registers, or, when some of its
-// sites' clones are in other packages, its frame, whose Count is the sink
-// of supergraph fn:
+// sites' clones are in other packages or shared, its frame, whose Count is
+// the sink of supergraph fn, and whose A is view, the supergraph's array,
+// if not "" (for shared clones: a count there costs no call):
 //
 //	var _pathcoverX [2]uint64; _ = _pathcoverX;
-//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64) }; _pathcoverX.Count = _pathcoverSink4;
-func superDecl(frame bool, fn int) string {
-	if frame {
-		return fmt.Sprintf("var %s %s; %s.Count = %s%d; ", superReg, frameType, superReg, sinkFunc, fn)
+//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }; _pathcoverX.Count = _pathcoverSink4;
+//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }; _pathcoverX.Count = _pathcoverSink4; _pathcoverX.A = _pathcoverA4[:];
+func superDecl(frame bool, fn int, view string) string {
+	if !frame {
+		return "var " + superReg + " [2]uint64; _ = " + superReg + "; "
 	}
-	return "var " + superReg + " [2]uint64; _ = " + superReg + "; "
+	s := fmt.Sprintf("var %s %s; %s.Count = %s%d; ", superReg, frameType, superReg, sinkFunc, fn)
+	if view != "" {
+		s += fmt.Sprintf("%s.A = %s[:]; ", superReg, view)
+	}
+	return s
 }
 
 // cloneRegisters are the registers of a clone, through its pointer to the
@@ -801,7 +810,7 @@ func cloneRegisters(frame bool) (bl, ppp string) {
 // the callee has parameters:
 //
 //	_pathcoverXP *[2]uint64,
-//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64) },
+//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 },
 func cloneParam(frame, more bool) string {
 	p := superRegPtr + " *[2]uint64"
 	if frame {

@@ -6,7 +6,7 @@ package instrument
 // Options.ShareBlocks blocks, called from the sites of several supergraphs
 // of its package, has one clone instead, which those sites share:
 //
-//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64) }, _pathcoverXW *[6]uint64, a int) { ... }
+//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXW *[6]uint64, a int) { ... }
 //
 // and each site's call passes its own table of increments,
 //
@@ -30,8 +30,11 @@ package instrument
 // placement.
 //
 // A shared clone counts a segment that ends inside it, at a callee's loop,
-// through its frame's Count (sinkDecl), as a clone in another package does,
-// so every supergraph with an open site has a frame.
+// in its frame's A, the supergraph's Ball-Larus array, or, for other
+// counters, through its frame's Count (sinkDecl), as a clone in another
+// package does; so every supergraph with an open site has a frame. (A call
+// of Count at every round of a hot loop cost fastjson's Validate a tenth of
+// its time: Go's calls keep no register across them.)
 
 import (
 	"cmp"
@@ -43,6 +46,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
 )
 
 const (
@@ -309,7 +313,7 @@ func (sc *sharedClone) source(in *Input, all []*function, opt *Options) ([]byte,
 	}
 	code := make(map[numbering.EdgeID][]string)
 	for _, sl := range sc.slots {
-		code[sl.key.edge] = append(code[sl.key.edge], sc.slotStmt(sl))
+		code[sl.key.edge] = append(code[sl.key.edge], sc.slotStmt(sl, opt.Atomic))
 	}
 	for _, edge := range slices.Sorted(maps.Keys(code)) {
 		site, order := callee.EntrySite(), 0
@@ -330,15 +334,15 @@ func (sc *sharedClone) source(in *Input, all []*function, opt *Options) ([]byte,
 	return append(src, '\n'), nil
 }
 
-// slotStmt is the statement of slot sl.
-func (sc *sharedClone) slotStmt(sl shareSlot) string {
+// slotStmt is the statement of slot sl, counting atomically if atomic.
+func (sc *sharedClone) slotStmt(sl shareSlot, atomic bool) string {
 	switch sl.kind {
 	case slotAdd:
 		return sharedAddStmt(sl.word, sc.ppp)
 	case slotSet:
 		return sharedSetStmt(sl.word, sc.ppp)
 	case slotCount:
-		return sharedCountStmt(sl.word, sc.ppp)
+		return sharedCountStmt(sl.word, sc.ppp, atomic)
 	case slotMasked:
 		return sharedMaskedStmt(sl.word, sc.ppp)
 	}
@@ -374,18 +378,35 @@ func sharedSetStmt(w int, ppp bool) string {
 	return s
 }
 
-// sharedCountStmt counts, through the frame's Count, the segment that ends
-// at the end of a callee's loop round, the site's increments at word w
-// added:
+// sharedCountStmt counts the segment that ends at the end of a callee's
+// loop round, the site's increments at word w added: in the frame's array
+// if the site's supergraph counts plainly in one (sharedArray), with no
+// call, or through the frame's Count:
 //
-//	_pathcoverXP.Count(_pathcoverXP.R[0]+_pathcoverXW[3], _pathcoverXP.R[1]+_pathcoverXW[4])
-func sharedCountStmt(w int, ppp bool) string {
+//	if _pathcoverXP.A != nil { _pathcoverXP.A[_pathcoverXP.R[0]+_pathcoverXW[3]]++ } else { _pathcoverXP.Count(_pathcoverXP.R[0]+_pathcoverXW[3], _pathcoverXP.R[1]+_pathcoverXW[4]) }
+func sharedCountStmt(w int, ppp, atomic bool) string {
 	bl, preg := cloneRegisters(true)
+	id := bl + "+" + sharedWord(w)
 	p := "0"
 	if ppp {
 		p = preg + "+" + sharedWord(w+1)
 	}
-	return fmt.Sprintf("%s.Count(%s+%s, %s)", superRegPtr, bl, sharedWord(w), p)
+	return fmt.Sprintf("if %s.A != nil { %s } else { %s.Count(%s, %s) }", superRegPtr, incStmt(superRegPtr+".A["+id+"]", atomic), superRegPtr, id, p)
+}
+
+// sharedArray returns the view of s's Ball-Larus array, for its frame's A,
+// if some site of s shares a clone and s counts plainly in an array (not
+// sharded); "" otherwise.
+func (s *super) sharedArray() string {
+	if s.ct.c.Kind != profile.CounterArray || s.ct.sharded {
+		return ""
+	}
+	for _, site := range s.sites {
+		if site.table != "" {
+			return s.ct.view()
+		}
+	}
+	return ""
 }
 
 // sharedMaskedStmt is a call edge's op where some sites set the registers
@@ -405,7 +426,7 @@ func sharedMaskedStmt(w int, ppp bool) string {
 // sharedParams are the parameters a shared clone takes first, followed by
 // a comma if the callee has parameters:
 //
-//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64) }, _pathcoverXW *[6]uint64,
+//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXW *[6]uint64,
 func sharedParams(words int, more bool) string {
 	p := fmt.Sprintf("%s *%s, %s *[%d]uint64", superRegPtr, frameType, sharedTablePtr, words)
 	if more {

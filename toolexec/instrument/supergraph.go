@@ -32,10 +32,11 @@ package instrument
 // supergraph keeps only the sites in the caller's package. The counters are
 // the caller's, so such a clone takes a frame instead of the array,
 //
-//	struct{ R [2]uint64; Count func(bl, ppp uint64) }
+//	struct{ R [2]uint64; Count func(bl, ppp uint64); A []uint64 }
 //
 // whose Count, set by the caller to a function of its package (sinkDecl),
-// counts a path that ends inside the clone.
+// counts a path that ends inside the clone (A serves shared clones,
+// shared.go).
 //
 // The supergraph's counting runs beside the intraprocedural one, which is
 // unchanged: a clone counts the callee's own paths as the callee does, and
