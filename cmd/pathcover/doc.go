@@ -123,7 +123,7 @@
 //	-ipppdepth n
 //		with -ippp: segments go n calls deep (default 1)
 //	-ipppshare n
-//		with -ippp: a callee of at least n blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site) (default 8)
+//		with -ippp: a callee of at least n blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site) (default 16)
 //	-json
 //		write JSON
 //	-pkgs patterns

@@ -87,7 +87,7 @@ const (
 	DefaultPPPSlots      = 1 << 12
 	DefaultPPPSmall      = 256 // 2 KiB of counters
 	DefaultDepth         = 1
-	DefaultShareBlocks   = 8
+	DefaultShareBlocks   = 16
 )
 
 // setDefaults gives the options left zero their defaults.
