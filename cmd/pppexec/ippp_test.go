@@ -305,7 +305,7 @@ func TestOracleIPPP(t *testing.T) {
 }
 
 // sharedTable matches the symbol of a site's table of increments.
-var sharedTable = regexp.MustCompile(`\._pathcoverW[0-9]+_[0-9]+$`)
+var sharedTable = regexp.MustCompile(`\._pathcoverT[0-9]+_[0-9]+$`)
 
 // checkShared checks that the program exe has sites that share clones: the
 // tables of their increments, package variables that the linker keeps as

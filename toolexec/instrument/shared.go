@@ -6,13 +6,13 @@ package instrument
 // Options.ShareBlocks blocks, called from the sites of several supergraphs
 // of its package, has one clone instead, which those sites share:
 //
-//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXW *[6]uint64, a int) { ... }
+//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXT *[6]uint64, a int) { ... }
 //
 // and each site's call passes its own table of increments,
 //
-//	p._pathcoverIPPPS12(&_pathcoverX, &_pathcoverW4_2, a)
+//	p._pathcoverIPPPS12(&_pathcoverX, &_pathcoverT4_2, a)
 //
-// where the generated file has var _pathcoverW4_2 = [6]uint64{...}.
+// where the generated file has var _pathcoverT4_2 = [6]uint64{...}.
 //
 // The thesis passes a register per context and has every edge update all
 // of them; here a site passes its table, so an edge does one update
@@ -51,8 +51,8 @@ import (
 
 const (
 	sharedClonePrefix = "_pathcoverIPPPS" // + the callee's index in the metadata
-	sharedTable       = "_pathcoverW"     // + supergraph "_" site: a site's increments
-	sharedTablePtr    = "_pathcoverXW"    // a shared clone's pointer to them
+	sharedTable       = "_pathcoverT"     // + supergraph "_" site: a site's increments
+	sharedTablePtr    = "_pathcoverXT"    // a shared clone's pointer to them
 )
 
 // A sharedClone is the clone of one callee that some open sites share.
@@ -279,7 +279,7 @@ func (sc *sharedClone) table(c shareContext) []uint64 {
 
 // tableDecls are the sites' tables, for the generated file:
 //
-//	var _pathcoverW4_2 = [3]uint64{5, 0, 18446744073709551615}
+//	var _pathcoverT4_2 = [3]uint64{5, 0, 18446744073709551615}
 func (sc *sharedClone) tableDecls() []byte {
 	var b []byte
 	for _, c := range sc.contexts {
@@ -349,13 +349,13 @@ func (sc *sharedClone) slotStmt(sl shareSlot, atomic bool) string {
 	panic(fmt.Sprintf("slot kind %d", sl.kind))
 }
 
-// sharedWord is word w of the site's table: _pathcoverXW[3]
+// sharedWord is word w of the site's table: _pathcoverXT[3]
 func sharedWord(w int) string { return sharedTablePtr + "[" + strconv.Itoa(w) + "]" }
 
 // sharedAddStmt adds the site's increments at word w to the registers (the
 // PPP one if ppp):
 //
-//	_pathcoverXP.R[0] += _pathcoverXW[3]; _pathcoverXP.R[1] += _pathcoverXW[4]
+//	_pathcoverXP.R[0] += _pathcoverXT[3]; _pathcoverXP.R[1] += _pathcoverXT[4]
 func sharedAddStmt(w int, ppp bool) string {
 	bl, preg := cloneRegisters(true)
 	s := bl + " += " + sharedWord(w)
@@ -368,7 +368,7 @@ func sharedAddStmt(w int, ppp bool) string {
 // sharedSetStmt sets the registers to the site's values at word w, at the
 // start of a callee's loop round (or at the call, where every site sets):
 //
-//	_pathcoverXP.R[0] = _pathcoverXW[3]; _pathcoverXP.R[1] = _pathcoverXW[4]
+//	_pathcoverXP.R[0] = _pathcoverXT[3]; _pathcoverXP.R[1] = _pathcoverXT[4]
 func sharedSetStmt(w int, ppp bool) string {
 	bl, preg := cloneRegisters(true)
 	s := bl + " = " + sharedWord(w)
@@ -383,7 +383,7 @@ func sharedSetStmt(w int, ppp bool) string {
 // if the site's supergraph counts plainly in one (sharedArray), with no
 // call, or through the frame's Count:
 //
-//	if _pathcoverXP.A != nil { _pathcoverXP.A[_pathcoverXP.R[0]+_pathcoverXW[3]]++ } else { _pathcoverXP.Count(_pathcoverXP.R[0]+_pathcoverXW[3], _pathcoverXP.R[1]+_pathcoverXW[4]) }
+//	if _pathcoverXP.A != nil { _pathcoverXP.A[_pathcoverXP.R[0]+_pathcoverXT[3]]++ } else { _pathcoverXP.Count(_pathcoverXP.R[0]+_pathcoverXT[3], _pathcoverXP.R[1]+_pathcoverXT[4]) }
 func sharedCountStmt(w int, ppp, atomic bool) string {
 	bl, preg := cloneRegisters(true)
 	id := bl + "+" + sharedWord(w)
@@ -413,7 +413,7 @@ func (s *super) sharedArray() string {
 // and others add to them: the mask at word w is 0 to set, all ones to add,
 // and the values follow:
 //
-//	_pathcoverXP.R[0] = _pathcoverXP.R[0]&_pathcoverXW[3] + _pathcoverXW[4]; _pathcoverXP.R[1] = _pathcoverXP.R[1]&_pathcoverXW[3] + _pathcoverXW[5]
+//	_pathcoverXP.R[0] = _pathcoverXP.R[0]&_pathcoverXT[3] + _pathcoverXT[4]; _pathcoverXP.R[1] = _pathcoverXP.R[1]&_pathcoverXT[3] + _pathcoverXT[5]
 func sharedMaskedStmt(w int, ppp bool) string {
 	bl, preg := cloneRegisters(true)
 	s := bl + " = " + bl + "&" + sharedWord(w) + " + " + sharedWord(w+1)
@@ -426,7 +426,7 @@ func sharedMaskedStmt(w int, ppp bool) string {
 // sharedParams are the parameters a shared clone takes first, followed by
 // a comma if the callee has parameters:
 //
-//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXW *[6]uint64,
+//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXT *[6]uint64,
 func sharedParams(words int, more bool) string {
 	p := fmt.Sprintf("%s *%s, %s *[%d]uint64", superRegPtr, frameType, sharedTablePtr, words)
 	if more {
@@ -438,7 +438,7 @@ func sharedParams(words int, more bool) string {
 // sharedArg is the argument a site that shares its callee's clone passes
 // it first, followed by a comma if the call has arguments:
 //
-//	&_pathcoverX, &_pathcoverW4_2,
+//	&_pathcoverX, &_pathcoverT4_2,
 func sharedArg(table string, more bool) string {
 	return cloneArg("&"+superReg+", &"+table, more)
 }
