@@ -53,12 +53,18 @@ func (s *super) clone(i int, in *Input, all []*function, opt *Options) ([]byte, 
 	if _, err := emitEdges(e, s.p, nil, where, nil, nil, &ct, opt, true); err != nil {
 		return nil, err
 	}
-	e.rename(decl.Name, site.clone)
-	e.insertAt(decl.Type.Params.Opening+1, phaseDecl, 0, cloneParam(s.frame, decl.Type.Params.NumFields() > 0))
+	return cloneDecl(e, decl, site.clone, cloneParam(s.frame, decl.Type.Params.NumFields() > 0)), nil
+}
+
+// cloneDecl returns the source of decl, edited by e, renamed to name and
+// with params inserted first among its parameters: a clone's declaration.
+func cloneDecl(e *editor, decl *ast.FuncDecl, name, params string) []byte {
+	e.rename(decl.Name, name)
+	e.insertAt(decl.Type.Params.Opening+1, phaseDecl, 0, params)
 	lo, hi := e.tf.Offset(decl.Pos()), e.tf.Offset(decl.End())
 	src := []byte("\n\n")
 	src = append(src, e.applyRange(lo, hi)...)
-	return append(src, '\n'), nil
+	return append(src, '\n')
 }
 
 // calls returns the calls of the sites in the function of site parent (-1:

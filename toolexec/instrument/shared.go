@@ -326,12 +326,7 @@ func (sc *sharedClone) source(in *Input, all []*function, opt *Options) ([]byte,
 			e.insert(site, order, c)
 		}
 	}
-	e.rename(decl.Name, sc.name)
-	e.insertAt(decl.Type.Params.Opening+1, phaseDecl, 0, sharedParams(sc.words, decl.Type.Params.NumFields() > 0))
-	lo, hi := e.tf.Offset(decl.Pos()), e.tf.Offset(decl.End())
-	src := []byte("\n\n")
-	src = append(src, e.applyRange(lo, hi)...)
-	return append(src, '\n'), nil
+	return cloneDecl(e, decl, sc.name, sharedParams(sc.words, decl.Type.Params.NumFields() > 0)), nil
 }
 
 // slotStmt is the statement of slot sl, counting atomically if atomic.
