@@ -1,7 +1,12 @@
 // Package trap calls functions that panic and recovers.
 package trap
 
-import "testing"
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"time"
+)
 
 func Call0(f func()) {
 	defer func() { recover() }()
@@ -21,4 +26,20 @@ func Call2[A, B any](f func(A, B), a A, b B) {
 func TB(f func(testing.TB)) {
 	defer func() { recover() }()
 	f(nil)
+}
+
+// AwaitSelectForever waits, up to ten seconds, until some goroutine is
+// blocked in an empty select statement. A goroutine that tells another it
+// is about to block still has its last path to count after it says so;
+// once it is blocked, that count is written. (This package is never
+// instrumented, so waiting here adds no paths.)
+func AwaitSelectForever() {
+	buf := make([]byte, 1<<20)
+	for range 10000 {
+		n := runtime.Stack(buf, true)
+		if bytes.Contains(buf[:n], []byte(" [select (no cases)")) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
