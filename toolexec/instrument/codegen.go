@@ -61,6 +61,8 @@ const (
 	flightRingFunc     = "_pathcoverRing"       // returns it (rt.Ring)
 	flightRingTypeName = "_pathcoverFlightRing" // its type in builds that count plainly (flightRingType)
 	flightBase         = "_pathcoverFB"         // the code of the package's function 0 (rt.FlightRegister)
+	flightPos          = "_pathcoverP"          // the ring's position, held by a function that loops (flightPositions)
+	flightFunc         = "_pathcoverFF"         // and its code, _pathcoverFB + its index<<40
 	// ExportedClonePrefix begins the names of clones called from other
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
@@ -78,7 +80,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		e.holdResults(u.Func, u.super.calls(-1))
 	}
 	if opt.Flight > 0 {
-		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl())
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl(u.ct))
 	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
 		u.ct.local = true
 		u.ct.likely = likelyAtRoundEnd(u.Placement)
@@ -104,24 +106,33 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 
 // likelyAtRoundEnd returns, for placement p (a function's or a
 // supergraph's), the path most likely counted at DAG edge id when the path
-// counted there ends where a loop goes round (at a cut's end edge, not at
-// the exit), and false otherwise: only there does a count run again and
-// again, each time reading what the last one wrote (likelyIncStmt,
-// likelySlotStmt). A count goes where the path is known, so from there on
-// the path has one way to its end, which this follows.
+// counted there ends where a loop goes round (endsRound), and false
+// otherwise: only there does a count run again and again, each time
+// reading what the last one wrote (likelyIncStmt, likelySlotStmt).
 func likelyAtRoundEnd(p *numbering.Placement) func(numbering.EdgeID) (uint64, bool) {
-	exit := p.Graph().Exit
 	return func(id numbering.EdgeID) (uint64, bool) {
-		for e := id; ; {
-			if p.Edge(e).Kind == numbering.EndEdge {
-				return p.LikelyPath(id)
-			}
-			v := p.Edge(e).Dst
-			if v == exit || len(p.Out(v)) != 1 {
-				return 0, false
-			}
-			e = p.Out(v)[0]
+		if !endsRound(p, id) {
+			return 0, false
 		}
+		return p.LikelyPath(id)
+	}
+}
+
+// endsRound reports whether the path counted at DAG edge id of placement p
+// ends where a loop goes round (at a cut's end edge, not at the exit). A
+// count goes where the path is known, so from there on the path has one
+// way to its end, which this follows.
+func endsRound(p *numbering.Placement, id numbering.EdgeID) bool {
+	exit := p.Graph().Exit
+	for e := id; ; {
+		if p.Edge(e).Kind == numbering.EndEdge {
+			return true
+		}
+		v := p.Edge(e).Dst
+		if v == exit || len(p.Out(v)) != 1 {
+			return false
+		}
+		e = p.Out(v)[0]
 	}
 }
 
@@ -260,7 +271,7 @@ func opStmt(op numbering.Op, ct *counting, opt *Options, returns bool) string {
 		}
 		return s
 	}
-	id := pathIDs{bl: pathID(reg, op), ppp: "0", constant: op.Kind == numbering.OpCountConst, blConst: op.Inc}
+	id := pathIDs{bl: pathID(reg, op), ppp: "0", constant: op.Kind == numbering.OpCountConst, blConst: op.Inc, at: op.Edge}
 	if op.Kind == numbering.OpCount && ct.likely != nil {
 		id.likely, id.hasLikely = ct.likely(op.Edge)
 	}
@@ -281,6 +292,8 @@ type pathIDs struct {
 	// (counting.likely).
 	likely    uint64
 	hasLikely bool
+	// at is the DAG edge whose op counts the path (flightPositions).
+	at numbering.EdgeID
 }
 
 // countStmt is the statement that counts path id as ct says: the one
@@ -670,11 +683,18 @@ func heldResultList(n int) string {
 }
 
 // flightRingDecl gets the calling goroutine's ring at the top of a
-// function's body in a -flight build (rt.Ring, inlined):
+// function's body in a -flight build (rt.Ring, inlined), and, in a
+// function that holds the ring's position (flightPositions), that and its
+// code (fn 3 here), so that a loop's record loads neither:
 //
 //	_pathcoverG := _pathcoverRing(); _ = _pathcoverG;
-func flightRingDecl() string {
-	return flightRing + " := " + flightRingFunc + "(); _ = " + flightRing + "; "
+//	_pathcoverG := _pathcoverRing(); _ = _pathcoverG; _pathcoverP, _pathcoverFF := _pathcoverG.pos, _pathcoverFB + 3<<40; _, _ = _pathcoverP, _pathcoverFF;
+func flightRingDecl(ct *counting) string {
+	s := flightRing + " := " + flightRingFunc + "(); _ = " + flightRing + "; "
+	if ct.flight != nil {
+		s += fmt.Sprintf("%s, %s := %s.pos, %s + %d<<40; _, _ = %[1]s, %[2]s; ", flightPos, flightFunc, flightRing, flightBase, ct.fn)
+	}
+	return s
 }
 
 // flightStmt records path id in the goroutine's ring, as an entry that is
@@ -686,14 +706,41 @@ func flightRingDecl() string {
 //	_pathcoverG.Put(_pathcoverFB + 3<<40 + (_pathcoverR+2))
 //	_pathcoverG.Put(_pathcoverFB + (3<<40 + 7))
 //	_pathcoverG.PutLong(_pathcoverFB + 3<<40, (_pathcoverR+2))
+//
+// In a function that holds the ring's position in a local, flightAtStmt.
 func flightStmt(ct *counting, id pathIDs) string {
+	var entry string
 	switch {
 	case ct.paths >= 1<<40-1:
-		return fmt.Sprintf("%s.PutLong(%s + %d<<40, %s)", flightRing, flightBase, ct.fn, id.bl)
+		s := fmt.Sprintf("%s.PutLong(%s + %d<<40, %s)", flightRing, flightBase, ct.fn, id.bl)
+		if ct.flight != nil {
+			s += fmt.Sprintf("; %s = %s.pos", flightPos, flightRing)
+		}
+		return s
+	case ct.flight != nil && id.constant:
+		entry = fmt.Sprintf("%s + %d", flightFunc, id.blConst)
+	case ct.flight != nil:
+		entry = fmt.Sprintf("%s + %s", flightFunc, id.bl)
 	case id.constant:
 		return fmt.Sprintf("%s.Put(%s + (%d<<40 + %d))", flightRing, flightBase, ct.fn, id.blConst)
+	default:
+		return fmt.Sprintf("%s.Put(%s + %d<<40 + %s)", flightRing, flightBase, ct.fn, id.bl)
 	}
-	return fmt.Sprintf("%s.Put(%s + %d<<40 + %s)", flightRing, flightBase, ct.fn, id.bl)
+	return flightAtStmt(entry, ct.flight[id.at])
+}
+
+// flightAtStmt records entry at the position held in the function's
+// local, if fresh, or else at the ring's own, and keeps the advanced
+// position in the local (flightPositions):
+//
+//	_pathcoverP = _pathcoverG.At(_pathcoverP, _pathcoverFF + (_pathcoverR+3))
+//	_pathcoverP = _pathcoverG.At(_pathcoverG.pos, _pathcoverFF + 5)
+func flightAtStmt(entry string, fresh bool) string {
+	pos := flightRing + ".pos"
+	if fresh {
+		pos = flightPos
+	}
+	return fmt.Sprintf("%s = %s.At(%s, %s)", flightPos, flightRing, pos, entry)
 }
 
 // wppEnterDecl records a call of function fn in a -wpp build and defers

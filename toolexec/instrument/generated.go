@@ -135,7 +135,9 @@ var %s = _pathcoverRT.FlightRegister(%q, %s, %d, %d, %d, %q)
 //		e            [64]uint64
 //	}
 //
-//	func (r *_pathcoverFlightRing) Put(v uint64) { r.e[r.pos&63] = v; r.pos++ }
+//	func (r *_pathcoverFlightRing) Put(v uint64) { p := r.pos; r.e[p&63] = v; r.pos = p + 1 }
+//
+//	func (r *_pathcoverFlightRing) At(p, v uint64) uint64 { r.e[p&63] = v; p++; r.pos = p; return p }
 //
 //	func (r *_pathcoverFlightRing) PutLong(code, id uint64) {
 //		(*_pathcoverRT.FlightRing)(_pathcoverUnsafe.Pointer(r)).PutLong(code, id)
@@ -151,7 +153,9 @@ func flightRingType(entries int) string {
 	e            [%[2]d]uint64
 }
 
-func (r *%[1]s) Put(v uint64) { r.e[r.pos&%[3]d] = v; r.pos++ }
+func (r *%[1]s) Put(v uint64) { p := r.pos; r.e[p&%[3]d] = v; r.pos = p + 1 }
+
+func (r *%[1]s) At(p, v uint64) uint64 { r.e[p&%[3]d] = v; p++; r.pos = p; return p }
 
 func (r *%[1]s) PutLong(code, id uint64) {
 	(*_pathcoverRT.FlightRing)(_pathcoverUnsafe.Pointer(r)).PutLong(code, id)

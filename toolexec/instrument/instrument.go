@@ -319,6 +319,9 @@ func (b *builder) rewrite() error {
 		if b.cfg.WPP {
 			u.returns = u.pathReturns(in.Info)
 		}
+		if b.cfg.Flight > 0 && !b.cfg.Atomic {
+			u.ct.flight = planFlightPositions(u, in.Info)
+		}
 		if err := u.emit(edits[u.file], &b.cfg.Options, true); err != nil {
 			return err
 		}

@@ -125,6 +125,10 @@ type counting struct {
 	// paths is the number of the function's Ball-Larus paths, which tells
 	// a -flight build whether an id fits in a ring's entry (flightStmt).
 	paths uint64
+	// flight, in a -flight build that counts plainly, says where a
+	// function that holds its ring's position in a local may use it
+	// (flightPositions); nil if it does not hold it.
+	flight flightPositions
 }
 
 // registers returns the Ball-Larus and PPP registers' names.

@@ -1,0 +1,161 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/types"
+
+	"github.com/pathcover/pathcover/numbering"
+)
+
+// A -flight build records each path as an entry of the goroutine's ring at
+// the ring's position, which it then advances. Kept in the ring, the
+// position is loaded by each record and stored for the next, so in a loop
+// every round waits for the last round's store of it to reach its load:
+// fastjson's digit loops spent most of their time there (perf). A function
+// with a loop therefore holds the position in a local, _pathcoverP, loaded
+// with the ring at its top, and each record stores the entry and the
+// advanced position from the local, with nothing to load (flightAtStmt).
+//
+// The local is right only while no other code has recorded in the ring
+// since this function last did: only calls can run such code (the ring is
+// the goroutine's own, and nothing else of it runs between two statements
+// of one function). So a record whose way from the function's top or from
+// its last record may pass through a call first reloads the position from
+// the ring; a record every way to which is free of calls uses the local
+// ("fresh"). Deferred calls run after the function's last record, and a
+// panic recovered by a deferred call ends the function, so neither can
+// reach a record of the frame they interrupt.
+
+// flightPositions are the counts of a function that holds the ring's
+// position in a local, by the DAG edge whose op counts them: true where
+// the local is fresh. A nil map: the function records through the ring's
+// own position (flightStmt).
+type flightPositions map[numbering.EdgeID]bool
+
+// planFlightPositions decides whether u holds the ring's position in a
+// local: only if a record of a path that ends where a loop goes round can
+// use it, which is where loading the position costs most; not in a function with a range-over-func
+// loop, whose body the compiler makes a closure called by the iterator,
+// and which would capture the local. info types u's package.
+func planFlightPositions(u *function, info *types.Info) flightPositions {
+	if !u.loops() || rangesOverFunc(u.Body, info) {
+		return nil
+	}
+	g, p := &u.Graph, u.Placement
+	calls := make([]bool, len(u.Blocks))
+	for b, blk := range u.Blocks {
+		for _, n := range blk.Nodes {
+			calls[b] = calls[b] || mayCall(n, info)
+		}
+	}
+	records := func(ops []numbering.Op) bool {
+		for _, op := range ops {
+			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
+				return true
+			}
+		}
+		return false
+	}
+	// fresh[b]: the local is fresh where block b starts, on every way
+	// there. The greatest fixed point: a loop free of calls keeps it.
+	fresh := make([]bool, len(u.Blocks))
+	for b := range fresh {
+		fresh[b] = true
+	}
+	at := func(e numbering.EdgeID) bool { // fresh where edge e's code runs
+		src := g.Edges[e].Src
+		return fresh[src] && !calls[src]
+	}
+	for changed := true; changed; {
+		changed = false
+		for id, e := range g.Edges {
+			eid := numbering.EdgeID(id)
+			if !p.Reachable(e.Src) || !fresh[e.Dst] {
+				continue
+			}
+			if !at(eid) && !records(p.EdgeOps(eid)) {
+				fresh[e.Dst], changed = false, true
+			}
+		}
+	}
+	pos := make(flightPositions)
+	useful := false
+	for id, e := range g.Edges {
+		eid := numbering.EdgeID(id)
+		if !p.Reachable(e.Src) {
+			continue
+		}
+		f := at(eid)
+		for _, op := range p.EdgeOps(eid) {
+			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
+				old, seen := pos[op.Edge]
+				pos[op.Edge] = f && (old || !seen)
+				useful = useful || f && endsRound(p, op.Edge)
+			}
+		}
+	}
+	if !useful {
+		return nil
+	}
+	return pos
+}
+
+// mayCall reports whether evaluating n may call a function: any call but
+// a conversion or a built-in's. Function literals' bodies do not run
+// where they are written.
+func mayCall(n ast.Node, info *types.Info) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if !conversionOrBuiltin(n, info) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func conversionOrBuiltin(call *ast.CallExpr, info *types.Info) bool {
+	fun := ast.Unparen(call.Fun)
+	if tv, ok := info.Types[fun]; ok && tv.IsType() {
+		return true
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel // unsafe.Sizeof and the like
+	}
+	if id == nil {
+		return false
+	}
+	_, builtin := info.Uses[id].(*types.Builtin)
+	return builtin
+}
+
+// rangesOverFunc reports whether body has a range loop over a function
+// (an iterator), outside function literals.
+func rangesOverFunc(body *ast.BlockStmt, info *types.Info) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			switch t := info.TypeOf(n.X).(type) {
+			case nil:
+			case *types.TypeParam:
+				found = true // its core type may be a function's
+			default:
+				_, found = t.Underlying().(*types.Signature)
+			}
+		}
+		return !found
+	})
+	return found
+}
