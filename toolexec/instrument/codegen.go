@@ -80,7 +80,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 		e.holdResults(u.Func, u.super.calls(-1))
 	}
 	if opt.Flight > 0 {
-		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl(u.ct))
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, flightRingDecl(u.ct, recordsAny(u.Placement)))
 	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
 		u.ct.local = true
 		u.ct.likely = likelyAtRoundEnd(u.Placement)
@@ -687,14 +687,43 @@ func heldResultList(n int) string {
 // function that holds the ring's position (flightPositions), that and its
 // code (fn 3 here), so that a loop's record loads neither:
 //
-//	_pathcoverG := _pathcoverRing(); _ = _pathcoverG;
-//	_pathcoverG := _pathcoverRing(); _ = _pathcoverG; _pathcoverP, _pathcoverFF := _pathcoverG.pos, _pathcoverFB + 3<<40; _, _ = _pathcoverP, _pathcoverFF;
-func flightRingDecl(ct *counting) string {
-	s := flightRing + " := " + flightRingFunc + "(); _ = " + flightRing + "; "
+//	_pathcoverG := _pathcoverRing();
+//	_pathcoverG := _pathcoverRing(); _pathcoverP, _pathcoverFF := _pathcoverG.pos, _pathcoverFB + 3<<40; _, _ = _pathcoverP, _pathcoverFF;
+//
+// and, in a function that records nothing (every path is cut short by
+// unreachable code), _ = _pathcoverG: elsewhere it would weigh 3 of the
+// inliner's 80 units for nothing.
+func flightRingDecl(ct *counting, records bool) string {
+	s := flightRing + " := " + flightRingFunc + "(); "
+	if !records {
+		s += "_ = " + flightRing + "; "
+	}
 	if ct.flight != nil {
 		s += fmt.Sprintf("%s, %s := %s.pos, %s + %d<<40; _, _ = %[1]s, %[2]s; ", flightPos, flightFunc, flightRing, flightBase, ct.fn)
 	}
 	return s
+}
+
+// recordsAny reports whether placement p counts some path on an edge that
+// can run (emitEdges writes no code on the others).
+func recordsAny(p *numbering.Placement) bool {
+	counts := func(ops []numbering.Op) bool {
+		for _, op := range ops {
+			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
+				return true
+			}
+		}
+		return false
+	}
+	if counts(p.EntryOps()) {
+		return true
+	}
+	for id, e := range p.Graph().Edges {
+		if p.Reachable(e.Src) && counts(p.EdgeOps(numbering.EdgeID(id))) {
+			return true
+		}
+	}
+	return false
 }
 
 // flightStmt records path id in the goroutine's ring, as an entry that is
