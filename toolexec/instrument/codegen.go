@@ -690,9 +690,8 @@ func heldResultList(n int) string {
 //	_pathcoverG := _pathcoverRing();
 //	_pathcoverG := _pathcoverRing(); _pathcoverP, _pathcoverFF := _pathcoverG.pos, _pathcoverFB + 3<<40; _, _ = _pathcoverP, _pathcoverFF;
 //
-// and, in a function that records nothing (every path is cut short by
-// unreachable code), _ = _pathcoverG: elsewhere it would weigh 3 of the
-// inliner's 80 units for nothing.
+// and, should the function record nothing, _ = _pathcoverG, which
+// elsewhere would weigh 3 of the inliner's 80 units for nothing.
 func flightRingDecl(ct *counting, records bool) string {
 	s := flightRing + " := " + flightRingFunc + "(); "
 	if !records {
@@ -707,19 +706,21 @@ func flightRingDecl(ct *counting, records bool) string {
 // recordsAny reports whether placement p counts some path on an edge that
 // can run (emitEdges writes no code on the others).
 func recordsAny(p *numbering.Placement) bool {
-	counts := func(ops []numbering.Op) bool {
-		for _, op := range ops {
-			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
-				return true
-			}
-		}
-		return false
-	}
-	if counts(p.EntryOps()) {
+	if countsPath(p.EntryOps()) {
 		return true
 	}
 	for id, e := range p.Graph().Edges {
-		if p.Reachable(e.Src) && counts(p.EdgeOps(numbering.EdgeID(id))) {
+		if p.Reachable(e.Src) && countsPath(p.EdgeOps(numbering.EdgeID(id))) {
+			return true
+		}
+	}
+	return false
+}
+
+// countsPath reports whether ops count a path.
+func countsPath(ops []numbering.Op) bool {
+	for _, op := range ops {
+		if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
 			return true
 		}
 	}

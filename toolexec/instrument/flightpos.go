@@ -34,9 +34,15 @@ type flightPositions map[numbering.EdgeID]bool
 
 // planFlightPositions decides whether u holds the ring's position in a
 // local: only if a record of a path that ends where a loop goes round can
-// use it, which is where loading the position costs most; not in a function with a range-over-func
-// loop, whose body the compiler makes a closure called by the iterator,
-// and which would capture the local. info types u's package.
+// use it, which is where loading the position costs most; and not in a
+// function with a range-over-func loop, whose body the compiler makes a
+// closure called by the iterator, and which would capture the local.
+// info types u's package.
+//
+// An edge's code runs after the nodes of its source block, or, at a
+// return, a break or a call that never returns, just before that last
+// node; the calls in it count as run before the record all the same,
+// which errs on the safe side.
 func planFlightPositions(u *function, info *types.Info) flightPositions {
 	if !u.loops() || rangesOverFunc(u.Body, info) {
 		return nil
@@ -47,14 +53,6 @@ func planFlightPositions(u *function, info *types.Info) flightPositions {
 		for _, n := range blk.Nodes {
 			calls[b] = calls[b] || mayCall(n, info)
 		}
-	}
-	records := func(ops []numbering.Op) bool {
-		for _, op := range ops {
-			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
-				return true
-			}
-		}
-		return false
 	}
 	// fresh[b]: the local is fresh where block b starts, on every way
 	// there. The greatest fixed point: a loop free of calls keeps it.
@@ -73,7 +71,7 @@ func planFlightPositions(u *function, info *types.Info) flightPositions {
 			if !p.Reachable(e.Src) || !fresh[e.Dst] {
 				continue
 			}
-			if !at(eid) && !records(p.EdgeOps(eid)) {
+			if !at(eid) && !countsPath(p.EdgeOps(eid)) {
 				fresh[e.Dst], changed = false, true
 			}
 		}
