@@ -34,6 +34,7 @@ func Drive() int {
 	for _, xs := range inputs {
 		sum += rangeSlice(xs)
 		sum += elseIfLoop(xs)
+		sum += loopCalls(xs)
 		sum += rangeInt(len(xs))
 		sum += generic(xs, 0)
 		sum += generic(xs, 4)

@@ -383,3 +383,33 @@ func elseIfLoop(xs []int) (n int) { // want `elseIfLoop has 8 acyclic paths.*the
 	}
 	return n
 }
+
+// Loops that call, in the condition, the post statement and one branch of
+// the body, around a loop that does not: a -flight build may hold the
+// ring's position in a local only from a record to the next with no call
+// between (the callees record too).
+func loopCalls(xs []int) (n int) { // want `loopCalls has 11 acyclic paths.*the for loop at line \d+ multiplies them most, by 4`
+	for i := 0; i < size(xs); i = next(i) {
+		for j := 0; j < i; j++ {
+			n += j
+		}
+		if xs[i] > 0 {
+			n += twice(xs[i])
+		} else {
+			f := func() int { return xs[i] }
+			n -= f()
+		}
+	}
+	return n
+}
+
+func size(xs []int) int { return len(xs) }
+
+func next(i int) int { return i + 1 }
+
+func twice(x int) int {
+	if x > 100 {
+		return x
+	}
+	return 2 * x
+}
