@@ -95,6 +95,11 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	if usesRegister {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, registerDecls(u.ct.ppp != nil))
 	}
+	if u.ct.flight != nil {
+		for _, id := range u.ct.flight.reload {
+			e.insert(u.Edges[id].Site, u.Numbering.TopoIndex(u.Graph.Edges[id].Src), flightReloadStmt())
+		}
+	}
 	if opt.Trace {
 		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, enterDecl(u.ct.fn, opt.WPP || opt.Flight > 0))
 	}
@@ -756,7 +761,7 @@ func flightStmt(ct *counting, id pathIDs) string {
 	default:
 		return fmt.Sprintf("%s.Put(%s + %d<<40 + %s)", flightRing, flightBase, ct.fn, id.bl)
 	}
-	return flightAtStmt(entry, ct.flight[id.at])
+	return flightAtStmt(entry, ct.flight.fresh[id.at])
 }
 
 // flightAtStmt records entry at the position held in the function's
@@ -771,6 +776,15 @@ func flightAtStmt(entry string, fresh bool) string {
 		pos = flightPos
 	}
 	return fmt.Sprintf("%s = %s.At(%s, %s)", flightPos, flightRing, pos, entry)
+}
+
+// flightReloadStmt loads the ring's position into the local of a function
+// that holds it, before a loop that a call came before
+// (flightPositions.reload):
+//
+//	_pathcoverP = _pathcoverG.pos;
+func flightReloadStmt() string {
+	return flightPos + " = " + flightRing + ".pos; "
 }
 
 // wppEnterDecl records a call of function fn in a -wpp build and defers

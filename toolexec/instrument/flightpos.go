@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 
+	"github.com/pathcover/pathcover/analyzer/funcgraph"
 	"github.com/pathcover/pathcover/numbering"
 )
 
@@ -13,8 +14,9 @@ import (
 // every round waits for the last round's store of it to reach its load:
 // fastjson's digit loops spent most of their time there (perf). A function
 // with a loop therefore holds the position in a local, _pathcoverP, loaded
-// with the ring at its top, and each record stores the entry and the
-// advanced position from the local, with nothing to load (flightAtStmt).
+// with the ring at its top (and again before a loop, where a call came
+// since), and each record stores the entry and the advanced position from
+// the local, with nothing to load (flightAtStmt).
 //
 // The local is right only while no other code has recorded in the ring
 // since this function last did: only calls can run such code (the ring is
@@ -26,24 +28,36 @@ import (
 // panic recovered by a deferred call ends the function, so neither can
 // reach a record of the frame they interrupt.
 
-// flightPositions are the counts of a function that holds the ring's
-// position in a local, by the DAG edge whose op counts them: true where
-// the local is fresh. A nil map: the function records through the ring's
-// own position (flightStmt).
-type flightPositions map[numbering.EdgeID]bool
+// flightPositions says how a function that holds the ring's position in
+// a local uses it.
+type flightPositions struct {
+	// fresh are its records, by the DAG edge whose op counts them: true
+	// where the local is fresh.
+	fresh map[numbering.EdgeID]bool
+	// reload are the edges into loops where the local is loaded from the
+	// ring again, so that the loop's rounds find it fresh
+	// (flightReloadStmt).
+	reload []numbering.EdgeID
+}
 
 // planFlightPositions decides whether u holds the ring's position in a
-// local: only if a record of a path that ends where a loop goes round can
-// use it, which is where loading the position costs most; and not in a
-// function with a range-over-func loop, whose body the compiler makes a
-// closure called by the iterator, and which would capture the local.
-// info types u's package.
+// local (nil if not): only if a record of a path that ends where a loop
+// goes round can use it, which is where loading the position costs most;
+// and not in a function with a range-over-func loop, whose body the
+// compiler makes a closure called by the iterator, and which would
+// capture the local. info types u's package.
 //
 // An edge's code runs after the nodes of its source block, or, at a
 // return, a break or a call that never returns, just before that last
-// node; the calls in it count as run before the record all the same,
-// which errs on the safe side.
-func planFlightPositions(u *function, info *types.Info) flightPositions {
+// node; the calls in it count as run before the code all the same, which
+// errs on the safe side. The exception is the edge into a loop from
+// before it: its code goes before the loop statement, so before the
+// for's init statement or the range expression, which are nodes of the
+// edge's source block. A record there leaves the local fresh only if
+// those call nothing; if they call nothing and the local is stale, the
+// edge reloads it, so that a call before a loop does not cost every
+// round a load.
+func planFlightPositions(u *function, info *types.Info) *flightPositions {
 	if !u.loops() || rangesOverFunc(u.Body, info) {
 		return nil
 	}
@@ -52,6 +66,24 @@ func planFlightPositions(u *function, info *types.Info) flightPositions {
 	for b, blk := range u.Blocks {
 		for _, n := range blk.Nodes {
 			calls[b] = calls[b] || mayCall(n, info)
+		}
+	}
+	// into[e]: e enters a loop from before it; intoCalls[e]: and the
+	// loop's init statement or range expression may call.
+	into := make(map[numbering.EdgeID]bool)
+	intoCalls := make(map[numbering.EdgeID]bool)
+	for id, e := range u.Edges {
+		var header ast.Node
+		switch s := u.Blocks[g.Edges[id].Dst].Stmt.(type) {
+		case *ast.ForStmt:
+			header = s.Init
+		case *ast.RangeStmt:
+			header = s.X
+		}
+		kind := u.Blocks[g.Edges[id].Dst].Kind
+		if (kind == funcgraph.BlockForHead || kind == funcgraph.BlockRangeHead) && e.Kind != funcgraph.EdgeLoop {
+			into[numbering.EdgeID(id)] = true
+			intoCalls[numbering.EdgeID(id)] = header != nil && mayCall(header, info)
 		}
 	}
 	// fresh[b]: the local is fresh where block b starts, on every way
@@ -64,19 +96,25 @@ func planFlightPositions(u *function, info *types.Info) flightPositions {
 		src := g.Edges[e].Src
 		return fresh[src] && !calls[src]
 	}
+	canReload := func(e numbering.EdgeID) bool {
+		return into[e] && !intoCalls[e] && u.Edges[e].Site.Kind != funcgraph.NoSite
+	}
+	after := func(e numbering.EdgeID) bool { // fresh where e leads
+		if into[e] {
+			return !intoCalls[e] && (at(e) || countsPath(p.EdgeOps(e)) || canReload(e))
+		}
+		return at(e) || countsPath(p.EdgeOps(e))
+	}
 	for changed := true; changed; {
 		changed = false
 		for id, e := range g.Edges {
 			eid := numbering.EdgeID(id)
-			if !p.Reachable(e.Src) || !fresh[e.Dst] {
-				continue
-			}
-			if !at(eid) && !countsPath(p.EdgeOps(eid)) {
+			if p.Reachable(e.Src) && fresh[e.Dst] && !after(eid) {
 				fresh[e.Dst], changed = false, true
 			}
 		}
 	}
-	pos := make(flightPositions)
+	pos := &flightPositions{fresh: make(map[numbering.EdgeID]bool)}
 	useful := false
 	for id, e := range g.Edges {
 		eid := numbering.EdgeID(id)
@@ -84,12 +122,17 @@ func planFlightPositions(u *function, info *types.Info) flightPositions {
 			continue
 		}
 		f := at(eid)
+		records := false
 		for _, op := range p.EdgeOps(eid) {
 			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
-				old, seen := pos[op.Edge]
-				pos[op.Edge] = f && (old || !seen)
+				old, seen := pos.fresh[op.Edge]
+				pos.fresh[op.Edge] = f && (old || !seen)
 				useful = useful || f && endsRound(p, op.Edge)
+				records = true
 			}
+		}
+		if canReload(eid) && !f && !records {
+			pos.reload = append(pos.reload, eid)
 		}
 	}
 	if !useful {

@@ -128,7 +128,7 @@ type counting struct {
 	// flight, in a -flight build that counts plainly, says where a
 	// function that holds its ring's position in a local may use it
 	// (flightPositions); nil if it does not hold it.
-	flight flightPositions
+	flight *flightPositions
 }
 
 // registers returns the Ball-Larus and PPP registers' names.
