@@ -65,7 +65,7 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 	calls := make([]bool, len(u.Blocks))
 	for b, blk := range u.Blocks {
 		for _, n := range blk.Nodes {
-			calls[b] = calls[b] || mayCall(n, info)
+			calls[b] = calls[b] || callsCode(n, info)
 		}
 	}
 	// into[e]: e enters a loop from before it; intoCalls[e]: and the
@@ -83,7 +83,7 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 		kind := u.Blocks[g.Edges[id].Dst].Kind
 		if (kind == funcgraph.BlockForHead || kind == funcgraph.BlockRangeHead) && e.Kind != funcgraph.EdgeLoop {
 			into[numbering.EdgeID(id)] = true
-			intoCalls[numbering.EdgeID(id)] = header != nil && mayCall(header, info)
+			intoCalls[numbering.EdgeID(id)] = header != nil && callsCode(header, info)
 		}
 	}
 	// fresh[b]: the local is fresh where block b starts, on every way
@@ -139,44 +139,6 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 		return nil
 	}
 	return pos
-}
-
-// mayCall reports whether evaluating n may call a function: any call but
-// a conversion or a built-in's. Function literals' bodies do not run
-// where they are written.
-func mayCall(n ast.Node, info *types.Info) bool {
-	found := false
-	ast.Inspect(n, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			if !conversionOrBuiltin(n, info) {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-func conversionOrBuiltin(call *ast.CallExpr, info *types.Info) bool {
-	fun := ast.Unparen(call.Fun)
-	if tv, ok := info.Types[fun]; ok && tv.IsType() {
-		return true
-	}
-	var id *ast.Ident
-	switch f := fun.(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel // unsafe.Sizeof and the like
-	}
-	if id == nil {
-		return false
-	}
-	_, builtin := info.Uses[id].(*types.Builtin)
-	return builtin
 }
 
 // rangesOverFunc reports whether body has a range loop over a function

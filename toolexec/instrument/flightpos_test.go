@@ -261,7 +261,7 @@ func checkFlightPositions(t *testing.T, u *function, info *types.Info, pos *flig
 				if _, lit := n.(*ast.FuncLit); lit {
 					return false
 				}
-				if call, ok := n.(*ast.CallExpr); ok && !conversionOrBuiltin(call, info) {
+				if call, ok := n.(*ast.CallExpr); ok && !quietCall(call, info) {
 					found = true
 				}
 				return !found
