@@ -86,8 +86,17 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 			intoCalls[numbering.EdgeID(id)] = header != nil && callsCode(header, info)
 		}
 	}
+	records := make([]bool, len(g.Edges))
+	out := make([][]numbering.EdgeID, len(u.Blocks))
+	for id, e := range g.Edges {
+		records[id] = countsPath(p.EdgeOps(numbering.EdgeID(id)))
+		out[e.Src] = append(out[e.Src], numbering.EdgeID(id))
+	}
 	// fresh[b]: the local is fresh where block b starts, on every way
 	// there. The greatest fixed point: a loop free of calls keeps it.
+	// Blocks only turn stale, and a block that does can only turn its
+	// successors stale, so a worklist finds it in time linear in the
+	// graph.
 	fresh := make([]bool, len(u.Blocks))
 	for b := range fresh {
 		fresh[b] = true
@@ -101,17 +110,25 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 	}
 	after := func(e numbering.EdgeID) bool { // fresh where e leads
 		if into[e] {
-			return !intoCalls[e] && (at(e) || countsPath(p.EdgeOps(e)) || canReload(e))
+			return !intoCalls[e] && (at(e) || records[e] || canReload(e))
 		}
-		return at(e) || countsPath(p.EdgeOps(e))
+		return at(e) || records[e]
 	}
-	for changed := true; changed; {
-		changed = false
-		for id, e := range g.Edges {
-			eid := numbering.EdgeID(id)
-			if p.Reachable(e.Src) && fresh[e.Dst] && !after(eid) {
-				fresh[e.Dst], changed = false, true
-			}
+	var stale []numbering.BlockID
+	turn := func(e numbering.EdgeID) {
+		if dst := g.Edges[e].Dst; p.Reachable(g.Edges[e].Src) && fresh[dst] && !after(e) {
+			fresh[dst] = false
+			stale = append(stale, dst)
+		}
+	}
+	for id := range g.Edges {
+		turn(numbering.EdgeID(id))
+	}
+	for len(stale) > 0 {
+		b := stale[len(stale)-1]
+		stale = stale[:len(stale)-1]
+		for _, e := range out[b] {
+			turn(e)
 		}
 	}
 	pos := &flightPositions{fresh: make(map[numbering.EdgeID]bool)}
@@ -122,16 +139,14 @@ func planFlightPositions(u *function, info *types.Info) *flightPositions {
 			continue
 		}
 		f := at(eid)
-		records := false
 		for _, op := range p.EdgeOps(eid) {
 			if op.Kind == numbering.OpCount || op.Kind == numbering.OpCountConst {
 				old, seen := pos.fresh[op.Edge]
 				pos.fresh[op.Edge] = f && (old || !seen)
 				useful = useful || f && endsRound(p, op.Edge)
-				records = true
 			}
 		}
-		if canReload(eid) && !f && !records {
+		if canReload(eid) && !f && !records[eid] {
 			pos.reload = append(pos.reload, eid)
 		}
 	}
