@@ -12,11 +12,12 @@ import (
 // the ring's position, which it then advances. Kept in the ring, the
 // position is loaded by each record and stored for the next, so in a loop
 // every round waits for the last round's store of it to reach its load:
-// fastjson's digit loops spent most of their time there (perf). A function
-// with a loop therefore holds the position in a local, _pathcoverP, loaded
-// with the ring at its top (and again before a loop, where a call came
-// since), and each record stores the entry and the advanced position from
-// the local, with nothing to load (flightAtStmt).
+// in fastjson's digit loops, the instruction after that load had the most
+// samples of any (perf). A function with a loop therefore holds the
+// position in a local, _pathcoverP, loaded with the ring at its top (and
+// again before a loop, where a call came since), and each record stores
+// the entry and the advanced position from the local, with nothing to load
+// (flightAtStmt).
 //
 // The local is right only while no other code has recorded in the ring
 // since this function last did: only calls can run such code (the ring is
