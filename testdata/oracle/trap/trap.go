@@ -28,11 +28,12 @@ func TB(f func(testing.TB)) {
 	f(nil)
 }
 
-// AwaitSelectForever waits, up to ten seconds, until some goroutine is
-// blocked in an empty select statement. A goroutine that tells another it
-// is about to block still has its last path to count after it says so;
-// once it is blocked, that count is written. (This package is never
-// instrumented, so waiting here adds no paths.)
+// AwaitSelectForever waits until some goroutine is blocked in an empty
+// select statement, and panics after ten seconds, so that the test says
+// why rather than finding a call unfinished. A goroutine that tells
+// another it is about to block still has its last path to count after it
+// says so; once it is blocked, that count is written. (This package is
+// never instrumented, so waiting here adds no paths.)
 func AwaitSelectForever() {
 	buf := make([]byte, 1<<20)
 	for range 10000 {
@@ -42,4 +43,5 @@ func AwaitSelectForever() {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	panic("no goroutine blocked in select {} within 10s")
 }
