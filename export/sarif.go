@@ -6,6 +6,10 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 
 	"github.com/pathcover/pathcover/report"
 )
@@ -57,10 +61,11 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Version        string      `json:"version"`
-	Rules          []sarifRule `json:"rules"`
+	Name            string      `json:"name"`
+	InformationURI  string      `json:"informationUri"`
+	Version         string      `json:"version"`
+	SemanticVersion string      `json:"semanticVersion"`
+	Rules           []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
@@ -131,19 +136,17 @@ type sarifThreadFlowLocation struct {
 const srcRoot = "%SRCROOT%"
 
 // WriteSARIF writes the gate's findings as a SARIF log, the files
-// relative to root, the tool's version being version (a build that is
-// no release, "(devel)" to the go command, is 0.0.0-devel: SARIF readers
-// compare versions as numbers).
+// relative to root, the tool's version being version, the module version
+// that the go command stamped into the binary (sarifVersions).
 func WriteSARIF(w io.Writer, findings []report.Shortfall, root, version string) error {
-	if version == "" || version == "(devel)" {
-		version = "0.0.0-devel"
-	}
+	numeric, semantic := sarifVersions(version)
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
-			Name:           "pathcover",
-			InformationURI: "https://github.com/pathcover/pathcover",
-			Version:        version,
-			Rules:          []sarifRule{untestedPaths()},
+			Name:            "pathcover",
+			InformationURI:  "https://github.com/pathcover/pathcover",
+			Version:         numeric,
+			SemanticVersion: semantic,
+			Rules:           []sarifRule{untestedPaths()},
 		}},
 		Results:    []sarifResult{},
 		ColumnKind: "unicodeCodePoints",
@@ -161,6 +164,32 @@ func WriteSARIF(w io.Writer, findings []report.Shortfall, root, version string) 
 		Version: "2.1.0",
 		Runs:    []sarifRun{run},
 	})
+}
+
+// sarifVersions returns a module version as SARIF's driver wants it: its
+// version dotted numbers only (readers such as the SARIF multitool and code
+// scanning compare them as numbers), and its semanticVersion SemVer 2.0,
+// without Go's leading v. A tag gives its release ("v1.2.3": 1.2.3 and
+// 1.2.3; "v1.3.0-rc.1": 1.3.0 and 1.3.0-rc.1); a pseudo-version, which the
+// go command stamps into every build of a commit that no tag names, gives
+// the release it follows ("v1.2.4-0.20261128095244-63406ac01ea5": 1.2.3,
+// and the whole as semanticVersion; "v0.0.0-...", which follows none:
+// 0.0.0); a build that is no module version ("(devel)", or none) gives
+// 0.0.0 and 0.0.0-devel.
+func sarifVersions(v string) (numeric, semantic string) {
+	if !semver.IsValid(v) {
+		return "0.0.0", "0.0.0-devel"
+	}
+	semantic = strings.TrimPrefix(semver.Canonical(v)+semver.Build(v), "v")
+	release := v
+	if module.IsPseudoVersion(v) {
+		release, _ = module.PseudoVersionBase(v) // "" when it follows no release
+	}
+	if release == "" {
+		return "0.0.0", semantic
+	}
+	canon := semver.Canonical(release) // no build metadata
+	return strings.TrimPrefix(strings.TrimSuffix(canon, semver.Prerelease(canon)), "v"), semantic
 }
 
 func untestedPaths() sarifRule {

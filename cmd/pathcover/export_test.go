@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pathcover/pathcover/export"
 	"github.com/pathcover/pathcover/internal/cmdtest"
 )
 
@@ -570,22 +572,37 @@ func TestExportSARIF(t *testing.T) {
 	if out, code := run(t, dir, bin, "export", "-dir", prof, "-format", "sarif", "-min", "75", "-o", sarif); code != 0 {
 		t.Fatalf("pathcover export -format sarif: exit %d\n%s", code, out)
 	}
-	validation := filepath.Join(t.TempDir(), "validation.sarif")
-	out, code := run(t, dir, tool, "validate", sarif, "-o", validation, "--level", "Error;Warning")
-	if code != 0 {
-		t.Fatalf("sarif-multitool validate: exit %d\n%s", code, out)
+	validate := func(sarif string) {
+		t.Helper()
+		validation := filepath.Join(t.TempDir(), "validation.sarif")
+		out, code := run(t, dir, tool, "validate", sarif, "-o", validation, "--level", "Error;Warning")
+		if code != 0 {
+			t.Fatalf("sarif-multitool validate: exit %d\n%s", code, out)
+		}
+		var v struct {
+			Runs []struct{ Results []json.RawMessage }
+		}
+		if err := json.Unmarshal([]byte(cmdtest.ReadFile(t, validation)), &v); err != nil || len(v.Runs) != 1 {
+			t.Fatalf("the validator's log: %v", err)
+		}
+		if n := len(v.Runs[0].Results); n > 0 {
+			t.Errorf("sarif-multitool validate %s: %d errors and warnings\n%s", filepath.Base(sarif), n, out)
+		}
 	}
-	var v struct {
-		Runs []struct{ Results []json.RawMessage }
-	}
-	if err := json.Unmarshal([]byte(cmdtest.ReadFile(t, validation)), &v); err != nil || len(v.Runs) != 1 {
-		t.Fatalf("the validator's log: %v", err)
-	}
-	if n := len(v.Runs[0].Results); n > 0 {
-		t.Errorf("sarif-multitool validate: %d errors and warnings\n%s", n, out)
+	validate(sarif)
+	// This binary's version is whatever the clone gives; a build of a tag,
+	// of an untagged commit and of no module version must all pass.
+	for i, v := range []string{"v1.2.3", "v1.2.4-0.20261128095244-63406ac01ea5", "v0.0.0-20261128095244-63406ac01ea5+dirty", "(devel)"} {
+		var buf bytes.Buffer
+		if err := export.WriteSARIF(&buf, nil, dir, v); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(t.TempDir(), fmt.Sprintf("version%d.sarif", i))
+		cmdtest.WriteFiles(t, filepath.Dir(name), map[string]string{filepath.Base(name): buf.String()})
+		validate(name)
 	}
 
-	out, code = run(t, dir, bin, "gate", "-dir", prof, "-min", "75")
+	out, code := run(t, dir, bin, "gate", "-dir", prof, "-min", "75")
 	if code != 1 {
 		t.Fatalf("pathcover gate: exit %d, want 1\n%s", code, out)
 	}
