@@ -5,14 +5,12 @@ package rt
 import "unsafe"
 
 // recorderField returns the calling goroutine's WPP recorder, from the
-// field pppexec adds to the runtime's g in a -wpp build, and the
-// goroutine's id; the recorder may be one a goroutine that had the same g
-// before left there (its goid tells). pppexec compiles rt with the build
-// tag pathcover_rt, and, in a -wpp build, adds the functions these pull
-// to package runtime (toolexec/goroutine.go), which pushes them; a program
-// that calls no WPP function never refers to them, so builds without -wpp
-// link without them. The runtime of a build where pppexec could not add
-// the field returns nil and 0.
+// field pppexec adds to the runtime's g, and the goroutine's id; the
+// recorder may be one a goroutine that had the same g before left there
+// (its goid tells). pppexec compiles rt with the build tag pathcover_rt,
+// and adds the functions these pull to package runtime in every build
+// (toolexec/goroutine.go), which pushes them. The runtime of a build
+// where pppexec could not add the field returns nil and 0.
 //
 //go:linkname recorderField runtime.pathcoverRecorder
 func recorderField() (rec unsafe.Pointer, goid uint64)

@@ -349,8 +349,10 @@ func TestRuntimeCacheTampered(t *testing.T) {
 // standard library too) compiles none of the packages it does not
 // instrument, and the archives it gets from pppexec's compile cache are the
 // bytes that the compiler writes for the same build without the cache (in
-// an empty go cache). The configuration records whole program paths, so
-// the runtime compiled with its recorder field comes from the cache too.
+// an empty go cache). That holds whatever the two configurations record
+// (counts, flight rings, shards, whole program paths), since every build
+// patches the runtime alike: the runtime compiled with its recorder field
+// comes from the cache too.
 func TestCompileCacheSameBytes(t *testing.T) {
 	t.Parallel()
 	bin := pppexec(t)
@@ -382,6 +384,17 @@ func TestCompileCacheSameBytes(t *testing.T) {
 	if stored < 10 {
 		t.Fatalf("a cold build stored %d compiles in the cache", stored)
 	}
+	// Every other configuration, whatever it records, compiles only the
+	// instrumented package: the runtime is patched alike in all of them
+	// (goroutine.go), so the standard library is the same objects.
+	for _, config := range []string{"", "-flight=8", "-shard=p", "-deps", "-hot=64"} {
+		before := entries()
+		exports(goCache, config+" -o "+t.TempDir())
+		if added := entries() - before; added > 2 {
+			t.Errorf("a build with %q after one with -wpp stored %d more compiles; want only the instrumented package's (at most 2)", config, added)
+		}
+	}
+	stored = entries()
 	second := "-wpp -o " + t.TempDir()
 	cached := exports(goCache, second)
 	if added := entries() - stored; added > 2 {

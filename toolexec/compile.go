@@ -34,9 +34,10 @@ func (x *Exec) compile(args []string) int {
 	if importPath == "" {
 		importPath, _ = t.flag("p")
 	}
-	if x.Config.patchesRuntime() && importPath == "runtime" {
-		// Under the go commands pppexec runs itself too: they build
-		// what rt is compiled against, which must be this runtime.
+	if importPath == "runtime" {
+		// In every build, and under the go commands pppexec runs itself
+		// too: they build what rt is compiled against, which must be
+		// this runtime.
 		return x.compileRuntime(args, t)
 	}
 	if x.Config.Flight > 0 && strings.TrimSuffix(strings.Split(importPath, " ")[0], "_test") == apiPath && os.Getenv(nestedEnv) == "" {

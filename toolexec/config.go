@@ -160,13 +160,6 @@ func (c *Config) String() string {
 	return fmt.Sprintf("%+v pkgs=%q dir=%q strict=%v interesting=%s ippp=%s tests=%v profilekey=%q", o, c.Pkgs, c.Dir, c.Strict, interesting, sites, c.Tests, key)
 }
 
-// patchesRuntime reports whether the build compiles package runtime with
-// the field and functions that rt needs (goroutine.go): -wpp and -flight
-// builds, for the goroutines' records, and sharded builds, for the P's id.
-func (c *Config) patchesRuntime() bool {
-	return c.WPP || c.Flight > 0 || c.Shard == instrument.ShardPerP
-}
-
 // sites loads the profile of -ippp, once.
 func (c *Config) sites() (*profile.PathsRun, error) {
 	return c.sitesRun.load("ippp", c.Sites, c.Strict)

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pathcover/pathcover/toolexec/instrument"
 )
 
 // A -wpp build records each goroutine's events apart (rt/wpp.go), so rt
@@ -30,7 +32,17 @@ import (
 //     runtime pushes it), which rt pulls (rt/goroutine_wpp.go).
 //
 // The runtime's code is otherwise unchanged, and only programs that record
-// call the functions. The field is a pointer the garbage collector sees, so
+// call the functions (besides the calls of runtimeCalls, which return at
+// once in a program that keeps no rings).
+//
+// Every build compiles the runtime so, whatever it records: the patch is
+// the same bytes in every configuration (no flag of pppexec reaches it),
+// so the runtime, and with it every standard package, compiles to the
+// same objects in all of them, and pppexec's compile cache serves a
+// build of a new configuration the whole standard library
+// (compilecache.go). Only a program that records turns anything on, when
+// it runs: -flight's rings through pathcoverFlightHooks, -wpp's recorders
+// through the accessors. The field is a pointer the garbage collector sees, so
 // a goroutine's recorder lives as long as its g; a g outlives its goroutine
 // and is reused by a later one, which tells the recorder is not its own by
 // its goid. The names the functions read (getg, goid, parentGoid, and
@@ -57,7 +69,11 @@ import (
 //go:nosplit
 func pathcoverRecorder() (rec unsafe.Pointer, goid uint64) {
 	gp := getg()
-	return gp.pathcoverRecorder, gp.goid
+	rec = gp.pathcoverRecorder
+	if rec == unsafe.Pointer(&pathcoverNoRing) {
+		rec = nil // every g starts with it (pathcoverNewG): no recorder
+	}
+	return rec, gp.goid
 }
 
 // pathcoverSetRecorder sets the calling goroutine's pathcover recorder,
@@ -118,7 +134,7 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 		exithook.Add(exithook.Hook{F: pathcoverOnExit, RunOnFailure: true})
 		exithook.Add(exithook.Hook{F: pathcoverOnCleanExit})
 	}
-	if rings != nil && pathcoverGivesRings {
+	if rings != nil {
 		pathcoverGrowRings, pathcoverRings = grow, (*pathcoverRingFile)(rings)
 		pathcoverGiveRing(getg()) // the goroutine that starts the recorder: main's
 	}
@@ -132,15 +148,15 @@ func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid 
 var pathcoverNoRing [4 + 1<<20]uint64 // tag, goid, position, mask 0, the entries
 
 // pathcoverNewG, which runtimeCalls puts before malg's return, points
-// every new g of a -flight build at pathcoverNoRing, so that no goroutine
-// ever finds its field nil: PathcoverFlightRing, inlined into every
-// instrumented call, tests nothing. malg makes every g, those of threads
-// that cgo lends Go too; the main thread's g0 runs no Go code of the
-// program.
+// every new g at pathcoverNoRing, so that no goroutine of a -flight build
+// ever finds its field nil, not even those made before the recorder
+// started (the finalizers' goroutine, which os's init makes, runs the
+// program's code): PathcoverFlightRing, inlined into every instrumented
+// call, tests nothing. pathcoverRecorder says no recorder for it. malg
+// makes every g, those of threads that cgo lends Go too; the main thread's
+// g0 runs no Go code of the program.
 func pathcoverNewG(newg *g) {
-	if pathcoverGivesRings {
-		newg.pathcoverRecorder = unsafe.Pointer(&pathcoverNoRing)
-	}
+	newg.pathcoverRecorder = unsafe.Pointer(&pathcoverNoRing)
 }
 
 // pathcoverRingFile is rt's flightShared (rt/flight.go), field for field:
@@ -342,26 +358,30 @@ func PathcoverFlightRing() unsafe.Pointer { return unsafe.Pointer(&pathcoverNoRi
 func PathcoverProc() int { return 0 }
 ` + noKeyHasher
 
-// compileRuntime runs the compile of package runtime in a -wpp build, with
-// the recorder field and the goroutine accessor added; if that does not
-// compile, with the fallback, saying so once for the build.
+// compileRuntime runs the compile of package runtime, in every build,
+// with the recorder field, the goroutine accessor and the flight
+// recorder's calls added; if that does not compile, with the fallback.
+// What it compiles depends on the runtime's source alone, never on the
+// configuration (see above); only what it says does: a build that records
+// nothing that needs the runtime is told nothing, and -strict fails only
+// a build that does.
 func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
+	needs := x.Config.WPP || x.Config.Flight > 0 || x.Config.Shard == instrument.ShardPerP
 	dir := filepath.Join(t.objdir(), "pathcover")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		x.warnf("cannot add the goroutine accessor to the runtime: %v", err)
 		return run(args, x.Stderr)
 	}
 	name := filepath.Join(dir, "pathcover_goroutine.go")
-	accessor := goroutineAccessor + fmt.Sprintf("\nconst pathcoverGivesRings = %v\n", x.Config.Flight > 0)
-	if err := os.WriteFile(name, []byte(accessor), 0o666); err != nil {
+	if err := os.WriteFile(name, []byte(goroutineAccessor), 0o666); err != nil {
 		x.warnf("cannot add the goroutine accessor to the runtime: %v", err)
 		return run(args, x.Stderr)
 	}
 	var stderr bytes.Buffer
 	patched, missed, err := withRecorderField(args, dir)
-	if err == nil && x.Config.Flight > 0 && slices.ContainsFunc(missed, func(m string) bool { return strings.HasPrefix(m, "proc.go") }) {
-		// Goroutines would find no ring: the fallback gives them all one
-		// that nobody reads.
+	if err == nil && slices.ContainsFunc(missed, func(m string) bool { return strings.HasPrefix(m, "proc.go") }) {
+		// Goroutines of a -flight build would find no ring: the
+		// fallback gives them all one that nobody reads.
 		err = errors.New(strings.Join(missed, "\n"))
 	}
 	if err == nil {
@@ -373,15 +393,17 @@ func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
 		}
 		err = errors.New(firstLines(stderr.String(), 5))
 	}
-	if x.Config.Strict {
+	if x.Config.Strict && needs {
 		x.warnf("cannot add the goroutine accessor to this Go's runtime:\n%v", err)
 		return 1
 	}
-	x.sayOnce(t, "runtime-goroutine", fmt.Sprintf("this Go's runtime cannot tell rt its goroutines, so programs record no whole program paths and no flight:\n%v", err))
+	if needs {
+		x.sayOnce(t, "runtime-goroutine", fmt.Sprintf("this Go's runtime cannot tell rt its goroutines, so programs record no whole program paths and no flight, and count in one shard:\n%v", err))
+	}
 	if err := os.WriteFile(name, []byte(goroutineFallback), 0o666); err != nil {
 		return run(args, x.Stderr)
 	}
-	return run(append(args[:len(args):len(args)], name), x.Stderr)
+	return x.runCached(append(args[:len(args):len(args)], name), x.Stderr, compileKey)
 }
 
 // withRecorderField returns the compile command args with runtime2.go
@@ -390,8 +412,7 @@ func (x *Exec) compileRuntime(args []string, t *toolArgs) int {
 // functions (runtimeCalls), if they have the functions to call them from;
 // missed names those that do not: without panic.go's the flight recorder
 // cannot say which goroutine failed; without proc.go's it could give no
-// goroutine a ring, and compileRuntime takes the fallback. Whole program
-// paths lose nothing.
+// goroutine a ring, and compileRuntime takes the fallback.
 func withRecorderField(args []string, dir string) (out []string, missed []string, err error) {
 	t := &toolArgs{args: args[1:]}
 	out = slices.Clone(args)

@@ -91,10 +91,6 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 		}
 	}
 	h.Write(sourceHash())
-	// The package runtime of a -wpp or -flight build has a field more
-	// (goroutine.go), and -flight's gives goroutines rings, so rt
-	// compiled against one links with no other.
-	fmt.Fprintf(h, "runtime patched=%v rings=%v\n", x.Config.patchesRuntime(), x.Config.Flight > 0)
 	fmt.Fprintf(h, "layout %d\n", cacheLayout)
 	cache, err := x.cacheDir()
 	if err != nil {
@@ -109,8 +105,9 @@ func (x *Exec) runtime(tool string, c buildConfig) (*runtimeBuild, error) {
 
 // cacheLayout is the version of what a runtime's directory holds, part of
 // its key, so that pppexecs that write other layouts never share one.
-// Layout 2 added the SHA-256 sums, layout 3 the source's hash.
-const cacheLayout = 3
+// Layout 2 added the SHA-256 sums, layout 3 the source's hash, layout 4
+// dropped the runtime variants (every build patches it alike).
+const cacheLayout = 4
 
 // sumsFile, in a runtime's directory, holds the SHA-256 sums of its files,
 // as sha256sum prints them.
@@ -329,10 +326,9 @@ func (x *Exec) buildRuntime(cache, dir, compile, goos, goarch string, c buildCon
 	// Write the source for this GOOS and GOARCH.
 	ctx := build.Default
 	ctx.GOOS, ctx.GOARCH = goos, goarch
-	ctx.BuildTags = []string{"pathcover_rt"} // goroutine_wpp.go
-	if x.Config.patchesRuntime() {
-		ctx.BuildTags = append(ctx.BuildTags, "pathcover_patched") // ring_runtime.go
-	}
+	// goroutine_wpp.go and ring_runtime.go, which use what every build
+	// adds to package runtime (goroutine.go).
+	ctx.BuildTags = []string{"pathcover_rt"}
 	var files []string
 	entries, _ := fs.ReadDir(rt.Source, ".")
 	for _, e := range entries {
