@@ -5,11 +5,11 @@
 //
 //	go run ./bench [-quick] [-rounds n] [-benchtime d] [-run regexp] [-cold n]
 //	               [-parallel] [-cpu n]
-//	               [-pppflags flags] [-json file] [-md file] [-readme README.md]
+//	               [-pppflags flags] [-json file] [-md file] [-readme docs/performance.md]
 //	               [-work dir] [-list] [-v]
 //	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
-//	               [-md file] [-readme README.md] [-work dir]
-//	go run ./bench -builds [-run regexp] [-rounds n] [-json file] [-readme README.md]
+//	               [-md file] [-readme docs/performance.md] [-work dir]
+//	go run ./bench -builds [-run regexp] [-rounds n] [-json file] [-readme docs/performance.md]
 //
 // For each workload (a package of the standard library, of a module pinned
 // in workloads.go and fetched from the module proxy, or of this
@@ -42,8 +42,8 @@
 // Benchmarks run on one P (-test.cpu=1): parallel benchmarks on several
 // would time the cores' contention for shared counters (see run.go).
 // -parallel measures that apart: the workloads' RunParallel benchmarks
-// (workload.Parallel) at -test.cpu=2, into the README section
-// bench-parallel, with issue 19's targets for parallel code. -cpu sets
+// (workload.Parallel) at -test.cpu=2, into the section bench-parallel of
+// docs/performance.md, with the targets for parallel code. -cpu sets
 // the Ps: -parallel -cpu=1 times the same benchmarks on one, which tells
 // what running them in parallel adds.
 // Per mode it reports the median and the geometric mean of the figures,
@@ -64,8 +64,11 @@
 // results as JSON with -json (the Results type in results.go), and with
 // -readme the Markdown replaces what lies between the lines
 // "<!-- bench:begin -->" and "<!-- bench:end -->" of that file (with
-// -section NAME, "<!-- NAME:begin -->" and "<!-- NAME:end -->": the README
-// has a section bench-ippp for a run with -modes ppp,ippp).
+// -section NAME, "<!-- NAME:begin -->" and "<!-- NAME:end -->"). The
+// tables live in docs/performance.md, so the commands that fill them are
+// run from the repository root with -readme docs/performance.md: the page
+// has a section bench-ippp for a run with -modes ppp,ippp, and each
+// measurement below fills bench-NAME by default (bench-wpp for -wpp).
 //
 // -quick runs a few workloads for 3 short rounds and skips the cold builds,
 // to try a change in a few minutes; its figures are noisier.

@@ -21,7 +21,7 @@ func TestInfeasibleHarness(t *testing.T) {
 	t.Setenv("GOPROXY", "off") // only what the module cache has
 	work := t.TempDir()
 	jsonFile := filepath.Join(work, "infeasible.json")
-	readme := filepath.Join(work, "README.md")
+	readme := filepath.Join(work, "performance.md")
 	if err := os.WriteFile(readme, []byte("x\n<!-- bench-infeasible:begin -->\n<!-- bench-infeasible:end -->\ny\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +55,6 @@ func TestInfeasibleHarness(t *testing.T) {
 	}
 	md, _ := os.ReadFile(readme)
 	if !strings.Contains(string(md), "| github.com/pathcover/pathcover/example/expr |") {
-		t.Errorf("README section:\n%s", md)
+		t.Errorf("the page's section:\n%s", md)
 	}
 }

@@ -33,7 +33,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	coldRounds := fs.Int("coldrounds", 2, "`rounds` of cold builds")
 	jsonOut := fs.String("json", "", "also write the results as JSON to `file`")
 	mdOut := fs.String("md", "", "also write the Markdown to `file`")
-	readme := fs.String("readme", "", "replace the table between the bench markers of `file` (README.md)")
+	readme := fs.String("readme", "", "replace the table between the bench markers of `file` (docs/performance.md)")
 	section := fs.String("section", "bench", "with -readme, the `name` of the markers: <!-- name:begin --> and <!-- name:end -->")
 	work := fs.String("work", "", "work `dir`, kept (default: a temporary directory, removed)")
 	list := fs.Bool("list", false, "list the workloads and their benchmark patterns, and stop")
@@ -494,7 +494,8 @@ func writeResults(r interface{ Markdown() string }, stdout, stderr io.Writer, js
 }
 
 // writeOutputs writes a run's results r as JSON to jsonOut, its Markdown
-// md to mdOut, and md into section of the README readme, where given.
+// md to mdOut, and md into section of the page readme
+// (docs/performance.md), where given.
 func writeOutputs(r any, md, jsonOut, mdOut, readme, section string) error {
 	if jsonOut != "" {
 		data, err := json.MarshalIndent(r, "", "\t")
@@ -598,7 +599,8 @@ func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot bool) measureme
 	return ""
 }
 
-// section is the README section that a measurement fills by default.
+// section is the section of docs/performance.md that a measurement fills
+// by default.
 func (m measurement) section() string {
 	if m == "" {
 		return "bench"

@@ -321,7 +321,7 @@ func TestWPPHarness(t *testing.T) {
 	}
 	work := t.TempDir()
 	jsonFile := filepath.Join(work, "wpp.json")
-	readme := filepath.Join(work, "README.md")
+	readme := filepath.Join(work, "performance.md")
 	if err := os.WriteFile(readme, []byte("x\n<!-- bench-wpp:begin -->\n<!-- bench-wpp:end -->\ny\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestWPPHarness(t *testing.T) {
 	got, _ := os.ReadFile(readme)
 	for _, want := range []string{"Measured by `go run ./bench -wpp -run=\"example/expr$\"`", "| github.com/pathcover/pathcover/example/expr |", "\ny\n"} {
 		if !strings.Contains(string(got), want) {
-			t.Errorf("README lacks %q:\n%s", want, got)
+			t.Errorf("the page lacks %q:\n%s", want, got)
 		}
 	}
 
@@ -432,14 +432,14 @@ func BenchmarkGrammarTraces(b *testing.B) {
 }
 
 // TestWETHarness runs bench -wet on the example: its WET is measured, its
-// sizes add up and the README's section is written.
+// sizes add up and the page's section is written.
 func TestWETHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
 	work := t.TempDir()
 	jsonFile := filepath.Join(work, "wet.json")
-	readme := filepath.Join(work, "README.md")
+	readme := filepath.Join(work, "performance.md")
 	if err := os.WriteFile(readme, []byte("x\n<!-- bench-wet:begin -->\n<!-- bench-wet:end -->\ny\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -466,19 +466,19 @@ func TestWETHarness(t *testing.T) {
 	}
 	md, _ := os.ReadFile(readme)
 	if !strings.Contains(string(md), "| github.com/pathcover/pathcover/example/expr |") {
-		t.Errorf("README section:\n%s", md)
+		t.Errorf("the page's section:\n%s", md)
 	}
 }
 
 // TestSliceHarness runs -slice on the example: every criterion sliced by
-// the three graphs, none differing, and the README section written.
+// the three graphs, none differing, and the page's section written.
 func TestSliceHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
 	work := t.TempDir()
 	jsonFile := filepath.Join(work, "slice.json")
-	readme := filepath.Join(work, "README.md")
+	readme := filepath.Join(work, "performance.md")
 	if err := os.WriteFile(readme, []byte("x\n<!-- bench-slice:begin -->\n<!-- bench-slice:end -->\ny\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -504,6 +504,6 @@ func TestSliceHarness(t *testing.T) {
 	}
 	md, _ := os.ReadFile(readme)
 	if !strings.Contains(string(md), "| github.com/pathcover/pathcover/example/expr |") {
-		t.Errorf("README section:\n%s", md)
+		t.Errorf("the page's section:\n%s", md)
 	}
 }

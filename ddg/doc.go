@@ -92,7 +92,7 @@
 //     OPT-2a (node specialisation) are not built: every dependence through
 //     memory is labelled. They would need an alias analysis that defuse
 //     does not do; and on Go code the labels are a small part of OPT (see
-//     the README's table).
+//     the slicing table of docs/performance.md).
 //   - Shortcuts are not built as edges: a slice lists every execution in
 //     it (Slice.Steps), so a chain of inferred edges cannot be skipped
 //     without changing what it lists. The cache of replayed calls has

@@ -37,8 +37,8 @@
 // (compilecache.go, vetcache.go), but the go command still runs every
 // action (each hit a few milliseconds), and the assembler and cgo again.
 // With -profilekey=gcflags it is in the instrumented packages' -gcflags,
-// and the go command's own cache serves everything else (README, "Builds
-// after a new profile").
+// and the go command's own cache serves everything else (docs/performance.md,
+// "Builds after a new profile").
 //
 // A file of the profile that cannot be read (a counter file that a test
 // killed at start left empty) is skipped, as the reports skip it, and the

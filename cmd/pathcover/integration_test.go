@@ -74,7 +74,8 @@ func main() {
 }
 `
 
-// TestIntegrationRun follows the README's integration workflow: the unit
+// TestIntegrationRun follows the integration workflow of docs/reference.md
+// (Integration runs): the unit
 // tests' profile (pathcover test), then two builds of a server with
 // pppexec, each driven over HTTP and killed, their profiles in their own
 // directories; the second build changed one function. The reports of the

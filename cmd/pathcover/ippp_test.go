@@ -37,8 +37,8 @@ func Classify(x int, strict bool) string {
 }
 `
 
-// TestInterproceduralWorkflow runs the interprocedural workflow of the
-// README: pathcover test finds the call sites, pathcover test -ippp counts
+// TestInterproceduralWorkflow runs the interprocedural workflow of
+// docs/interprocedural.md: pathcover test finds the call sites, pathcover test -ippp counts
 // the segments through them, pathcover report -interprocedural and
 // pathcover paths show them, and a PPP build over the segments reports the
 // field's untested segments with pathcover residual.

@@ -39,7 +39,7 @@ func Twice(x int) int {
 }
 `
 
-// TestPPPWorkflow runs the PPP workflow of the README on a small module:
+// TestPPPWorkflow runs the PPP workflow of docs/ppp.md on a small module:
 // pathcover test profiles the tests; a PPP build made with that profile runs
 // the field program; pathcover residual lists the field paths that the
 // tests never ran; and the gate judges the tests' profile, from the CLI

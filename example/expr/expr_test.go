@@ -33,7 +33,8 @@ func TestErrors(t *testing.T) {
 }
 
 // benchExprs are typical inputs, for the benchmarks that measure profiling
-// overhead (pathcover's README compares Ball-Larus and PPP builds on them).
+// overhead (pathcover's docs/performance.md compares Ball-Larus and PPP
+// builds on them).
 var benchExprs = []string{
 	"1 + 2 * 3",
 	"(1 + 2) * 3 - 4 / 5",
