@@ -140,15 +140,15 @@ func TestIssue19Targets(t *testing.T) {
 		met            bool
 	}{
 		// Medians: count 1.35, bl 1.6, ppp 1.025, ippp 1.15.
-		{"Ball-Larus overhead, median (issue 19)", "+60.0% against +35.0%", false},
-		{"PPP overhead, median (issue 19)", "+2.5% against +35.0%", true},
-		{"Ball-Larus overhead, geomean (issue 19)", "+54.9% against +34.2%", false}, // √2.4, √1.8
-		{"PPP overhead, geomean (issue 19)", "+2.5% against +34.2%", true},
-		{"Ball-Larus's largest lead over -covermode=count, one benchmark (issue 19)", "+80.0 points (w b)", false},
-		{"PPP's largest lead over -covermode=count, one benchmark (issue 19)", "-20.0 points (w b)", true},
-		{"IPPP overhead, median (issue 19)", "+15.0% against +2.5% (6.0×)", false},
-		{"IPPP overhead, geomean (issue 19)", "+14.0% against +2.5% (5.7×)", false}, // √1.3−1 = 0.1402, √1.05−1 = 0.0247
-		{"IPPP binary size over plain, largest (issue 19)", "1.26×", false},
+		{"Ball-Larus overhead, median", "+60.0% against +35.0%", false},
+		{"PPP overhead, median", "+2.5% against +35.0%", true},
+		{"Ball-Larus overhead, geomean", "+54.9% against +34.2%", false}, // √2.4, √1.8
+		{"PPP overhead, geomean", "+2.5% against +34.2%", true},
+		{"Ball-Larus's largest lead over -covermode=count, one benchmark", "+80.0 points (w b)", false},
+		{"PPP's largest lead over -covermode=count, one benchmark", "-20.0 points (w b)", true},
+		{"IPPP overhead, median", "+15.0% against +2.5% (6.0×)", false},
+		{"IPPP overhead, geomean", "+14.0% against +2.5% (5.7×)", false}, // √1.3−1 = 0.1402, √1.05−1 = 0.0247
+		{"IPPP binary size over plain, largest", "1.26×", false},
 	} {
 		g, ok := got[w.name]
 		if !ok || g.Measured != w.measured || g.Met != w.met {

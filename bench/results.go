@@ -298,7 +298,7 @@ func (r *results) targets() []targetResult {
 	}
 	r.serialTargets(chosen, add)
 	if w, ok := r.mode("wpp"); ok || chosen("wpp") {
-		add("whole program paths (wpp) overhead, median (issue 16)", "≤ +100% (2× plain)", ok, pct(w.MedianOverhead), w.MedianOverhead <= 1)
+		add("whole program paths (wpp) overhead, median", "≤ +100% (2× plain)", ok, pct(w.MedianOverhead), w.MedianOverhead <= 1)
 	}
 	r.productionTargets(chosen, add)
 	return ts
@@ -316,12 +316,12 @@ func (r *results) serialTargets(chosen func(...string) bool, add func(name, goal
 		}
 		s, ok := r.mode(m.mode)
 		against := func(x, y float64) string { return pct(x) + " against " + pct(y) }
-		add(m.name+" overhead, median (issue 19)", "≤ ½ of -covermode=count's", ok && okCount,
+		add(m.name+" overhead, median", "≤ ½ of -covermode=count's", ok && okCount,
 			against(s.MedianOverhead, count.MedianOverhead), s.MedianOverhead <= count.MedianOverhead/2)
-		add(m.name+" overhead, geomean (issue 19)", "≤ -covermode=count's", ok && okCount,
+		add(m.name+" overhead, geomean", "≤ -covermode=count's", ok && okCount,
 			against(s.GeomeanOverhead, count.GeomeanOverhead), s.GeomeanOverhead <= count.GeomeanOverhead)
 		lead, where := r.largestLead(m.mode, "count")
-		add(m.name+"'s largest lead over -covermode=count, one benchmark (issue 19)", "≤ 25 points", where != "",
+		add(m.name+"'s largest lead over -covermode=count, one benchmark", "≤ 25 points", where != "",
 			fmt.Sprintf("%+.1f points (%s)", 100*lead, where), lead <= 0.25)
 	}
 	if !chosen("ippp") || !chosen("ppp") {
@@ -329,13 +329,13 @@ func (r *results) serialTargets(chosen func(...string) bool, add func(name, goal
 	}
 	ippp, okIPPP := r.mode("ippp")
 	ppp, okPPP := r.mode("ppp")
-	add("IPPP overhead, median (issue 19)", "≤ 1.3× PPP's", okIPPP && okPPP,
+	add("IPPP overhead, median", "≤ 1.3× PPP's", okIPPP && okPPP,
 		fmt.Sprintf("%s against %s (%.1f×)", pct(ippp.MedianOverhead), pct(ppp.MedianOverhead), ippp.MedianOverhead/ppp.MedianOverhead),
 		ippp.MedianOverhead <= 1.3*ppp.MedianOverhead)
-	add("IPPP overhead, geomean (issue 19)", "≤ 1.5× PPP's", okIPPP && okPPP,
+	add("IPPP overhead, geomean", "≤ 1.5× PPP's", okIPPP && okPPP,
 		fmt.Sprintf("%s against %s (%.1f×)", pct(ippp.GeomeanOverhead), pct(ppp.GeomeanOverhead), ippp.GeomeanOverhead/ppp.GeomeanOverhead),
 		ippp.GeomeanOverhead <= 1.5*ppp.GeomeanOverhead)
-	add("IPPP binary size over plain, largest (issue 19)", "≤ 1.25×", ippp.MaxSizeRatio > 0,
+	add("IPPP binary size over plain, largest", "≤ 1.25×", ippp.MaxSizeRatio > 0,
 		fmt.Sprintf("%.2f×", ippp.MaxSizeRatio), ippp.MaxSizeRatio <= 1.25)
 }
 
@@ -384,14 +384,14 @@ func (r *results) parallelTargets(chosen func(...string) bool, add func(name, go
 // against hash tables for the same functions.
 func (r *results) productionTargets(chosen func(...string) bool, add func(name, goal string, have bool, measured string, met bool)) {
 	if f, ok := r.mode("flight"); ok || chosen("flight") {
-		add("flight recorder overhead, median (issue 21)", "≤ +5%", ok, pct(f.MedianOverhead), f.MedianOverhead <= 0.05)
+		add("flight recorder overhead, median", "≤ +5%", ok, pct(f.MedianOverhead), f.MedianOverhead <= 0.05)
 	}
 	ht, ok := r.mode("hot")
 	if !ok && !chosen("hot") {
 		return
 	}
 	bl, okBL := r.mode("bl")
-	add("hot path tables' overhead, median, against Ball-Larus arrays (issue 21)", "≤ bl's", ok && okBL, pct(ht.MedianOverhead)+" vs "+pct(bl.MedianOverhead), ht.MedianOverhead <= bl.MedianOverhead)
+	add("hot path tables' overhead, median, against Ball-Larus arrays", "≤ bl's", ok && okBL, pct(ht.MedianOverhead)+" vs "+pct(bl.MedianOverhead), ht.MedianOverhead <= bl.MedianOverhead)
 	if hs, okHash := r.mode("hash"); okHash {
 		add("hot path tables' overhead, median, against hash tables for the same functions", "≤ hash's", ok, pct(ht.MedianOverhead)+" vs "+pct(hs.MedianOverhead), ht.MedianOverhead <= hs.MedianOverhead)
 	}

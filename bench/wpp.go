@@ -856,7 +856,7 @@ func (r *wppResults) Markdown() string {
 		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s | %s | %.1f× | %s | %.2f× | %.1f s | %.1f s |\n", w.Workload, limit, count(w.Events),
 			byteSize(w.RawBytes), byteSize(w.RawFileBytes), byteSize(w.TWPPBytes), parts, f, byteSize(w.SequiturBytes), s, w.CompactSeconds, w.SequiturSeconds)
 	}
-	fmt.Fprintf(&b, "\nraw WPP is the bytes of the events (the chunks' payloads), .wpp files the files with their unused space; TWPP is profile.twpp (wpp.CompactDir), its traces the functions' sections and its calls the call graph's section, as stored; Sequitur the grammar files of bench/wpp.go. Median over workloads: raw / TWPP %.1f× (the paper: 7 to 64×), TWPP / Sequitur %.2f× (the paper: Sequitur 3.92× smaller on average; the issue's aim: at most 2×).\n\n",
+	fmt.Fprintf(&b, "\nraw WPP is the bytes of the events (the chunks' payloads), .wpp files the files with their unused space; TWPP is profile.twpp (wpp.CompactDir), its traces the functions' sections and its calls the call graph's section, as stored; Sequitur the grammar files of bench/wpp.go. Median over workloads: raw / TWPP %.1f× (the paper: 7 to 64×), TWPP / Sequitur %.2f× (the paper: Sequitur 3.92× smaller on average; the aim: at most 2×).\n\n",
 		median(factors), median(seqRatios))
 
 	b.WriteString("| workload | functions timed | raw scan | TWPP | Sequitur, read + process = total | raw / TWPP | Sequitur / TWPP |\n|---|---:|---:|---:|---:|---:|---:|\n")
