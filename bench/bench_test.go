@@ -402,3 +402,25 @@ func TestBuildsMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchMarkdown: the mode-switch table has a row per step with each
+// round's seconds, the ratio of the medians, and the totals.
+func TestSwitchMarkdown(t *testing.T) {
+	r := &switchResults{Date: "2026-11-28", Machine: "m", GoVersion: "go1.26.8", Rounds: 2, Base: "aaa", Head: "bbb",
+		Selection: []string{"-switch", "-base=aaa"}, Steps: []string{"first", "-wpp"},
+		Seconds: map[string]map[string][]float64{
+			"base": {"first": {100, 120}, "-wpp": {60, 80}},
+			"head": {"first": {90, 110}, "-wpp": {10, 20}},
+		}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"`go run ./bench -switch -base=aaa` on 2026-11-28",
+		"| first | 100.0, 120.0 | 90.0, 110.0 | 0.91× |",
+		"| -wpp | 60.0, 80.0 | 10.0, 20.0 | 0.21× |",
+		"| all steps, medians | 180.0 | 115.0 | 0.64× |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+}

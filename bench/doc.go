@@ -10,6 +10,7 @@
 //	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
 //	               [-md file] [-readme docs/performance.md] [-work dir]
 //	go run ./bench -builds [-run regexp] [-rounds n] [-json file] [-readme docs/performance.md]
+//	go run ./bench -switch [-base rev] [-rounds n] [-json file] [-readme docs/performance.md]
 //
 // For each workload (a package of the standard library, of a module pinned
 // in workloads.go and fetched from the module proxy, or of this
@@ -88,4 +89,12 @@
 // after an edit of the package, plain against PPP with a new tests'
 // profile, which changes pppexec's tool ID and so every action ID of the
 // go command; -readme fills the section bench-builds.
+//
+// With -switch, bench times what a user meets trying the modes one after
+// another (switch.go): the first `pathcover test ./example/...` from empty
+// caches, then -wpp, -deps, -wet, -shard, -tests=false, -ippp and a -flight
+// build, each with the caches the ones before left, in -rounds rounds (2
+// by default); with -base REV, pathcover built at that git revision too,
+// in alternate order, for a before and after; -readme fills the section
+// bench-switch.
 package main

@@ -50,6 +50,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	vetMode := fs.Bool("vet", false, "time the vet tool against stock go vet on std instead (bench/vet.go), -rounds interleaved rounds (default 3)")
 	hotMode := fs.Bool("hot", false, "measure hot path tables against exact counts instead (bench/hot.go): on the workloads' tests, the overlap of the 100 hottest paths, the tables' size, and how close the estimates are")
 	infeasibleMode := fs.Bool("infeasible", false, "measure the paths proved infeasible instead (bench/infeasible.go): on the workloads' tests, how many paths and untested paths, and the analysis time")
+	switchMode := fs.Bool("switch", false, "measure mode switches instead (bench/switch.go): a user's first pathcover test of the example module from empty caches, then each other mode in turn")
+	base := fs.String("base", "", "with -switch: also measure pathcover built at git `revision` (before), in alternate order with the working tree's (after)")
 	wppFuncs := fs.Int("wppfuncs", 0, "with -wpp, time the extraction of at most `n` functions per workload, evenly spaced (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./bench [flags]\n\nbench measures path profiling overhead against go test -cover; see its package doc.\n\n")
@@ -64,7 +66,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -149,6 +151,11 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		return h.runHot(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "infeasible":
 		return h.runInfeasible(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "switch":
+		if !set["rounds"] {
+			*rounds = 2
+		}
+		return h.runSwitch(set, *base, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "vet":
 		if !set["rounds"] {
 			*rounds = 3
@@ -579,8 +586,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot, modeSwitch bool) measurement {
 	switch {
+	case modeSwitch:
+		return "switch"
 	case hot:
 		return "hot"
 	case vet:
@@ -625,6 +634,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderInfeasible
 	case "vet":
 		return renderVet
+	case "switch":
+		return renderSwitch
 	}
 	return render
 }
