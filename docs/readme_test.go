@@ -1,6 +1,8 @@
-package main_test
+package docs_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -38,10 +40,10 @@ const installLine = "go install github.com/pathcover/pathcover/cmd/...@latest"
 // setupLine must be the first command of the README's Set-up section.
 const setupLine = "go run ./cmd/pathcover test ./example/..."
 
-// repoRoot returns the repository's root, two levels above cmd/pathcover.
+// repoRoot returns the repository's root, above docs.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,8 +203,7 @@ func TestREADMEInstall(t *testing.T) {
 		t.Fatalf("the README's Install section does not begin with %q: %q", installLine, lines)
 	}
 
-	const version = "v0.0.1-readmetest"
-	proxy := moduleProxy(t, root, version)
+	proxy, version := moduleProxy(t, root)
 	goproxy, err := exec.Command("go", "env", "GOPROXY").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -227,10 +228,12 @@ func TestREADMEInstall(t *testing.T) {
 		// no network.
 		"GOSUMDB=off",
 		"GOPRIVATE=", "GONOPROXY=", "GOWORK=off",
-		// A module cache of the test's own, so that the version is
-		// never served from an earlier run's copy; writable, so that
-		// the test can remove it.
-		"GOMODCACHE="+filepath.Join(tmp, "modcache"),
+		// A module cache of the tests' own, writable so that they can
+		// remove from it, where the dependencies stay from run to run
+		// (so that their objects in the build cache, keyed by their
+		// directories, do too); the version names the tree's content,
+		// so it is never an earlier tree's copy.
+		"GOMODCACHE="+installModCache(t),
 		"GOFLAGS="+strings.TrimSpace(strings.TrimSpace(string(goflags))+" -modcacherw"),
 	)
 	runLines(t, t.TempDir(), env, []string{installLine})
@@ -248,22 +251,61 @@ func TestREADMEInstall(t *testing.T) {
 	}
 }
 
+// installModCache returns the module cache of TestREADMEInstall: in the
+// user's cache directory (a temporary one without), with the versions of
+// this module that earlier runs left removed.
+func installModCache(t *testing.T) string {
+	t.Helper()
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return t.TempDir()
+	}
+	dir := filepath.Join(base, "pathcover-test", "modcache")
+	stale, _ := filepath.Glob(filepath.Join(dir, "github.com", "pathcover", "pathcover@*"))
+	downloads, _ := filepath.Glob(filepath.Join(dir, "cache", "download", "github.com", "pathcover", "pathcover", "@v", "*"))
+	for _, name := range append(stale, downloads...) {
+		if err := os.RemoveAll(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // moduleProxy writes a module proxy directory (for GOPROXY=file://DIR) that
-// holds the module at root at version: its @v/list, .info, .mod and .zip,
-// the zip made from the working tree as go mod would make it from a
-// repository (no VCS files, no nested modules).
-func moduleProxy(t *testing.T, root, version string) string {
+// holds the module at root, and returns it and the module's version there,
+// made up from a hash of the files: its @v/list, .info, .mod and .zip, the
+// zip made from the working tree as go mod would make it from a repository
+// (no VCS files, no nested modules).
+func moduleProxy(t *testing.T, root string) (dir, version string) {
 	t.Helper()
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	files, err := moduleFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\n", f.Path())
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	version = "v0.0.1-readmetest." + hex.EncodeToString(h.Sum(nil))[:12]
 	mv := modversion.Version{Path: modfile.ModulePath(gomod), Version: version}
 	escaped, err := modversion.EscapePath(mv.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	vdir := filepath.Join(dir, filepath.FromSlash(escaped), "@v")
 	if err := os.MkdirAll(vdir, 0o777); err != nil {
 		t.Fatal(err)
@@ -277,10 +319,6 @@ func moduleProxy(t *testing.T, root, version string) string {
 			t.Fatal(err)
 		}
 	}
-	files, err := moduleFiles(root)
-	if err != nil {
-		t.Fatal(err)
-	}
 	f, err := os.Create(filepath.Join(vdir, version+".zip"))
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +330,7 @@ func moduleProxy(t *testing.T, root, version string) string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return dir, version
 }
 
 // moduleFiles lists the regular files of the module rooted at root, but
