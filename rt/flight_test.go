@@ -324,7 +324,7 @@ func TestFlightInlined(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds rt")
 	}
-	out, err := exec.Command("go", "build", "-tags", "pathcover_rt", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "pathcover_rt,pathcover_stockruntime", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

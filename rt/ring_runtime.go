@@ -1,4 +1,4 @@
-//go:build pathcover_rt
+//go:build pathcover_rt && !pathcover_stockruntime
 
 package rt
 

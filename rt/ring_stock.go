@@ -1,0 +1,12 @@
+//go:build pathcover_rt && pathcover_stockruntime
+
+package rt
+
+// Ring and proc against the stock runtime, which has no ring to give:
+// rt's own tests build rt so (go build -tags
+// pathcover_rt,pathcover_stockruntime) to see what the compiler inlines.
+// pppexec never sets the tag: it patches the runtime in every build
+// (toolexec/goroutine.go), and compiles ring_runtime.go against it.
+func Ring() *FlightRing { return &flightNowhere.FlightRing }
+
+func proc() int { return 0 }
