@@ -31,8 +31,14 @@ import (
 // the whole standard library too, although those packages compile to the
 // same bytes. pppexec's cache is keyed by what the compiler reads instead:
 //
-//   - the compiler (its -V=full line, path, size and modification time) and
-//     the working directory;
+//   - the compiler (its -V=full line, path, size and modification time),
+//     and the working directory only where an argument names a file
+//     relative to it: the go command runs every compile in its own working
+//     directory, and gives the compiler absolute file names, and its own
+//     cache leaves that directory out of every action ID (cmd/go's
+//     buildActionID) because the compiler writes nothing that depends on
+//     it; a key with it would miss for every module a user tests, the
+//     standard library's compiles too;
 //   - the environment that the compiler reads: every GO* variable but those
 //     that only the go command reads (goCommandOnlyEnv);
 //   - every argument, with the go command's work directory ($WORK/bNNN,
@@ -77,7 +83,7 @@ import (
 
 const (
 	compileCacheEnv     = "PATHCOVERCOMPILECACHE"
-	compileCacheVersion = "pathcover compile cache 1"
+	compileCacheVersion = "pathcover compile cache 2"
 	trimAge             = 5 * 24 * time.Hour
 	trimInterval        = 24 * time.Hour
 	touchInterval       = time.Hour
@@ -157,9 +163,10 @@ func (x *Exec) runCached(args []string, stderr io.Writer, keyOf keyFunc) int {
 }
 
 // toolHash starts the hash of a tool command that writes into the go
-// command's action directory objdir: the tool, the working directory and
-// the environment. It returns false if the tool cannot be found.
-func toolHash(tool, version string) (hash.Hash, bool) {
+// command's action directory objdir: the tool, the working directory if
+// withDir, and the environment. It returns false if the tool cannot be
+// found.
+func toolHash(tool, version string, withDir bool) (hash.Hash, bool) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", compileCacheVersion, version)
 	info, err := os.Stat(tool)
@@ -167,11 +174,13 @@ func toolHash(tool, version string) (hash.Hash, bool) {
 		return nil, false
 	}
 	fmt.Fprintf(h, "tool %s %d %d\n", tool, info.Size(), info.ModTime().UnixNano())
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, false
+	if withDir {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, false
+		}
+		fmt.Fprintf(h, "dir %s\n", wd)
 	}
-	fmt.Fprintf(h, "dir %s\n", wd)
 	env := os.Environ()
 	slices.Sort(env)
 	for _, kv := range env {
@@ -218,7 +227,7 @@ func compileKey(args []string, version string) (toolKey, bool) {
 	if !ok {
 		return k, false
 	}
-	h, ok := toolHash(args[0], version)
+	h, ok := toolHash(args[0], version, relativeFiles(t.args))
 	if !ok {
 		return k, false
 	}
@@ -267,6 +276,24 @@ func compileKey(args []string, version string) (toolKey, bool) {
 	return k, true
 }
 
+// relativeFiles reports whether an argument, or a flag's value, names a
+// file or directory by a path relative to the working directory, which
+// then is part of what the command reads.
+func relativeFiles(args []string) bool {
+	for _, a := range args {
+		_, value, hasValue := flagParts(a)
+		for _, s := range []string{a, value} {
+			if s == "" || s == a && hasValue || filepath.IsAbs(s) {
+				continue
+			}
+			if _, err := os.Stat(s); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // actionDir is the name of a go command's action directory in $WORK.
 var actionDir = regexp.MustCompile(`^b[0-9]+$`)
 
@@ -302,15 +329,22 @@ func onlyCheckptr(v string) bool {
 	return true
 }
 
-// hashIfFile adds the content of s to h if s names a regular file; it
-// returns false if s names something else that exists (a directory), or
-// is in $WORK and does not exist (an output that the cache would not
-// restore).
+// hashIfFile adds the content of s to h if s names a regular file (a
+// relative name, from the working directory, which the key then covers:
+// relativeFiles); it returns false if s is an absolute name of something
+// else that exists (a directory), or is in $WORK and does not exist (an
+// output that the cache would not restore).
 func hashIfFile(h hash.Hash, s, work string) bool {
-	if !filepath.IsAbs(s) {
+	if s == "" {
 		return true
 	}
 	info, err := os.Stat(s)
+	if !filepath.IsAbs(s) {
+		if err != nil || !info.Mode().IsRegular() {
+			return true // a word, not a file: hashed as one
+		}
+		return hashFile(h, s)
+	}
 	if err != nil {
 		return !strings.HasPrefix(s, work+string(filepath.Separator))
 	}

@@ -205,6 +205,45 @@ func TestCompileCacheMisses(t *testing.T) {
 	}
 }
 
+// TestCompileCacheWorkingDirectory: the go command runs every compile in
+// its own working directory, with absolute file names, so a compile from
+// another directory hits; a compile that names a file relative to the
+// working directory reads that directory's file, and misses when it
+// differs.
+func TestCompileCacheWorkingDirectory(t *testing.T) {
+	f := newCompileFixture(t)
+	a, b := t.TempDir(), t.TempDir()
+	t.Chdir(a)
+	f.compile(id1)
+	t.Chdir(b)
+	f.compile(id2)
+	if f.runs() != 1 {
+		t.Errorf("a compile of absolute names from another directory ran the compiler (%d runs)", f.runs())
+	}
+
+	write(t, filepath.Join(a, "q.go"), "package p // a's\n", 0o644)
+	write(t, filepath.Join(b, "q.go"), "package p // b's\n", 0o644)
+	for _, c := range []struct {
+		dir, want string
+		runs      int
+	}{
+		{a, "a's", 2},
+		{b, "b's", 3},
+		{a, "a's", 3}, // a hit
+	} {
+		t.Chdir(c.dir)
+		got, _ := f.compile(id3, "q.go")
+		if f.runs() != c.runs || !strings.Contains(got, c.want) {
+			t.Errorf("q.go from %s: %d runs, want %d; wrote %q, want %s", c.dir, f.runs(), c.runs, got, c.want)
+		}
+	}
+	write(t, filepath.Join(a, "q.go"), "package p // a's, changed\n", 0o644)
+	t.Chdir(a)
+	if got, _ := f.compile(id1, "q.go"); f.runs() != 4 || !strings.Contains(got, "changed") {
+		t.Errorf("after q.go changed: %d runs, wrote %q", f.runs(), got)
+	}
+}
+
 // TestCompileCacheRefuses: compiles that write more than the cache keeps,
 // print something, or read what it does not hash always run.
 func TestCompileCacheRefuses(t *testing.T) {

@@ -78,7 +78,7 @@ func vetKey(args []string, version string) (toolKey, bool) {
 		k.outputs["s"] = cfg.Stdout
 		k.optional = map[string]bool{"s": true}
 	}
-	h, ok := toolHash(args[0], version)
+	h, ok := toolHash(args[0], version, true) // vet prints positions, some relative to it
 	if !ok {
 		return k, false
 	}
