@@ -40,7 +40,8 @@ import (
 //     it; a key with it would miss for every module a user tests, the
 //     standard library's compiles too;
 //   - the environment that the compiler reads: every GO* variable but those
-//     that only the go command reads (goCommandOnlyEnv);
+//     that only the go command reads or that only tune the compiler's own
+//     process (outputEnvIgnored);
 //   - every argument, with the go command's work directory ($WORK/bNNN,
 //     which differs in every run) written as $WORK/b, and, for each argument
 //     (or flag value) that names a regular file, its content's hash: the Go
@@ -89,13 +90,18 @@ const (
 	touchInterval       = time.Hour
 )
 
-// goCommandOnlyEnv are GO* variables that the compiler does not read: a
-// build that changes them can still reuse its compiles.
-var goCommandOnlyEnv = map[string]bool{
+// outputEnvIgnored are GO* variables that do not change what the compiler
+// writes: those that only the go command reads, and those that only tune
+// the runtime of the compiler's own process (how many threads it runs,
+// when it collects garbage, what it prints if it crashes). A build that
+// changes them can still reuse its compiles: tests run go test with
+// GOMAXPROCS set for the test binary, which its compiles inherit.
+var outputEnvIgnored = map[string]bool{
 	"GOFLAGS": true, "GOCACHE": true, "GOMODCACHE": true, "GOPATH": true, "GOPROXY": true,
 	"GOSUMDB": true, "GONOSUMDB": true, "GONOPROXY": true, "GOPRIVATE": true, "GOINSECURE": true,
 	"GOTOOLCHAIN": true, "GOENV": true, "GOWORK": true, "GOMOD": true, "GOTELEMETRY": true,
 	"GOTELEMETRYDIR": true, "GOCACHEPROG": true, "GOVCS": true, "GOAUTH": true,
+	"GOMAXPROCS": true, "GOGC": true, "GOMEMLIMIT": true, "GOTRACEBACK": true,
 }
 
 // writingFlags are compiler flags that make it write files besides its
@@ -185,7 +191,7 @@ func toolHash(tool, version string, withDir bool) (hash.Hash, bool) {
 	slices.Sort(env)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GO") && !goCommandOnlyEnv[name] || name == "TOOLEXEC_IMPORTPATH" {
+		if strings.HasPrefix(name, "GO") && !outputEnvIgnored[name] || name == "TOOLEXEC_IMPORTPATH" {
 			fmt.Fprintf(h, "env %s\n", kv)
 		}
 	}

@@ -159,11 +159,14 @@ func TestCompileCacheReuses(t *testing.T) {
 	if f.runs() != 1 {
 		t.Errorf("a dependency with the same content ID ran the compiler (%d runs)", f.runs())
 	}
-	// A go-command-only variable changes nothing.
-	t.Setenv("GOFLAGS", "-toolexec=something-else")
-	f.compile(id3)
-	if f.runs() != 1 {
-		t.Errorf("another GOFLAGS ran the compiler (%d runs)", f.runs())
+	// A go-command-only variable changes nothing, nor does one that only
+	// tunes the compiler's process.
+	for _, kv := range [][2]string{{"GOFLAGS", "-toolexec=something-else"}, {"GOMAXPROCS", "4"}, {"GOGC", "50"}, {"GOTRACEBACK", "crash"}} {
+		t.Setenv(kv[0], kv[1])
+		f.compile(id3)
+		if f.runs() != 1 {
+			t.Errorf("another %s ran the compiler (%d runs)", kv[0], f.runs())
+		}
 	}
 }
 
