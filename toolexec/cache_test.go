@@ -348,8 +348,8 @@ func TestRuntimeCacheTampered(t *testing.T) {
 // another (which misses the go command's cache for every package, the
 // standard library too) compiles none of the packages it does not
 // instrument, and the archives it gets from pppexec's compile cache are the
-// bytes that the compiler writes for the same build without the cache (in
-// an empty go cache). That holds whatever the two configurations record
+// bytes that the compiler writes for the same build without the cache (go
+// list -a, in an empty go cache). That holds whatever the two configurations record
 // (counts, flight rings, shards, whole program paths), since every build
 // patches the runtime alike: the runtime compiled with its recorder field
 // comes from the cache too.
@@ -410,24 +410,10 @@ func TestCompileCacheSameBytes(t *testing.T) {
 	if added := entries() - stored; added > 2 {
 		t.Errorf("a build of another module in another configuration stored %d more compiles; want only the instrumented package's (at most 2)", added)
 	}
-	compiled := exportsIn(mod2, t.TempDir(), second, "PATHCOVERCOMPILECACHE=off")
-	if len(cached) != len(compiled) || cached["runtime"] == "" {
-		t.Fatalf("%d packages with the cache, %d without; runtime %q", len(cached), len(compiled), cached["runtime"])
-	}
-	same := 0
-	for path, file := range cached {
-		a, b := readFile(t, file), readFile(t, compiled[path])
-		if a != b {
-			t.Errorf("%s: the cache's archive (%d bytes) is not the compiler's (%d bytes)", path, len(a), len(b))
-			continue
-		}
-		same++
-	}
-	t.Logf("%d archives the same, %d compiles stored", same, stored)
-
-	// go list -a rebuilds every package: pppexec leaves its cache alone
-	// then. A hit marks an entry used (its index's time) when the mark is
-	// older than an hour: with -a none is, without it they all are.
+	// What the compiler writes, from go list -a, which rebuilds every
+	// package: pppexec leaves its cache alone then. A hit marks an entry
+	// used (its index's time) when the mark is older than an hour: with
+	// -a none is, without it they all are.
 	indexes, _ := filepath.Glob(filepath.Join(cache, "compile", "*", "*-id"))
 	old := time.Now().Add(-2 * time.Hour)
 	used := func() int {
@@ -442,10 +428,23 @@ func TestCompileCacheSameBytes(t *testing.T) {
 	for _, name := range indexes {
 		os.Chtimes(name, old, old)
 	}
-	exports(goCache, second, "GOFLAGS=-a")
+	compiled := exportsIn(mod2, t.TempDir(), second, "GOFLAGS=-a")
 	if n := used(); n != 0 {
 		t.Errorf("with -a, %d of %d cache entries were used", n, len(indexes))
 	}
+	if len(cached) != len(compiled) || cached["runtime"] == "" {
+		t.Fatalf("%d packages with the cache, %d without; runtime %q", len(cached), len(compiled), cached["runtime"])
+	}
+	same := 0
+	for path, file := range cached {
+		a, b := readFile(t, file), readFile(t, compiled[path])
+		if a != b {
+			t.Errorf("%s: the cache's archive (%d bytes) is not the compiler's (%d bytes)", path, len(a), len(b))
+			continue
+		}
+		same++
+	}
+	t.Logf("%d archives the same, %d compiles stored", same, stored)
 	exports(t.TempDir(), second)
 	if n := used(); n < len(indexes)/2 {
 		t.Errorf("a build in a new go cache used %d of %d cache entries", n, len(indexes))
