@@ -444,7 +444,7 @@ func TestCompileCacheSameBytes(t *testing.T) {
 		}
 		same++
 	}
-	t.Logf("%d archives the same, %d compiles stored", same, stored)
+	t.Logf("%d archives the same, %d compiles and assembler runs stored", same, stored)
 	exports(t.TempDir(), second)
 	if n := used(); n < len(indexes)/2 {
 		t.Errorf("a build in a new go cache used %d of %d cache entries", n, len(indexes))

@@ -21,7 +21,9 @@ import (
 // go command gave them (packages it does not instrument, in a build of any
 // configuration) or that it changed in the same way whatever the
 // configuration (the runtime with its recorder field), kept so that a
-// build with a new configuration does not compile them again.
+// build with a new configuration does not compile them again; and, keyed
+// the same way, the vet runs (vetcache.go) and assembler runs (asmcache.go)
+// that the go command runs beside them.
 //
 // Why it is needed: the go command keys every action on the compiler's
 // -V=full line, which pppexec extends with a hash of its configuration
@@ -463,18 +465,19 @@ func entryFile(dir string, k toolKey, kind string) string {
 
 // The index of an entry:
 //
-//	pathcover compile cache 1
-//	buildid ACTION/ACTION      (a compile's: the -buildid of its outputs; - for vet)
+//	pathcover compile cache 2
+//	buildid ACTION/ACTION      (a compile's: the -buildid of its outputs; - for vet and asm)
 //	a SHA256                   (each output's, by kind: a compile's archive,
 //	h SHA256                    its assembly header if it made one, vet's
-//	                            facts, its diagnostics if it wrote them)
+//	                            facts, its diagnostics if it wrote them, the
+//	                            assembler's object or symbol ABIs)
 type entryIndex struct {
 	buildID string
 	sums    map[string]string // kind → hex SHA-256
 }
 
 // outputKinds are the kinds of output an entry can hold.
-var outputKinds = []string{"a", "h", "x", "s"}
+var outputKinds = []string{"a", "h", "x", "s", "o"}
 
 func (e *entryIndex) encode() []byte {
 	var b strings.Builder

@@ -56,6 +56,8 @@ func (x *Exec) Main(args []string) int {
 		return code
 	case "vet":
 		return x.runCached(args, x.Stderr, vetKey)
+	case "asm":
+		return x.runCached(args, x.Stderr, asmKey)
 	}
 	return run(args, x.Stderr)
 }
