@@ -94,7 +94,9 @@ func TestAsmCache(t *testing.T) {
 		{"a header that nothing includes", func() { write(t, filepath.Join(inc, "unused.h"), "#define UNUSED 2\n", 0o644) }, 1, "UNUSED 1"},
 		{"an included header of an -I directory", func() { write(t, filepath.Join(inc, "textflag.h"), "#define NOSPLIT 5\n", 0o644) }, 2, "NOSPLIT 5"},
 		{"a header included by a header", func() { write(t, filepath.Join(inc, "deep.h"), "#define DEEP 2\n", 0o644) }, 3, "DEEP 2"},
-		{"the source", func() { write(t, filepath.Join(pkg, "a.s"), "#include \"textflag.h\"\n#include \"local.h\"\nTEXT b\n", 0o644) }, 4, "TEXT b"},
+		{"the source", func() {
+			write(t, filepath.Join(pkg, "a.s"), "#include \"textflag.h\"\n#include \"local.h\"\nTEXT b\n", 0o644)
+		}, 4, "TEXT b"},
 	} {
 		c.change()
 		got := assemble("./a.s")

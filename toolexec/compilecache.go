@@ -103,6 +103,8 @@ var outputEnvIgnored = map[string]bool{
 	"GOSUMDB": true, "GONOSUMDB": true, "GONOPROXY": true, "GOPRIVATE": true, "GOINSECURE": true,
 	"GOTOOLCHAIN": true, "GOENV": true, "GOWORK": true, "GOMOD": true, "GOTELEMETRY": true,
 	"GOTELEMETRYDIR": true, "GOCACHEPROG": true, "GOVCS": true, "GOAUTH": true,
+	"GOBIN": true, "GO111MODULE": true, "GOTMPDIR": true, "GONOSUMCHECK": true,
+	"GOCOVERDIR": true, // read by programs built with -cover, not by their compiles
 	"GOMAXPROCS": true, "GOGC": true, "GOMEMLIMIT": true, "GOTRACEBACK": true,
 }
 

@@ -35,7 +35,7 @@ func TestLineDirectives(t *testing.T) {
 		t.Fatalf("plain build: exit %d\n%s", code, want)
 	}
 	exe := filepath.Join(t.TempDir(), "lines")
-	toolexec := bin + " -strict -trace " + oraclePkgs
+	toolexec := bin + " -strict -trace -pkgs=example.com/lines/lines"
 	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
 		t.Fatalf("go build -toolexec: exit %d\n%s", code, out)
 	}

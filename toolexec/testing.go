@@ -277,8 +277,10 @@ func (x *Exec) compileTesting(args []string, t *toolArgs) int {
 	nt.setFlag("importcfg", newCfg)
 	newArgs = append([]string{newArgs[0]}, nt.args...)
 	newArgs = append(newArgs, hooks)
+	// The same patch in every configuration, against the same rt: the
+	// compile cache serves it, as it does the packages that import it.
 	var stderr bytes.Buffer
-	if code := run(newArgs, &stderr); code != 0 {
+	if code := x.runCached(newArgs, &stderr, compileKey); code != 0 {
 		return fail(errors.New(firstLines(stderr.String(), 5)))
 	}
 	if len(missed) > 0 {

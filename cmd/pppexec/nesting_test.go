@@ -1,10 +1,11 @@
-package toolexec_test
+package main_test
 
 import (
 	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle/nesting"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -15,19 +16,17 @@ import (
 func nestingModule(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	cmdtest.WriteFiles(t, dir, map[string]string{
 		"go.mod":               "module example.com/nesting\n\ngo 1.25\n",
-		"main.go":              readFile(t, "../testdata/nesting/main.go"),
-		"nesting/examples.go":  readFile(t, "../testdata/nesting/examples.go"),
+		"main.go":              cmdtest.ReadFile(t, "../../testdata/nesting/main.go"),
+		"nesting/examples.go":  cmdtest.ReadFile(t, "../../testdata/nesting/examples.go"),
 		"nesting/generated.go": string(nesting.Program()),
 	})
 	return dir
 }
 
-// oraclePkgs are the packages that TestOracleNesting and TestLineDirectives
-// instrument: one flag for both, so that the build cache holds the standard
-// packages compiled under that configuration once for the two.
-const oraclePkgs = "-pkgs=example.com/nesting/nesting,example.com/lines/lines"
+// nestingPkgs is the package that TestOracleNesting instruments.
+const nestingPkgs = "-pkgs=example.com/nesting/nesting"
 
 // TestOracleNesting builds the nested-constructs program (every construct
 // that can end a block, at the end of every block of every other; see
@@ -57,7 +56,7 @@ func TestOracleNesting(t *testing.T) {
 				t.Skip("no tested run: the array build failed")
 			}
 			exe := filepath.Join(t.TempDir(), "nesting")
-			toolexec := fmt.Sprintf("%s -strict -trace %s %s", bin, oraclePkgs, mode.flags)
+			toolexec := fmt.Sprintf("%s -strict -trace %s %s", bin, nestingPkgs, mode.flags)
 			if out, code := run(t, mod, nil, "go", "build", "-toolexec="+toolexec, "-o", exe, "."); code != 0 {
 				t.Fatalf("go build: exit %d\n%s", code, out)
 			}
@@ -77,8 +76,8 @@ func TestOracleNesting(t *testing.T) {
 			default:
 				t.Errorf("the program printed %q, in the array build %q", out, output)
 			}
-			p := loadProfile(t, prof)
-			res := checkOracle(t, prof, p)
+			p := cmdtest.LoadProfile(t, prof)
+			res := cmdtest.CheckOracle(t, prof, p)
 			if res.Incomplete != 0 {
 				t.Errorf("%d calls did not finish", res.Incomplete)
 			}
