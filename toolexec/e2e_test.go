@@ -346,53 +346,6 @@ func TestSign(t *testing.T) {
 	})
 }
 
-// TestRace: under -race the counters are atomic: goroutines calling the
-// same function lose no count, and the race detector stays quiet.
-func TestRace(t *testing.T) {
-	t.Parallel() // builds and runs programs: the two cores share the work
-	bin := pppexec(t)
-	mod := writeModule(t, map[string]string{
-		"m.go": smallPkg,
-		"m_test.go": `package m
-
-import (
-	"sync"
-	"testing"
-)
-
-func TestConcurrent(t *testing.T) {
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Go(func() {
-			for i := range 1000 {
-				Sign(i%3 - 1 + g - g)
-			}
-		})
-	}
-	wg.Wait()
-}
-`,
-	})
-	prof := t.TempDir()
-	out, code := run(t, mod, []string{"PATHCOVERDIR=" + prof}, "go", "test", "-race", "-count=1", "-toolexec="+bin, ".")
-	if code != 0 {
-		t.Fatalf("go test -race: exit %d\n%s", code, out)
-	}
-	p := loadProfile(t, prof)
-	var total uint64
-	for hash, m := range p.Metas {
-		if !m.Atomic {
-			t.Errorf("%s: counters are not atomic under -race", m.Package)
-		}
-		for _, c := range p.Counts[hash][0] {
-			total += c
-		}
-	}
-	if total != 8000 {
-		t.Errorf("%d paths counted; want 8000", total)
-	}
-}
-
 // TestShardsPerP: goroutines running at once on several Ps count into
 // their Ps' shards (rt/shards.go), in segments of the counter file that a
 // profile adds up exactly (-race: atomic counts); -shard=none keeps one.

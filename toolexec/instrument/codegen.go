@@ -84,7 +84,7 @@ func (u *function) emit(e *editor, opt *Options, withSuper bool) error {
 	} else if view := u.ct.view(); view != "" && u.ct.reg == "" && u.ct.sink == "" && u.loops() {
 		u.ct.local = true
 		u.ct.likely = likelyAtRoundEnd(u.Placement)
-		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, localViewDecl(view))
+		e.insertAt(u.Body.Lbrace+1, phaseDecl, 0, localViewDecl(view, opt.Atomic))
 	}
 	usesRegister, err := emitEdges(e, u.Placement, &entry, func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		return u.Edges[id].Site, true, nil
@@ -633,9 +633,21 @@ func (ct *counting) viewName() string {
 // runs once a call, and the few nodes it adds to the body could cost a
 // small function its inlining.
 //
+// The check reads the view's first word in a build that counts plainly,
+// and only takes its address in an atomic one: there other goroutines add
+// to that word atomically, and a plain read of it, needless as it is,
+// would be a data race that go test -race reports in the user's test
+// (the address is the same nil check, and reads no memory). Plain builds
+// keep the read, which weighs one node less in the inliner's budget.
+//
 //	_pathcoverV := _pathcoverA3; _ = _pathcoverV[0];
-func localViewDecl(view string) string {
-	return localView + " := " + view + "; _ = " + localView + "[0]; "
+//	_pathcoverV := _pathcoverA3; _ = &_pathcoverV[0];
+func localViewDecl(view string, atomic bool) string {
+	check := localView + "[0]"
+	if atomic {
+		check = "&" + check
+	}
+	return localView + " := " + view + "; _ = " + check + "; "
 }
 
 // registerDecls declares a function's registers at the top of its body,
