@@ -27,12 +27,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/pathcover/pathcover/internal/inflate"
 	"github.com/pathcover/pathcover/numbering"
 )
 
@@ -343,23 +343,41 @@ func CompressMeta(json []byte) []byte {
 }
 
 // MetaJSON returns the JSON of a metadata file's content: decompressed if
-// it is gzip, at most MaxMetaSize bytes, or the content itself.
+// it is gzip, within metaInflate, or the content itself; either way JSON
+// no denser in objects and arrays than metadata is (checkDensity).
 func MetaJSON(content []byte) ([]byte, error) {
 	if !bytes.HasPrefix(content, []byte{0x1f, 0x8b}) {
-		return content, nil
+		return content, checkDensity(content)
 	}
-	r, err := gzip.NewReader(bytes.NewReader(content))
+	json, err := inflate.Gzip(content, metaInflate)
 	if err != nil {
 		return nil, fmt.Errorf("compressed metadata: %v", err)
 	}
-	json, err := io.ReadAll(io.LimitReader(r, MaxMetaSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("compressed metadata: %v", err)
+	return json, checkDensity(json)
+}
+
+// metaInflate bounds compressed metadata: pathcover's compresses about 8
+// times (a -deps package's 91 KB of JSON in 11 KB), so one that inflates
+// past 64 times its size is not pathcover's; a 255 KB stream of a
+// repeated "{}," that did inflated to 256 MiB, and parsed to 6 GB.
+var metaInflate = inflate.Limits{Max: MaxMetaSize, Ratio: 64, Floor: 1 << 20}
+
+// minBytesPerValue is the fewest bytes of metadata's JSON per object or
+// array in it: pathcover's has one in every 41 bytes, and each of them
+// parses to tens or hundreds of bytes of memory (a Func is some 300).
+// JSON with one in every few bytes ("[{},{},{}...") would parse to a
+// hundred times its size: it is refused before it is parsed.
+const minBytesPerValue = 8
+
+// checkDensity refuses JSON with more objects and arrays than
+// minBytesPerValue allows. It counts brackets inside strings too, which
+// only errs towards refusing.
+func checkDensity(json []byte) error {
+	n := bytes.Count(json, []byte{'{'}) + bytes.Count(json, []byte{'['})
+	if n > 16 && n > len(json)/minBytesPerValue {
+		return fmt.Errorf("not pathcover metadata: %d objects and arrays in %d bytes of JSON", n, len(json))
 	}
-	if len(json) > MaxMetaSize {
-		return nil, fmt.Errorf("compressed metadata of more than %d MiB", MaxMetaSize>>20)
-	}
-	return json, nil
+	return nil
 }
 
 // Hash returns the hash that names metadata with this JSON.

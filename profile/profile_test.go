@@ -700,6 +700,38 @@ func TestCompressedMetaLimit(t *testing.T) {
 	}
 }
 
+// TestMetaBomb: metadata that inflates far past what pathcover's
+// compression saves, or whose JSON is all empty objects (which parsed to
+// a hundred times their bytes: a 255 KB file of them took 6 GB), is
+// refused before it is parsed, by the reader of a profile's directory
+// too, with the file's name and the reason.
+func TestMetaBomb(t *testing.T) {
+	json := []byte(`{"Format":1,"Package":"p","Funcs":[` + strings.Repeat("{},", 4<<20) + `{}]}`)
+	bomb := CompressMeta(json)
+	if _, err := MetaJSON(bomb); err == nil || !strings.Contains(err.Error(), "64 times") {
+		t.Errorf("%d bytes inflating to %d: %v; want refused by the ratio", len(bomb), len(json), err)
+	}
+	if _, err := MetaJSON(json); err == nil || !strings.Contains(err.Error(), "objects and arrays") {
+		t.Errorf("%d bytes of empty objects: %v; want refused by their density", len(json), err)
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, Hash(json)+".meta")
+	if err := os.WriteFile(name, bomb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err := Load(dir)
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0].Error(), filepath.Base(name)) || !strings.Contains(problems[0].Error(), "inflate") {
+		t.Errorf("Load: %v, problems %v; want the file refused by name", err, problems)
+	}
+	// pathcover's own metadata passes, compressed or not.
+	_, raw := diamondMeta(t)
+	for _, c := range [][]byte{raw, CompressMeta(raw)} {
+		if _, err := MetaJSON(c); err != nil {
+			t.Errorf("pathcover's metadata: %v", err)
+		}
+	}
+}
+
 // FuzzMetaJSON feeds arbitrary content to the reader of metadata files:
 // it gives JSON or an error, never a panic, and what it gives parses or
 // is refused.

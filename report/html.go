@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pathcover/pathcover/internal/inflate"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -166,12 +167,17 @@ func PageData(page []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the page's data: %v", err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	js, err := inflate.Gzip(gz, pageInflate)
 	if err != nil {
 		return nil, fmt.Errorf("the page's data: %v", err)
 	}
-	return io.ReadAll(zr)
+	return js, nil
 }
+
+// pageInflate bounds a page's data as PageData inflates it: the JSON that
+// WriteHTML compresses shrinks about tenfold, and no page of a real
+// module's profile comes near 1 GiB of it.
+var pageInflate = inflate.Limits{Max: 1 << 30, Ratio: 64, Floor: 1 << 20}
 
 type htmlPackage struct {
 	*Package
