@@ -154,7 +154,7 @@ const MaxCountsSize = 4 << 30
 // other fault it returns nil and an error. The file is read in pieces, and
 // only the words that are not zero are kept.
 func ReadCounts(name string) (*CountFile, error) {
-	f, info, err := openProfileFile(name, "counter file", MaxCountsSize)
+	f, info, err := OpenFile(name, "counter file", MaxCountsSize)
 	if err != nil {
 		return nil, err
 	}

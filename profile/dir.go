@@ -158,7 +158,7 @@ func (p *Profile) readTests(name string, read map[string]*CountFile) error {
 }
 
 func (p *Profile) readMeta(name string) error {
-	f, info, err := openProfileFile(name, "metadata file", MaxMetaSize)
+	f, info, err := OpenFile(name, "metadata file", MaxMetaSize)
 	if err != nil {
 		return err
 	}
@@ -178,29 +178,6 @@ func (p *Profile) readMeta(name string) error {
 		p.MetaTimes[hash] = info.ModTime()
 	}
 	return nil
-}
-
-// openProfileFile opens a file of a profile to read it: a regular file (a
-// FIFO would wait for a writer, a device never end) of at most max bytes,
-// the most a kind of file that pathcover writes can hold.
-func openProfileFile(name, kind string, max int64) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	info, err := f.Stat()
-	switch {
-	case err != nil:
-	case !info.Mode().IsRegular():
-		err = fmt.Errorf("not a regular file (%v)", info.Mode().Type())
-	case info.Size() > max:
-		err = fmt.Errorf("%d bytes, larger than any %s pathcover writes (%d MiB)", info.Size(), kind, max>>20)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, info, nil
 }
 
 // MaxMetaSize is the largest metadata file read: that of a package of
@@ -392,6 +369,10 @@ func (p *Profile) Merge(q *Profile) error {
 	return nil
 }
 
+// MaxTextSize is the largest text profile read (go test -coverprofile's
+// format, which a profile of a million counters writes in some 100 MiB).
+const MaxTextSize = 4 << 30
+
 // Load reads profiles: each source is a profile directory or a text
 // profile. Problems with single files are returned as such; an error stops
 // it only for a source that cannot be read at all.
@@ -411,7 +392,7 @@ func Load(sources ...string) (*Profile, []error, error) {
 			}
 			continue
 		}
-		f, err := os.Open(src)
+		f, _, err := OpenFile(src, "text profile", MaxTextSize)
 		if err != nil {
 			return nil, problems, err
 		}

@@ -147,18 +147,22 @@ func ReadFlightHeader(name string) (*Flight, error) {
 // readFlight reads the first up to bytes of a flight file and parses
 // them: the whole file when it is no larger.
 func readFlight(name string, upTo int64) (*Flight, error) {
-	f, _, err := openProfileFile(name, "flight file", MaxFlightSize)
+	f, info, err := OpenFile(name, "flight file", MaxFlightSize)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, upTo))
-	if err != nil {
-		return nil, err
-	}
 	if upTo == flightHeaderSize {
+		b, err := io.ReadAll(io.LimitReader(f, upTo))
+		if err != nil {
+			return nil, err
+		}
 		fl, _, _, err := parseFlightHeader(b)
 		return fl, err
+	}
+	b, err := ReadWhole(f, "flight file", info.Size())
+	if err != nil {
+		return nil, err
 	}
 	return ParseFlight(b)
 }

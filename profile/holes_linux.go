@@ -24,3 +24,14 @@ func nextData(f *os.File, off int64) (data int64, end, ok bool) {
 	}
 	return d, false, true
 }
+
+// seekHole is lseek's SEEK_HOLE on Linux.
+const seekHole = 4
+
+// nextHole returns where the first hole at or after off begins (the
+// file's size if none: its end counts as one). ok is false if f cannot
+// tell.
+func nextHole(f *os.File, off int64) (hole int64, ok bool) {
+	h, err := f.Seek(off, seekHole)
+	return h, err == nil
+}

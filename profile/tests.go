@@ -101,7 +101,7 @@ type TestPart struct {
 // ReadTests reads a tests file. A file cut short (a process killed while
 // it wrote) gives the records before the cut and an error saying so.
 func ReadTests(name string) (*TestsFile, error) {
-	f, _, err := openProfileFile(name, "tests file", MaxTestsFile)
+	f, _, err := OpenFile(name, "tests file", MaxTestsFile)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"time"
 )
@@ -31,20 +30,20 @@ type wppChunk struct {
 	size int   // of the payload: its records, then zeros
 }
 
+// MaxWPPSize is the largest WPP file read: rt stops a recording at 1 GiB
+// unless PATHCOVERWPPMAX says otherwise, and no recording a 24 GB machine
+// can slice comes near 64 GiB.
+const MaxWPPSize = 64 << 30
+
 // OpenWPP opens a WPP file and indexes it. The caller closes it.
 func OpenWPP(name string) (*WPPFile, error) {
-	f, err := os.Open(name)
+	f, st, err := OpenFile(name, "whole-program-path file", MaxWPPSize)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
+	if err := RefuseHoles(f, "whole-program-path file", st.Size()); err != nil {
 		f.Close()
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", name)
 	}
 	w, err := ParseWPP(f, st.Size())
 	if err != nil {

@@ -214,9 +214,19 @@ func (w *WET) WriteFile(name string) error {
 	return f.Close()
 }
 
+// MaxFileSize is the largest WET file read: a WET is a small part of the
+// recording it was built from (34 M statement executions took 258 MB of
+// recording), and a file past 16 GiB would not fit in memory to be sliced.
+const MaxFileSize = 16 << 30
+
 // ReadFile reads a WET file.
 func ReadFile(name string) (*WET, error) {
-	data, err := os.ReadFile(name)
+	f, info, err := profile.OpenFile(name, "WET file", MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := profile.ReadWhole(f, "WET file", info.Size())
 	if err != nil {
 		return nil, err
 	}

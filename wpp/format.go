@@ -67,6 +67,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/pathcover/pathcover/profile"
 )
 
 const (
@@ -367,16 +369,18 @@ type File struct {
 	closer  io.Closer
 }
 
+// MaxFileSize is the largest TWPP file read: compaction makes a TWPP a
+// fraction of the recordings it came from (each at most 1 GiB unless
+// PATHCOVERWPPMAX says otherwise).
+const MaxFileSize = 16 << 30
+
 // Open opens a TWPP file and reads its header.
 func Open(name string) (*File, error) {
-	f, err := os.Open(name)
+	f, st, err := profile.OpenFile(name, "TWPP file", MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
+	err = profile.RefuseHoles(f, "TWPP file", st.Size())
 	var tf *File
 	if err == nil {
 		tf, err = NewFile(f, st.Size())
