@@ -50,6 +50,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pathcover/pathcover/numbering"
 )
@@ -158,6 +159,9 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		tf.Counts = name
 		return nil
 	case TestRecPackage:
+		if err := checkTestsText("package", b); err != nil {
+			return err
+		}
 		tf.Package = string(b)
 		return nil
 	case TestRecName:
@@ -173,6 +177,9 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		}
 		if parent != 0 && tf.Tests[parent] == nil {
 			return fmt.Errorf("test %d has parent %d, not named before", id, parent)
+		}
+		if err := checkTestsText("test name", r.b); err != nil {
+			return err
 		}
 		tf.Tests[id] = &TestName{Name: string(r.b), Parent: parent}
 		return nil
@@ -264,6 +271,18 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		return nil
 	}
 	return fmt.Errorf("unknown record kind %d", kind)
+}
+
+// checkTestsText refuses a name in a tests file that is not UTF-8 or
+// holds a control or bidirectional formatting character, as metadata's
+// names are refused (unsafeRune): go test writes none into a test's name
+// (package testing spells a subtest's unprintable runes as escapes), and
+// such a name would reach the user's terminal as it is.
+func checkTestsText(what string, b []byte) error {
+	if !utf8.Valid(b) || bytes.IndexFunc(b, unsafeRune) >= 0 {
+		return fmt.Errorf("a %s with control characters or invalid UTF-8: %q", what, b)
+	}
+	return nil
 }
 
 // isCountsName reports whether name is a counter file's name in its

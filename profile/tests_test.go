@@ -112,6 +112,11 @@ func TestParseTestsErrors(t *testing.T) {
 		"unannounced segment":    (&testsBuilder{}).rec(TestRecDelta, 1, 3, 1, 0, 1),
 		"named twice":            (&testsBuilder{}).rec(TestRecName, 1, 0, "T").rec(TestRecName, 1, 0, "U"),
 		"unknown kind":           (&testsBuilder{}).rec('Z'),
+		// Names that would reach a terminal raw.
+		"escape in a test name":   (&testsBuilder{}).rec(TestRecName, 1, 0, "Test\x1b]0;owned\x07"),
+		"bidi in a test name":     (&testsBuilder{}).rec(TestRecName, 1, 0, "Test\u202eA"),
+		"invalid UTF-8 test name": (&testsBuilder{}).rec(TestRecName, 1, 0, "Test\xff"),
+		"newline in a package":    (&testsBuilder{}).rec(TestRecPackage, "p\nrm -rf"),
 	} {
 		if _, err := ParseTests(tb.b); err == nil || errors.Is(err, ErrTestsCut) {
 			t.Errorf("%s: %v", name, err)

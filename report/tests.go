@@ -432,12 +432,27 @@ func (a *Affected) WriteText(w io.Writer) error {
 	}
 	for _, r := range a.Run {
 		if r.All {
-			fmt.Fprintf(ew, "go test %s\t# code outside its tests (init, TestMain) runs a changed line\n", r.Package)
+			fmt.Fprintf(ew, "go test %s\t# code outside its tests (init, TestMain) runs a changed line\n", ShellQuote(r.Package))
 			continue
 		}
-		fmt.Fprintf(ew, "go test -run '%s' %s\n", r.Pattern, r.Package)
+		fmt.Fprintf(ew, "go test -run %s %s\n", ShellQuote(r.Pattern), ShellQuote(r.Package))
 	}
 	return ew.err
+}
+
+// ShellQuote quotes s for a POSIX shell, so that a go test line that
+// affected prints runs as printed when pasted: s as it is if it holds
+// only characters no shell treats specially, else between single quotes,
+// each ' in it written '\'' (the quotes close, an escaped quote, the quotes
+// open again). Inside single quotes nothing else is special: not $, not `,
+// not \.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_-./,:=@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // WriteJSON writes the affected tests as JSON.
