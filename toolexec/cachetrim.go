@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pathcover/pathcover/internal/atomicfile"
 )
 
 // How the cache directory (cachedir.go) stays bounded. It holds, for the
@@ -99,7 +101,7 @@ func trimCache(cache string) {
 	if info, err := os.Stat(marker); err == nil && time.Since(info.ModTime()) < trimInterval {
 		return
 	}
-	if writeAtomic(marker, nil) != nil {
+	if atomicfile.WriteFile(marker, nil, 0o600) != nil {
 		return
 	}
 	now := time.Now()
@@ -157,7 +159,7 @@ func trimShard(dir string, unused, abandoned time.Time) {
 	for _, e := range entries {
 		name := e.Name()
 		path := filepath.Join(dir, name)
-		if strings.HasPrefix(name, ".tmp-") {
+		if atomicfile.IsTemp(name) {
 			if olderThan(path, abandoned) {
 				os.Remove(path)
 			}
@@ -223,7 +225,7 @@ func boundShard(dir string, share int64, keep string) {
 		}
 		total += info.Size()
 		key, kind, ok := cutKind(f.Name())
-		if !ok || strings.HasPrefix(f.Name(), ".tmp-") {
+		if !ok || atomicfile.IsTemp(f.Name()) {
 			continue
 		}
 		e := byKey[key]

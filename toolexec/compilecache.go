@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pathcover/pathcover/internal/atomicfile"
 )
 
 // The compile cache: pppexec's own outputs of compiles that it runs as the
@@ -617,33 +619,13 @@ func store(cache, dir string, k toolKey, limit int64) {
 	for kind, data := range contents {
 		sum := sha256.Sum256(data)
 		idx.sums[kind] = hex.EncodeToString(sum[:])
-		if writeAtomic(entryFile(dir, k, kind), data) != nil {
+		if atomicfile.WriteFile(entryFile(dir, k, kind), data, 0o600) != nil {
 			return
 		}
 	}
-	if writeAtomic(entryFile(dir, k, "id"), idx.encode()) != nil {
+	if atomicfile.WriteFile(entryFile(dir, k, "id"), idx.encode(), 0o600) != nil {
 		return
 	}
 	boundShard(dir, share, k.sum)
 	trimCache(cache)
-}
-
-// writeAtomic writes data to name through a temporary file in its
-// directory, so that no reader sees it half written.
-func writeAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

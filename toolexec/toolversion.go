@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pathcover/pathcover/internal/atomicfile"
 )
 
 // toolVersion returns a tool's -V=full line ("compile version go1.26.8",
@@ -104,7 +106,7 @@ func writeVersionMemo(memo, line string) {
 	if os.MkdirAll(dir, 0o700) != nil || checkPrivate(dir, true) != nil {
 		return
 	}
-	if writeAtomic(memo, []byte(line+"\n")) == nil {
+	if atomicfile.WriteFile(memo, []byte(line+"\n"), 0o600) == nil {
 		trimCache(filepath.Dir(dir))
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/wet/bidi"
 )
@@ -201,17 +201,12 @@ func (w *WET) Write(out io.Writer) error {
 	return bw.Flush()
 }
 
-// WriteFile writes w to the file name.
+// WriteFile writes w to the file name whole or not at all, never through
+// a link at name (atomicfile): another user who can write a shared
+// profile directory could have planted profile.wet as a link to any of
+// the user's files.
 func (w *WET) WriteFile(name string) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := w.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.Write(name, 0o644, w.Write)
 }
 
 // MaxFileSize is the largest WET file read: a WET is a small part of the

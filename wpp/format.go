@@ -55,7 +55,6 @@ package wpp
 // bodies through rules, up to maxItems in all.
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -64,10 +63,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -241,35 +239,10 @@ func boolUint(b bool) uint64 {
 	return 0
 }
 
-// WriteFile writes t to name whole or not at all: into a new file
-// beside it (mode 0644 less the umask), renamed over it once complete.
+// WriteFile writes t to name whole or not at all, never through a link
+// at name (atomicfile).
 func (t *TWPP) WriteFile(name string) error {
-	var tmp *os.File
-	for i := 0; tmp == nil; i++ {
-		f, err := os.OpenFile(fmt.Sprintf("%s.%d.%d.tmp", name, os.Getpid(), i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		switch {
-		case err == nil:
-			tmp = f
-		case !os.IsExist(err) || i == 100:
-			return err
-		}
-	}
-	w := bufio.NewWriter(tmp)
-	err := t.Write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", filepath.Base(name), err)
-	}
-	return nil
+	return atomicfile.Write(name, 0o644, t.Write)
 }
 
 // A decoder reads uvarints from a byte slice, remembering the first error

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/export"
+	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/internal/gitdiff"
 	"github.com/pathcover/pathcover/report"
 )
@@ -97,7 +98,7 @@ func (e *exportCommand) run(cmd *Command, patterns []string) int {
 		}
 		return 0
 	}
-	if err := writeFile(e.out, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(e.out, buf.Bytes(), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
 	}

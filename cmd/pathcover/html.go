@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 	"github.com/pathcover/pathcover/wpp"
@@ -66,7 +67,7 @@ without counts, makes a page of them.
 			}
 			// Built in memory first: a profile that fails to render leaves
 			// any old page alone.
-			if err := writeFile(*out, page.Bytes()); err != nil {
+			if err := atomicfile.WriteFile(*out, page.Bytes(), 0o644); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitFail
 			}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/pathcover/pathcover/internal/atomicfile"
 )
 
 var cmdMerge = &Command{
@@ -37,7 +39,7 @@ format documented in package profile (like go test's -coverprofile).
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitFail
 			}
-			if err := writeFile(*out, buf.Bytes()); err != nil {
+			if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitFail
 			}

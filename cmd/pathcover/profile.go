@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,34 +184,4 @@ func printable(s string) string {
 	}
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
-}
-
-// writeFile writes a file that a command makes (a merged profile, a page)
-// whole or not at all: into a new file beside it, renamed over it once
-// complete, so that a full disk or a kill never leaves half a file where
-// the old one was. The file's mode is 0644 less the umask, as for any
-// file the user makes.
-func writeFile(name string, data []byte) error {
-	var tmp *os.File
-	for i := 0; tmp == nil; i++ {
-		f, err := os.OpenFile(fmt.Sprintf("%s.%d.%d.tmp", name, os.Getpid(), i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		switch {
-		case err == nil:
-			tmp = f
-		case !os.IsExist(err) || i == 100:
-			return err
-		}
-	}
-	_, err := tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", filepath.Base(name), err)
-	}
-	return nil
 }

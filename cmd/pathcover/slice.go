@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/ddg"
+	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/report"
 )
 
@@ -109,7 +110,7 @@ the module, GOROOT and the module cache only), with its steps.
 					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitFail
 				}
-				if err := os.WriteFile(*htmlOut, b.Bytes(), 0o644); err != nil {
+				if err := atomicfile.WriteFile(*htmlOut, b.Bytes(), 0o644); err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitFail
 				}
