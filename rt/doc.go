@@ -16,14 +16,15 @@
 // with -o; with neither, nothing is written and the program runs as an
 // unprofiled one would, counting into memory nobody reads.
 //
-// A relative directory is taken from the process's working directory when
-// it first registers, once (a later chdir does not move the profile), and
-// the process says on its standard error, once, which absolute directory
-// that is. Mind that go test runs each test binary in its package's
-// directory: PATHCOVERDIR=prof go test ./... writes a prof directory into
-// every package, and rt cannot know the directory go test ran in (go test
-// shows a passing package's standard error only with -v). Give an absolute
-// directory, as PATHCOVERDIR=$PWD/prof does.
+// A relative directory is taken, once, when the process first registers
+// (a later chdir does not move the profile), from the directory the run
+// was started in: the go command's working directory when the go command
+// started the process, as go test and go run do (Linux's /proc tells the
+// parent's directory), else the process's own. go test runs each test
+// binary in its package's directory, so PATHCOVERDIR=prof go test ./...
+// would otherwise write a prof directory into every package; it writes
+// one, where go test ran. The process says on its standard error, once,
+// which absolute directory that is.
 //
 // Each process writes one counter file of its own,
 // pathcover.<pid>.<n>.counts, so the processes of `go test ./...` never

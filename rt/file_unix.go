@@ -434,11 +434,11 @@ func retry(call func() error) error {
 // isAbs reports whether dir, not empty, is an absolute path.
 func isAbs(dir string) bool { return dir[0] == '/' }
 
-// absolute returns dir, relative to the working directory, as an absolute
-// path; dir as it is if the working directory cannot be known.
+// absolute returns dir, relative to the directory the run was started in
+// (runDir), as an absolute path; dir as it is if that cannot be known.
 func absolute(dir string) string {
-	wd, err := syscall.Getwd()
-	if err != nil || wd == "" || !isAbs(wd) {
+	wd := runDir()
+	if wd == "" {
 		return dir
 	}
 	for len(dir) > 2 && dir[:2] == "./" {
@@ -448,6 +448,50 @@ func absolute(dir string) string {
 		return wd
 	}
 	return trimSlashes(wd) + "/" + dir
+}
+
+// runDir returns the directory a relative profile directory is taken
+// from: the go command's working directory when the go command started
+// this process, else this process's own; "" if neither can be known.
+// go test runs each test binary in its package's directory, so that a
+// relative PATHCOVERDIR=prof of go test ./... meant to each process a
+// prof directory of its own package; the user meant the one they ran go
+// test in, which is the go command's (go run does not change directory,
+// so there the two are the same).
+func runDir() string {
+	if wd := goCommandDir(); wd != "" {
+		return wd
+	}
+	wd, err := syscall.Getwd()
+	if err != nil || wd == "" || !isAbs(wd) {
+		return ""
+	}
+	return wd
+}
+
+// goCommandDir returns the working directory of this process's parent if
+// the parent is the go command (its executable is named go), as Linux's
+// /proc tells; "" otherwise, or where there is no /proc.
+func goCommandDir() string {
+	proc := "/proc/" + itoa(uint64(syscall.Getppid())) + "/"
+	exe := readlink(proc + "exe")
+	if exe[lastSlash(exe)+1:] != "go" {
+		return ""
+	}
+	if cwd := readlink(proc + "cwd"); cwd != "" && isAbs(cwd) {
+		return cwd
+	}
+	return ""
+}
+
+// readlink returns the target of the link name, "" if it has none.
+func readlink(name string) string {
+	buf := make([]byte, 4096)
+	n, err := syscall.Readlink(name, buf)
+	if err != nil || n <= 0 || n == len(buf) {
+		return ""
+	}
+	return string(buf[:n])
 }
 
 // countsFile returns the directory and name of this process's counter

@@ -80,12 +80,11 @@ func setWords(w []uint64, init []uint64) {
 
 // profileDir returns the directory the profile goes to: $PATHCOVERDIR,
 // else defaultDir; empty for none. A relative one is made absolute against
-// the working directory of the first call that sees it, so that a program
-// that changes directory keeps writing into one place, and the process
-// says once on its standard error where that is: go test runs each test
-// binary in its package's directory, so PATHCOVERDIR=prof go test ./...
-// writes a profile into each package's prof, and rt cannot know the go
-// command's directory to do better.
+// the directory the run was started in (runDir: under go test, the go
+// command's, not the package's directory that go test runs each test
+// binary in) by the first call that sees it, so that a program that
+// changes directory keeps writing into one place, and the process says
+// once on its standard error where that is.
 func profileDir(defaultDir string) string {
 	dir, _ := syscall.Getenv("PATHCOVERDIR")
 	if dir == "" {
