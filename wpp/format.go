@@ -4,10 +4,12 @@ package wpp
 // default), holds a TWPP. Every number is a uvarint (encoding/binary)
 // unless said otherwise.
 //
-//	file     = magic "pcovtwpp" (8 bytes) version(=2) headerLen header data
+//	file     = magic "pcovtwpp" (8 bytes) version(=3) headerLen header headerSum data
 //	header   = nPackages hash(16 bytes)^nPackages
 //	           nFuncs { package index section calls } calls:section
-//	section  = offset length rawLength          (offset from the start of data)
+//	headerSum= checksum of the file's bytes before it (4 bytes, little-endian)
+//	section  = offset length rawLength sum      (offset from the start of data;
+//	                                             sum: the checksum of its bytes as stored)
 //	data     = funcSection* callsSection        (each stored, or deflated if that is smaller)
 //
 //	funcSection  = nTraces trace*               (one function's traces: one read)
@@ -31,6 +33,11 @@ package wpp
 //	goroutine    = id parent spawn stopped body tree^k
 //	                                            (body: its roots, as calls at dAt 0;
 //	                                             then the trees of its k private roots)
+//
+// A checksum is CRC-32C (profile.Checksum). The reader checks the
+// header's before it decodes the header, and a section's before it
+// inflates or decodes the section: a corrupt file is an error naming the
+// part, never another answer.
 //
 // Packages are named once, by their metadata hash, in the header; a
 // function, and a process's package numbers, refer to them by index.
@@ -71,7 +78,7 @@ import (
 
 const (
 	magic   = "pcovtwpp"
-	version = 2
+	version = 3
 	// maxTracePaths bounds the paths of all traces a reader expands.
 	maxTracePaths = 1 << 28
 	// maxInflate bounds how much larger than its bytes in the file a
@@ -80,10 +87,25 @@ const (
 	maxInflate = 1032
 )
 
+// verifySums is false only in FuzzReadTWPP's second pass, which fuzzes
+// the decoders behind the checksums.
+var verifySums = true
+
+// verifySum checks a part's checksum.
+func verifySum(what string, b []byte, sum uint32) error {
+	if !verifySums {
+		return nil
+	}
+	return profile.VerifyChecksum(what, b, sum)
+}
+
 // Write writes t in the TWPP format.
 func (t *TWPP) Write(w io.Writer) error {
 	var data bytes.Buffer
-	type entry struct{ off, len, raw int }
+	type entry struct {
+		off, len, raw int
+		sum           uint32
+	}
 	add := func(raw []byte) (entry, error) {
 		e := entry{off: data.Len(), raw: len(raw)}
 		z, err := deflate(raw)
@@ -96,6 +118,7 @@ func (t *TWPP) Write(w io.Writer) error {
 			data.Write(raw)
 		}
 		e.len = data.Len() - e.off
+		e.sum = profile.Checksum(data.Bytes()[e.off:])
 		return e, nil
 	}
 	funcs := make([]entry, len(t.Funcs))
@@ -134,6 +157,7 @@ func (t *TWPP) Write(w io.Writer) error {
 		h = binary.AppendUvarint(h, uint64(funcs[i].off))
 		h = binary.AppendUvarint(h, uint64(funcs[i].len))
 		h = binary.AppendUvarint(h, uint64(funcs[i].raw))
+		h = binary.AppendUvarint(h, uint64(funcs[i].sum))
 		var calls uint64
 		for _, tr := range f.Traces {
 			calls = satAdd(calls, tr.Calls)
@@ -143,11 +167,13 @@ func (t *TWPP) Write(w io.Writer) error {
 	h = binary.AppendUvarint(h, uint64(calls.off))
 	h = binary.AppendUvarint(h, uint64(calls.len))
 	h = binary.AppendUvarint(h, uint64(calls.raw))
+	h = binary.AppendUvarint(h, uint64(calls.sum))
 
 	out := []byte(magic)
 	out = binary.AppendUvarint(out, version)
 	out = binary.AppendUvarint(out, uint64(len(h)))
 	out = append(out, h...)
+	out = binary.LittleEndian.AppendUint32(out, profile.Checksum(out))
 	if _, err := w.Write(out); err != nil {
 		return err
 	}
@@ -326,6 +352,7 @@ type fileFunc struct {
 // once inflated (equal to len if it is stored as it is).
 type section struct {
 	off, len, raw int
+	sum           uint32 // of its bytes as stored
 }
 
 // A File is a TWPP file opened for queries: its header read, each
@@ -386,38 +413,45 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	}
 	d := &decoder{b: head[8:n], off: 8, what: "header"}
 	if v := d.uvarint(); d.err == nil && v != version {
-		return nil, fmt.Errorf("TWPP format version %d, not %d: written by another pathcover", v, version)
+		return nil, fmt.Errorf("TWPP format version %d, not %d: written by another version of pathcover", v, version)
 	}
 	hlen := d.uvarint()
 	if d.err != nil {
 		return nil, d.err
 	}
 	start := int64(8 + d.pos)
-	if hlen > uint64(size-start) {
+	if hlen > uint64(size-start) || size-start-int64(hlen) < 4 {
 		return nil, fmt.Errorf("header of %d bytes past the end of the file", hlen)
 	}
-	hb := make([]byte, hlen)
-	if _, err := r.ReadAt(hb, start); err != nil {
+	// The header and its checksum, read with what comes before them.
+	whole := make([]byte, start+int64(hlen)+4)
+	if _, err := r.ReadAt(whole, 0); err != nil {
 		return nil, err
 	}
-	f := &File{r: r, dataOff: start + int64(hlen), size: size, byKey: make(map[FuncKey]int)}
+	hb := whole[start : start+int64(hlen)]
+	if err := verifySum("header", whole[:len(whole)-4], binary.LittleEndian.Uint32(whole[len(whole)-4:])); err != nil {
+		return nil, err
+	}
+	f := &File{r: r, dataOff: int64(len(whole)), size: size, byKey: make(map[FuncKey]int)}
 	dataLen := size - f.dataOff
 	d = &decoder{b: hb, off: int(start), what: "header"}
 	np := d.count(16)
 	for range np {
 		f.pkgs = append(f.pkgs, hex.EncodeToString(d.bytes(16)))
 	}
-	nf := d.count(5)
+	nf := d.count(6)
 	sec := func(what string) section {
-		off, n, raw := d.uvarint(), d.uvarint(), d.uvarint()
+		off, n, raw, sum := d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
 		switch {
 		case d.err != nil:
+		case sum > 1<<32-1:
+			d.fail("%s's checksum %#x", what, sum)
 		case off > uint64(dataLen) || n > uint64(dataLen)-off:
 			d.fail("%s [%d,+%d) past the end of the data (%d bytes)", what, off, n, dataLen)
 		case raw < n || raw > n*maxInflate+64:
 			d.fail("%s of %d bytes inflating to %d", what, n, raw)
 		}
-		return section{int(off), int(n), int(raw)}
+		return section{int(off), int(n), int(raw), uint32(sum)}
 	}
 	for range nf {
 		pkg := d.index(len(f.pkgs), "package")
@@ -449,6 +483,9 @@ func (f *File) read(s section, what string) (*decoder, error) {
 	b := make([]byte, s.len)
 	if _, err := f.r.ReadAt(b, f.dataOff+int64(s.off)); err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if err := verifySum(fmt.Sprintf("%s (data bytes %d to %d)", what, s.off, s.off+s.len), b, s.sum); err != nil {
+		return nil, err
 	}
 	if s.raw == s.len {
 		return &decoder{b: b, off: int(f.dataOff) + s.off, what: what}, nil

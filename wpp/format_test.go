@@ -41,10 +41,16 @@ func assemble(pkgs []string, funcSec, calls []byte) []byte {
 		b, _ := hex.DecodeString(p)
 		h = append(h, b...)
 	}
-	h = append(h, uvarints(1, 0, 0, 0, len(funcSec), len(funcSec), 1)...)
-	h = append(h, uvarints(len(funcSec), len(calls), len(calls))...)
-	out := uvarints(magic, version, len(h), h, funcSec, calls)
-	return out
+	h = append(h, uvarints(1, 0, 0, 0, len(funcSec), len(funcSec), uint64(profile.Checksum(funcSec)), 1)...)
+	h = append(h, uvarints(len(funcSec), len(calls), len(calls), uint64(profile.Checksum(calls)))...)
+	return withHeader(h, append(bytes.Clone(funcSec), calls...))
+}
+
+// withHeader is a TWPP file of header h, with its checksum, and data.
+func withHeader(h, data []byte) []byte {
+	out := uvarints(magic, version, len(h), h)
+	out = binary.LittleEndian.AppendUint32(out, profile.Checksum(out))
+	return append(out, data...)
 }
 
 // readBytes reads a file from memory, whole.
@@ -147,10 +153,10 @@ func TestDeflatedSections(t *testing.T) {
 			pkg[p] = i
 		}
 		for _, ff := range f.funcs {
-			h = append(h, uvarints(pkg[ff.key.Hash], int(ff.key.Index), ff.sec.off, ff.sec.len, ff.sec.raw, ff.calls)...)
+			h = append(h, uvarints(pkg[ff.key.Hash], int(ff.key.Index), ff.sec.off, ff.sec.len, ff.sec.raw, uint64(ff.sec.sum), ff.calls)...)
 		}
-		h = append(h, uvarints(f.calls.off, f.calls.len, raw)...)
-		return uvarints(magic, version, len(h), h, good[f.dataOff:])
+		h = append(h, uvarints(f.calls.off, f.calls.len, raw, uint64(f.calls.sum))...)
+		return withHeader(h, good[f.dataOff:])
 	}
 	if _, err := readBytes(rewrite(f.calls.raw)); err != nil {
 		t.Fatalf("the header written again: %v", err)

@@ -373,25 +373,63 @@ func FuzzReadTWPP(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := NewFile(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return
-		}
-		for _, k := range file.Funcs() {
-			file.ReadFunc(k)
-		}
-		tw, err := file.ReadAll()
-		if err != nil {
-			return
-		}
-		for _, p := range tw.Processes {
-			tw.Expand(p, func(*Goroutine, profile.WPPEvent) error { return nil })
-		}
-		tw.Hot(5, 3, nil)
-		for id := range CallID(20) {
-			tw.Call(id, nil)
-		}
+		queryAll(data)
+		// Again behind the checksums, which the fuzzer rarely gets past.
+		verifySums = false
+		defer func() { verifySums = true }()
+		queryAll(data)
 	})
+}
+
+// queryAll reads a TWPP file from memory and runs every query on it.
+func queryAll(data []byte) {
+	file, err := NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return
+	}
+	for _, k := range file.Funcs() {
+		file.ReadFunc(k)
+	}
+	tw, err := file.ReadAll()
+	if err != nil {
+		return
+	}
+	for _, p := range tw.Processes {
+		tw.Expand(p, func(*Goroutine, profile.WPPEvent) error { return nil })
+	}
+	tw.Hot(5, 3, nil)
+	for id := range CallID(20) {
+		tw.Call(id, nil)
+	}
+}
+
+// TestBitFlips flips each bit of TWPP files, one at a time: the reader
+// says the file is corrupt, or reads exactly the TWPP written, never
+// another.
+func TestBitFlips(t *testing.T) {
+	for _, s := range []*memSource{randomSource(3), loopSource(20, 5)} {
+		tw, err := Compact([]Source{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := tw.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		good := buf.Bytes()
+		want, err := readBytes(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for bit := range 8 * len(good) {
+			bad := bytes.Clone(good)
+			bad[bit/8] ^= 1 << (bit % 8)
+			got, err := readBytes(bad)
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("bit %d of %d flipped: read another TWPP with no error", bit, 8*len(good))
+			}
+		}
+	}
 }
 
 // TestCall numbers calls in pre-order and checks each call's function,
