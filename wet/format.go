@@ -16,7 +16,9 @@ import (
 // Every number is a uvarint (encoding/binary); a string is its length and
 // its bytes; a stream is a bidi stream's encoding (wet/bidi/encode.go).
 //
-//	file      = magic "pcovwet3" stats funcs nodes goroutines groups accesses
+//	file      = magic "pcovwet4" section(stats) section(funcs) section(nodes)
+//	            section(goroutines) section(groups) section(accesses)
+//	section   = length sum content                 (sum: 4 bytes, little-endian)
 //	stats     = recordBytes tier1Words tier2Bytes valueBytes paths
 //	            statements valueRecords accesses siteValueBytes
 //	            groupedValueBytes
@@ -29,6 +31,10 @@ import (
 //	accesses  = n { func stmt access when field^5 }^n
 //	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: 0 stream | 1 value)
 //	field     = 0 stream | 1 value | 2 index delta (seq addr size src flags)
+//
+// A section's sum is the CRC-32C (profile.Checksum) of its content, which
+// the reader checks for every section before it decodes any: a corrupt
+// file is an error naming the section, never another answer.
 //
 // A word or field "2 index delta" has the values of the index-th word or
 // field of the file that is not a constant (from 0, in the file's order),
@@ -51,7 +57,14 @@ import (
 // two groups, and each stream as bidi.Parse does; a file that it accepts
 // answers every query without an error.
 
-const magic = "pcovwet3"
+const magic = "pcovwet4"
+
+// sectionNames name the file's sections, in order, in errors.
+var sectionNames = [...]string{"stats", "functions", "nodes", "goroutines", "value groups", "access labels"}
+
+// verifySums is false only in FuzzParse's second pass, which fuzzes the
+// decoders behind the checksums.
+var verifySums = true
 
 // Write writes w in the WET format.
 func (w *WET) Write(out io.Writer) error {
@@ -98,15 +111,23 @@ func (w *WET) Write(out io.Writer) error {
 		uv(0)
 		return stream(e.Skips)
 	}
-	flush := func() error {
+	// endSection writes the section that b holds, framed.
+	endSection := func() error {
+		var head []byte
+		head = binary.AppendUvarint(head, uint64(len(b)))
+		head = binary.LittleEndian.AppendUint32(head, profile.Checksum(b))
+		bw.Write(head)
 		_, err := bw.Write(b)
 		b = b[:0]
 		return err
 	}
-	b = append(b, magic...)
+	bw.WriteString(magic)
 	st := w.Stats
 	for _, v := range []int64{st.RecordBytes, st.Tier1Words, st.Tier2Bytes, st.ValueBytes, st.Paths, st.Statements, st.ValueRecords, st.Accesses, st.SiteValueBytes, st.GroupedValueBytes} {
 		uv(uint64(v))
+	}
+	if err := endSection(); err != nil {
+		return err
 	}
 	uv(uint64(len(w.Funcs)))
 	for _, f := range w.Funcs {
@@ -115,13 +136,16 @@ func (w *WET) Write(out io.Writer) error {
 		str(f.Package)
 		str(f.Name)
 	}
+	if err := endSection(); err != nil {
+		return err
+	}
 	uv(uint64(len(w.Nodes)))
 	for _, n := range w.Nodes {
 		uv(uint64(n.Func))
 		uv(n.Path)
-		if err := flush(); err != nil {
-			return err
-		}
+	}
+	if err := endSection(); err != nil {
+		return err
 	}
 	uv(uint64(len(w.Goroutines)))
 	for _, g := range w.Goroutines {
@@ -136,9 +160,9 @@ func (w *WET) Write(out io.Writer) error {
 		if err := stream(g.Trace); err != nil {
 			return err
 		}
-		if err := flush(); err != nil {
-			return err
-		}
+	}
+	if err := endSection(); err != nil {
+		return err
 	}
 	uv(uint64(len(w.ValueGroups)))
 	for _, g := range w.ValueGroups {
@@ -169,9 +193,9 @@ func (w *WET) Write(out io.Writer) error {
 				}
 			}
 		}
-		if err := flush(); err != nil {
-			return err
-		}
+	}
+	if err := endSection(); err != nil {
+		return err
 	}
 	uv(uint64(len(w.Accesses)))
 	for _, a := range w.Accesses {
@@ -191,11 +215,8 @@ func (w *WET) Write(out io.Writer) error {
 				return err
 			}
 		}
-		if err := flush(); err != nil {
-			return err
-		}
 	}
-	if err := flush(); err != nil {
+	if err := endSection(); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -236,17 +257,49 @@ func ReadFile(name string) (*WET, error) {
 func Parse(data []byte) (*WET, error) {
 	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
 		if len(data) >= len(magic) && string(data[:len(magic)-1]) == magic[:len(magic)-1] {
-			return nil, fmt.Errorf("a WET file of version %q, which this pathcover does not read", data[len(magic)-1:len(magic)])
+			return nil, fmt.Errorf("a WET file of version %q, not %q: written by another version of pathcover", data[len(magic)-1:len(magic)], magic[len(magic)-1:])
 		}
 		return nil, errors.New("not a WET file")
 	}
-	r := &reader{b: data, pos: len(magic)}
+	// The sections, each checked before any is decoded.
+	var sections [len(sectionNames)]struct{ start, end int }
+	pos := len(magic)
+	for i, name := range sectionNames {
+		n, k := binary.Uvarint(data[pos:])
+		if k <= 0 || n > uint64(len(data)-pos-k) || uint64(len(data)-pos-k)-n < 4 {
+			return nil, fmt.Errorf("byte %d: section %s: its length is cut short or past the end of the file", pos, name)
+		}
+		start := pos + k + 4
+		end := start + int(n)
+		if verifySums {
+			what := fmt.Sprintf("section %s (bytes %d to %d)", name, start, end)
+			if err := profile.VerifyChecksum(what, data[start:end], binary.LittleEndian.Uint32(data[pos+k:])); err != nil {
+				return nil, err
+			}
+		}
+		sections[i].start, sections[i].end = start, end
+		pos = end
+	}
+	if pos != len(data) {
+		return nil, fmt.Errorf("%d bytes after the WET", len(data)-pos)
+	}
+	r := &reader{size: len(data)}
+	// section starts decoding section i; endSection checks that the
+	// section before was read to its end.
+	section := func(i int) {
+		if i > 0 && r.err == nil && r.pos != len(r.b) {
+			r.fail("section %s: %d bytes left over", sectionNames[i-1], len(r.b)-r.pos)
+		}
+		r.b, r.pos = data[:sections[i].end], sections[i].start
+	}
 	w := &WET{}
 	var stats [10]int64
+	section(0)
 	for i := range stats {
 		stats[i] = int64(r.uv("stats"))
 	}
 	w.Stats = Stats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6], stats[7], stats[8], stats[9]}
+	section(1)
 	nf := r.count("functions", 2)
 	for range nf {
 		f := Func{Hash: r.str("hash")}
@@ -254,12 +307,14 @@ func Parse(data []byte) (*WET, error) {
 		f.Package, f.Name = r.str("package"), r.str("name")
 		w.Funcs = append(w.Funcs, f)
 	}
+	section(2)
 	nn := r.count("nodes", 2)
 	for range nn {
 		n := Node{Func: int(r.small("node's function", uint64(len(w.Funcs))))}
 		n.Path = r.uv("path")
 		w.Nodes = append(w.Nodes, n) // Times: check makes them from the traces
 	}
+	section(3)
 	ng := r.count("goroutines", 8)
 	for range ng {
 		g := Goroutine{Process: int(r.small("process", 1<<31))}
@@ -268,6 +323,7 @@ func Parse(data []byte) (*WET, error) {
 		g.Trace = r.stream("trace")
 		w.Goroutines = append(w.Goroutines, g)
 	}
+	section(4)
 	ngr := r.count("value groups", 4)
 	for gi := range ngr {
 		g := ValueGroup{Func: int(r.small("group's function", uint64(len(w.Funcs))))}
@@ -294,6 +350,7 @@ func Parse(data []byte) (*WET, error) {
 		}
 		w.ValueGroups = append(w.ValueGroups, g)
 	}
+	section(5)
 	na := r.count("access labels", 9)
 	for range na {
 		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
@@ -303,11 +360,11 @@ func Parse(data []byte) (*WET, error) {
 		}
 		w.Accesses = append(w.Accesses, a)
 	}
+	if r.err == nil && r.pos != len(r.b) {
+		r.fail("section %s: %d bytes left over", sectionNames[len(sectionNames)-1], len(r.b)-r.pos)
+	}
 	if r.err != nil {
 		return nil, r.err
-	}
-	if r.pos != len(data) {
-		return nil, fmt.Errorf("%d bytes after the WET", len(data)-r.pos)
 	}
 	return w, w.check()
 }
@@ -463,9 +520,10 @@ func (w *WET) checkTraces() ([][]uint64, error) {
 }
 
 type reader struct {
-	b   []byte
-	pos int
-	err error
+	b    []byte // the file up to the end of the section being read
+	pos  int
+	size int // of the file
+	err  error
 	// shared are the words' and fields' streams so far, for references,
 	// and the bytes of each one's encoding (of the stream a reference
 	// repeats); sharedBytes is what the references repeat.
@@ -487,8 +545,8 @@ func (r *reader) word(what string) (*bidi.Stream, uint64) {
 			return &bidi.Stream{}, 0
 		}
 		r.sharedBytes += r.sharedSize[k]
-		if r.sharedBytes > maxSharing*len(r.b) {
-			r.fail("references repeat %d bytes of streams in a file of %d", r.sharedBytes, len(r.b))
+		if r.sharedBytes > maxSharing*r.size {
+			r.fail("references repeat %d bytes of streams in a file of %d", r.sharedBytes, r.size)
 			return &bidi.Stream{}, 0
 		}
 		s := resolve(r.shared[k], delta)

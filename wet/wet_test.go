@@ -364,25 +364,59 @@ func FuzzParse(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, err := Parse(data)
-		if err != nil {
-			return
-		}
-		for g := range w.Goroutines {
-			c, _ := w.Cursor(g)
-			for {
-				if _, ok := c.Next(); !ok {
-					break
-				}
+		walkAll(data)
+		// Again behind the checksums, which the fuzzer rarely gets past.
+		verifySums = false
+		defer func() { verifySums = true }()
+		walkAll(data)
+	})
+}
+
+// walkAll parses a WET file and walks its every label and trace.
+func walkAll(data []byte) {
+	w, err := Parse(data)
+	if err != nil {
+		return
+	}
+	for g := range w.Goroutines {
+		c, _ := w.Cursor(g)
+		for {
+			if _, ok := c.Next(); !ok {
+				break
 			}
 		}
-		for i := range w.Values {
-			w.ValuesOf(&w.Values[i])
+	}
+	for i := range w.Values {
+		w.ValuesOf(&w.Values[i])
+	}
+	for i := range w.Accesses {
+		w.AccessesOf(&w.Accesses[i])
+	}
+}
+
+// TestBitFlips flips each bit of a WET file, one at a time: Parse says
+// the file is corrupt, or reads exactly the WET written, never another.
+func TestBitFlips(t *testing.T) {
+	w, err := Build(nil, []wpp.Source{randomRecording(rand.New(rand.NewPCG(9, 10)), "flips")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	want, err := Parse(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for bit := range 8 * len(good) {
+		bad := bytes.Clone(good)
+		bad[bit/8] ^= 1 << (bit % 8)
+		if got, err := Parse(bad); err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("bit %d of %d flipped: read another WET with no error", bit, 8*len(good))
 		}
-		for i := range w.Accesses {
-			w.AccessesOf(&w.Accesses[i])
-		}
-	})
+	}
 }
 
 // TestDiff: a WET matches itself; a recording with one path changed
