@@ -7,11 +7,14 @@ package profile
 // waits for its parallel subtests, resumes, ends), so a killed process
 // loses at most the record it was writing:
 //
-//	[8]byte "pcovtst1"
+//	[8]byte "pcovtst2"
 //	then records, each
 //		byte    kind
 //		uvarint n, the payload's length
-//		n bytes, the payload:
+//		n bytes, the payload
+//		uint32  little-endian, the checksum (CRC-32C, Checksum) of the
+//		        record's kind, length and payload
+//	the payloads:
 //	'C'	the name of the process's counter file in the same directory
 //	'K'	the import path of the package whose tests run
 //	'N'	a test: uvarint id (1 or more), uvarint its parent's id (0 for
@@ -55,7 +58,7 @@ import (
 	"github.com/pathcover/pathcover/numbering"
 )
 
-const testsMagic = "pcovtst1"
+const testsMagic = "pcovtst2"
 
 // The record kinds of a tests file.
 const (
@@ -123,7 +126,10 @@ var ErrTestsCut = errors.New("the last record is cut short (the process was kill
 // error that returns nothing.
 func ParseTests(data []byte) (*TestsFile, error) {
 	if !bytes.HasPrefix(data, []byte(testsMagic)) {
-		return nil, errors.New("not a tests file (no pcovtst1 header)")
+		if len(data) >= len(testsMagic) && bytes.HasPrefix(data, []byte(testsMagic[:len(testsMagic)-1])) {
+			return nil, fmt.Errorf("a tests file of version %q, not %q: written by another version of pathcover", data[len(testsMagic)-1:len(testsMagic)], testsMagic[len(testsMagic)-1:])
+		}
+		return nil, fmt.Errorf("not a tests file (no %s header)", testsMagic)
 	}
 	tf := &TestsFile{Tests: make(map[uint64]*TestName)}
 	hashes := make(map[uint64]string)
@@ -131,15 +137,19 @@ func ParseTests(data []byte) (*TestsFile, error) {
 	for len(rest) > 0 {
 		kind := rest[0]
 		n, k := binary.Uvarint(rest[1:])
-		if k <= 0 || n > uint64(len(rest)-1-k) {
+		if k <= 0 || n > uint64(len(rest)-1-k) || uint64(len(rest)-1-k)-n < 4 {
 			if k < 0 {
 				return nil, fmt.Errorf("record at byte %d: its length overflows", len(data)-len(rest))
 			}
 			return tf, fmt.Errorf("record at byte %d: %w", len(data)-len(rest), ErrTestsCut)
 		}
-		payload := rest[1+k : 1+k+int(n)]
+		end := 1 + k + int(n)
+		payload := rest[1+k : end]
 		at := len(data) - len(rest)
-		rest = rest[1+k+int(n):]
+		if err := VerifyChecksum(fmt.Sprintf("record at byte %d", at), rest[:end], binary.LittleEndian.Uint32(rest[end:])); err != nil {
+			return nil, err
+		}
+		rest = rest[end+4:]
 		if err := tf.record(kind, payload, hashes); err != nil {
 			return nil, fmt.Errorf("record %q at byte %d: %w", kind, at, err)
 		}

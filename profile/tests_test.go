@@ -1,9 +1,12 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"maps"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +28,26 @@ func (tb *testsBuilder) rec(kind byte, payload ...any) *testsBuilder {
 	if tb.b == nil {
 		tb.b = []byte(testsMagic)
 	}
+	start := len(tb.b)
 	tb.b = append(binary.AppendUvarint(append(tb.b, kind), uint64(len(p))), p...)
+	tb.b = binary.LittleEndian.AppendUint32(tb.b, Checksum(tb.b[start:]))
 	return tb
+}
+
+// resumTests rewrites the checksums of a tests file's records, as far as
+// they can be found, so that fuzzing reaches the records' decoding.
+func resumTests(data []byte) []byte {
+	data = bytes.Clone(data)
+	for pos := len(testsMagic); pos < len(data); {
+		n, k := binary.Uvarint(data[pos+1:])
+		if k <= 0 || n > uint64(len(data)-pos-1-k) || uint64(len(data)-pos-1-k)-n < 4 {
+			break
+		}
+		end := pos + 1 + k + int(n)
+		binary.LittleEndian.PutUint32(data[end:], Checksum(data[pos:end]))
+		pos = end + 4
+	}
+	return data
 }
 
 // sampleTests attributes a diamondMeta package's counts: F is an array of
@@ -132,8 +153,12 @@ func FuzzParseTests(f *testing.F) {
 	hash := "000102030405060708090a0b0c0d0e0f"
 	tb, cf := sampleTests(hash)
 	f.Add(tb.b)
+	f.Add(append([]byte{1}, tb.b...))
 	f.Add([]byte(testsMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 0 && data[0]&1 == 1 && bytes.HasPrefix(data[1:], []byte(testsMagic)) {
+			data = resumTests(data[1:]) // past the checksums
+		}
 		tf, err := ParseTests(data)
 		if tf == nil {
 			return
@@ -161,4 +186,26 @@ func FuzzParseTests(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTestsBitFlips flips each bit of a tests file, one at a time: the
+// reader says the file is corrupt or cut short, or reads exactly the file
+// written, never another.
+func TestTestsBitFlips(t *testing.T) {
+	tb, _ := sampleTests("000102030405060708090a0b0c0d0e0f")
+	want, err := ParseTests(tb.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for bit := range 8 * len(tb.b) {
+		bad := bytes.Clone(tb.b)
+		bad[bit/8] ^= 1 << (bit % 8)
+		if got, err := ParseTests(bad); err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("bit %d of %d flipped: read another tests file with no error", bit, 8*len(tb.b))
+		}
+	}
+	old := append([]byte("pcovtst1"), tb.b[len(testsMagic):]...)
+	if _, err := ParseTests(old); err == nil || !strings.Contains(err.Error(), "another version of pathcover") {
+		t.Errorf("a version 1 file: %v", err)
+	}
 }

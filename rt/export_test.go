@@ -22,3 +22,6 @@ func SetTestProc(f func() int) { testProc = f }
 
 // Home is home, for the test that it is profile.HashHome.
 var Home = home
+
+// Checksum is checksum, which TestChecksum compares with hash/crc32.
+var Checksum = checksum

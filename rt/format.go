@@ -57,7 +57,7 @@ func itoa(n uint64) string {
 }
 
 // The tests file's magic and record kinds (profile/tests.go).
-const testsMagic = "pcovtst1"
+const testsMagic = "pcovtst2"
 
 const (
 	testRecCounts   = 'C'
@@ -68,3 +68,37 @@ const (
 	testRecDelta    = 'D'
 	testRecRunning  = 'R'
 )
+
+// checksum returns the CRC-32C (Castagnoli) of b, the checksum of the
+// formats that package profile reads with profile.Checksum: rt imports no
+// hash package (the list in doc.go), so it has its own table.
+// TestChecksum checks that the two agree. It is computed when rt writes
+// a record or a block, never per event.
+func checksum(b []byte) uint32 {
+	crc := ^uint32(0)
+	for _, c := range b {
+		crc = castagnoliTable[byte(crc)^c] ^ crc>>8
+	}
+	return ^crc
+}
+
+var castagnoliTable = func() (t [256]uint32) {
+	const poly = 0x82f63b78 // Castagnoli's, bits reversed
+	for i := range t {
+		crc := uint32(i)
+		for range 8 {
+			if crc&1 == 1 {
+				crc = crc>>1 ^ poly
+			} else {
+				crc >>= 1
+			}
+		}
+		t[i] = crc
+	}
+	return t
+}()
+
+// appendUint32 appends v in little-endian order.
+func appendUint32(b []byte, v uint32) []byte {
+	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+}

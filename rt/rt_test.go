@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -442,4 +443,17 @@ func FuzzHome(f *testing.F) {
 			t.Errorf("home(%d, %d) = %d, profile.HashHome %d", id, n, got, want)
 		}
 	})
+}
+
+// TestChecksum: rt's checksum is package profile's (CRC-32C).
+func TestChecksum(t *testing.T) {
+	b := make([]byte, 300)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	for n := range len(b) {
+		if got, want := rt.Checksum(b[:n]), crc32.Checksum(b[:n], crc32.MakeTable(crc32.Castagnoli)); got != want {
+			t.Fatalf("checksum of %d bytes %08x, want %08x", n, got, want)
+		}
+	}
 }

@@ -245,8 +245,10 @@ func (a *attributionState) addDelta() {
 	if segments > 0 {
 		// The count of segments comes first: encode it, then the body.
 		head := appendUvarint(nil, uint64(segments))
+		start := len(a.rec)
 		a.rec = append(appendUvarint(append(a.rec, testRecDelta), uint64(len(head)+len(body))), head...)
 		a.rec = append(a.rec, body...)
+		a.rec = appendUint32(a.rec, checksum(a.rec[start:]))
 	}
 }
 
@@ -303,7 +305,9 @@ func testsFail(err error) {
 // addRecord appends a record to the event's.
 func addRecord(kind byte, payload []byte) {
 	a := &attribution
+	start := len(a.rec)
 	a.rec = append(appendUvarint(append(a.rec, kind), uint64(len(payload))), payload...)
+	a.rec = appendUint32(a.rec, checksum(a.rec[start:]))
 }
 
 func appendUvarint(b []byte, v uint64) []byte {
