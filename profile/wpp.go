@@ -14,11 +14,11 @@ package profile
 // the byte order mark gives.
 //
 //	header (unit 0)
-//	 0  [8]byte  "pcovwpp2" (the format's version is its last byte)
+//	 0  [8]byte  "pcovwpp3" (the format's version is its last byte)
 //	 8  uint64   byte order mark 0x0102030405060708
 //	16  uint64   limit: the file size past which the program stops recording
-//	24  uint32   flags: WPPLimitReached
-//	28  uint32   0
+//	24  uint32   flags: WPPLimitReached, WPPWriteFailed, WPPEnded
+//	28  uint32   the errno of the write that failed (WPPWriteFailed), or 0
 //	32  int64    when the process started, Unix nanoseconds
 //	40  uint64   process id
 //	48  ...      0 up to 512
@@ -55,7 +55,8 @@ package profile
 //	x&3 == 0, x>>2 == 3 start p s: the goroutine's first record: it was
 //	                    created by goroutine p, at spawn s (0: by code that
 //	                    is not instrumented)
-//	x&3 == 0, x>>2 == 4 stop: recording stopped here (the size limit)
+//	x&3 == 0, x>>2 == 4 stop: recording stopped here (the header says why:
+//	                    the size limit, or a write that failed)
 //	x&3 == 0, x>>2 == 5 up k, path: a path completed by the call k levels
 //	                    below the current one (the body of a range-over-func
 //	                    loop runs inside the iterator's call); k and the id
@@ -107,8 +108,19 @@ package profile
 // no part of it where a record is read: nothing written before it is lost.
 // Calls still open at the end of a stream were running when the process
 // ended (os.Exit, a kill, a crash).
+//
+// A recording covers the whole run only if its header says the process
+// reached its end (WPPEnded: rt's exit hook, which os.Exit and the return
+// of main run) and recording never stopped (neither WPPLimitReached nor
+// WPPWriteFailed); WPPHeader.Cut says why one does not, and every query
+// that reads it passes that on with its answer. Version 3 added
+// WPPWriteFailed, WPPEnded and the errno.
 
-import "time"
+import (
+	"fmt"
+	"syscall"
+	"time"
+)
 
 // The flags of a WPP file's header.
 const (
@@ -117,11 +129,17 @@ const (
 	// of its events, which ends with a stop event if it was cut short
 	// (and its chunk had a byte left).
 	WPPLimitReached = 1 << iota
+	// WPPWriteFailed says the file could not grow (a full disk, most
+	// often): recording stopped as at the limit.
+	WPPWriteFailed
+	// WPPEnded says the process reached its end (os.Exit, or main
+	// returned); without it, it was killed, crashed, or is still running.
+	WPPEnded
 )
 
 // Sizes of a WPP file.
 const (
-	wppMagic       = "pcovwpp2"
+	wppMagic       = "pcovwpp3"
 	WPPUnit        = 512
 	WPPChunkHeader = 32
 	WPPMaxChunk    = 1 << 20
@@ -195,6 +213,32 @@ type WPPEvent struct {
 type WPPHeader struct {
 	Limit        uint64
 	LimitReached bool
-	Start        time.Time
-	PID          uint64
+	// WriteFailed says a write failed and recording stopped; WriteErrno
+	// is the write's errno, if it was a system error.
+	WriteFailed bool
+	WriteErrno  uint32
+	// Ended says the process reached its end (WPPEnded).
+	Ended bool
+	Start time.Time
+	PID   uint64
+}
+
+// Cut says why a recording with this header covers only part of its run,
+// one reason a sentence; nil if it covers the whole run.
+func (h WPPHeader) Cut() []string {
+	var why []string
+	if h.LimitReached {
+		why = append(why, fmt.Sprintf("recording stopped at the file's size limit of %d bytes (PATHCOVERWPPMAX, pppexec -wppmax)", h.Limit))
+	}
+	if h.WriteFailed {
+		err := "an error"
+		if h.WriteErrno != 0 {
+			err = syscall.Errno(h.WriteErrno).Error()
+		}
+		why = append(why, "recording stopped when the file could not grow: "+err)
+	}
+	if !h.Ended {
+		why = append(why, "the process wrote no end: it was killed, crashed, or is still running")
+	}
+	return why
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -71,7 +72,10 @@ func TestWPPRoundTrip(t *testing.T) {
 	for seed := range uint64(50) {
 		want := randomWPP(seed)
 		var buf bytes.Buffer
-		h := WPPHeader{Limit: 1 << 30, LimitReached: seed%2 == 0, Start: time.Unix(0, 12345), PID: 77}
+		h := WPPHeader{Limit: 1 << 30, LimitReached: seed%2 == 0, WriteFailed: seed%3 == 0, Ended: seed%5 != 0, Start: time.Unix(0, 12345), PID: 77}
+		if h.WriteFailed {
+			h.WriteErrno = uint32(seed)
+		}
 		if err := WriteWPP(&buf, h, testPackages, want); err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +86,7 @@ func TestWPPRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: events differ", seed)
 		}
-		if w.Header.Limit != h.Limit || w.Header.LimitReached != h.LimitReached || w.Header.PID != 77 || !w.Header.Start.Equal(h.Start) {
+		if w.Header.Limit != h.Limit || w.Header.LimitReached != h.LimitReached || w.Header.WriteFailed != h.WriteFailed || w.Header.WriteErrno != h.WriteErrno || w.Header.Ended != h.Ended || w.Header.PID != 77 || !w.Header.Start.Equal(h.Start) {
 			t.Errorf("seed %d: header %+v, want %+v", seed, w.Header, h)
 		}
 		for i, p := range testPackages {
@@ -172,6 +176,30 @@ func TestWPPTorn(t *testing.T) {
 	}
 }
 
+// TestWPPCut checks what a header says of a recording that covers only
+// part of its run: the reasons, one each, or none for a whole one.
+func TestWPPCut(t *testing.T) {
+	for _, c := range []struct {
+		h    WPPHeader
+		want []string
+	}{
+		{WPPHeader{Ended: true}, nil},
+		{WPPHeader{}, []string{"wrote no end: it was killed, crashed, or is still running"}},
+		{WPPHeader{Ended: true, Limit: 4096, LimitReached: true}, []string{"size limit of 4096 bytes"}},
+		{WPPHeader{Ended: true, WriteFailed: true, WriteErrno: uint32(syscall.ENOSPC)}, []string{"could not grow: " + syscall.ENOSPC.Error()}},
+		{WPPHeader{WriteFailed: true}, []string{"could not grow: an error", "wrote no end"}},
+	} {
+		got := c.h.Cut()
+		ok := len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.Contains(got[i], c.want[i])
+		}
+		if !ok {
+			t.Errorf("%+v: Cut() = %q, want %q", c.h, got, c.want)
+		}
+	}
+}
+
 // TestWPPMalformed checks that damaged files are errors that say where.
 func TestWPPMalformed(t *testing.T) {
 	var buf bytes.Buffer
@@ -186,8 +214,9 @@ func TestWPPMalformed(t *testing.T) {
 	}{
 		{"short", func(b []byte) []byte { return b[:100] }, "not a WPP file"},
 		{"magic", func(b []byte) []byte { b[0] = 'x'; return b }, "not a WPP file"},
-		{"version", func(b []byte) []byte { b[7] = '1'; return b }, `version "1"`},
+		{"version", func(b []byte) []byte { b[7] = '2'; return b }, `version "2", not "3": written by another version of pathcover`},
 		{"flags", func(b []byte) []byte { b[24] = 0x80; return b }, "unknown flags"},
+		{"errno", func(b []byte) []byte { b[28] = 28; return b }, "errno 28 of a write that did not fail"},
 		{"chunk size", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[512+8:], 100); return b }, "offset 512: chunk of 100 bytes"},
 		{"past end", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[1024+8:], 4096); return b }, "runs past the end"},
 		{"kind", func(b []byte) []byte { b[1024+4] = 9; return b }, "unknown kind 9"},

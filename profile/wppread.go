@@ -74,7 +74,7 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 	switch magic := string(hdr[:8]); {
 	case magic == wppMagic:
 	case magic[:7] == wppMagic[:7]:
-		return nil, fmt.Errorf("a WPP file of version %q, which this pathcover does not read (it reads %q): record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
+		return nil, fmt.Errorf("a WPP file of version %q, not %q: written by another version of pathcover; record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
 	default:
 		return nil, fmt.Errorf("not a WPP file")
 	}
@@ -87,13 +87,19 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 	default:
 		return nil, fmt.Errorf("bad byte order mark")
 	}
-	flags := w.order.Uint32(hdr[24:])
-	if flags&^WPPLimitReached != 0 {
+	flags, errno := w.order.Uint32(hdr[24:]), w.order.Uint32(hdr[28:])
+	if flags&^(WPPLimitReached|WPPWriteFailed|WPPEnded) != 0 {
 		return nil, fmt.Errorf("unknown flags %#x", flags)
+	}
+	if errno != 0 && flags&WPPWriteFailed == 0 {
+		return nil, fmt.Errorf("the errno %d of a write that did not fail", errno)
 	}
 	w.Header = WPPHeader{
 		Limit:        w.order.Uint64(hdr[16:]),
 		LimitReached: flags&WPPLimitReached != 0,
+		WriteFailed:  flags&WPPWriteFailed != 0,
+		WriteErrno:   errno,
+		Ended:        flags&WPPEnded != 0,
 		Start:        time.Unix(0, int64(w.order.Uint64(hdr[32:]))),
 		PID:          w.order.Uint64(hdr[40:]),
 	}
@@ -412,8 +418,18 @@ func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64
 	copy(hdr, wppMagic)
 	le.PutUint64(hdr[8:], byteOrderMark)
 	le.PutUint64(hdr[16:], h.Limit)
-	if h.LimitReached {
-		le.PutUint32(hdr[24:], WPPLimitReached)
+	var flags uint32
+	for _, f := range []struct {
+		set  bool
+		flag uint32
+	}{{h.LimitReached, WPPLimitReached}, {h.WriteFailed, WPPWriteFailed}, {h.Ended, WPPEnded}} {
+		if f.set {
+			flags |= f.flag
+		}
+	}
+	le.PutUint32(hdr[24:], flags)
+	if h.WriteFailed {
+		le.PutUint32(hdr[28:], h.WriteErrno)
 	}
 	le.PutUint64(hdr[32:], uint64(h.Start.UnixNano()))
 	le.PutUint64(hdr[40:], h.PID)

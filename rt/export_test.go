@@ -25,3 +25,10 @@ var Home = home
 
 // Checksum is checksum, which TestChecksum compares with hash/crc32.
 var Checksum = checksum
+
+// SetWPPWriteFault makes the writes of the WPP file's extents fail as
+// fault says (nil: they succeed), and WPPExitHook is the hook the runtime
+// calls at the process's end; for the tests of a recording cut short.
+func SetWPPWriteFault(fault func(off int64) error) { wppWriteFault = fault }
+
+var WPPExitHook = wppExitHook

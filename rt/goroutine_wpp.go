@@ -44,7 +44,9 @@ func runtimeHash(typ, data unsafe.Pointer) uintptr
 // set (a *flightShared), to give each goroutine it makes a ring of that
 // file and call grow when the file's room runs short, for the flight
 // recorder (flight.go), through a function pppexec adds to package
-// runtime; a runtime where it could not ignores them.
+// runtime; a runtime where it could not ignores them. The WPP recorder
+// (wpp.go), which builds with -flight never have, gives it only exit, to
+// mark the end of its file.
 //
 //go:linkname flightHooks runtime.pathcoverFlightHooks
 func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer)

@@ -28,7 +28,11 @@ import (
 // a large chunk. Chunks are taken under wppMu from the end of the file,
 // which grows by extents of wppExtentSize, written with zeros before they
 // are mapped (as counter segments are: a store into a hole of a full disk
-// would kill the program).
+// would kill the program). Recording stops when the file reaches its
+// size limit or a write fails (a full disk): the header says which, with
+// the write's error, and the exit hooks mark it when the process reaches
+// its end, so that readers can say that a recording covers only part of
+// a run, and why (profile.WPPHeader.Cut).
 //
 // A goroutine finds its recorder through a field that pppexec adds to the
 // runtime's g (goroutine_wpp.go): one call that reads it and the
@@ -80,11 +84,20 @@ const (
 	wppShortPath  = 1 << 61 // ids below fit in a record's first uvarint
 )
 
+// The header's flags (profile.WPPLimitReached and the rest): why
+// recording stopped, and whether the process reached its end. Its next
+// word is the errno of the write that failed.
+const (
+	wppFlagLimit       = 1
+	wppFlagWriteFailed = 2
+	wppFlagEnded       = 4
+)
+
 var (
 	wppMu       sync.Mutex
 	wppFile     = ownFile{fd: -1}
 	wppOn       atomic.Bool // recording: a file is open and the limit not reached
-	wppStopped  atomic.Bool // the limit was reached
+	wppStopped  atomic.Bool // the limit was reached, or a write failed (the header says which)
 	wppPackages []string    // metadata hashes by package number - 1
 	wppEnd      int64       // the file's next free offset, under wppMu
 	wppLimit    int64       // the size past which recording stops
@@ -500,10 +513,11 @@ func wppReady(limit int64) bool {
 	syscall.Gettimeofday(&tv)
 	putUint64(wppHeader[32:], uint64(tv.Nano()))
 	putUint64(wppHeader[40:], uint64(syscall.Getpid()))
-	copy(wppHeader[:8], "pcovwpp2")
+	copy(wppHeader[:8], "pcovwpp3")
 	wppEnd = wppUnit
 	wppFailed = false
 	wppOn.Store(true)
+	flightHooks(nil, wppExitHook, nil, nil)
 	return true
 }
 
@@ -520,9 +534,7 @@ func wppTake(size int) []byte {
 		off = (off/wppExtentSize + 1) * wppExtentSize
 	}
 	if off+int64(size) > wppLimit {
-		wppStopped.Store(true)
-		wppOn.Store(false)
-		putUint32(wppHeader[24:], getUint32(wppHeader[24:])|1)
+		wppStop(wppFlagLimit, nil)
 		writeStderr("pathcover: the whole-program-path file " + wppFile.path + " reached its limit of " + itoa(uint64(wppLimit)) + " bytes (PATHCOVERWPPMAX); recording stopped\n")
 		return nil
 	}
@@ -544,6 +556,9 @@ func wppExtent(off int64) []byte {
 		return e
 	}
 	fd, _, err := wppFile.descriptor()
+	if err == nil && wppWriteFault != nil {
+		err = wppWriteFault(off)
+	}
 	if err == nil {
 		var w []uint64
 		w, err = mapWords(&wppFile, fd, off, wppExtentSize)
@@ -554,10 +569,43 @@ func wppExtent(off int64) []byte {
 		}
 	}
 	wppWarn(wppFile.path, err)
-	wppStopped.Store(true)
-	wppOn.Store(false)
+	wppStop(wppFlagWriteFailed, err)
 	return nil
 }
+
+// wppStop stops recording for the reason flag says, with the error of
+// the write that failed, and says so in the header, so that every reader
+// of the file can tell that it holds only part of the run, and why. The
+// caller holds wppMu.
+func wppStop(flag uint32, err error) {
+	wppStopped.Store(true)
+	wppOn.Store(false)
+	if wppHeader == nil {
+		return // the file was never made
+	}
+	if flag == wppFlagWriteFailed && getUint32(wppHeader[24:])&wppFlagWriteFailed == 0 {
+		if errno, ok := err.(syscall.Errno); ok {
+			putUint32(wppHeader[28:], uint32(errno))
+		}
+	}
+	putUint32(wppHeader[24:], getUint32(wppHeader[24:])|flag)
+}
+
+// wppExitHook is called by the runtime's exit hooks (os.Exit, the return
+// of main): the header then says the process reached its end, and a file
+// whose header does not was left by a process that was killed or
+// crashed, or that is still running.
+func wppExitHook(goid uint64, failed bool) {
+	wppMu.Lock()
+	defer wppMu.Unlock()
+	if wppHeader != nil {
+		putUint32(wppHeader[24:], getUint32(wppHeader[24:])|wppFlagEnded)
+	}
+}
+
+// wppWriteFault, set by rt's tests, makes the write of the extent at
+// off fail as a full disk would.
+var wppWriteFault func(off int64) error
 
 func wppWarn(where string, err error) {
 	writeStderr("pathcover: cannot record whole program paths in " + where + ": " + err.Error() + "\n")

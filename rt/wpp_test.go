@@ -156,6 +156,16 @@ var codes []uint64
 // of random call trees at once, and prints its account as JSON. With
 // RT_WPP_KILL it prints "ready" after its events and waits to be killed.
 func wppHelper() {
+	if s := os.Getenv("RT_WPP_ENOSPC"); s != "" {
+		// The disk is full from offset s on.
+		full, _ := strconv.ParseInt(s, 10, 64)
+		rt.SetWPPWriteFault(func(off int64) error {
+			if off >= full {
+				return syscall.ENOSPC
+			}
+			return nil
+		})
+	}
 	rt.WPPRegister(strings.Repeat("ab", 16), 0, 10)
 	codes = rt.WPPRegister(strings.Repeat("cd", 16), 0, 64)
 	const pkg = 2
@@ -185,6 +195,8 @@ func wppHelper() {
 		fmt.Println("ready")
 		select {}
 	}
+	// What the runtime's exit hooks do in a program that pppexec builds.
+	rt.WPPExitHook(0, false)
 }
 
 // runWPPHelper runs the helper and reads its account and the file.
@@ -270,6 +282,9 @@ func TestWPPGoroutines(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr: %s", stderr)
 	}
+	if cut := file.Header.Cut(); cut != nil || !file.Header.Ended {
+		t.Errorf("a whole recording: header %+v, Cut() = %q", file.Header, cut)
+	}
 	got, starts := recorded(t, file)
 	if len(want) < 16 {
 		t.Fatalf("the helper recorded %d goroutines", len(want))
@@ -322,6 +337,9 @@ func firstDifference(a, b []profile.WPPEvent) int {
 // before is in the file.
 func TestWPPKilled(t *testing.T) {
 	want, file, _ := runWPPHelper(t, "RT_WPP_GOROUTINES=4", "RT_WPP_KILL=1")
+	if cut := file.Header.Cut(); file.Header.Ended || len(cut) != 1 || !strings.Contains(cut[0], "wrote no end") {
+		t.Errorf("a killed process's recording: header %+v, Cut() = %q", file.Header, cut)
+	}
 	got, _ := recorded(t, file)
 	for g, evs := range want {
 		if !reflect.DeepEqual(got[g], evs) {
@@ -352,12 +370,41 @@ func TestWPPLimit(t *testing.T) {
 	if strings.Count(stderr, "reached its limit of 65536 bytes (PATHCOVERWPPMAX); recording stopped") != 1 {
 		t.Errorf("stderr: %q", stderr)
 	}
-	if !file.Header.LimitReached || file.Header.Limit != 64<<10 {
+	if h := file.Header; !h.LimitReached || h.Limit != 64<<10 || h.WriteFailed || !h.Ended {
 		t.Errorf("header %+v", file.Header)
+	}
+	if cut := file.Header.Cut(); len(cut) != 1 || !strings.Contains(cut[0], "size limit of 65536 bytes") {
+		t.Errorf("Cut() = %q, want the size limit", cut)
 	}
 	if st, err := os.Stat(file.Name); err != nil || st.Size() > 1<<20 {
 		t.Errorf("file: %v, %v", st, err)
 	}
+	checkPrefixes(t, want, file)
+}
+
+// TestWPPWriteFailed runs the helper on a disk that is full past the
+// file's first extent: recording stops, the header says a write failed
+// with ENOSPC (not the size limit), and what each goroutine recorded is a
+// prefix of its account, as at the limit.
+func TestWPPWriteFailed(t *testing.T) {
+	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "RT_WPP_MANY=1", fmt.Sprintf("RT_WPP_ENOSPC=%d", 1<<20))
+	if strings.Count(stderr, "cannot record whole program paths in") != 1 || !strings.Contains(stderr, syscall.ENOSPC.Error()) {
+		t.Errorf("stderr: %q", stderr)
+	}
+	if h := file.Header; !h.WriteFailed || h.WriteErrno != uint32(syscall.ENOSPC) || h.LimitReached || !h.Ended {
+		t.Errorf("header %+v", h)
+	}
+	if cut := file.Header.Cut(); len(cut) != 1 || !strings.Contains(cut[0], "could not grow: "+syscall.ENOSPC.Error()) {
+		t.Errorf("Cut() = %q, want the write's error", cut)
+	}
+	checkPrefixes(t, want, file)
+}
+
+// checkPrefixes checks that what each goroutine recorded, in a recording
+// that stopped, is a prefix of the helper's account, and that streams cut
+// short end with a stop event where their chunk had room for it.
+func checkPrefixes(t *testing.T, want map[uint64][]profile.WPPEvent, file *profile.WPPFile) {
+	t.Helper()
 	got, _ := recorded(t, file)
 	stops, cut := 0, 0
 	for g, evs := range got {
