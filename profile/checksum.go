@@ -20,6 +20,12 @@ func Checksum(b []byte) uint32 {
 	return crc32.Checksum(b, castagnoli)
 }
 
+// ChecksumUpdate returns the checksum of the bytes whose checksum is sum
+// followed by b.
+func ChecksumUpdate(sum uint32, b []byte) uint32 {
+	return crc32.Update(sum, castagnoli, b)
+}
+
 // ChecksumError is the error of a section whose checksum does not match.
 type ChecksumError struct {
 	Section    string // what the section holds, and where it lies

@@ -9,7 +9,7 @@ package profile
 // which the order mark tells:
 //
 //	offset 0    +---------------------------------------------+
-//	            | magic "pcovflt1"                            |
+//	            | magic "pcovflt2"                            |
 //	         8  | byte-order mark 0x0102030405060708          |
 //	        16  | N: entries of each ring (a power of two)    |
 //	        24  | state: 0 none (killed, or still running),   |
@@ -23,6 +23,13 @@ package profile
 //	        56  | 1 if some goroutines got no ring (limit)    |
 //	        64  | limit: the file's largest size in bytes     |
 //	        72  | E: the size of each extent in bytes         |
+//	        80  | checksum of bytes 0-79, those at 24-39 and  |
+//	            |   56-63 (which change as it runs) zero      |
+//	        88  | ^state (bitwise complement)                 |
+//	        96  | ^goroutine                                  |
+//	       104  | a snapshot's: where its blocks end          |
+//	       112  | a snapshot's: 1<<32 | the checksum of bytes  |
+//	            |   0-111 and of the blocks, together         |
 //	            | ... zero up to 4096                         |
 //	      4096  +---------------------------------------------+
 //	            | extent 0: blocks, each beginning with a tag |
@@ -34,8 +41,9 @@ package profile
 //
 // The blocks:
 //
-//	package (kind 1, 56 bytes): tag, the number of its function 0,
-//	    its number of functions, the metadata's hash (32 hex digits)
+//	package (kind 1, 64 bytes): tag, the number of its function 0,
+//	    its number of functions, the metadata's hash (32 hex digits),
+//	    the checksum of the block's 56 bytes before it
 //	ring (kind 2, 32+8N bytes): tag, the goroutine's id, pos (the
 //	    entries it ever wrote), mask (N-1), then N entries: the newest
 //	    at (pos-1) mod N, the oldest of the min(pos, N) at pos mod N
@@ -46,8 +54,15 @@ package profile
 // ones (FlightLongID) say that the entry before it is the id, whole (a
 // function with 2^40 paths or more). A tag is written after the rest of
 // its block, so a block without one was never finished.
+//
+// A checksum is CRC-32C (Checksum). The rings, which goroutines write at
+// every path, have none but a snapshot's, taken when nothing writes its
+// copy; the state and its goroutine, which a failure's hooks write where
+// nothing may be computed, are checked against their complements. A
+// snapshot's last checksum covers all it holds.
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -92,6 +107,7 @@ func (s FlightState) Failed() bool {
 const FlightLongID = 1<<40 - 1
 
 const (
+	flightMagic      = "pcovflt2"
 	flightHeaderSize = 4096
 	flightMaxEntries = 1 << 30
 	// MaxFlightSize is the largest flight file read.
@@ -176,6 +192,16 @@ func ParseFlight(b []byte) (*Flight, error) {
 		return nil, err
 	}
 	word := func(off int) uint64 { return order.Uint64(b[off:]) }
+	if fl.State == FlightSnapshot {
+		// A snapshot is a copy, whose blocks have a checksum.
+		end, sum := word(104), word(112)
+		if sum>>32 != 1 || end != uint64(len(b)) {
+			return nil, fmt.Errorf("header: a snapshot whose blocks end at %d in a file of %d bytes, or without their checksum", end, len(b))
+		}
+		if have := ChecksumUpdate(Checksum(b[:112]), b[flightHeaderSize:]); have != uint32(sum) {
+			return nil, &ChecksumError{"snapshot (header and blocks)", uint32(sum), have}
+		}
+	}
 	n := uint64(fl.Entries)
 	ringSize := 32 + 8*n
 	type rawRing struct {
@@ -195,7 +221,12 @@ func ParseFlight(b []byte) (*Flight, error) {
 				return nil, fmt.Errorf("offset %d: block of %d bytes does not fit its extent", off, size)
 			}
 			switch {
-			case kind == 1 && size == 56:
+			case kind == 1 && size == 64:
+				if sum := word(int(off + 56)); sum > 1<<32-1 {
+					return nil, fmt.Errorf("offset %d: package block's checksum word %#x", off, sum)
+				} else if err := VerifyChecksum(fmt.Sprintf("package block at offset %d", off), b[off:off+56], uint32(sum)); err != nil {
+					return nil, err
+				}
 				first, funcs := word(int(off+8)), word(int(off+16))
 				hash := string(b[off+24 : off+56])
 				if !isHash(hash) || first == 0 || funcs > 1<<24 || first+funcs > 1<<24 {
@@ -259,7 +290,10 @@ func ParseFlight(b []byte) (*Flight, error) {
 // parseFlightHeader parses a flight file's header, and returns its byte
 // order and the size of its extents besides.
 func parseFlightHeader(b []byte) (*Flight, binary.ByteOrder, uint64, error) {
-	if len(b) < flightHeaderSize || string(b[:8]) != "pcovflt1" {
+	if len(b) < flightHeaderSize || string(b[:8]) != flightMagic {
+		if len(b) >= 8 && string(b[:7]) == flightMagic[:7] && b[7] != flightMagic[7] {
+			return nil, nil, 0, fmt.Errorf("a flight file of version %q, not %q: written by another version of pathcover", b[7:8], flightMagic[7:])
+		}
 		return nil, nil, 0, errors.New("not a flight file")
 	}
 	order, ok := byteOrder(b[8:16])
@@ -267,6 +301,17 @@ func parseFlightHeader(b []byte) (*Flight, binary.ByteOrder, uint64, error) {
 		return nil, nil, 0, errors.New("bad byte-order mark")
 	}
 	word := func(off int) uint64 { return order.Uint64(b[off:]) }
+	fixed := bytes.Clone(b[:80])
+	clear(fixed[24:40]) // state, goroutine
+	clear(fixed[56:64]) // full
+	if sum := word(80); sum > 1<<32-1 {
+		return nil, nil, 0, fmt.Errorf("header: checksum word %#x", sum)
+	} else if err := VerifyChecksum("header", fixed, uint32(sum)); err != nil {
+		return nil, nil, 0, err
+	}
+	if word(88) != ^word(24) || word(96) != ^word(32) {
+		return nil, nil, 0, errors.New("header: the state or its goroutine does not match its complement: the file is corrupt")
+	}
 	fl := &Flight{
 		State: FlightState(word(24)),
 		Goid:  word(32),

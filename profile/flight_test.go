@@ -1,9 +1,11 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ type flightBuilder struct {
 }
 
 func (b *flightBuilder) pkg(hash string, first, funcs uint64) {
-	w := []uint64{1<<32 | 56, first, funcs, 0, 0, 0, 0}
+	w := []uint64{1<<32 | 64, first, funcs, 0, 0, 0, 0, 0} // the checksum: bytes() writes it
 	h := []byte(hash)
 	for i := range 4 {
 		w[3+i] = binary.LittleEndian.Uint64(h[8*i:]) // bytes in file order
@@ -41,7 +43,7 @@ func (b *flightBuilder) ring(goid uint64, written []uint64) {
 
 func (b *flightBuilder) bytes() []byte {
 	out := make([]byte, 4096)
-	copy(out, "pcovflt1")
+	copy(out, flightMagic)
 	put := func(off int, v uint64) { b.order.PutUint64(out[off:], v) }
 	put(8, byteOrderMark)
 	put(16, b.entries)
@@ -50,6 +52,8 @@ func (b *flightBuilder) bytes() []byte {
 	put(48, 42)
 	put(64, 1<<30)
 	put(72, b.extent)
+	put(88, ^b.state)
+	put(96, ^b.goid)
 	ext := []byte{}
 	flush := func() {
 		if len(ext) > 0 {
@@ -71,8 +75,25 @@ func (b *flightBuilder) bytes() []byte {
 			}
 			ext = append(ext, word[:]...)
 		}
+		if blk[0]>>32 == 1 {
+			b.order.PutUint64(ext[len(ext)-8:], uint64(Checksum(ext[len(ext)-64:len(ext)-8])))
+		}
 	}
 	flush()
+	if b.state == uint64(FlightSnapshot) {
+		put(104, uint64(len(out)))
+		resumFlightHeader(out, b.order)
+		put(112, 1<<32|uint64(ChecksumUpdate(Checksum(out[:112]), out[4096:])))
+	}
+	return resumFlightHeader(out, b.order)
+}
+
+// resumFlightHeader writes the checksum of a flight file's header again.
+func resumFlightHeader(out []byte, order binary.ByteOrder) []byte {
+	fixed := bytes.Clone(out[:80])
+	clear(fixed[24:40])
+	clear(fixed[56:64])
+	order.PutUint64(out[80:], uint64(Checksum(fixed)))
 	return out
 }
 
@@ -144,7 +165,14 @@ func TestParseFlightBad(t *testing.T) {
 		{name: "order", raw: func(b []byte) []byte { b[8] = 9; return b }, want: "byte-order"},
 		{name: "entries", edit: func(b *flightBuilder) { b.entries = 3; b.blocks = nil }, want: "power of two"},
 		{name: "state", edit: func(b *flightBuilder) { b.state = 9 }, want: "unknown state"},
-		{name: "extent", raw: func(b []byte) []byte { binary.LittleEndian.PutUint64(b[72:], 8); return b }, want: "cannot hold a ring"},
+		{name: "extent", raw: func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[72:], 8)
+			return resumFlightHeader(b, binary.LittleEndian)
+		}, want: "cannot hold a ring"},
+		{name: "header checksum", raw: func(b []byte) []byte { b[48] ^= 1; return b }, want: "header: checksum"},
+		{name: "state's complement", raw: func(b []byte) []byte { b[24] ^= 1; return b }, want: "complement"},
+		{name: "package checksum", raw: func(b []byte) []byte { b[4096+8] ^= 1; return b }, want: "package block at offset 4096"},
+		{name: "old version", raw: func(b []byte) []byte { b[7] = '1'; return b }, want: "another version of pathcover"},
 		{name: "function", edit: func(b *flightBuilder) { b.ring(11, []uint64{9<<40 + 1}) }, want: "of no package"},
 		{name: "overlap", edit: func(b *flightBuilder) { b.pkg(hashB, 2, 2) }, want: "number the same functions"},
 		{name: "twice", edit: func(b *flightBuilder) { b.ring(7, []uint64{1 << 40}) }, want: "two rings of goroutine 7"},
@@ -200,4 +228,24 @@ func FuzzParseFlight(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFlightBitFlips flips each bit of a snapshot, whose every part has a
+// checksum: the reader says the file is corrupt, or reads exactly the
+// flight written, never another.
+func TestFlightBitFlips(t *testing.T) {
+	b := sampleFlight(binary.LittleEndian)
+	b.state = uint64(FlightSnapshot)
+	good := b.bytes()
+	want, err := ParseFlight(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for bit := range 8 * len(good) {
+		bad := bytes.Clone(good)
+		bad[bit/8] ^= 1 << (bit % 8)
+		if got, err := ParseFlight(bad); err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("bit %d of %d flipped: read another flight with no error", bit, 8*len(good))
+		}
+	}
 }

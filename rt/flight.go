@@ -84,18 +84,35 @@ const (
 
 // The header's words (profile/flight.go draws them).
 const (
-	flightWordOrder   = 1
-	flightWordEntries = 2
-	flightWordState   = 3
-	flightWordGoid    = 4
-	flightWordMade    = 5
-	flightWordPID     = 6
-	flightWordFull    = 7
-	flightWordLimit   = 8
-	flightWordExtent  = 9
+	flightWordOrder     = 1
+	flightWordEntries   = 2
+	flightWordState     = 3
+	flightWordGoid      = 4
+	flightWordMade      = 5
+	flightWordPID       = 6
+	flightWordFull      = 7
+	flightWordLimit     = 8
+	flightWordExtent    = 9
+	flightWordSum       = 10 // checksum of words 0-9, those that vary zero
+	flightWordNotState  = 11 // ^state, written with it
+	flightWordNotGoid   = 12 // ^goid, written with it
+	flightWordEnd       = 13 // a snapshot's: the end of its blocks
+	flightWordBlocksSum = 14 // a snapshot's: 1<<32 | the checksum of words 0-13 and the blocks
+
+	flightPackageBlock = 64 // bytes: tag, first, funcs, hash, checksum
 )
 
-var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '1'}
+var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '2'}
+
+// flightHeaderSum is the checksum of the header's words 0 to 9 with those
+// that change as the process runs (state, goroutine, full) zero: rt writes
+// it when it makes the file, and a failure's hooks, which cannot compute
+// one, write the words that change each with its complement.
+func flightHeaderSum(h *[flightHeaderSize / 8]uint64) uint64 {
+	w := *(*[flightWordSum]uint64)(h[:flightWordSum])
+	w[flightWordState], w[flightWordGoid], w[flightWordFull] = 0, 0, 0
+	return uint64(checksum(unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 8*len(w))))
+}
 
 // A FlightRing is one goroutine's ring, as it lies in the file: instrumented
 // code gets it from Ring at the top of each call and records each path it
@@ -225,11 +242,15 @@ func FlightRegister(hash, meta string, funcs, entries int, limit int64, defaultD
 		return uint64(first) << flightIDBits
 	}
 	flightGrow()
-	if p := flightTake(56); p != nil {
-		b := (*[7]uint64)(p)
-		b[1], b[2] = uint64(first), uint64(funcs)
-		copy((*[32]byte)(unsafe.Pointer(&b[3]))[:], hash)
-		atomic.StoreUint64(&b[0], flightBlockPackage<<32|56)
+	if p := flightTake(flightPackageBlock); p != nil {
+		var blk [flightPackageBlock / 8]uint64
+		blk[0] = flightBlockPackage<<32 | flightPackageBlock
+		blk[1], blk[2] = uint64(first), uint64(funcs)
+		copy((*[32]byte)(unsafe.Pointer(&blk[3]))[:], hash)
+		blk[7] = uint64(checksum(unsafe.Slice((*byte)(unsafe.Pointer(&blk[0])), flightPackageBlock-8)))
+		b := (*[flightPackageBlock / 8]uint64)(p)
+		copy(b[1:], blk[1:])
+		atomic.StoreUint64(&b[0], blk[0]) // last: a block without a tag was never finished
 	}
 	return uint64(first) << flightIDBits
 }
@@ -288,6 +309,8 @@ func flightStart(entries int, limit int64, defaultDir string) {
 	h[flightWordLimit] = uint64(limit)
 	h[flightWordExtent] = uint64(extent)
 	*(*[8]byte)(unsafe.Pointer(&h[0])) = flightMagic
+	h[flightWordNotState], h[flightWordNotGoid] = ^uint64(0), ^uint64(0)
+	h[flightWordSum] = flightHeaderSum(h)
 	flightState = flightShared{
 		base:   base,
 		full:   &h[flightWordFull],
@@ -380,8 +403,8 @@ func flightFatalHook(goid uint64, kind uintptr) {
 	if kind == 2 {
 		state = flightFatal
 	}
-	h[flightWordGoid] = goid
-	h[flightWordState] = state
+	h[flightWordGoid], h[flightWordNotGoid] = goid, ^goid
+	h[flightWordState], h[flightWordNotState] = state, ^state
 }
 
 // flightExitHook is called by the runtime's exit hooks: failed when the
@@ -400,8 +423,8 @@ func flightExitHook(goid uint64, failed bool) {
 		return
 	}
 	if h[flightWordState] == 0 {
-		h[flightWordGoid] = goid
-		h[flightWordState] = flightFailedExit
+		h[flightWordGoid], h[flightWordNotGoid] = goid, ^goid
+		h[flightWordState], h[flightWordNotState] = flightFailedExit, ^uint64(flightFailedExit)
 	}
 }
 
@@ -430,13 +453,19 @@ func WriteFlight() (string, error) {
 	// Other goroutines run while it writes: each write checks that the
 	// descriptor still is the snapshot's (ownFile.writeOn).
 	write := snap.writeOn
+	// A snapshot is a copy, which nothing writes once it is taken: its
+	// blocks get a checksum, and its header says where they end.
 	h := *flightHeader
-	h[flightWordState] = flightSnapshot
-	h[flightWordGoid] = goid
+	end := atomic.LoadUint64(&flightState.end)
+	blocks := flightCopy(unsafe.Slice((*byte)(unsafe.Add(flightState.base, flightHeaderSize)), end-flightHeaderSize))
+	h[flightWordState], h[flightWordNotState] = flightSnapshot, ^uint64(flightSnapshot)
+	h[flightWordGoid], h[flightWordNotGoid] = goid, ^goid
+	h[flightWordEnd] = end
+	sum := checksum(unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), 8*flightWordBlocksSum))
+	h[flightWordBlocksSum] = 1<<32 | uint64(checksumUpdate(sum, blocks))
 	err := write(unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), flightHeaderSize))
 	if err == nil {
-		end := atomic.LoadUint64(&flightState.end)
-		err = write(flightCopy(unsafe.Slice((*byte)(unsafe.Add(flightState.base, flightHeaderSize)), end-flightHeaderSize)))
+		err = write(blocks)
 	}
 	if err != nil {
 		snap.drop()

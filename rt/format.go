@@ -74,8 +74,12 @@ const (
 // hash package (the list in doc.go), so it has its own table.
 // TestChecksum checks that the two agree. It is computed when rt writes
 // a record or a block, never per event.
-func checksum(b []byte) uint32 {
-	crc := ^uint32(0)
+func checksum(b []byte) uint32 { return checksumUpdate(0, b) }
+
+// checksumUpdate returns the checksum of the bytes whose checksum is sum
+// followed by b, as crc32.Update does.
+func checksumUpdate(sum uint32, b []byte) uint32 {
+	crc := ^sum
 	for _, c := range b {
 		crc = castagnoliTable[byte(crc)^c] ^ crc>>8
 	}
