@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,6 +69,68 @@ var ErrNoMeta = errors.New("no metadata")
 func IsMetaProblem(err error) bool {
 	var fe *FileError
 	return errors.Is(err, ErrNoMeta) || (errors.As(err, &fe) && strings.HasSuffix(fe.Name, ".meta"))
+}
+
+// A MissingMetaError names the packages whose functions a recording ran
+// (a -wpp or -wet recording, a TWPP, a WET) and whose metadata the profile
+// lacks: those functions can be neither named nor decoded, so an answer
+// about them, or about a function found by name or file, may be wrong.
+type MissingMetaError struct {
+	Packages []MissingPackage // by hash
+}
+
+// A MissingPackage is a package of a MissingMetaError.
+type MissingPackage struct {
+	Hash string
+	// Package is the package's path where the recording says it (a WET
+	// built while the metadata was there); empty if it does not.
+	Package string
+	// Why is the problem that rejected its metadata file, or ErrNoMeta.
+	Why error
+}
+
+func (e *MissingMetaError) Error() string {
+	s := make([]string, len(e.Packages))
+	for i, m := range e.Packages {
+		s[i] = m.Why.Error() // it names the hash's file
+		if m.Package != "" {
+			s[i] = m.Package + ": " + s[i]
+		}
+	}
+	n := "1 package"
+	if len(s) != 1 {
+		n = fmt.Sprintf("%d packages", len(s))
+	}
+	return "the recording ran functions of " + n + " whose metadata the profile lacks: " + strings.Join(s, "; ")
+}
+
+func (e *MissingMetaError) Unwrap() error { return ErrNoMeta }
+
+// MissingMetas returns a *MissingMetaError naming the packages of a
+// recording, given as metadata hashes with their package paths ("" where
+// the recording does not say), whose metadata p lacks, each with why: the
+// problem of problems (ReadDir's or Load's) that rejected <hash>.meta, or
+// that there is none. It returns nil if p has them all.
+func (p *Profile) MissingMetas(packages map[string]string, problems []error) error {
+	var missing []MissingPackage
+	for _, hash := range slices.Sorted(maps.Keys(packages)) {
+		if p.Metas[hash] != nil {
+			continue
+		}
+		m := MissingPackage{Hash: hash, Package: packages[hash], Why: fmt.Errorf("%w file %s.meta", ErrNoMeta, hash)}
+		for _, pr := range problems {
+			var fe *FileError
+			if errors.As(pr, &fe) && filepath.Base(fe.Name) == hash+".meta" {
+				m.Why = pr
+				break
+			}
+		}
+		missing = append(missing, m)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &MissingMetaError{missing}
 }
 
 // problems are a file's problems, said in one line.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -247,5 +248,35 @@ func TestSparseCounts(t *testing.T) {
 	huge, _ := sparse("pathcover.2.0.counts", MaxCountsSize+4096)
 	if _, err := ReadCounts(huge); err == nil || !strings.Contains(err.Error(), "larger than any counter file") {
 		t.Errorf("ReadCounts of a file past the limit: %v", err)
+	}
+}
+
+// TestMissingMetas: the packages a recording ran whose metadata a profile
+// lacks are named, each with why: the problem that rejected its file, or
+// that there is none; the package's path where the recording knows it.
+func TestMissingMetas(t *testing.T) {
+	dir, hash := profileDir(t)
+	const gone, rejected = "11111111111111111111111111111111", "22222222222222222222222222222222"
+	if err := os.WriteFile(filepath.Join(dir, rejected+".meta"), []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := New()
+	problems, err := p.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.MissingMetas(map[string]string{hash: ""}, problems); err != nil {
+		t.Errorf("all there: %v", err)
+	}
+	err = p.MissingMetas(map[string]string{hash: "", gone: "example.com/gone", rejected: ""}, problems)
+	var mm *MissingMetaError
+	if !errors.As(err, &mm) || !errors.Is(err, ErrNoMeta) || len(mm.Packages) != 2 {
+		t.Fatalf("two missing: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"2 packages", "example.com/gone: no metadata file " + gone + ".meta", filepath.Join(dir, rejected+".meta") + ": "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q does not say %q", msg, want)
+		}
 	}
 }

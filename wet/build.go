@@ -729,10 +729,13 @@ func constant(vals []uint64) (uint64, bool) {
 }
 
 // BuildDir builds the WET of the recordings (*.wpp) of profile directory
-// dir, with its metadata.
+// dir, with its metadata. If the recordings ran functions of packages whose
+// metadata is missing or cannot be read, it returns the WET, which lacks
+// their statements, with a *profile.MissingMetaError that names them.
 func BuildDir(dir string, opt *bidi.Options) (*WET, error) {
 	p := profile.New()
-	if _, err := p.ReadDir(dir); err != nil {
+	problems, err := p.ReadDir(dir)
+	if err != nil {
 		return nil, err
 	}
 	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
@@ -751,5 +754,22 @@ func BuildDir(dir string, opt *bidi.Options) (*WET, error) {
 		defer f.Close()
 		sources = append(sources, wpp.FileSource{WPPFile: f})
 	}
-	return Build(p, sources, opt)
+	w, err := Build(p, sources, opt)
+	if err != nil {
+		return nil, err
+	}
+	return w, p.MissingMetas(w.Packages(), problems)
+}
+
+// Packages returns the metadata hashes of the functions that ran, each
+// with its package's path, or "" where the WET was built without the
+// package's metadata.
+func (w *WET) Packages() map[string]string {
+	pkgs := make(map[string]string)
+	for _, f := range w.Funcs {
+		if pkgs[f.Hash] == "" {
+			pkgs[f.Hash] = f.Package
+		}
+	}
+	return pkgs
 }

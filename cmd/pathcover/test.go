@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
 	"github.com/pathcover/pathcover/toolexec"
 	"github.com/pathcover/pathcover/toolexec/instrument"
@@ -206,8 +207,9 @@ func isBoolFlag(f *flag.Flag) bool {
 // dir, and says where it is; it returns the exit status.
 func buildWET(name, dir string) int {
 	w, err := wet.BuildDir(dir, nil)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	var missing *profile.MissingMetaError
+	if err != nil && !errors.As(err, &missing) {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, printable(err.Error()))
 		return exitNoData
 	}
 	out := filepath.Join(dir, "profile.wet")
@@ -216,6 +218,10 @@ func buildWET(name, dir string) int {
 		return exitFail
 	}
 	fmt.Fprintf(os.Stderr, "whole execution trace in %s: %d path executions, %d values (pathcover wet values -dir %s FUNC VAR lists a variable's)\n", out, w.Stats.Paths, w.Stats.ValueRecords, dir)
+	if missing != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s: the WET lacks their functions' names and statements\n", name, printable(missing.Error()))
+		return exitNoData
+	}
 	return 0
 }
 

@@ -90,7 +90,8 @@ func wetBuild(fs *flag.FlagSet) Run {
 			return exitUsage
 		}
 		w, err := wet.BuildDir(*dir, nil)
-		if err != nil {
+		var missing *profile.MissingMetaError
+		if err != nil && !errors.As(err, &missing) {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 			return exitNoData
 		}
@@ -113,6 +114,10 @@ func wetBuild(fs *flag.FlagSet) Run {
 		}
 		fmt.Printf("recording %d bytes (%s a statement), labels %d bytes (%s), compressed %d bytes (%s; values %d)\n",
 			st.RecordBytes, perStmt(st.RecordBytes), 8*st.Tier1Words, perStmt(8*st.Tier1Words), st.Tier2Bytes, perStmt(st.Tier2Bytes), st.ValueBytes)
+		if missing != nil {
+			fmt.Fprintf(os.Stderr, "%s: %s: the WET lacks their functions' names and statements\n", cmd.LongName(), printable(missing.Error()))
+			return exitNoData
+		}
 		return 0
 	}
 }
@@ -122,6 +127,9 @@ func wetBuild(fs *flag.FlagSet) Run {
 type wetProfile struct {
 	w     *wet.WET
 	metas map[string]*profile.Meta
+	// missing names the packages whose functions ran and whose metadata
+	// is missing (a *profile.MissingMetaError), or is nil.
+	missing error
 }
 
 // readWET reads the WET file, saying what makes it if there is none.
@@ -146,14 +154,49 @@ func openWET(cmd *Command, dir, file string) (*wetProfile, int) {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 		return nil, exitNoData
 	}
-	wp := &wetProfile{w: w, metas: make(map[string]*profile.Meta)}
 	if dir == "" {
 		dir = filepath.Dir(file)
 	}
-	if p, _, err := profile.Load(dir); err == nil {
-		wp.metas = p.Metas
+	metas, missing := recordingMetas(cmd, dir, w.Packages())
+	return &wetProfile{w: w, metas: metas, missing: missing}, 0
+}
+
+// recordingMetas reads the metadata of profile directory dir for a
+// recording that ran functions of packages (metadata hashes, with their
+// paths where the recording knows them), and says on standard error which
+// of those packages it lacks, and why: their functions cannot be named or
+// decoded. It returns the metadata, and the error that names what it
+// lacks, or nil.
+func recordingMetas(cmd *Command, dir string, packages map[string]string) (map[string]*profile.Meta, error) {
+	p, problems, err := profile.Load(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+		p = profile.New()
 	}
-	return wp, 0
+	missing := p.MissingMetas(packages, problems)
+	if missing != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s: an answer about them, or about a function or line found by name, may be wrong or miss events (exit status %d)\n", cmd.LongName(), printable(missing.Error()), exitNoData)
+	}
+	return p.Metas, missing
+}
+
+// whereKnown qualifies "no function ran": only where the metadata is
+// there to name the functions that ran.
+func whereKnown(missing error) string {
+	if missing != nil {
+		return ", in the packages whose metadata could be read"
+	}
+	return ""
+}
+
+// incomplete returns the exit status of a query that would return code,
+// given what the metadata lacks (recordingMetas): exitNoData if it lacks
+// any package the recording ran, since the answer may then be wrong.
+func incomplete(code int, missing error) int {
+	if code == 0 && missing != nil {
+		return exitNoData
+	}
+	return code
 }
 
 func (wp *wetProfile) meta(fn int) *profile.Func {
@@ -260,7 +303,7 @@ func wetTrace(fs *flag.FlagSet) Run {
 			out = append(out, we)
 		}
 		if *asJSON {
-			return writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out})
+			return incomplete(writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out}), wp.missing)
 		}
 		fmt.Printf("goroutine %d of process %d (timestamps %d to %d):\n", gr.ID, gr.Process, gr.Start, gr.End)
 		for _, e := range out {
@@ -280,7 +323,7 @@ func wetTrace(fs *flag.FlagSet) Run {
 				fmt.Printf("  %s\n", e.Kind)
 			}
 		}
-		return 0
+		return incomplete(0, wp.missing)
 	}
 }
 
@@ -389,12 +432,12 @@ func wetValues(fs *flag.FlagSet) Run {
 			}
 		}
 		if funcs == 0 {
-			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the trace\n", cmd.LongName(), printable(args[0]))
+			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the trace%s\n", cmd.LongName(), printable(args[0]), whereKnown(wp.missing))
 			return exitNoData
 		}
 		slices.SortStableFunc(out, func(a, b wetValue) int { return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.order, b.order)) })
 		if *asJSON {
-			return writeJSON(cmd, out)
+			return incomplete(writeJSON(cmd, out), wp.missing)
 		}
 		if len(out) == 0 {
 			fmt.Fprintf(os.Stderr, "%s: no value of %s was recorded in %s\n", cmd.LongName(), printable(args[1]), printable(args[0]))
@@ -403,7 +446,7 @@ func wetValues(fs *flag.FlagSet) Run {
 		for _, v := range out {
 			fmt.Printf("t=%d line %d: %s = %s\n", v.T, v.Line, args[1], v.Value)
 		}
-		return 0
+		return incomplete(0, wp.missing)
 	}
 }
 
@@ -531,7 +574,7 @@ func wetWriter(fs *flag.FlagSet) Run {
 			res.Writer = &wa
 		}
 		if *asJSON {
-			return writeJSON(cmd, res)
+			return incomplete(writeJSON(cmd, res), wp.missing)
 		}
 		fmt.Printf("t=%d #%d %s:%d:%d %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a)
 		switch {
@@ -543,7 +586,7 @@ func wetWriter(fs *flag.FlagSet) Run {
 			w := res.Writer
 			fmt.Printf("  last written by t=%d #%d %s:%d:%d (%s)\n", w.T, w.Seq, w.Func, w.Line, w.Col, w)
 		}
-		return 0
+		return incomplete(0, wp.missing)
 	}
 }
 
@@ -558,12 +601,12 @@ func wetAddrs(fs *flag.FlagSet) Run {
 			fs.Usage()
 			return exitUsage
 		}
-		_, out, code := accessesAtArg(cmd, *dir, *file, args[0])
+		wp, out, code := accessesAtArg(cmd, *dir, *file, args[0])
 		if code != 0 {
 			return code
 		}
 		if *asJSON {
-			return writeJSON(cmd, out)
+			return incomplete(writeJSON(cmd, out), wp.missing)
 		}
 		if len(out) == 0 {
 			fmt.Fprintf(os.Stderr, "%s: no memory access recorded at %s\n", cmd.LongName(), printable(args[0]))
@@ -572,7 +615,7 @@ func wetAddrs(fs *flag.FlagSet) Run {
 		for _, a := range out {
 			fmt.Printf("t=%d #%d %s:%d:%d %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a)
 		}
-		return 0
+		return incomplete(0, wp.missing)
 	}
 }
 
@@ -591,12 +634,20 @@ func wetDiff(fs *flag.FlagSet) Run {
 			return exitUsage
 		}
 		var runs [2]*wet.Run
+		var missing error
 		for i, dir := range args {
 			wp, code := openWET(cmd, dir, "")
 			if code != 0 {
 				return code
 			}
 			runs[i] = &wet.Run{W: wp.w, Metas: wp.metas, Steps: decodeSteps}
+			missing = cmp.Or(missing, wp.missing)
+		}
+		// Paths are compared by the branches their metadata says they
+		// take: without it, runs may seem to differ, or to do the same.
+		differ := exitFail
+		if missing != nil {
+			differ = exitNoData
 		}
 		d, err := wet.Diff(runs[0], runs[1])
 		if err != nil {
@@ -605,13 +656,13 @@ func wetDiff(fs *flag.FlagSet) Run {
 		}
 		if *asJSON {
 			if c := writeJSON(cmd, d); c != 0 || d == nil {
-				return c
+				return incomplete(c, missing)
 			}
-			return exitFail
+			return differ
 		}
 		if d == nil {
 			fmt.Println("the runs do the same: the same control flow, and the same values")
-			return 0
+			return incomplete(0, missing)
 		}
 		fmt.Printf("the runs diverge in goroutine %d (the %d-th recorded), after %d events in step:\n", d.Goroutine, d.Goroutine+1, d.Matched)
 		for i, s := range []wet.Side{d.A, d.B} {
@@ -641,7 +692,7 @@ func wetDiff(fs *flag.FlagSet) Run {
 				fmt.Printf(" %s\n", symNames[e.Kind])
 			}
 		}
-		return exitFail
+		return differ
 	}
 }
 

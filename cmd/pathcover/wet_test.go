@@ -11,7 +11,22 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/profile"
 )
+
+// profileMeta parses a metadata file's content.
+func profileMeta(t *testing.T, content []byte) *profile.Meta {
+	t.Helper()
+	data, err := profile.MetaJSON(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := profile.ParseMeta(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // TestWETCommands builds testdata/values with pathcover pppexec -wet,
 // runs it, and queries its whole execution trace: the values of a
@@ -149,6 +164,47 @@ func TestWETCommands(t *testing.T) {
 	} {
 		if out, code := run(t, dir, bin, c.args...); code != c.code {
 			t.Errorf("pathcover %s: exit %d, want %d\n%s", strings.Join(c.args, " "), code, c.code, out)
+		}
+	}
+	// logv's metadata rejected: build and the queries name it, by hash,
+	// with the reason, and exit non-zero, where they said nothing and
+	// that logv's functions never ran.
+	metas, _ := filepath.Glob(filepath.Join(prof, "*.meta"))
+	var logvMeta string
+	for _, m := range metas {
+		if data, _ := os.ReadFile(m); profileMeta(t, data).Package == "example.com/values/logv" {
+			logvMeta = m
+		}
+	}
+	if logvMeta == "" {
+		t.Fatalf("no metadata of logv among %v", metas)
+	}
+	hash := strings.TrimSuffix(filepath.Base(logvMeta), ".meta")
+	if err := os.WriteFile(logvMeta, []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wpp := t.TempDir() // the TWPP of the same recordings, for wpp traces
+	recs, _ := filepath.Glob(filepath.Join(prof, "*"))
+	for _, r := range recs {
+		if data, err := os.ReadFile(r); err == nil && filepath.Base(r) != "profile.wet" {
+			os.WriteFile(filepath.Join(wpp, filepath.Base(r)), data, 0o644)
+		}
+	}
+	if out, code := run(t, dir, bin, "wpp", "compact", "-dir", wpp); code != 0 {
+		t.Fatalf("wpp compact: exit %d\n%s", code, out)
+	}
+	for _, c := range [][]string{
+		{"wet", "build", "-dir", prof},
+		{"wet", "values", "-dir", prof, "loops", "acc"}, // found, but another package may hold a loops
+		{"wet", "values", "-dir", prof, "add", "name"},  // logv's
+		{"wet", "addrs", "-dir", prof, "main.go:" + strconv.Itoa(store)},
+		{"wet", "trace", "-dir", prof, "-n", "5"},
+		{"wpp", "traces", "-dir", wpp, "add"},
+		{"wpp", "traces", "-dir", wpp, "loops"},
+	} {
+		out, code := run(t, dir, bin, c...)
+		if code != exitNoData || !strings.Contains(out, hash+".meta: ") || !strings.Contains(out, "metadata the profile lacks") {
+			t.Errorf("pathcover %s, logv's metadata damaged: exit %d, want %d and the package named\n%s", strings.Join(c, " "), code, exitNoData, out)
 		}
 	}
 	os.WriteFile(filepath.Join(prof, "profile.wet"), []byte("pcovwet1 damaged"), 0o666)

@@ -103,6 +103,9 @@ func wppCompact(fs *flag.FlagSet) Run {
 type wppProfile struct {
 	file  *wpp.File
 	metas map[string]*profile.Meta
+	// missing names the packages whose functions ran and whose metadata
+	// is missing (a *profile.MissingMetaError), or is nil.
+	missing error
 }
 
 func openWPP(cmd *Command, dir, file string) (*wppProfile, int) {
@@ -121,14 +124,15 @@ func openWPP(cmd *Command, dir, file string) (*wppProfile, int) {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 		return nil, exitNoData
 	}
-	wp := &wppProfile{file: f, metas: make(map[string]*profile.Meta)}
 	if dir == "" {
 		dir = filepath.Dir(file)
 	}
-	if p, _, err := profile.Load(dir); err == nil {
-		wp.metas = p.Metas
+	packages := make(map[string]string) // the TWPP knows no package's path
+	for _, k := range f.Funcs() {
+		packages[k.Hash] = ""
 	}
-	return wp, 0
+	metas, missing := recordingMetas(cmd, dir, packages)
+	return &wppProfile{file: f, metas: metas, missing: missing}, 0
 }
 
 // name is a function's name, package-qualified, if the metadata has it.
@@ -188,7 +192,7 @@ func wppTraces(fs *flag.FlagSet) Run {
 		defer wp.file.Close()
 		keys := wp.lookup(args[0])
 		if len(keys) == 0 {
-			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the recording\n", cmd.LongName(), printable(args[0]))
+			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the recording%s\n", cmd.LongName(), printable(args[0]), whereKnown(wp.missing))
 			return exitNoData
 		}
 		for i, k := range keys {
@@ -213,7 +217,7 @@ func wppTraces(fs *flag.FlagSet) Run {
 				return code
 			}
 		}
-		return 0
+		return incomplete(0, wp.missing)
 	}
 }
 
@@ -256,7 +260,7 @@ func wppCall(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitNoData
 		}
-		return write(cmd, c, *asJSON)
+		return incomplete(write(cmd, c, *asJSON), wp.missing)
 	}
 }
 
@@ -285,7 +289,7 @@ func wppHot(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitFail
 		}
-		return write(cmd, hot, *asJSON)
+		return incomplete(write(cmd, hot, *asJSON), wp.missing)
 	}
 }
 
@@ -308,7 +312,7 @@ func wppExpand(fs *flag.FlagSet) Run {
 			return code
 		}
 		out := &expansion{t: t, name: wp.name}
-		return write(cmd, out, *asJSON)
+		return incomplete(write(cmd, out, *asJSON), wp.missing)
 	}
 }
 
