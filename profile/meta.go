@@ -46,9 +46,14 @@ type Meta struct {
 	// Mode is how the build counts (see Mode).
 	Mode   Mode
 	Atomic bool // counters were incremented atomically
-	Files  []string
+	// Files are the files that positions name: the package's source
+	// files, and files that //line directives before its functions name
+	// (as go/token's adjusted positions, and go test, name them), in
+	// which those functions' lines are.
+	Files []string
 	// Sums are, for each of Files, Hash of its content when it was
-	// compiled ("" if pppexec could not tell), so that a report can tell
+	// compiled ("" if pppexec could not tell, or compiled no such file:
+	// one that only //line directives name), so that a report can tell
 	// whether the source it shows is still the one that was profiled.
 	// Metadata written before sums were recorded has none.
 	Sums  []string `json:",omitempty"`

@@ -1,10 +1,16 @@
 package toolexec_test
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pathcover/pathcover/export"
+	"github.com/pathcover/pathcover/profile"
+	"github.com/pathcover/pathcover/report"
 )
 
 // TestLineDirectives builds a package whose generated file has line
@@ -14,8 +20,11 @@ import (
 // and absolute names) under pppexec -strict -trace. It must build and count
 // what the oracle regenerates from the trace; the program, which prints
 // where the compiler says each of its calls of here is, must print what the
-// plain build prints; and each of those lines must start a block of its
-// function in the metadata.
+// plain build prints; each of those lines must start a block of its
+// function in the metadata; and the export in the -coverprofile format
+// must name the blocks' files and lines as go's own coverage of the same
+// run does (the oracle: go build -cover, go tool covdata textfmt, which
+// go test -coverprofile runs), with the same counts.
 func TestLineDirectives(t *testing.T) {
 	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
@@ -79,8 +88,69 @@ func TestLineDirectives(t *testing.T) {
 			t.Errorf("%s: no block of %s starts on line %d in the metadata", at, fn, n)
 		}
 	}
+	checkCoverProfile(t, mod, p)
 	if funcs < 9 || len(lines) < 20 {
 		t.Errorf("%d functions, %d positions: the test means more", funcs, len(lines))
 	}
 	t.Logf("%d functions, %d calls agree; %d positions", funcs, res.Calls, len(lines))
+}
+
+// checkCoverProfile builds the program in mod with go's own coverage (of
+// package main too: its init makes the program write what it counted),
+// runs it, and compares the -coverprofile lines that
+// go tool covdata writes of the run with those that the export of p, the
+// profile of the same run, writes. go test names a function's file by the
+// //line directive before it (go/token's adjusted position), and a
+// directive that names no file (//line :7) as "." in the package, where
+// the export keeps the file it was in: such blocks are compared by their
+// lines only.
+func checkCoverProfile(t *testing.T, mod string, p *profile.Profile) {
+	t.Helper()
+	exe, covdir := filepath.Join(t.TempDir(), "cover"), t.TempDir()
+	if out, code := run(t, mod, nil, "go", "build", "-cover", "-covermode=count", "-o", exe, "."); code != 0 {
+		t.Fatalf("go build -cover: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, mod, []string{"GOCOVERDIR=" + covdir}, exe); code != 0 {
+		t.Fatalf("the -cover build: exit %d\n%s", code, out)
+	}
+	goProfile := filepath.Join(t.TempDir(), "cover.out")
+	if out, code := run(t, mod, nil, "go", "tool", "covdata", "textfmt", "-i="+covdir, "-o="+goProfile); code != 0 {
+		t.Fatalf("go tool covdata textfmt: exit %d\n%s", code, out)
+	}
+	var want []string // the blocks of package lines, which pppexec instruments
+	for _, l := range strings.Split(readFile(t, goProfile), "\n") {
+		if strings.HasPrefix(l, "example.com/lines/lines/") {
+			want = append(want, l)
+		}
+	}
+	r, errs := report.Build(p, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var b bytes.Buffer
+	if err := export.WriteCoverProfile(&b, r, &export.Options{Mode: export.ModeCount}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(b.String()), "\n")[1:]
+	const unnamed = "example.com/lines/lines/.:"
+	lines := func(l string) string { return l[strings.LastIndexByte(l, ':')+1:] }
+	var unnamedLines []string
+	for _, l := range want {
+		if strings.HasPrefix(l, unnamed) {
+			unnamedLines = append(unnamedLines, lines(l))
+		}
+	}
+	for i, l := range got {
+		if !slices.Contains(want, l) && slices.Contains(unnamedLines, lines(l)) {
+			got[i] = unnamed + lines(l)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the export says\n%s\ngo's coverage of the same run\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(unnamedLines) == 0 || len(want) < 20 {
+		t.Errorf("%d blocks, %d under //line :N: the test means more", len(want), len(unnamedLines))
+	}
 }

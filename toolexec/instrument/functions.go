@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -74,7 +75,7 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 				b.byName[funcgraph.ObjectName(u.obj)] = u
 			}
 		}
-		mf := describe(positions, in.Info, decls, n, u.file, coverFiles[u.file])
+		mf := describe(positions, in.Info, decls, n, b.lineFile(u.file, g.Node.Pos()), coverFiles[u.file])
 		if b.cfg.Deps {
 			mf.Deps, u.accesses = defuse.Analyze(g, &defuse.Config{
 				Info: in.Info, Position: positions.Position,
@@ -86,6 +87,30 @@ func (b *builder) number(graphs []*funcgraph.Func) {
 		b.funcs = append(b.funcs, u)
 		b.out.Funcs++
 	}
+}
+
+// lineFile returns the index in the metadata's files of the file that a
+// function at pos is in, as go test names it: the file that a //line
+// directive before it names (go/token's adjusted position, of which
+// cmd/cover takes the function's file), where its lines are, else
+// in.Names[file]. A file that only directives name is added to the
+// metadata's files, with no sum (pppexec compiled no such file). A
+// directive that names no file (//line :7, where the compiler says ??)
+// leaves the file as it was: go test names it "." in the package.
+func (b *builder) lineFile(file int, pos token.Pos) int {
+	name := b.in.Fset.Position(pos).Filename
+	if name == "" || name == b.in.Names[file] {
+		return file
+	}
+	m := b.meta
+	if i := slices.Index(m.Files, name); i >= 0 {
+		return i
+	}
+	m.Files = append(slices.Clip(m.Files), name)
+	if m.Sums != nil {
+		m.Sums = append(slices.Clip(m.Sums), "")
+	}
+	return len(m.Files) - 1
 }
 
 // describe makes a function's metadata, without its counters.

@@ -174,7 +174,7 @@ func (b *builder) callerSuper(caller *function) (*super, error) {
 			return nil, err
 		}
 	}
-	mf := s.meta(b.meta.Funcs, b.in.Names)
+	mf := s.meta(b.meta.Funcs, b.meta.Files)
 	if s.frame {
 		s.ct = b.layout(&mf, s.p, superReg+".R[0]", superReg+".R[1]")
 	} else {
