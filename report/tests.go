@@ -443,9 +443,9 @@ func (a *Affected) WriteText(w io.Writer) error {
 // ShellQuote quotes s for a POSIX shell, so that a go test line that
 // affected prints runs as printed when pasted: s as it is if it holds
 // only characters no shell treats specially, else between single quotes,
-// each ' in it written '\'' (the quotes close, an escaped quote, the quotes
-// open again). Inside single quotes nothing else is special: not $, not `,
-// not \.
+// where each single quote of s closes the quotes, follows as \', and
+// opens them again. Inside single quotes nothing else is special: not $,
+// not `, not \.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_-./,:=@%+", r))
