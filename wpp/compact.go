@@ -29,14 +29,68 @@ type TWPP struct {
 
 // A Process is one process's recording (one WPP file).
 type Process struct {
-	File         string // base name of the WPP file
-	PID          uint64
-	Start        time.Time
-	LimitReached bool
+	File  string // base name of the WPP file
+	PID   uint64
+	Start time.Time
+	ProcessEnd
 	// Packages are the metadata hashes of the process's packages, by the
 	// numbers its WPP file gave them.
 	Packages   map[uint32]string
 	Goroutines []*Goroutine
+}
+
+// A ProcessEnd is how a process's recording ended, as its WPP file's
+// header says (profile.WPPHeader).
+type ProcessEnd struct {
+	Limit        uint64
+	LimitReached bool
+	WriteFailed  bool
+	WriteErrno   uint32
+	Ended        bool
+}
+
+func processEnd(h profile.WPPHeader) ProcessEnd {
+	return ProcessEnd{h.Limit, h.LimitReached, h.WriteFailed, h.WriteErrno, h.Ended}
+}
+
+// Cut says why the recording covers only part of its process's run, one
+// reason a sentence; nil if it covers the whole run.
+func (e ProcessEnd) Cut() []string {
+	return profile.WPPHeader{Limit: e.Limit, LimitReached: e.LimitReached, WriteFailed: e.WriteFailed, WriteErrno: e.WriteErrno, Ended: e.Ended}.Cut()
+}
+
+// flags are e's flags as the WPP header has them.
+func (e ProcessEnd) flags() uint64 {
+	var f uint64
+	if e.LimitReached {
+		f |= profile.WPPLimitReached
+	}
+	if e.WriteFailed {
+		f |= profile.WPPWriteFailed
+	}
+	if e.Ended {
+		f |= profile.WPPEnded
+	}
+	return f
+}
+
+// Cut says, for each process whose recording covers only part of its
+// run, which and why: what every query's answer must say it is
+// based on. Nil if every recording is whole.
+func (t *TWPP) Cut() []string {
+	var why []string
+	for _, p := range t.Processes {
+		why = append(why, cutNotes(p.File, p.ProcessEnd)...)
+	}
+	return why
+}
+
+func cutNotes(file string, e ProcessEnd) []string {
+	var why []string
+	for _, c := range e.Cut() {
+		why = append(why, file+": "+c)
+	}
+	return why
 }
 
 // A Goroutine is one goroutine's recording: the calls made from outside
@@ -46,7 +100,8 @@ type Goroutine struct {
 	Parent uint64 // the goroutine that created it; 0 if none
 	Spawn  uint64 // the spawn event that started it; 0 if not recorded
 	Roots  []int  // nodes
-	// Stopped says the recording stopped (the size limit) in this goroutine.
+	// Stopped says the recording stopped in this goroutine (its process's
+	// ProcessEnd says why: the size limit, or a write that failed).
 	Stopped bool
 }
 
@@ -144,7 +199,7 @@ func Compact(sources []Source) (*TWPP, error) {
 			name = name[i+1:]
 		}
 		pkgs := s.Packages()
-		p := &Process{File: name, PID: h.PID, Start: h.Start, LimitReached: h.LimitReached, Packages: maps.Clone(pkgs)}
+		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: processEnd(h), Packages: maps.Clone(pkgs)}
 		for _, g := range s.Goroutines() {
 			gr, err := t.goroutine(g, pkgs, s)
 			if err != nil {

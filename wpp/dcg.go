@@ -237,11 +237,8 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 	b = binary.AppendUvarint(b, uint64(len(t.Processes)))
 	gi := len(t.Nodes)
 	for _, p := range t.Processes {
-		b = binary.AppendUvarint(b, uint64(len(p.File)))
-		b = append(b, p.File...)
 		b = binary.AppendUvarint(b, p.PID)
 		b = binary.AppendUvarint(b, uint64(p.Start.UnixNano()))
-		b = binary.AppendUvarint(b, boolUint(p.LimitReached))
 		b = binary.AppendUvarint(b, uint64(len(p.Packages)))
 		for _, n := range slices.Sorted(func(yield func(uint32) bool) {
 			for n := range p.Packages {
@@ -295,7 +292,7 @@ type pendingNode struct {
 
 // decodeCalls reads the calls section: the nodes and processes of t,
 // whose functions are read.
-func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
+func (t *TWPP) decodeCalls(d *decoder, pkgs []string, procs []fileProcess) {
 	r := &callsReader{t: t, d: d, budget: maxItems, traceBase: make([]int, len(t.Funcs)+1)}
 	for i, f := range t.Funcs {
 		r.traceBase[i+1] = r.traceBase[i] + len(f.Traces)
@@ -361,12 +358,16 @@ func (t *TWPP) decodeCalls(d *decoder, pkgs []string) {
 		}
 		r.shared = append(r.shared, n)
 	}
-	np := d.count(6)
-	for range np {
+	np := d.count(4)
+	if d.err == nil && np != len(procs) {
+		d.fail("%d processes, but the header names %d", np, len(procs))
+	}
+	for i := range np {
 		p := r.process(pkgs)
 		if d.err != nil {
 			return
 		}
+		p.File, p.ProcessEnd = procs[i].name, procs[i].end
 		t.Processes = append(t.Processes, p)
 	}
 }
@@ -554,10 +555,8 @@ func (r *callsReader) add(n *Node) int {
 // process reads a process with its packages and goroutines.
 func (r *callsReader) process(pkgs []string) *Process {
 	d := r.d
-	p := &Process{File: string(d.bytes(d.count(1)))}
-	p.PID = d.uvarint()
+	p := &Process{PID: d.uvarint()}
 	p.Start = time.Unix(0, int64(d.uvarint()))
-	p.LimitReached = d.uvarint() != 0
 	p.Packages = make(map[uint32]string)
 	npk := d.count(2)
 	for range npk {

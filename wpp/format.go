@@ -7,6 +7,12 @@ package wpp
 //	file     = magic "pcovtwpp" (8 bytes) version(=3) headerLen header headerSum data
 //	header   = nPackages hash(16 bytes)^nPackages
 //	           nFuncs { package index section calls } calls:section
+//	           nProcs { nameLen name end }^nProcs
+//	end      = flags limit errno                (how the process's recording ended, as
+//	                                             its WPP header says: flags
+//	                                             profile.WPPLimitReached, WPPWriteFailed
+//	                                             and WPPEnded, the size limit, the errno
+//	                                             of the write that failed)
 //	headerSum= checksum of the file's bytes before it (4 bytes, little-endian)
 //	section  = offset length rawLength sum      (offset from the start of data;
 //	                                             sum: the checksum of its bytes as stored)
@@ -28,8 +34,10 @@ package wpp
 //	symbol       = terminal<<1 | rule<<1|1      (a rule uses only rules before it)
 //	tree         = trace<<1|open body tree^k    (a node, then the trees of its k private calls, in order)
 //	body         = nSymbols symbol^nSymbols     (expanded: the node's items)
-//	process      = nameLen name pid start limitReached nPackages { number package }^nPackages
+//	process      = pid start nPackages { number package }^nPackages
 //	               nGoroutines goroutine^nGoroutines
+//	                                            (its name and end are the header's
+//	                                             nProcs entries, in the same order)
 //	goroutine    = id parent spawn stopped body tree^k
 //	                                            (body: its roots, as calls at dAt 0;
 //	                                             then the trees of its k private roots)
@@ -38,6 +46,10 @@ package wpp
 // header's before it decodes the header, and a section's before it
 // inflates or decodes the section: a corrupt file is an error naming the
 // part, never another answer.
+//
+// The processes' names and ends are in the header so that every query,
+// those that read one function's section too, can say which recordings
+// cover only part of their run, and why (File.Cut).
 //
 // Packages are named once, by their metadata hash, in the header; a
 // function, and a process's package numbers, refer to them by index.
@@ -168,6 +180,14 @@ func (t *TWPP) Write(w io.Writer) error {
 	h = binary.AppendUvarint(h, uint64(calls.len))
 	h = binary.AppendUvarint(h, uint64(calls.raw))
 	h = binary.AppendUvarint(h, uint64(calls.sum))
+	h = binary.AppendUvarint(h, uint64(len(t.Processes)))
+	for _, p := range t.Processes {
+		h = binary.AppendUvarint(h, uint64(len(p.File)))
+		h = append(h, p.File...)
+		h = binary.AppendUvarint(h, p.flags())
+		h = binary.AppendUvarint(h, p.Limit)
+		h = binary.AppendUvarint(h, uint64(p.WriteErrno))
+	}
 
 	out := []byte(magic)
 	out = binary.AppendUvarint(out, version)
@@ -366,6 +386,7 @@ type File struct {
 	funcs   []fileFunc
 	byKey   map[FuncKey]int
 	calls   section
+	procs   []fileProcess
 	closer  io.Closer
 }
 
@@ -373,6 +394,22 @@ type File struct {
 // fraction of the recordings it came from (each at most 1 GiB unless
 // PATHCOVERWPPMAX says otherwise).
 const MaxFileSize = 16 << 30
+
+// A fileProcess is a process's entry in the header.
+type fileProcess struct {
+	name string
+	end  ProcessEnd
+}
+
+// Cut says, for each process whose recording covers only part of its
+// run, which and why (TWPP.Cut), from the header alone.
+func (f *File) Cut() []string {
+	var why []string
+	for _, p := range f.procs {
+		why = append(why, cutNotes(p.name, p.end)...)
+	}
+	return why
+}
 
 // Open opens a TWPP file and reads its header.
 func Open(name string) (*File, error) {
@@ -473,6 +510,28 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		f.funcs = append(f.funcs, fileFunc{k, s, calls})
 	}
 	f.calls = sec("calls")
+	nproc := d.count(4)
+	for range nproc {
+		name := string(d.bytes(d.count(1)))
+		flags, limit, errno := d.uvarint(), d.uvarint(), d.uvarint()
+		switch {
+		case d.err != nil:
+		case flags&^(profile.WPPLimitReached|profile.WPPWriteFailed|profile.WPPEnded) != 0:
+			d.fail("process %q: unknown flags %#x", name, flags)
+		case errno > 1<<32-1 || errno != 0 && flags&profile.WPPWriteFailed == 0:
+			d.fail("process %q: errno %d", name, errno)
+		}
+		if d.err != nil {
+			break
+		}
+		f.procs = append(f.procs, fileProcess{name, ProcessEnd{
+			Limit:        limit,
+			LimitReached: flags&profile.WPPLimitReached != 0,
+			WriteFailed:  flags&profile.WPPWriteFailed != 0,
+			WriteErrno:   uint32(errno),
+			Ended:        flags&profile.WPPEnded != 0,
+		}})
+	}
 	if err := d.end(); err != nil {
 		return nil, err
 	}
@@ -665,7 +724,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.decodeCalls(d, f.pkgs)
+	t.decodeCalls(d, f.pkgs, f.procs)
 	if err := d.end(); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ func assemble(pkgs []string, funcSec, calls []byte) []byte {
 	}
 	h = append(h, uvarints(1, 0, 0, 0, len(funcSec), len(funcSec), uint64(profile.Checksum(funcSec)), 1)...)
 	h = append(h, uvarints(len(funcSec), len(calls), len(calls), uint64(profile.Checksum(calls)))...)
+	h = append(h, uvarints(1, 1, "p", profile.WPPEnded, 0, 0)...) // process p, whose recording ended
 	return withHeader(h, append(bytes.Clone(funcSec), calls...))
 }
 
@@ -72,7 +73,7 @@ func TestHandWritten(t *testing.T) {
 	funcSec := uvarints(1, 1, 1, 1, 5, 0, 1, 0)
 	calls := func(terms, rules, shared, root, tree []byte) []byte {
 		return uvarints(terms, rules, shared,
-			1, 1, "p", 7, 0, 0, 1, 1, 0, // process p, pid 7, package 1 is package 0
+			1, 7, 0, 1, 1, 0, // process p (the header's), pid 7, package 1 is package 0
 			1, 1, 0, 0, 0, root, tree) // goroutine 1: its roots, then the private trees
 	}
 	privateTerm := uvarints(1, 0<<2|termPrivate)
@@ -155,7 +156,10 @@ func TestDeflatedSections(t *testing.T) {
 		for _, ff := range f.funcs {
 			h = append(h, uvarints(pkg[ff.key.Hash], int(ff.key.Index), ff.sec.off, ff.sec.len, ff.sec.raw, uint64(ff.sec.sum), ff.calls)...)
 		}
-		h = append(h, uvarints(f.calls.off, f.calls.len, raw, uint64(f.calls.sum))...)
+		h = append(h, uvarints(f.calls.off, f.calls.len, raw, uint64(f.calls.sum), len(f.procs))...)
+		for _, p := range f.procs {
+			h = append(h, uvarints(len(p.name), p.name, p.end.flags(), p.end.Limit, int(p.end.WriteErrno))...)
+		}
 		return withHeader(h, good[f.dataOff:])
 	}
 	if _, err := readBytes(rewrite(f.calls.raw)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,7 +50,10 @@ var testHashes = map[uint32]string{1: strings.Repeat("ab", 16), 2: strings.Repea
 // subtrees repeat), calls left open, and sometimes a stop.
 func randomSource(seed uint64) *memSource {
 	r := rand.New(rand.NewPCG(seed, 3))
-	s := &memSource{name: fmt.Sprintf("/p/pathcover.%d.wpp", seed), h: profile.WPPHeader{PID: seed, Start: time.Unix(0, int64(seed)*1000), LimitReached: seed%5 == 0}, pkgs: testHashes, gs: make(map[uint64][]profile.WPPEvent)}
+	s := &memSource{name: fmt.Sprintf("/p/pathcover.%d.wpp", seed), h: profile.WPPHeader{PID: seed, Start: time.Unix(0, int64(seed)*1000), LimitReached: seed%5 == 0, WriteFailed: seed%7 == 0, Ended: seed%3 != 0, Limit: seed << 20}, pkgs: testHashes, gs: make(map[uint64][]profile.WPPEvent)}
+	if s.h.WriteFailed {
+		s.h.WriteErrno = 28 // ENOSPC
+	}
 	for g := range 1 + r.IntN(3) {
 		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: uint64(g), Spawn: r.Uint64N(3)}}
 		var gen func(depth int)
@@ -132,6 +136,16 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The header alone says which recordings are cut short, and why.
+	var cut []string
+	for _, s := range sources {
+		for _, why := range s.h.Cut() {
+			cut = append(cut, filepath.Base(s.name)+": "+why)
+		}
+	}
+	if !reflect.DeepEqual(f.Cut(), cut) || !reflect.DeepEqual(back.Cut(), cut) {
+		t.Fatalf("Cut() = %q from the header, %q from the calls, want %q", f.Cut(), back.Cut(), cut)
+	}
 	for _, tw := range []*TWPP{tw, back} {
 		got := expandAll(t, tw)
 		for i, s := range sources {
@@ -139,7 +153,7 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 				t.Fatalf("%s: expanded events differ from the recording", s.name)
 			}
 			p := tw.Processes[i]
-			if p.PID != s.h.PID || !p.Start.Equal(s.h.Start) || p.LimitReached != s.h.LimitReached || !reflect.DeepEqual(p.Packages, s.pkgs) {
+			if p.PID != s.h.PID || !p.Start.Equal(s.h.Start) || !reflect.DeepEqual(p.Cut(), s.h.Cut()) || !reflect.DeepEqual(p.Packages, s.pkgs) {
 				t.Fatalf("process %+v, header %+v", p, s.h)
 			}
 		}
