@@ -536,11 +536,14 @@ func (hs HotPaths) WriteJSON(w io.Writer) error { return writeJSON(w, hs) }
 type Stats struct {
 	Processes, Goroutines, Funcs, Traces, Nodes int
 	Calls, Paths                                uint64
+	// Cut says which recordings cover only part of their run, and why
+	// (TWPP.Cut).
+	Cut []string
 }
 
 // Stats counts the TWPP's parts.
 func (t *TWPP) Stats() Stats {
-	s := Stats{Processes: len(t.Processes), Funcs: len(t.Funcs), Nodes: len(t.Nodes)}
+	s := Stats{Processes: len(t.Processes), Funcs: len(t.Funcs), Nodes: len(t.Nodes), Cut: t.Cut()}
 	for _, f := range t.Funcs {
 		s.Traces += len(f.Traces)
 		for _, tr := range f.Traces {

@@ -297,6 +297,7 @@ func compactTests(name, dir string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitNoData
 	}
+	writeCut(os.Stderr, st.Cut)
 	fmt.Fprintf(os.Stderr, "whole program paths in %s: %d calls, %d distinct traces (pathcover wpp traces -dir %s FUNC lists a function's)\n", out, st.Calls, st.Traces, dir)
 	return 0
 }

@@ -92,6 +92,7 @@ func wppCompact(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 			return exitNoData
 		}
+		writeCut(os.Stdout, st.Cut)
 		fmt.Printf("%s: %d processes, %d goroutines, %d calls of %d functions, %d paths; %d distinct traces, %d distinct call subtrees\n",
 			name, st.Processes, st.Goroutines, st.Calls, st.Funcs, st.Paths, st.Traces, st.Nodes)
 		return 0
@@ -213,7 +214,7 @@ func wppTraces(fs *flag.FlagSet) Run {
 			if i > 0 && !*asJSON {
 				fmt.Println()
 			}
-			if code := write(cmd, ts, *asJSON); code != 0 {
+			if code := write(cmd, withCut(ts, wp.file.Cut()), *asJSON); code != 0 {
 				return code
 			}
 		}
@@ -260,7 +261,7 @@ func wppCall(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitNoData
 		}
-		return incomplete(write(cmd, c, *asJSON), wp.missing)
+		return incomplete(write(cmd, withCut(c, t.Cut()), *asJSON), wp.missing)
 	}
 }
 
@@ -289,7 +290,7 @@ func wppHot(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitFail
 		}
-		return incomplete(write(cmd, hot, *asJSON), wp.missing)
+		return incomplete(write(cmd, withCut(hot, t.Cut()), *asJSON), wp.missing)
 	}
 }
 
@@ -323,8 +324,12 @@ type expansion struct {
 }
 
 // WriteText writes one event a line, prefixed by process and goroutine,
-// calls indented by depth.
+// calls indented by depth, after the lines that say which recordings
+// cover only part of their run.
 func (x *expansion) WriteText(w io.Writer) error {
+	if err := writeCut(w, x.t.Cut()); err != nil {
+		return err
+	}
 	for _, p := range x.t.Processes {
 		byNum := p.Packages
 		for _, g := range p.Goroutines {
@@ -351,7 +356,10 @@ func (x *expansion) WriteText(w io.Writer) error {
 				case profile.WPPSpawn:
 					s = fmt.Sprintf("go (spawn %d)", e.Spawn)
 				case profile.WPPStop:
-					s = "recording stopped (size limit)"
+					s = "recording stopped"
+					if cut := p.Cut(); len(cut) > 0 && (p.LimitReached || p.WriteFailed) {
+						s += ": " + cut[0]
+					}
 				}
 				_, err := fmt.Fprintf(w, "%s g%d: %s%s\n", p.File, g.ID, ind, s)
 				return err
@@ -364,9 +372,16 @@ func (x *expansion) WriteText(w io.Writer) error {
 	return nil
 }
 
-// WriteJSON writes one JSON object a line per event.
+// WriteJSON writes one JSON object a line per event, after one that says
+// which recordings cover only part of their run, {"Partial": reasons},
+// if any do.
 func (x *expansion) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	if cut := x.t.Cut(); cut != nil {
+		if err := enc.Encode(struct{ Partial []string }{cut}); err != nil {
+			return err
+		}
+	}
 	for _, p := range x.t.Processes {
 		for _, g := range p.Goroutines {
 			err := x.t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -227,6 +228,49 @@ func TestWPPCommands(t *testing.T) {
 	first := want[1].E // after the start event
 	if first.Kind != profile.WPPEnter || c.Func.Index != first.Func || c.Goroutine != want[0].G {
 		t.Errorf("call 0 is %+v, the recording's first call %+v", c, first)
+	}
+
+	// The test binary reached its end (the runtime's exit hooks): the
+	// recording is whole, and no query says otherwise.
+	if cut := raw.Header.Cut(); cut != nil {
+		t.Errorf("the recording of a test binary that exited: %q", cut)
+	}
+	for _, args := range [][]string{{"traces", "Collatz"}, {"hot"}, {"call", "0"}, {"expand"}} {
+		out, code := run(t, dir, bin, append([]string{"wpp", args[0], "-dir", prof}, args[1:]...)...)
+		if code != 0 || strings.Contains(out, "partial") {
+			t.Errorf("wpp %s on a whole recording: exit %d\n%s", args[0], code, out)
+		}
+	}
+	// The same recording stopped by a full disk: every query says its
+	// answer covers only part of the run, and why.
+	cutDir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(prof, "*"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil || strings.HasSuffix(name, ".twpp") {
+			continue
+		}
+		if name == names[0] {
+			binary.LittleEndian.PutUint32(b[24:], profile.WPPWriteFailed|profile.WPPEnded)
+			binary.LittleEndian.PutUint32(b[28:], 28) // ENOSPC
+		}
+		os.WriteFile(filepath.Join(cutDir, filepath.Base(name)), b, 0o644)
+	}
+	const because = "recording stopped when the file could not grow: " // and the error
+	for _, args := range [][]string{{"compact"}, {"traces", "Collatz"}, {"hot"}, {"call", "0"}, {"expand"}} {
+		out, code := run(t, dir, bin, append([]string{"wpp", args[0], "-dir", cutDir}, args[1:]...)...)
+		if code != 0 || !strings.HasPrefix(out, "partial: "+filepath.Base(names[0])+": "+because) || !strings.Contains(out, "covers only part of the run") {
+			t.Errorf("wpp %s on a recording cut short: exit %d\n%s", args[0], code, out)
+		}
+		if args[0] == "compact" {
+			continue
+		}
+		out, code = run(t, dir, bin, append([]string{"wpp", args[0], "-json", "-dir", cutDir}, args[1:]...)...)
+		var partial struct{ Partial []string }
+		line, _, _ := strings.Cut(out, "\n")
+		if err := json.Unmarshal([]byte(line), &partial); code != 0 || err != nil || len(partial.Partial) != 1 || !strings.Contains(partial.Partial[0], because) {
+			t.Errorf("wpp %s -json on a recording cut short: exit %d, %v\n%s", args[0], code, err, out)
+		}
 	}
 
 	// Errors: exit 2 for usage, 3 for no data.
