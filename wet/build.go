@@ -14,6 +14,8 @@ import (
 
 // A WET is a whole execution trace (doc.go).
 type WET struct {
+	// Processes are the recordings it was built from, one a process.
+	Processes  []Process
 	Funcs      []Func
 	Nodes      []Node
 	Goroutines []Goroutine
@@ -24,6 +26,23 @@ type WET struct {
 	Accesses    []AccessLabel
 	// Stats are its sizes, from Build.
 	Stats Stats
+}
+
+// A Process is one process's recording: its WPP file's name, and how
+// the recording ended.
+type Process struct {
+	File string
+	End  wpp.ProcessEnd
+}
+
+// Cut says, for each process whose recording covers only part of its
+// run, which and why (wpp.TWPP.Cut); nil if every recording is whole.
+func (w *WET) Cut() []string {
+	var why []string
+	for _, p := range w.Processes {
+		why = append(why, wpp.CutNotes(p.File, p.End)...)
+	}
+	return why
 }
 
 // A Func is a function that ran: its package's metadata hash and its
@@ -51,7 +70,7 @@ type Goroutine struct {
 	ID, Parent, Spawn uint64
 	Start, End        uint64
 	Trace             *bidi.Stream
-	Stopped           bool // the size limit cut it short
+	Stopped           bool // recording stopped in it (its Process's End says why)
 }
 
 // A ValueLabel is one value site of a function (profile.DepValue: Site
@@ -166,7 +185,7 @@ const (
 	SymReturn        // the current call returned
 	SymSpawn         // the current call started a goroutine: the spawn id << 3
 	SymUp            // the path after it is of the call k << 3 levels below
-	SymStop          // recording stopped (the size limit)
+	SymStop          // recording stopped (the Process's End says why)
 )
 
 // Build builds the WET of recordings, naming functions from profile p
@@ -175,6 +194,7 @@ func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, e
 	b := &builder{p: p, w: &WET{}, funcs: make(map[funcKey]int), nodes: make(map[nodeKey]int),
 		values: make(map[siteKey]int), accesses: make(map[accessKey]int)}
 	for pi, s := range sources {
+		b.w.Processes = append(b.w.Processes, Process{filepath.Base(s.Name()), wpp.EndOf(s.Header())})
 		for _, g := range s.Goroutines() {
 			if err := b.goroutine(pi, s, g); err != nil {
 				return nil, fmt.Errorf("%s, goroutine %d: %v", s.Name(), g, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/wet/bidi"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 // A WET file, what `pathcover wet build` writes (profile.wet by default).
@@ -18,6 +19,7 @@ import (
 //
 //	file      = magic "pcovwet4" section(stats) section(funcs) section(nodes)
 //	            section(goroutines) section(groups) section(accesses)
+//	            section(processes)
 //	section   = length sum content                 (sum: 4 bytes, little-endian)
 //	stats     = recordBytes tier1Words tier2Bytes valueBytes paths
 //	            statements valueRecords accesses siteValueBytes
@@ -31,6 +33,8 @@ import (
 //	accesses  = n { func stmt access when field^5 }^n
 //	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: 0 stream | 1 value)
 //	field     = 0 stream | 1 value | 2 index delta (seq addr size src flags)
+//	processes = n { name flags limit errno }^n      (the WPP files, and how each
+//	                                                 recording ended: wpp.ProcessEnd)
 //
 // A section's sum is the CRC-32C (profile.Checksum) of its content, which
 // the reader checks for every section before it decodes any: a corrupt
@@ -60,7 +64,7 @@ import (
 const magic = "pcovwet4"
 
 // sectionNames name the file's sections, in order, in errors.
-var sectionNames = [...]string{"stats", "functions", "nodes", "goroutines", "value groups", "access labels"}
+var sectionNames = [...]string{"stats", "functions", "nodes", "goroutines", "value groups", "access labels", "processes"}
 
 // verifySums is false only in FuzzParse's second pass, which fuzzes the
 // decoders behind the checksums.
@@ -219,6 +223,16 @@ func (w *WET) Write(out io.Writer) error {
 	if err := endSection(); err != nil {
 		return err
 	}
+	uv(uint64(len(w.Processes)))
+	for _, p := range w.Processes {
+		str(p.File)
+		uv(p.End.Flags())
+		uv(p.End.Limit)
+		uv(uint64(p.End.WriteErrno))
+	}
+	if err := endSection(); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 
@@ -360,6 +374,22 @@ func Parse(data []byte) (*WET, error) {
 		}
 		w.Accesses = append(w.Accesses, a)
 	}
+	section(6)
+	np := r.count("processes", 4)
+	for range np {
+		p := Process{File: r.str("process's file")}
+		flags, limit, errno := r.uv("flags"), r.uv("limit"), r.uv("errno")
+		if r.err != nil {
+			break
+		}
+		end, err := wpp.DecodeEnd(flags, limit, errno)
+		if err != nil {
+			r.fail("process %q: %v", p.File, err)
+			break
+		}
+		p.End = end
+		w.Processes = append(w.Processes, p)
+	}
 	if r.err == nil && r.pos != len(r.b) {
 		r.fail("section %s: %d bytes left over", sectionNames[len(sectionNames)-1], len(r.b)-r.pos)
 	}
@@ -376,6 +406,9 @@ func (w *WET) check() error {
 	times, err := w.checkTraces()
 	if err != nil {
 		return err
+	}
+	if n := len(w.Goroutines); n > 0 && w.Goroutines[n-1].Process >= len(w.Processes) {
+		return fmt.Errorf("goroutines of process %d, but %d processes", w.Goroutines[n-1].Process, len(w.Processes))
 	}
 	for n := range w.Nodes {
 		w.Nodes[n].Times = bidi.Compress(times[n], nodeTimesOptions)

@@ -17,11 +17,12 @@ import (
 // memSource is a recording held in memory.
 type memSource struct {
 	name string
+	h    profile.WPPHeader
 	pkgs map[uint32]string
 	gs   map[uint64][]profile.WPPEvent
 }
 
-func (s *memSource) Header() profile.WPPHeader   { return profile.WPPHeader{} }
+func (s *memSource) Header() profile.WPPHeader   { return s.h }
 func (s *memSource) Name() string                { return s.name }
 func (s *memSource) Packages() map[uint32]string { return s.pkgs }
 func (s *memSource) Goroutines() []uint64 {
@@ -44,8 +45,26 @@ func (s *memSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
 // randomRecording makes a process's goroutines of random events of every
 // kind: nested calls, paths (of calls below too), values of several
 // words, memory accesses, spawns, and calls left open.
+// endOf is how the recording named name ended: whole, or cut short by
+// the size limit, a full disk, or a kill (from the name, so that the
+// recordings' events stay those of their seeds).
+func endOf(name string) profile.WPPHeader {
+	k := 0
+	for _, c := range name {
+		k += int(c)
+	}
+	h := profile.WPPHeader{Limit: 1 << 30, Ended: k%5 != 0}
+	switch k % 4 {
+	case 0:
+		h.LimitReached = true
+	case 1:
+		h.WriteFailed, h.WriteErrno = true, 28
+	}
+	return h
+}
+
 func randomRecording(r *rand.Rand, name string) *memSource {
-	s := &memSource{name: name, pkgs: map[uint32]string{1: strings.Repeat("ab", 16), 2: strings.Repeat("cd", 16)}, gs: make(map[uint64][]profile.WPPEvent)}
+	s := &memSource{name: name, h: endOf(name), pkgs: map[uint32]string{1: strings.Repeat("ab", 16), 2: strings.Repeat("cd", 16)}, gs: make(map[uint64][]profile.WPPEvent)}
 	var seq uint64
 	for g := range uint64(1 + r.IntN(4)) {
 		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: r.Uint64N(4), Spawn: r.Uint64N(3)}}
@@ -155,6 +174,14 @@ func TestBuild(t *testing.T) {
 		}
 		for _, x := range []*WET{w, read} {
 			checkWET(t, seed, src, x)
+			// Which recordings cover only part of their run, and why.
+			var cut []string
+			for _, why := range src.h.Cut() {
+				cut = append(cut, src.name+": "+why)
+			}
+			if !reflect.DeepEqual(x.Cut(), cut) {
+				t.Fatalf("seed %d: Cut() = %q, want %q", seed, x.Cut(), cut)
+			}
 		}
 	}
 }

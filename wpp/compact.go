@@ -49,8 +49,27 @@ type ProcessEnd struct {
 	Ended        bool
 }
 
-func processEnd(h profile.WPPHeader) ProcessEnd {
+// EndOf is the end of the recording whose header is h.
+func EndOf(h profile.WPPHeader) ProcessEnd {
 	return ProcessEnd{h.Limit, h.LimitReached, h.WriteFailed, h.WriteErrno, h.Ended}
+}
+
+// DecodeEnd is the end that Flags, the limit and the errno encode, as
+// TWPP and WET files hold it: an error if they could not be written.
+func DecodeEnd(flags, limit, errno uint64) (ProcessEnd, error) {
+	switch {
+	case flags&^(profile.WPPLimitReached|profile.WPPWriteFailed|profile.WPPEnded) != 0:
+		return ProcessEnd{}, fmt.Errorf("unknown flags %#x", flags)
+	case errno > 1<<32-1 || errno != 0 && flags&profile.WPPWriteFailed == 0:
+		return ProcessEnd{}, fmt.Errorf("errno %d", errno)
+	}
+	return ProcessEnd{
+		Limit:        limit,
+		LimitReached: flags&profile.WPPLimitReached != 0,
+		WriteFailed:  flags&profile.WPPWriteFailed != 0,
+		WriteErrno:   uint32(errno),
+		Ended:        flags&profile.WPPEnded != 0,
+	}, nil
 }
 
 // Cut says why the recording covers only part of its process's run, one
@@ -59,8 +78,8 @@ func (e ProcessEnd) Cut() []string {
 	return profile.WPPHeader{Limit: e.Limit, LimitReached: e.LimitReached, WriteFailed: e.WriteFailed, WriteErrno: e.WriteErrno, Ended: e.Ended}.Cut()
 }
 
-// flags are e's flags as the WPP header has them.
-func (e ProcessEnd) flags() uint64 {
+// Flags are e's flags as the WPP header has them.
+func (e ProcessEnd) Flags() uint64 {
 	var f uint64
 	if e.LimitReached {
 		f |= profile.WPPLimitReached
@@ -80,12 +99,13 @@ func (e ProcessEnd) flags() uint64 {
 func (t *TWPP) Cut() []string {
 	var why []string
 	for _, p := range t.Processes {
-		why = append(why, cutNotes(p.File, p.ProcessEnd)...)
+		why = append(why, CutNotes(p.File, p.ProcessEnd)...)
 	}
 	return why
 }
 
-func cutNotes(file string, e ProcessEnd) []string {
+// CutNotes is Cut of a process's end, each reason naming its file.
+func CutNotes(file string, e ProcessEnd) []string {
 	var why []string
 	for _, c := range e.Cut() {
 		why = append(why, file+": "+c)
@@ -199,7 +219,7 @@ func Compact(sources []Source) (*TWPP, error) {
 			name = name[i+1:]
 		}
 		pkgs := s.Packages()
-		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: processEnd(h), Packages: maps.Clone(pkgs)}
+		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(pkgs)}
 		for _, g := range s.Goroutines() {
 			gr, err := t.goroutine(g, pkgs, s)
 			if err != nil {

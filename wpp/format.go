@@ -184,7 +184,7 @@ func (t *TWPP) Write(w io.Writer) error {
 	for _, p := range t.Processes {
 		h = binary.AppendUvarint(h, uint64(len(p.File)))
 		h = append(h, p.File...)
-		h = binary.AppendUvarint(h, p.flags())
+		h = binary.AppendUvarint(h, p.Flags())
 		h = binary.AppendUvarint(h, p.Limit)
 		h = binary.AppendUvarint(h, uint64(p.WriteErrno))
 	}
@@ -406,7 +406,7 @@ type fileProcess struct {
 func (f *File) Cut() []string {
 	var why []string
 	for _, p := range f.procs {
-		why = append(why, cutNotes(p.name, p.end)...)
+		why = append(why, CutNotes(p.name, p.end)...)
 	}
 	return why
 }
@@ -514,23 +514,15 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	for range nproc {
 		name := string(d.bytes(d.count(1)))
 		flags, limit, errno := d.uvarint(), d.uvarint(), d.uvarint()
-		switch {
-		case d.err != nil:
-		case flags&^(profile.WPPLimitReached|profile.WPPWriteFailed|profile.WPPEnded) != 0:
-			d.fail("process %q: unknown flags %#x", name, flags)
-		case errno > 1<<32-1 || errno != 0 && flags&profile.WPPWriteFailed == 0:
-			d.fail("process %q: errno %d", name, errno)
-		}
 		if d.err != nil {
 			break
 		}
-		f.procs = append(f.procs, fileProcess{name, ProcessEnd{
-			Limit:        limit,
-			LimitReached: flags&profile.WPPLimitReached != 0,
-			WriteFailed:  flags&profile.WPPWriteFailed != 0,
-			WriteErrno:   uint32(errno),
-			Ended:        flags&profile.WPPEnded != 0,
-		}})
+		end, err := DecodeEnd(flags, limit, errno)
+		if err != nil {
+			d.fail("process %q: %v", name, err)
+			break
+		}
+		f.procs = append(f.procs, fileProcess{name, end})
 	}
 	if err := d.end(); err != nil {
 		return nil, err

@@ -158,7 +158,7 @@ func TestDeflatedSections(t *testing.T) {
 		}
 		h = append(h, uvarints(f.calls.off, f.calls.len, raw, uint64(f.calls.sum), len(f.procs))...)
 		for _, p := range f.procs {
-			h = append(h, uvarints(len(p.name), p.name, p.end.flags(), p.end.Limit, int(p.end.WriteErrno))...)
+			h = append(h, uvarints(len(p.name), p.name, p.end.Flags(), p.end.Limit, int(p.end.WriteErrno))...)
 		}
 		return withHeader(h, good[f.dataOff:])
 	}

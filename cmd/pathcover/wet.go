@@ -104,6 +104,7 @@ func wetBuild(fs *flag.FlagSet) Run {
 			return exitFail
 		}
 		st := w.Stats
+		writeCut(os.Stdout, w.Cut())
 		fmt.Printf("%s: %d goroutines, %d path executions, %d statement executions, %d values, %d memory accesses\n",
 			name, len(w.Goroutines), st.Paths, st.Statements, st.ValueRecords, st.Accesses)
 		perStmt := func(b int64) string {
@@ -247,6 +248,9 @@ func wetTrace(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
+		if !*asJSON {
+			writeCut(os.Stdout, wp.w.Cut())
+		}
 		c, err := wp.w.Cursor(*g)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
@@ -303,7 +307,7 @@ func wetTrace(fs *flag.FlagSet) Run {
 			out = append(out, we)
 		}
 		if *asJSON {
-			return incomplete(writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out}), wp.missing)
+			return incomplete(writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out}, wp.w.Cut()), wp.missing)
 		}
 		fmt.Printf("goroutine %d of process %d (timestamps %d to %d):\n", gr.ID, gr.Process, gr.Start, gr.End)
 		for _, e := range out {
@@ -327,7 +331,16 @@ func wetTrace(fs *flag.FlagSet) Run {
 	}
 }
 
-func writeJSON(cmd *Command, v any) int {
+// writeJSON writes v, indented; from recordings that cover only part of
+// their run (cut), as {"Partial": cut, "Answer": v}, as partialOutput
+// does.
+func writeJSON(cmd *Command, v any, cut []string) int {
+	if len(cut) > 0 {
+		v = struct {
+			Partial []string
+			Answer  any
+		}{cut, v}
+	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
@@ -397,6 +410,9 @@ func wetValues(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
+		if !*asJSON {
+			writeCut(os.Stdout, wp.w.Cut())
+		}
 		var out []wetValue
 		funcs := 0
 		for fn, f := range wp.w.Funcs {
@@ -437,7 +453,7 @@ func wetValues(fs *flag.FlagSet) Run {
 		}
 		slices.SortStableFunc(out, func(a, b wetValue) int { return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.order, b.order)) })
 		if *asJSON {
-			return incomplete(writeJSON(cmd, out), wp.missing)
+			return incomplete(writeJSON(cmd, out, wp.w.Cut()), wp.missing)
 		}
 		if len(out) == 0 {
 			fmt.Fprintf(os.Stderr, "%s: no value of %s was recorded in %s\n", cmd.LongName(), printable(args[1]), printable(args[0]))
@@ -550,6 +566,9 @@ func wetWriter(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
+		if !*asJSON {
+			writeCut(os.Stdout, wp.w.Cut())
+		}
 		if len(at) == 0 || *instance > len(at) {
 			fmt.Fprintf(os.Stderr, "%s: %d accesses at %s\n", cmd.LongName(), len(at), printable(args[0]))
 			return exitNoData
@@ -574,7 +593,7 @@ func wetWriter(fs *flag.FlagSet) Run {
 			res.Writer = &wa
 		}
 		if *asJSON {
-			return incomplete(writeJSON(cmd, res), wp.missing)
+			return incomplete(writeJSON(cmd, res, wp.w.Cut()), wp.missing)
 		}
 		fmt.Printf("t=%d #%d %s:%d:%d %s\n", a.T, a.Seq, a.Func, a.Line, a.Col, a)
 		switch {
@@ -605,8 +624,11 @@ func wetAddrs(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
+		if !*asJSON {
+			writeCut(os.Stdout, wp.w.Cut())
+		}
 		if *asJSON {
-			return incomplete(writeJSON(cmd, out), wp.missing)
+			return incomplete(writeJSON(cmd, out, wp.w.Cut()), wp.missing)
 		}
 		if len(out) == 0 {
 			fmt.Fprintf(os.Stderr, "%s: no memory access recorded at %s\n", cmd.LongName(), printable(args[0]))
@@ -635,6 +657,7 @@ func wetDiff(fs *flag.FlagSet) Run {
 		}
 		var runs [2]*wet.Run
 		var missing error
+		var cut []string
 		for i, dir := range args {
 			wp, code := openWET(cmd, dir, "")
 			if code != 0 {
@@ -642,6 +665,12 @@ func wetDiff(fs *flag.FlagSet) Run {
 			}
 			runs[i] = &wet.Run{W: wp.w, Metas: wp.metas, Steps: decodeSteps}
 			missing = cmp.Or(missing, wp.missing)
+			for _, why := range wp.w.Cut() {
+				cut = append(cut, filepath.Join(dir, why))
+			}
+		}
+		if !*asJSON {
+			writeCut(os.Stdout, cut)
 		}
 		// Paths are compared by the branches their metadata says they
 		// take: without it, runs may seem to differ, or to do the same.
@@ -655,7 +684,7 @@ func wetDiff(fs *flag.FlagSet) Run {
 			return exitFail
 		}
 		if *asJSON {
-			if c := writeJSON(cmd, d); c != 0 || d == nil {
+			if c := writeJSON(cmd, d, cut); c != 0 || d == nil {
 				return incomplete(c, missing)
 			}
 			return differ
