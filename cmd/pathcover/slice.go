@@ -14,7 +14,9 @@ import (
 
 	"github.com/pathcover/pathcover/ddg"
 	"github.com/pathcover/pathcover/internal/atomicfile"
+	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdSlice = &Command{
@@ -118,11 +120,19 @@ the module, GOROOT and the module cache only), with its steps.
 			if *asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "\t")
-				if err := enc.Encode(s); err != nil {
+				var v any = s
+				if len(g.cut) > 0 {
+					v = struct {
+						Partial []string
+						Answer  any
+					}{g.cut, s}
+				}
+				if err := enc.Encode(v); err != nil {
 					return exitFail
 				}
 				return 0
 			}
+			writeCut(os.Stdout, g.cut)
 			writeSlice(os.Stdout, s, *why)
 			for _, p := range g.problems {
 				fmt.Fprintf(os.Stderr, "%s: warning: %s\n", cmd.LongName(), printable(p))
@@ -139,6 +149,24 @@ type sliceGraph struct {
 	problems []string
 	close    func()
 	values   func(nodes []int32) (map[int32][]ddg.Value, []string, error)
+	cut      []string // which recordings cover only part of their run, and why
+}
+
+// recordingCut says which recordings (*.wpp) of dir cover only part of
+// their run, and why (wpp.TWPP.Cut); a file that cannot be read is left
+// to the slicer, which says so.
+func recordingCut(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	var cut []string
+	for _, name := range names {
+		f, err := profile.OpenWPP(name)
+		if err != nil {
+			continue
+		}
+		cut = append(cut, wpp.CutNotes(filepath.Base(name), wpp.EndOf(f.Header))...)
+		f.Close()
+	}
+	return cut
 }
 
 // openGraph opens the recording in dir as graph kind: opt, fp, lp or
@@ -151,13 +179,13 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording}, nil
+		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir)}, nil
 	case "lp":
 		d, err := ddg.OpenDemand(dir)
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording}, nil
+		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir)}, nil
 	case "wet":
 		w, err := readWET(filepath.Join(dir, "profile.wet"))
 		if err != nil {
@@ -168,13 +196,13 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 			return nil, err
 		}
 		fromWET := func(nodes []int32) (map[int32][]ddg.Value, []string, error) { return ddg.ValuesOfWET(dir, w, nodes) }
-		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET}, nil
+		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut()}, nil
 	}
 	o, err := ddg.LoadCompact(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording}, nil
+	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording, recordingCut(dir)}, nil
 }
 
 // parseCriterion parses FILE:LINE[:COL].
