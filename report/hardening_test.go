@@ -247,3 +247,58 @@ func TestBlankFuncs(t *testing.T) {
 		t.Errorf("%d functions _, %d/%d paths", len(fs), r.Paths.Covered, r.Paths.Total)
 	}
 }
+
+// TestStaleBuilds: of two builds of a file in one profile, the one whose
+// source is today's places the functions, even if the other ran last: F
+// only moved, and is reported at today's line; Gone, which today's build
+// lacks, is left out, and an error names it. With today's source that of
+// neither build, an error names the functions reported from a build of
+// another source.
+func TestStaleBuilds(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.go")
+	oldSrc, newSrc := []byte("package p // old\n"), []byte("package p // new\n")
+	p := profile.New()
+	old := metaOf("example.com/p", file, chainFunc(t, "F", 3, 2), chainFunc(t, "Gone", 20, 1))
+	old.Sums = []string{profile.Hash(oldSrc)}
+	moved := metaOf("example.com/p", file, chainFunc(t, "F", 10, 2))
+	moved.Sums = []string{profile.Hash(newSrc)}
+	p.Metas["old"], p.Metas["new"] = old, moved
+	p.Add("old", 0, 1, 1)
+	p.Add("old", 1, 0, 1)
+	p.Add("new", 0, 2, 1)
+	p.Processes = 2
+	now := time.Now()
+	p.MetaTimes["old"], p.MetaTimes["new"] = now, now.Add(-time.Hour) // the stale build ran last
+
+	build := func(src []byte) (*Report, string) {
+		t.Helper()
+		if err := os.WriteFile(file, src, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		r, errs := Build(p, &Options{Sources: SourcesUnder(dir)})
+		var msgs []string
+		for _, err := range errs {
+			msgs = append(msgs, err.Error())
+		}
+		return r, strings.Join(msgs, "\n")
+	}
+
+	r, errs := build(newSrc)
+	if fs := r.Lookup("F"); len(fs) != 1 || fs[0].Line != 10 || fs[0].Paths.Covered != 2 {
+		t.Errorf("today's source is the second build's: F = %+v, want line 10 and both builds' paths", fs)
+	}
+	if gone := r.Lookup("Gone"); len(gone) != 0 || !strings.Contains(errs, "Gone") || !strings.Contains(errs, "not in the build of today's source") {
+		t.Errorf("Gone, which today's build lacks: %d reported; errors:\n%s", len(gone), errs)
+	}
+
+	r, errs = build(oldSrc)
+	if fs, gone := r.Lookup("F"), r.Lookup("Gone"); len(fs) != 1 || fs[0].Line != 3 || len(gone) != 1 || errs != "" {
+		t.Errorf("today's source is the first build's: F = %+v, Gone %d; errors:\n%s", fs, len(gone), errs)
+	}
+
+	r, errs = build([]byte("package p // neither\n"))
+	if len(r.Lookup("F")) != 1 || len(r.Lookup("Gone")) != 1 || !strings.Contains(errs, "no build in the profile was compiled from today's source") || !strings.Contains(errs, "F, Gone") {
+		t.Errorf("today's source is neither build's: errors:\n%s", errs)
+	}
+}

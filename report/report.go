@@ -158,6 +158,13 @@ type Options struct {
 // reported, the first of: the one compiled from the source as it is now
 // (by its Sums), the one whose metadata file is newest, the one whose
 // metadata hash sorts last; the others are left out, and an error says so.
+//
+// With opt.Sources, the builds compiled from the source as it is now also
+// say where a function is (it may have moved with its graph unchanged), and
+// which functions are gone: one that a build of its file compiled from
+// today's source lacks is left out, and an error names it. An error also
+// names the functions reported from builds whose source is not today's,
+// in a file that several builds in the profile describe.
 func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 	if opt == nil {
 		opt = &Options{}
@@ -171,11 +178,33 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		nth             int
 	}
 	versions := make(map[funcKey][]*version)
+	// fileBuilds[package, file] are the source sums of the builds that
+	// describe the file; today[file] is its source's sum now, "" if
+	// unknown.
+	fileBuilds := make(map[[2]string]map[string]bool)
+	today := make(map[string]string)
 	for _, hash := range sortedKeys(p.Metas) {
 		m := p.Metas[hash]
 		path := profile.PackagePath(m.Package)
 		if !opt.Packages.Match(m.Package) {
 			continue
+		}
+		for fi, file := range m.Files {
+			k := [2]string{path, file}
+			if fileBuilds[k] == nil {
+				fileBuilds[k] = make(map[string]bool)
+			}
+			if len(m.Sums) > 0 {
+				fileBuilds[k][m.Sums[fi]] = true
+			}
+			if _, ok := today[file]; !ok {
+				today[file] = ""
+				if opt.Sources != nil {
+					if data, err := opt.Sources.ReadFile(file); err == nil {
+						today[file] = profile.Hash(data)
+					}
+				}
+			}
 		}
 		seen := make(map[funcKey]int)
 		for i := range m.Funcs {
@@ -205,11 +234,24 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 	}
 	units := make(map[string]map[unitKey]Coverage) // package → unit → stmts ran/all
 	stale := make(map[string][]string)             // package → functions with versions left out
+	gone := make(map[string][]string)              // package → functions not in today's source
+	notToday := make(map[string][]string)          // package → functions reported from builds of another source
 	for _, key := range slices.SortedFunc(maps.Keys(versions), func(a, b funcKey) int {
 		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.file, b.file), cmp.Compare(a.name, b.name), cmp.Compare(a.nth, b.nth))
 	}) {
 		vs := versions[key]
 		v := chooseVersion(vs, p, opt.Sources)
+		if now := today[key.file]; now != "" {
+			if b := slices.IndexFunc(v.builds, func(b build) bool { return b.sum == now }); b >= 0 {
+				v.fn.Line, v.fn.EndLine, v.fn.sum = v.builds[b].line, v.builds[b].endLine, now
+			} else if fileBuilds[[2]string{key.pkg, key.file}][now] {
+				// A build of today's source of the file lacks it.
+				gone[key.pkg] = append(gone[key.pkg], key.name)
+				continue
+			} else if len(fileBuilds[[2]string{key.pkg, key.file}]) > 1 {
+				notToday[key.pkg] = append(notToday[key.pkg], key.name)
+			}
+		}
 		pkg := pkgs[key.pkg]
 		if pkg == nil {
 			pkg = &Package{Path: key.pkg}
@@ -245,6 +287,12 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		pkg := pkgs[path]
 		if names := stale[path]; len(names) > 0 {
 			errs = append(errs, fmt.Errorf("%s: the profile holds several builds whose source differs: %d functions changed between them (%s); each is reported as in one build, the others left out", path, len(names), listNames(names, 8)))
+		}
+		if names := gone[path]; len(names) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d functions of older builds are not in the build of today's source (deleted or renamed since), and are left out: %s", path, len(names), listNames(names, 8)))
+		}
+		if names := notToday[path]; len(names) > 0 {
+			errs = append(errs, fmt.Errorf("%s: no build in the profile was compiled from today's source of the files of %d functions, reported as the chosen build has them: %s", path, len(names), listNames(names, 8)))
 		}
 		for _, f := range pkg.Funcs {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
@@ -298,6 +346,10 @@ type build struct {
 	meta   *profile.Meta
 	index  int
 	counts map[uint64]uint64
+	// sum is the build's source sum of the function's file (Meta.Sums),
+	// "" if not recorded; line and endLine place the function there.
+	sum           string
+	line, endLine int
 }
 
 func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numbering, p *profile.Profile) {
@@ -339,7 +391,7 @@ func (v *version) add(hash string, m *profile.Meta, i int, n *numbering.Numberin
 		}
 	}
 	f.addTests(p.Tests, hash, i)
-	v.builds = append(v.builds, build{hash, m, i, p.Counts[hash][i]})
+	v.builds = append(v.builds, build{hash, m, i, p.Counts[hash][i], sum, mf.Line, mf.EndLine})
 	if t.After(v.newest) {
 		v.newest = t
 	}
