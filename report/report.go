@@ -194,7 +194,7 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 			if fileBuilds[k] == nil {
 				fileBuilds[k] = make(map[string]bool)
 			}
-			if len(m.Sums) > 0 {
+			if len(m.Sums) > 0 && m.Sums[fi] != "" { // none for a //line file
 				fileBuilds[k][m.Sums[fi]] = true
 			}
 			if _, ok := today[file]; !ok {
