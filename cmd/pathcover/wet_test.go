@@ -207,6 +207,14 @@ func TestWETCommands(t *testing.T) {
 			t.Errorf("pathcover %s, logv's metadata damaged: exit %d, want %d and the package named\n%s", strings.Join(c, " "), code, exitNoData, out)
 		}
 	}
+	// slice refuses a recording that calls into a package without
+	// metadata (ddg), naming its hash.
+	for _, graph := range []string{"opt", "wet"} {
+		out, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", graph, "main.go:"+strconv.Itoa(store))
+		if code != exitNoData || !strings.Contains(out, hash) {
+			t.Errorf("pathcover slice -graph %s, logv's metadata damaged: exit %d, want %d and the package named\n%s", graph, code, exitNoData, out)
+		}
+	}
 	os.WriteFile(filepath.Join(prof, "profile.wet"), []byte("pcovwet1 damaged"), 0o666)
 	if out, code := run(t, dir, bin, "wet", "trace", "-dir", prof); code != exitNoData || !strings.Contains(out, "profile.wet") {
 		t.Errorf("a damaged WET: exit %d\n%s", code, out)
