@@ -44,9 +44,10 @@ package profile
 //	package (kind 1, 64 bytes): tag, the number of its function 0,
 //	    its number of functions, the metadata's hash (32 hex digits),
 //	    the checksum of the block's 56 bytes before it
-//	ring (kind 2, 32+8N bytes): tag, the goroutine's id, pos (the
+//	ring (kind 2, 40+8N bytes): tag, the goroutine's id, pos (the
 //	    entries it ever wrote), mask (N-1), then N entries: the newest
-//	    at (pos-1) mod N, the oldest of the min(pos, N) at pos mod N
+//	    at (pos-1) mod N, the oldest of the min(pos, N) at pos mod N,
+//	    then the goroutine's id complemented (^id)
 //
 // Functions are numbered from 1 in the process, by package (package
 // blocks give each package's range). An entry is a function's number in
@@ -58,8 +59,13 @@ package profile
 // A checksum is CRC-32C (Checksum). The rings, which goroutines write at
 // every path, have none but a snapshot's, taken when nothing writes its
 // copy; the state and its goroutine, which a failure's hooks write where
-// nothing may be computed, are checked against their complements. A
-// snapshot's last checksum covers all it holds.
+// nothing may be computed, and each ring's goroutine, are checked against
+// their complements. A ring's entries are checked by what they name (a
+// function of a package block here, a path of its function in the
+// metadata: report.DecodeSteps); only its pos is unchecked. A snapshot's
+// last checksum covers all it holds. When a ring is handed to a new
+// goroutine, pos is set to 0 first, then ^id, then id: a ring whose id
+// and check disagree with pos 0 is being handed over, and is skipped.
 
 import (
 	"bytes"
@@ -107,7 +113,7 @@ func (s FlightState) Failed() bool {
 const FlightLongID = 1<<40 - 1
 
 const (
-	flightMagic      = "pcovflt2"
+	flightMagic      = "pcovflt3"
 	flightHeaderSize = 4096
 	flightMaxEntries = 1 << 30
 	// MaxFlightSize is the largest flight file read.
@@ -203,7 +209,7 @@ func ParseFlight(b []byte) (*Flight, error) {
 		}
 	}
 	n := uint64(fl.Entries)
-	ringSize := 32 + 8*n
+	ringSize := flightRingSize(n)
 	type rawRing struct {
 		goid, pos uint64
 		words     []byte
@@ -237,7 +243,15 @@ func ParseFlight(b []byte) (*Flight, error) {
 				if word(int(off+24)) != n-1 {
 					return nil, fmt.Errorf("offset %d: a ring's mask is not N-1", off)
 				}
-				rings = append(rings, rawRing{word(int(off + 8)), word(int(off + 16)), b[off+32 : off+size]})
+				goid, pos := word(int(off+8)), word(int(off+16))
+				if check := word(int(off + size - 8)); check != ^goid {
+					if pos == 0 {
+						off += size
+						continue // being handed to another goroutine
+					}
+					return nil, fmt.Errorf("offset %d: a ring's goroutine %d does not match its check %#x: the file is corrupt", off, goid, check)
+				}
+				rings = append(rings, rawRing{goid, pos, b[off+32 : off+size-8]})
 			default:
 				return nil, fmt.Errorf("offset %d: unknown block of kind %d, %d bytes", off, kind, size)
 			}
@@ -327,11 +341,14 @@ func parseFlightHeader(b []byte) (*Flight, binary.ByteOrder, uint64, error) {
 	if fl.State > FlightSnapshot {
 		return nil, nil, 0, fmt.Errorf("unknown state %d", word(24))
 	}
-	if ringSize := 32 + 8*n; extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {
+	if ringSize := flightRingSize(n); extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {
 		return nil, nil, 0, fmt.Errorf("extents of %d bytes cannot hold a ring of %d", extent, ringSize)
 	}
 	return fl, order, extent, nil
 }
+
+// flightRingSize is the bytes of a ring block of n entries.
+func flightRingSize(n uint64) uint64 { return 32 + 8*n + 8 }
 
 // function returns the function whose number is num.
 func (fl *Flight) function(num uint64) (FlightPath, error) {

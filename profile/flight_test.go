@@ -33,11 +33,12 @@ func (b *flightBuilder) pkg(hash string, first, funcs uint64) {
 
 // ring adds a ring whose entries were written in order (it wraps).
 func (b *flightBuilder) ring(goid uint64, written []uint64) {
-	w := make([]uint64, 4+b.entries)
-	w[0], w[1], w[2], w[3] = 2<<32|(32+8*b.entries), goid, uint64(len(written)), b.entries-1
+	w := make([]uint64, 4+b.entries+1)
+	w[0], w[1], w[2], w[3] = 2<<32|(40+8*b.entries), goid, uint64(len(written)), b.entries-1
 	for i, e := range written {
 		w[4+uint64(i)%b.entries] = e
 	}
+	w[len(w)-1] = ^goid
 	b.blocks = append(b.blocks, w)
 }
 
@@ -173,6 +174,8 @@ func TestParseFlightBad(t *testing.T) {
 		{name: "state's complement", raw: func(b []byte) []byte { b[24] ^= 1; return b }, want: "complement"},
 		{name: "package checksum", raw: func(b []byte) []byte { b[4096+8] ^= 1; return b }, want: "package block at offset 4096"},
 		{name: "old version", raw: func(b []byte) []byte { b[7] = '1'; return b }, want: "another version of pathcover"},
+		{name: "ring's goroutine", raw: func(b []byte) []byte { b[4096+128+8+7] ^= 0x80; return b }, want: "does not match its check"},
+		{name: "ring's check", raw: func(b []byte) []byte { b[4096+128+32+8*4] ^= 1; return b }, want: "does not match its check"},
 		{name: "function", edit: func(b *flightBuilder) { b.ring(11, []uint64{9<<40 + 1}) }, want: "of no package"},
 		{name: "overlap", edit: func(b *flightBuilder) { b.pkg(hashB, 2, 2) }, want: "number the same functions"},
 		{name: "twice", edit: func(b *flightBuilder) { b.ring(7, []uint64{1 << 40}) }, want: "two rings of goroutine 7"},
@@ -194,6 +197,28 @@ func TestParseFlightBad(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestFlightRingHandedOver: a ring whose position is 0 and whose goroutine
+// and check disagree is being handed to a new goroutine (the runtime
+// writes the position, the check, then the goroutine): it is skipped, not
+// called corrupt, and the other rings are read.
+func TestFlightRingHandedOver(t *testing.T) {
+	raw := sampleFlight(binary.LittleEndian).bytes()
+	const ring7 = 4096 + 128
+	binary.LittleEndian.PutUint64(raw[ring7+16:], 0)              // pos
+	binary.LittleEndian.PutUint64(raw[ring7+32+8*4:], ^uint64(8)) // the check of goroutine 8
+	fl, err := ParseFlight(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goids []uint64
+	for _, r := range fl.Rings {
+		goids = append(goids, r.Goid)
+	}
+	if !reflect.DeepEqual(goids, []uint64{3, 9}) {
+		t.Errorf("rings of goroutines %v, want [3 9]", goids)
 	}
 }
 

@@ -65,6 +65,10 @@ const (
 	flightHeaderSize = 4096
 	flightExtentMin  = 1 << 20
 	flightRingHeader = 32 // a ring block's words before its entries: tag, goid, position, mask
+	// flightRingCheck is the bytes after a ring's entries: ^goid, written
+	// with the goid, so that a reader tells a goroutine's id from a flipped
+	// one (rings are written at every path, so none has a checksum).
+	flightRingCheck = 8
 	flightIDBits     = 40
 	// FlightLongID is the low bits of an entry that says the path's id is
 	// the entry before it.
@@ -102,7 +106,7 @@ const (
 	flightPackageBlock = 64 // bytes: tag, first, funcs, hash, checksum
 )
 
-var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '2'}
+var flightMagic = [8]byte{'p', 'c', 'o', 'v', 'f', 'l', 't', '3'}
 
 // flightHeaderSum is the checksum of the header's words 0 to 9 with those
 // that change as the process runs (state, goroutine, full) zero: rt writes
@@ -280,7 +284,7 @@ func flightStart(entries int, limit int64, defaultDir string) {
 		}
 	}
 	limit = min(limit, maxFlightLimit)
-	ring := uint64(flightRingHeader + 8*n)
+	ring := uint64(flightRingHeader + 8*n + flightRingCheck)
 	// Extents of 1 MiB, or less under a smaller limit, since each is
 	// written whole when it is taken; but never smaller than a ring.
 	round := func(x int64) int64 { return (x + 4095) / 4096 * 4096 }

@@ -79,7 +79,11 @@ func Ring() *FlightRing {
 		setRecorderField(b)
 	}
 	if r.goid != goid {
+		// The position first, then the check, then the goroutine: a
+		// reader that finds a goid and a check that disagree with a
+		// position of 0 sees a ring being handed over.
 		atomic.StoreUint64(&r.pos, 0)
+		atomic.StoreUint64((*uint64)(unsafe.Add(unsafe.Pointer(r), flightState.ring-flightRingCheck)), ^goid)
 		atomic.StoreUint64(&r.goid, goid)
 	}
 	return r

@@ -217,6 +217,7 @@ func pathcoverGiveRing(newg *g) {
 	}
 	w := (*[4]uint64)(r) // tag, goid, position, mask
 	atomic.Store64(&w[2], 0)
+	atomic.Store64((*uint64)(unsafe.Add(r, f.ring-8)), ^newg.goid) // the check after the entries
 	atomic.Store64(&w[1], newg.goid)
 }
 

@@ -519,7 +519,7 @@ func main() {
 	if out, code := run(t, mod, nil, "go", "build", "-toolexec="+bin+" -flight=64", "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
-	const ringBytes = 32 + 8*64
+	const ringBytes = 40 + 8*64 // tag, goid, pos, mask, the entries, ^goid
 	for _, tc := range []struct {
 		name, how, limit string
 		n                int
