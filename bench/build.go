@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/internal/buildspec"
+	"github.com/pathcover/pathcover/internal/driver"
 )
 
 // The modes, plain first: allModes can be chosen (-modes), modes are the
@@ -52,9 +52,10 @@ type harness struct {
 	pppexec string // the pppexec binary built from root
 	env     []string
 	verbose bool
-	// pppFlags are more pppexec flags for the ppp mode.
-	pppFlags string
-	modes    []string // plain first
+	// ppp is the spec the PPP modes start from: the defaults and bench's
+	// -pppflags.
+	ppp   buildspec.Spec
+	modes []string // plain first
 	// cpu is the benchmarks' -test.cpu: 1, or more in -parallel runs.
 	cpu int
 	log func(format string, args ...any)
@@ -155,57 +156,66 @@ func copyTree(src, dst string) error {
 
 // buildFlags are the go test flags of a mode.
 func (h *harness) buildFlags(t *target, mode string) []string {
-	pppexec := h.pppexec + " -pkgs=" + t.Pkg
+	spec := buildspec.Default()
+	if strings.Contains(mode, "ppp") {
+		spec = h.ppp
+	}
+	spec.Pkgs = []string{t.Pkg}
 	switch mode {
 	case "count", "atomic":
 		return []string{"-covermode=" + mode}
 	case "bl":
-		return []string{"-toolexec=" + pppexec}
 	case "blatomic":
-		return []string{"-toolexec=" + pppexec + " -atomic"}
+		spec.Atomic = true
 	case "blshard": // counters per P (rt/shards.go)
-		return []string{"-toolexec=" + pppexec + " -shard=p"}
+		spec.Shard = buildspec.ShardPerP
 	case "blatomicshard":
-		return []string{"-toolexec=" + pppexec + " -shard=p -atomic"}
-	case "ppp":
-		return keyedProfiles(t, pppexec+" -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
+		spec.Shard, spec.Atomic = buildspec.ShardPerP, true
+	case "ppp", "ppp-buildid": // ppp-buildid (-builds): the profile in pppexec's build ID, as before -profilekey
+		spec.PPPProfile = t.tested
 	case "pppshard":
-		return keyedProfiles(t, pppexec+" -shard=p -interesting="+t.tested+" "+h.pppFlags, &toolexec.Config{Interesting: t.tested})
-	case "ppp-buildid": // -builds: the profile in pppexec's build ID, as before -profilekey
-		return []string{"-toolexec=" + strings.TrimSpace(pppexec+" -interesting="+t.tested+" "+h.pppFlags)}
+		spec.PPPProfile, spec.Shard = t.tested, buildspec.ShardPerP
 	case "wpp":
-		return []string{"-toolexec=" + pppexec + " -wpp"}
+		spec.WPP = true
 	case "deps":
-		return []string{"-toolexec=" + pppexec + " -deps"}
+		spec.Deps = true
 	case "wet":
-		return []string{"-toolexec=" + pppexec + " -wet"}
+		spec.Values = true
 	case "flight":
-		return []string{"-toolexec=" + pppexec + " -flight=" + strconv.Itoa(flightBenchEntries)}
+		spec.Flight = flightBenchEntries
 	case "hash": // the functions of mode hot in hash tables, as without -hot
-		return []string{"-toolexec=" + pppexec + " -arraylimit=" + strconv.Itoa(hotArrayLimit)}
+		spec.MaxArrayPaths = hotArrayLimit
 	case "hot":
-		return []string{"-toolexec=" + pppexec + " -arraylimit=" + strconv.Itoa(hotArrayLimit) + " -hot=" + strconv.Itoa(hotEntries)}
+		spec.MaxArrayPaths, spec.HotEntries = hotArrayLimit, hotEntries
 	case "ipppsites": // not timed: the build whose tests' profile ippp takes
-		return []string{"-toolexec=" + pppexec + " -ippp=" + t.tested}
+		spec = buildspec.Default()
+		spec.Pkgs, spec.IPPPProfile = []string{t.Pkg}, t.tested
 	case "ippp":
-		return keyedProfiles(t, pppexec+" -ippp="+t.tested+" -interesting="+t.segments+" "+h.pppFlags, &toolexec.Config{Sites: t.tested, Interesting: t.segments})
+		spec.IPPPProfile, spec.PPPProfile = t.tested, t.segments
+	default:
+		return nil
 	}
-	return nil
+	spec.Imply()
+	if mode == "ppp" || mode == "pppshard" || mode == "ippp" {
+		return keyedProfiles(&spec, h.pppexec)
+	}
+	return []string{spec.Toolexec(h.pppexec)}
 }
 
-// keyedProfiles returns the go test flags of a build whose pppexec command
-// (toolexecArg) reads the profiles in cfg: with -profilekey=gcflags and
-// the -gcflags that give the package under test their key, so that a
-// build with a new profile compiles that package alone again (see
-// toolexec.ProfileKey). If the profiles' key cannot be made, the flags
-// keep them in the build ID, which is always correct.
-func keyedProfiles(t *target, toolexecArg string, cfg *toolexec.Config) []string {
-	cfg.Pkgs, cfg.ProfileKey = []string{t.Pkg}, toolexec.KeyInGcflags
+// keyedProfiles returns the go test flags of a build of spec, which reads
+// profiles: with -profilekey=gcflags and the -gcflags that give the
+// package under test their key, so that a build with a new profile
+// compiles that package alone again (see internal/driver/profilekey.go).
+// If the profiles' key cannot be made, the flags keep them in the build
+// ID, which is always correct.
+func keyedProfiles(spec *buildspec.Spec, pppexec string) []string {
+	cfg := &driver.Config{Spec: *spec}
+	cfg.ProfileKey = buildspec.KeyInGcflags
 	keys := cfg.GcflagsKey()
 	if len(keys) == 0 {
-		return []string{"-toolexec=" + strings.TrimSpace(toolexecArg)}
+		return []string{spec.Toolexec(pppexec)}
 	}
-	return append([]string{"-toolexec=" + strings.TrimSpace(toolexecArg) + " -profilekey=gcflags"}, keys...)
+	return append([]string{cfg.Toolexec(pppexec)}, keys...)
 }
 
 // build builds a target's test binary in a mode.

@@ -15,11 +15,11 @@ package main
 //     new. That is a build after the user edited the package and ran the
 //     tests again; the plain build recompiles what the edit changed. Mode
 //     ppp keys the profile in the package's -gcflags (pppexec
-//     -profilekey=gcflags, toolexec/profilekey.go), so that it too
+//     -profilekey=gcflags, internal/driver/profilekey.go), so that it too
 //     recompiles that package (and what depends on it) alone. Mode
 //     ppp-buildid keeps the profile in pppexec's build ID, which changes
 //     every action ID of the go command: every compile runs again, which
-//     pppexec's compile cache (toolexec/compilecache.go) answers; mode
+//     pppexec's compile cache (internal/driver/compilecache.go) answers; mode
 //     ppp-nocache is that build with the cache off too
 //     (PATHCOVERCOMPILECACHE=off), as every PPP build was before either.
 

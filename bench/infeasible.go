@@ -12,12 +12,12 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/pathcover/pathcover/analyzer/funcgraph"
-	"github.com/pathcover/pathcover/analyzer/infeasible"
+	"github.com/pathcover/pathcover/internal/funcgraph"
 	"github.com/pathcover/pathcover/internal/pkgpattern"
+	"github.com/pathcover/pathcover/internal/report"
+	"github.com/pathcover/pathcover/internal/static/infeasible"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 // The -infeasible run measures what pppexec proves infeasible (issue 20)

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pathcover/pathcover/internal/buildspec"
 )
 
 func main() {
@@ -104,7 +106,14 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: no workload matches -run=%q\n", *run)
 		return 2
 	}
-	h := &harness{env: goEnv(), verbose: *verbose, pppFlags: *pppFlags, modes: chosen, cpu: 1}
+	ppp := buildspec.Default()
+	pfs := flag.NewFlagSet("bench -pppflags", flag.ContinueOnError)
+	pfs.SetOutput(stderr)
+	ppp.AddFlags(pfs)
+	if err := pfs.Parse(strings.Fields(*pppFlags)); err != nil {
+		return 2
+	}
+	h := &harness{env: goEnv(), verbose: *verbose, ppp: ppp, modes: chosen, cpu: 1}
 	if *parallel {
 		h.cpu = 2
 	}

@@ -15,14 +15,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pathcover/pathcover/ddg"
+	"github.com/pathcover/pathcover/internal/query/slice"
 )
 
 // The -slice run measures dynamic slicing (issue 17) on each workload's
 // tests: a -deps build records them, and the recording is sliced with
-// each of ddg's three graphs: the compact graph (OPT, ddg.LoadCompact),
-// the full one (FP, ddg.Load, unless the run passes its limit) and the
-// demand-driven slicer (LP, ddg.OpenDemand). The same 25 criteria,
+// each of ddg's three graphs: the compact graph (OPT, slice.LoadCompact),
+// the full one (FP, slice.Load, unless the run passes its limit) and the
+// demand-driven slicer (LP, slice.OpenDemand). The same 25 criteria,
 // statements that ran chosen at random with a fixed seed, are sliced from
 // their last execution with each; FP's slices must equal OPT's and LP's.
 
@@ -61,7 +61,7 @@ type sliceWorkload struct {
 	OPTBuildSeconds float64
 	OPTSliceMs      float64
 
-	// FP: refused (past ddg.DefaultMaxNodes), or its size, replay time
+	// FP: refused (past slice.DefaultMaxNodes), or its size, replay time
 	// and mean slice time; Mismatches are the criteria whose slices
 	// differ from OPT's.
 	FPTooLarge     bool
@@ -141,9 +141,9 @@ func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
 // measureSlices measures the three graphs of the recording in dir.
 func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error {
 	log("%s: OPT", m.Workload)
-	var o *ddg.Compact
+	var o *slice.Compact
 	bytes, took, err := heapGrowth(func() (err error) {
-		o, err = ddg.LoadCompact(dir)
+		o, err = slice.LoadCompact(dir)
 		return err
 	})
 	if err != nil {
@@ -154,7 +154,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	m.Dependences, m.Labelled = o.Count()
 	m.ExecutedStmt = len(o.Executed())
 	criteria := sliceCriteriaOf(o)
-	wantSlices, ms, err := sliceAll(criteria, o.Slice, optBudget, func(s *ddg.Slice) {
+	wantSlices, ms, err := sliceAll(criteria, o.Slice, optBudget, func(s *slice.Slice) {
 		m.SliceStmts += float64(len(s.Stmts))
 		m.SliceNodes += float64(len(s.Steps))
 	})
@@ -170,13 +170,13 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	o = nil
 
 	log("%s: FP", m.Workload)
-	var g *ddg.Graph
+	var g *slice.Graph
 	bytes, took, err = heapGrowth(func() (err error) {
-		g, err = ddg.Load(dir, 0)
+		g, err = slice.Load(dir, 0)
 		return err
 	})
 	switch {
-	case errors.Is(err, ddg.ErrTooLarge):
+	case errors.Is(err, slice.ErrTooLarge):
 		m.FPTooLarge = true
 	case err != nil:
 		return err
@@ -193,7 +193,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 
 	log("%s: LP", m.Workload)
 	start := time.Now()
-	lp, err := ddg.OpenDemand(dir)
+	lp, err := slice.OpenDemand(dir)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	for i, c := range criteria {
 		start := time.Now()
 		s, err := lp.Slice(c)
-		if errors.Is(err, ddg.ErrDeadline) {
+		if errors.Is(err, slice.ErrDeadline) {
 			if i == 0 {
 				m.LPGaveUp = true
 			}
@@ -228,7 +228,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 // sliceAll slices criteria with slice, in order, until budget is spent
 // (0: no budget), and returns the fingerprints of the slices made and
 // their mean time in milliseconds; each, if not nil, is given each slice.
-func sliceAll(criteria []ddg.Criterion, slice func(ddg.Criterion) (*ddg.Slice, error), budget time.Duration, each func(*ddg.Slice)) ([]string, float64, error) {
+func sliceAll(criteria []slice.Criterion, slice func(slice.Criterion) (*slice.Slice, error), budget time.Duration, each func(*slice.Slice)) ([]string, float64, error) {
 	var prints []string
 	var total time.Duration
 	for _, c := range criteria {
@@ -262,13 +262,13 @@ func differing(got, want []string) int {
 
 // sliceCriteriaOf chooses the criteria to slice: sliceCriteria
 // statements that ran, at random with a fixed seed.
-func sliceCriteriaOf(o *ddg.Compact) []ddg.Criterion {
+func sliceCriteriaOf(o *slice.Compact) []slice.Criterion {
 	stmts := o.Executed()
 	r := rand.New(rand.NewPCG(17, 17))
-	var criteria []ddg.Criterion
+	var criteria []slice.Criterion
 	for range min(sliceCriteria, len(stmts)) {
 		st := stmts[r.IntN(len(stmts))]
-		criteria = append(criteria, ddg.Criterion{File: st.File, Line: st.Line, Col: st.Col})
+		criteria = append(criteria, slice.Criterion{File: st.File, Line: st.Line, Col: st.Col})
 	}
 	return criteria
 }
@@ -277,7 +277,7 @@ func sliceCriteriaOf(o *ddg.Compact) []ddg.Criterion {
 // node, statement and why), statements and memory not recorded. It is
 // written step by step, so that a slice of millions of steps takes no
 // more memory.
-func fingerprint(s *ddg.Slice) string {
+func fingerprint(s *slice.Slice) string {
 	h := sha256.New()
 	w := bufio.NewWriter(h)
 	fmt.Fprintf(w, "%d %d\n", s.Criterion, s.Instances)
@@ -301,7 +301,7 @@ func (r *sliceResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(ddg.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(slice.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
 	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT | FP | LP |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
 		inferred := 0.0

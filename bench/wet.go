@@ -9,8 +9,8 @@ package main
 // every statement's accesses (the paper's Tables V to VII), in megabytes
 // of the first tier's words a second. And slicing over the WET (the
 // paper's 6.1): the compact graph built from the WET's file and the
-// metadata alone (ddg.LoadWET) against the one built from the recording
-// (ddg.LoadCompact), the same criteria sliced with both and compared.
+// metadata alone (slice.LoadWET) against the one built from the recording
+// (slice.LoadCompact), the same criteria sliced with both and compared.
 
 import (
 	"errors"
@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pathcover/pathcover/ddg"
-	"github.com/pathcover/pathcover/wet"
+	"github.com/pathcover/pathcover/internal/query/slice"
+	"github.com/pathcover/pathcover/internal/query/wet"
 )
 
 // wetWorkload is one workload's WET measured.
@@ -161,7 +161,7 @@ func (h *harness) measureWETWorkload(w workload) (*wetWorkload, error) {
 // file, timing each build and slice, and counts the slices that differ.
 func measureWETSlices(m *wetWorkload, dir, file string) error {
 	start := time.Now()
-	o, err := ddg.LoadCompact(dir)
+	o, err := slice.LoadCompact(dir)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func measureWETSlices(m *wetWorkload, dir, file string) error {
 	if err != nil {
 		return err
 	}
-	ow, err := ddg.LoadWET(dir, w)
+	ow, err := slice.LoadWET(dir, w)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (r *wetResults) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %s | %.2f s | %s | %.2f s | %s | %d, %d |\n", w.Workload, w.OPTBuildSeconds, millis(w.OPTSliceMs), w.WETLoadSeconds, millis(w.WETSliceMs), w.SliceCriteria, w.SliceMismatches)
 		}
-		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`ddg.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`ddg.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
+		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`slice.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`slice.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nNot measured: %s\n", w)

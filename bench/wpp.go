@@ -74,8 +74,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 // wppMarkerCode is the first uvarint of a goroutine marker in a grammar

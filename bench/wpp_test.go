@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 var testHashes = []string{"0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"}

@@ -90,7 +90,7 @@ func (n *Numbering) Place(w Weights) (*Placement, error) {
 // open blocks does not depend on the graph around it, only the increments
 // do. A supergraph keeps a callee's copy open so that the callee's sites
 // can share one clone, which reads each site's increments from a table
-// (toolexec/instrument's shared.go). The register's set and count move out
+// (internal/instrument's shared.go). The register's set and count move out
 // of the region, which can cost an op or two elsewhere.
 func (n *Numbering) PlaceOpen(w Weights, open []BlockID) (*Placement, error) {
 	for _, v := range open {
@@ -409,7 +409,7 @@ func (p *Placement) appendOp(ops []Op, id EdgeID) []Op {
 // register's initialisation are tree edges and add nothing, so the sum is
 // what the register holds on that path, and the path continues from the
 // count in the one way the count's place leaves it. Instrumentation tests
-// for this id to count it at a constant address (see toolexec/instrument's
+// for this id to count it at a constant address (see internal/instrument's
 // likelyIncStmt). It returns false for an edge that is not reachable.
 func (p *Placement) LikelyPath(id EdgeID) (uint64, bool) {
 	reached := func(v BlockID) bool { return v == p.root || p.Reachable(v) }

@@ -46,6 +46,10 @@ type Meta struct {
 	// Mode is how the build counts (see Mode).
 	Mode   Mode
 	Atomic bool // counters were incremented atomically
+	// Records is what the build recorded, which says what a profile of it
+	// can answer (internal/buildspec.Spec.Records); 0 in metadata written
+	// before it was kept.
+	Records Records `json:",omitempty"`
 	// Files are the files that positions name: the package's source
 	// files, and files that //line directives before its functions name
 	// (as go/token's adjusted positions, and go test, name them), in
@@ -168,7 +172,7 @@ type Func struct {
 	// variables they define and use, for slicing (deps.go).
 	Deps *Deps `json:",omitempty"`
 	// Infeasible is what pppexec proved of the function's paths (package
-	// analyzer/infeasible); nil if it did not analyse the function
+	// internal/static/infeasible); nil if it did not analyse the function
 	// (metadata written before, a supergraph, or an analysis that failed).
 	Infeasible *Infeasible `json:",omitempty"`
 }
@@ -320,7 +324,7 @@ type Edge struct {
 	Line     int // of the statement or clause that takes it
 	Col      int
 	// Cond is, for a branch outcome, the source of the condition it is an
-	// outcome of (analyzer/infeasible.Conditions): an if's or for's
+	// outcome of (internal/static/infeasible.Conditions): an if's or for's
 	// condition, "case " and a clause's list, "range " and the range
 	// expression, "switch" and its tag for no case matching.
 	Cond string `json:",omitempty"`

@@ -7,9 +7,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/wet"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 // TestReadersRefuse: every reader of a file that pathcover writes opens it

@@ -11,7 +11,7 @@ import (
 // profile/wpp.go), so that the slicer can find which statement instance
 // wrote what another one read. The generated code wraps each access in a
 // call of one of the functions below, which records it and gives the
-// access back unchanged (toolexec/instrument/memory.go): *p in
+// access back unchanged (internal/instrument/memory.go): *p in
 // x := *p becomes *Access(f, op, p).
 //
 // op is the statement's index in the function's Deps.Stmts shifted left

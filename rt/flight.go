@@ -22,14 +22,14 @@ import (
 // metadata that decodes a ring, once per build. The runtime's exit hooks
 // tell rt how the process ends, and two calls that pppexec adds to
 // package runtime, at the top of fatalpanic and fatalthrow, tell it which
-// goroutine panicked or threw (toolexec/goroutine.go); the file's header
+// goroutine panicked or threw (internal/driver/goroutine.go); the file's header
 // then says so. A file whose header says nothing was left by a process
 // that was killed, or that is still running.
 //
 // A goroutine's ring is in the field of the runtime's g that -wpp builds
 // use for their recorders (goroutine_wpp.go), and the runtime puts it
 // there when it makes the goroutine: pppexec adds a call to newproc1
-// (toolexec/goroutine.go, pathcoverGiveRing) that takes a ring block from
+// (internal/driver/goroutine.go, pathcoverGiveRing) that takes a ring block from
 // the file, or, for a g that an ended goroutine left, starts its ring
 // afresh. So Ring, inlined into instrumented code once per call, is one
 // load of the g's field and a test for nil, and adds no call to the
@@ -69,7 +69,7 @@ const (
 	// with the goid, so that a reader tells a goroutine's id from a flipped
 	// one (rings are written at every path, so none has a checksum).
 	flightRingCheck = 8
-	flightIDBits     = 40
+	flightIDBits    = 40
 	// FlightLongID is the low bits of an entry that says the path's id is
 	// the entry before it.
 	FlightLongID       = 1<<flightIDBits - 1
@@ -168,8 +168,8 @@ var (
 )
 
 // flightShared is what rt and the runtime that pppexec patches share: its
-// pathcoverRingFile (toolexec/goroutine.go) has the same fields in the
-// same order, which toolexec's TestRingFileLayout checks. Set when the
+// pathcoverRingFile (internal/driver/goroutine.go) has the same fields in the
+// same order, which driver's TestRingFileLayout checks. Set when the
 // file is made; end, grown and limit change atomically after.
 type flightShared struct {
 	base   unsafe.Pointer // the file, mapped limit bytes long

@@ -58,7 +58,7 @@ func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, f
 // that pppexec patches gives it, but when first asked rather than when
 // the goroutine is made: the one in testRecorders for its g, started
 // afresh if another goroutine had the g before, or a new one
-// (pathcoverGiveRing and pathcoverTakeRing in toolexec/goroutine.go).
+// (pathcoverGiveRing and pathcoverTakeRing in internal/driver/goroutine.go).
 func Ring() *FlightRing {
 	p, goid := recorderField()
 	r := (*FlightRing)(p)

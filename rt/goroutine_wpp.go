@@ -9,7 +9,7 @@ import "unsafe"
 // recorder may be one a goroutine that had the same g before left there
 // (its goid tells). pppexec compiles rt with the build tag pathcover_rt,
 // and adds the functions these pull to package runtime in every build
-// (toolexec/goroutine.go), which pushes them. The runtime of a build
+// (internal/driver/goroutine.go), which pushes them. The runtime of a build
 // where pppexec could not add the field returns nil and 0.
 //
 //go:linkname recorderField runtime.pathcoverRecorder

@@ -7,7 +7,7 @@ import "runtime"
 // Ring returns the calling goroutine's ring (flight.go): the one the
 // runtime gave it when it made the goroutine, or one that nobody reads.
 // pppexec compiles rt (tag pathcover_rt) against the runtime it patches in
-// every build (toolexec/goroutine.go), which exports PathcoverFlightRing
+// every build (internal/driver/goroutine.go), which exports PathcoverFlightRing
 // so that both inline into instrumented code: a load of the g's field,
 // never nil in a -flight build, and no call.
 func Ring() *FlightRing { return (*FlightRing)(runtime.PathcoverFlightRing()) }

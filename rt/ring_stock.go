@@ -6,7 +6,7 @@ package rt
 // rt's own tests build rt so (go build -tags
 // pathcover_rt,pathcover_stockruntime) to see what the compiler inlines.
 // pppexec never sets the tag: it patches the runtime in every build
-// (toolexec/goroutine.go), and compiles ring_runtime.go against it.
+// (internal/driver/goroutine.go), and compiles ring_runtime.go against it.
 func Ring() *FlightRing { return &flightNowhere.FlightRing }
 
 func proc() int { return 0 }

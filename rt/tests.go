@@ -7,7 +7,7 @@ import (
 )
 
 // Per-test attribution (pppexec -tests). pppexec patches the compile of
-// package testing (toolexec/testing.go) so that it calls the functions
+// package testing (internal/driver/testing.go) so that it calls the functions
 // below as tests start, pause and end; at each call rt reads how every
 // counter grew since the last one and appends it, with the tests that ran
 // meanwhile, to pathcover.<pid>.<n>.tests beside the counter file (the

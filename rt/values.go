@@ -8,7 +8,7 @@ import "unsafe"
 // of profile/wpp.go), for the whole execution trace. The generated code
 // calls one of the functions below after a statement that defines a
 // symbolic variable (or, where that cannot hold code, where the variable
-// is next read: toolexec/instrument/values.go), one by kind of value; each
+// is next read: internal/instrument/values.go), one by kind of value; each
 // reports true, so that it can stand in a condition (x := f(); Value(...)
 // && cond).
 //

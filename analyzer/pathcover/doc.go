@@ -19,7 +19,7 @@
 // takes one way at the first and the contrary way at the second. For a
 // function over the limit, pathcover proves what it can of that from the
 // package's SSA form, as pppexec does for the reports (see package
-// analyzer/infeasible), says how many paths it proved infeasible, and
+// internal/static/infeasible), says how many paths it proved infeasible, and
 // leaves the function out when the paths left are within the limit.
 //
 // With -pathcover.profile=DIR (a profile directory or text profile, or

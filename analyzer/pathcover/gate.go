@@ -10,8 +10,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 // The gate: with -pathcover.profile, each function of a profiled package

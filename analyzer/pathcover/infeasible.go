@@ -7,8 +7,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/pathcover/pathcover/analyzer/infeasible"
 	"github.com/pathcover/pathcover/analyzer/pathnumber"
+	"github.com/pathcover/pathcover/internal/static/infeasible"
 	"github.com/pathcover/pathcover/numbering"
 )
 

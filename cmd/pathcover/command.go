@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // A Command is one of pathcover's subcommands, as cmd/go's base.Command is
@@ -101,6 +101,17 @@ func lookup(name string) *Command {
 		}
 	}
 	return nil
+}
+
+// dirFlag declares -dir, the profile directory that a command reads or
+// writes, whose default is $PATHCOVERDIR (or else what orElse says, if not
+// ""). The report commands' -dir, which takes several, is dirsFlag's.
+func dirFlag(fs *flag.FlagSet, orElse string) *string {
+	def := "$PATHCOVERDIR"
+	if orElse != "" {
+		def += ", or else " + orElse
+	}
+	return fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default "+def+")")
 }
 
 // jsonFlag declares -json, which the commands that print a report share.

@@ -80,11 +80,14 @@
 //
 // Usage:
 //
-//	pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n] [-ipppshare n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]
+//	pathcover test [-dir D] [-json] [build flags] [go test flags] [packages]
 //
 // Runs go test with every package of the main module instrumented to count its
 // paths (pathcover acts as the -toolexec program), then prints the report. The
-// flags after pathcover's own go to go test; -count=1 is added unless given, so
+// build flags are pppexec's, spelled and meant as pppexec's (pathcover help
+// pppexec), but for -dir, -v and -trace: -pkgs, -wpp, -deps, -wet, -tests,
+// -shard=p, -atomic, -ippp and the rest. The flags after pathcover's own go to
+// go test; -count=1 is added unless given, so
 // that cached results do not skip the runs. Exits as go test does. On a
 // terminal, a status line says how many test binaries are built and packages
 // tested, of how many have tests (not with -json, nor when the standard error
@@ -114,28 +117,56 @@
 //
 // The flags are:
 //
+//	-arraylimit n
+//		functions with more than n paths count in a hash table (default 65536)
+//	-atomic
+//		count atomically (always on with -race)
 //	-deps
-//		also record what slicing needs (pppexec -deps; see pathcover slice)
+//		also describe each function's statements, variables and calls in the metadata, and record whole program paths (as -wpp), for slicing (see pathcover slice)
 //	-dir dir
-//		keep the profile in dir (default a new temporary directory)
-//	-ippp dir
-//		also count interprocedural path segments at the call sites on paths that the profile in dir ran (pppexec -ippp), and print them after the report
+//		the profile dir (default $PATHCOVERDIR, or else a new temporary directory)
+//	-flight n
+//		flight recorder: instead of counting paths, each goroutine keeps the last n Ball-Larus paths it took (rounded up to a power of two) in a ring that a failure leaves in a pathcover.*.flight file of the profile (see pathcover flight)
+//	-flightmax size
+//		with -flight: the rings of a process take at most size (bytes, or with K, M or G); later goroutines get none; $PATHCOVERFLIGHTMAX overrides it when the program runs (default 64M)
+//	-hashslots n
+//		n slots in each hash table (default 1024)
+//	-hot n
+//		give functions with more than -arraylimit paths a hot path table of n entries (sets of 4) instead of a hash table: it keeps their hottest paths, each count an estimate within a bound
+//	-interesting dir|file
+//		PPP build: count the paths that the profile in dir|file ran (the tested paths) in arrays, record every other path as residual
+//	-ippp dir|file
+//		interprocedural build: also count the paths of each caller with the callees of its call sites inlined (interprocedural path segments), at the sites on paths that the profile in dir|file ran; the packages of callers and callees must be instrumented
 //	-ipppdepth n
-//		with -ippp: segments go n calls deep (default 1)
+//		interprocedural build: segments go n calls deep (the callees' sites on their paths that ran are inlined too) (default 1)
 //	-ipppshare n
-//		with -ippp: a callee of at least n blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site) (default 16)
+//		interprocedural build: a callee of at least n blocks called from sites of several of the package's supergraphs has one clone that they share, which reads each site's increments from a table, instead of a clone per site (smaller code, a little slower); 0: a clone per site (default 16)
 //	-json
 //		write JSON
 //	-pkgs patterns
-//		comma-separated patterns of the packages to instrument (default: the main module's)
-//	-shard
-//		keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines
+//		comma-separated import path patterns of the packages to instrument (default main: the main module's, or the workspace's)
+//	-pppalways
+//		PPP build: give every function and supergraph with tested and untested paths a PPP array, even where -pppsmall (or, for a supergraph, -arraylimit) would give it a Ball-Larus array
+//	-ppplarge policy
+//		PPP build: policy for a function whose PPP numbering needs more than -pppslots slots: truncate (tested paths past the array are recorded as residual, and reports count them as tested) or hash (a hash table of the tested paths) (default truncate)
+//	-pppslots slots
+//		PPP build: the largest PPP array of a function, in slots (default 4096)
+//	-pppsmall n
+//		PPP build: a function with at most n paths, or with no more than twice its PPP slots, counts in a Ball-Larus array, which is cheaper on every path and records residual paths itself (default 256)
+//	-profilekey place
+//		where the go build cache keys the -interesting and -ippp profiles: place buildid (pppexec's build ID: every package is compiled again for a new profile) or gcflags (the instrumented packages' -gcflags, which must then carry the key that pppexec -printgcflags prints: a new profile compiles only those packages again)
+//	-shard copies
+//		copies of each package's counters: none (one, which all goroutines share) or p (one per P, so that goroutines running at once on several cores never write the same cache line: parallel code costs a tenth of what it does with one copy, serial code more, since each count first finds its P) (default none)
+//	-strict
+//		fail the build if a package cannot be instrumented, or a file of the -interesting or -ippp profile cannot be read
 //	-tests
-//		record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected) (default true)
+//		attribute counts to the tests that make them: compile package testing with calls that say when each test starts, pauses and ends, and write which tests ran what into pathcover.*.tests files of the profile (see pathcover tests and pathcover affected) (default true)
 //	-wet
-//		also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)
+//		also record the values each instrumented function gives its variables, besides what -deps records, for whole execution traces (see pathcover wet)
 //	-wpp
-//		also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)
+//		also record whole program paths: each goroutine's calls, the Ball-Larus paths each call completes, and the goroutines it starts, in order, into pathcover.*.wpp files of the profile (see pathcover wpp)
+//	-wppmax size
+//		with -wpp: a process stops recording when its file reaches size (bytes, or with K, M or G); $PATHCOVERWPPMAX overrides it when the program runs (default 1G)
 //
 // # Print path coverage per function and package
 //

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"github.com/pathcover/pathcover/internal/buildspec"
 	"go/format"
 	"os"
 	"regexp"
@@ -86,6 +87,13 @@ func TestCommandTable(t *testing.T) {
 		var inUsage []string
 		for _, m := range usageFlag.FindAllStringSubmatch(c.UsageLine, -1) {
 			inUsage = append(inUsage, m[1])
+		}
+		if strings.Contains(c.UsageLine, "[build flags]") {
+			// buildspec's flags, pppexec's: their help lists them.
+			var spec buildspec.Spec
+			build := flag.NewFlagSet("", flag.ContinueOnError)
+			spec.AddFlags(build)
+			build.VisitAll(func(f *flag.Flag) { inUsage = append(inUsage, f.Name) })
 		}
 		slices.Sort(inUsage)
 		if !slices.Equal(declared, inUsage) {

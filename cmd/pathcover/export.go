@@ -8,10 +8,10 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/pathcover/pathcover/export"
 	"github.com/pathcover/pathcover/internal/atomicfile"
+	"github.com/pathcover/pathcover/internal/export"
 	"github.com/pathcover/pathcover/internal/gitdiff"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 var cmdExport = &Command{

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pathcover/pathcover/export"
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/internal/export"
 )
 
 // exportModule has every kind of decision that the exports list as

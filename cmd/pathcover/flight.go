@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 var cmdFlight = &Command{
@@ -32,7 +32,7 @@ path with its branch; -json writes the same as JSON. A program can also
 write its rings on demand with rt.WriteFlight, from a debug endpoint.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
-		dir := fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+		dir := dirFlag(fs, "")
 		file := fs.String("f", "", "the flight `file` to read (default: the newest in the profile directory)")
 		goroutine := fs.Uint64("goroutine", 0, "show goroutine `G` only")
 		lines := fs.Bool("lines", false, "show every step of each path")

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/internal/gitdiff"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 var cmdGate = &Command{

@@ -17,7 +17,7 @@ func TestHelp(t *testing.T) {
 	}{
 		{[]string{"help"}, 0, []string{"The commands are:", "\ttest ", "\thtml ", "\tpppexec ", "pathcover help <command>"}},
 		{[]string{"help", "report"}, 0, []string{"usage: pathcover report [-dir D] [-json] [-interprocedural] [packages]\n", "  -interprocedural\n"}},
-		{[]string{"help", "test"}, 0, []string{"[-pkgs patterns] [-ippp D [-ipppdepth n] [-ipppshare n]]", "  -ipppdepth n\n"}},
+		{[]string{"help", "test"}, 0, []string{"[-dir D] [-json] [build flags]", "  -ipppdepth n\n", "  -shard copies\n"}},
 		{[]string{"help", "pppexec"}, 0, []string{"usage: pathcover pppexec [flags] tool args...\n"}},
 		{[]string{"report", "-h"}, 2, []string{"usage: pathcover report [-dir D]", "  -json\n"}},
 		{[]string{"test", "-h"}, 0, []string{"usage: pathcover test [-dir D]", "  -pkgs patterns\n"}},

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 
 	"github.com/pathcover/pathcover/internal/atomicfile"
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/report"
+	"github.com/pathcover/pathcover/internal/source"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdHTML = &Command{
@@ -49,7 +50,7 @@ without counts, makes a page of them.
 				return code
 			}
 			wd, _ := os.Getwd()
-			opt := report.HTMLOptions{Paths: *paths, Sources: report.NewSources(wd), Flights: flights}
+			opt := report.HTMLOptions{Paths: *paths, Sources: source.New(wd), Flights: flights}
 			traces, err := pageTraces(dir.dirs)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))

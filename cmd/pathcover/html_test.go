@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/pathcover/pathcover/internal/cdp"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // trickySource has what must never reach the page unescaped: the end of a

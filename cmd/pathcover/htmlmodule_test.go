@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cdp"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // TestHTMLBrowserModule opens the page of a real module's tests (google/uuid

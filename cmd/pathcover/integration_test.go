@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 const svcHandler = `package svc

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // A partialOutput is an answer read from recordings of which some cover

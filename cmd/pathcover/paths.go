@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 var cmdPaths = &Command{

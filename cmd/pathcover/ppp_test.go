@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // grade has 5 paths; its test runs 2 of them and the "field" program 4.

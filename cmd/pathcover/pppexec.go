@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 
-	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/internal/driver"
 )
 
 var cmdPPPExec = &Command{
@@ -18,7 +18,7 @@ the directory that -o gives. -interesting makes a PPP build, -ippp an
 interprocedural one. 'pathcover pppexec -h' lists its flags.
 `,
 	Flags: func(*flag.FlagSet) Run {
-		return func(cmd *Command, args []string) int { return toolexec.Main(cmd.LongName(), args) }
+		return func(cmd *Command, args []string) int { return driver.Main(cmd.LongName(), args) }
 	},
 	CustomFlags: true,
 }

@@ -10,8 +10,9 @@ import (
 	"unicode"
 
 	"github.com/pathcover/pathcover/internal/pkgpattern"
+	"github.com/pathcover/pathcover/internal/report"
+	"github.com/pathcover/pathcover/internal/source"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 // The exit statuses of the commands that read profiles.
@@ -163,7 +164,7 @@ func openReportCounts(cmd string, sources, patterns []string, counts bool) (*rep
 		return nil, problems, code
 	}
 	wd, _ := os.Getwd()
-	r := buildReport(cmd, p, &report.Options{Packages: set, Sources: report.NewSources(wd)})
+	r := buildReport(cmd, p, &report.Options{Packages: set, Sources: source.New(wd)})
 	return r, problems, 0
 }
 

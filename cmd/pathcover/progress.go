@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/internal/driver"
 )
 
 // A progress shows how far a go test run under pathcover test is, on one
@@ -18,7 +18,7 @@ import (
 // tested, each of how many packages have tests. go test's own output
 // passes through it line by line, unchanged, with the status line cleared
 // before each and drawn again after. Test binaries built are counted from
-// the lines that pppexec appends to a file at each link (toolexec's
+// the lines that pppexec appends to a file at each link (driver's
 // ProgressEnv), packages tested from go test's "ok" and "FAIL" lines.
 type progress struct {
 	out   *os.File // the terminal
@@ -58,7 +58,7 @@ func (p *progress) start(cmd *exec.Cmd) (wait func(), err error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.Env = append(cmd.Env, toolexec.ProgressEnv+"="+p.file)
+	cmd.Env = append(cmd.Env, driver.ProgressEnv+"="+p.file)
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()

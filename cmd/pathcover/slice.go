@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pathcover/pathcover/ddg"
 	"github.com/pathcover/pathcover/internal/atomicfile"
+	"github.com/pathcover/pathcover/internal/query/slice"
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/source"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdSlice = &Command{
@@ -64,12 +64,12 @@ recording, which may then be deleted.
 the module, GOROOT and the module cache only), with its steps.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
-		dir := fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+		dir := dirFlag(fs, "")
 		instance := fs.Int("instance", 0, "slice the `n`-th execution of the statement (default: the last)")
 		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
-		maxNodes := fs.Int("maxnodes", ddg.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
+		maxNodes := fs.Int("maxnodes", slice.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
 		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording; wet, the compact graph from DIR/profile.wet")
 		return func(cmd *Command, args []string) int {
 			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || !slices.Contains([]string{"opt", "fp", "lp", "wet"}, *graph) {
@@ -108,7 +108,7 @@ the module, GOROOT and the module cache only), with its steps.
 				if c.Var != "" {
 					title += " " + c.Var
 				}
-				if err := report.SliceHTML(&b, s, title, report.NewSources(".")); err != nil {
+				if err := s.WriteHTML(&b, title, source.New(".")); err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitFail
 				}
@@ -145,10 +145,10 @@ the module, GOROOT and the module cache only), with its steps.
 // A sliceGraph is one of ddg's graphs, as -graph chooses, and where the
 // values of its nodes are read from.
 type sliceGraph struct {
-	slice    func(ddg.Criterion) (*ddg.Slice, error)
+	slice    func(slice.Criterion) (*slice.Slice, error)
 	problems []string
 	close    func()
-	values   func(nodes []int32) (map[int32][]ddg.Value, []string, error)
+	values   func(nodes []int32) (map[int32][]slice.Value, []string, error)
 	cut      []string // which recordings cover only part of their run, and why
 }
 
@@ -172,16 +172,16 @@ func recordingCut(dir string) []string {
 // openGraph opens the recording in dir as graph kind: opt, fp, lp or
 // wet (from the WET in dir).
 func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
-	fromRecording := func(nodes []int32) (map[int32][]ddg.Value, []string, error) { return ddg.ValuesOf(dir, nodes) }
+	fromRecording := func(nodes []int32) (map[int32][]slice.Value, []string, error) { return slice.ValuesOf(dir, nodes) }
 	switch kind {
 	case "fp":
-		g, err := ddg.Load(dir, maxNodes)
+		g, err := slice.Load(dir, maxNodes)
 		if err != nil {
 			return nil, err
 		}
 		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir)}, nil
 	case "lp":
-		d, err := ddg.OpenDemand(dir)
+		d, err := slice.OpenDemand(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -191,14 +191,16 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		if err != nil {
 			return nil, err
 		}
-		o, err := ddg.LoadWET(dir, w)
+		o, err := slice.LoadWET(dir, w)
 		if err != nil {
 			return nil, err
 		}
-		fromWET := func(nodes []int32) (map[int32][]ddg.Value, []string, error) { return ddg.ValuesOfWET(dir, w, nodes) }
+		fromWET := func(nodes []int32) (map[int32][]slice.Value, []string, error) {
+			return slice.ValuesOfWET(dir, w, nodes)
+		}
 		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut()}, nil
 	}
-	o, err := ddg.LoadCompact(dir)
+	o, err := slice.LoadCompact(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +208,8 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 }
 
 // parseCriterion parses FILE:LINE[:COL].
-func parseCriterion(arg string) (ddg.Criterion, error) {
-	var c ddg.Criterion
+func parseCriterion(arg string) (slice.Criterion, error) {
+	var c slice.Criterion
 	parts := strings.Split(arg, ":")
 	nums := 0
 	for nums < 2 && len(parts)-nums > 1 {
@@ -232,7 +234,7 @@ func parseCriterion(arg string) (ddg.Criterion, error) {
 
 // addValues gives the steps of s the values their executions recorded,
 // if the run was recorded by a -wet build, as values reads them.
-func addValues(s *ddg.Slice, values func([]int32) (map[int32][]ddg.Value, []string, error)) error {
+func addValues(s *slice.Slice, values func([]int32) (map[int32][]slice.Value, []string, error)) error {
 	nodes := make([]int32, len(s.Steps))
 	for i, st := range s.Steps {
 		nodes[i] = st.Node
@@ -247,7 +249,7 @@ func addValues(s *ddg.Slice, values func([]int32) (map[int32][]ddg.Value, []stri
 	return nil
 }
 
-func writeSlice(w io.Writer, s *ddg.Slice, why bool) {
+func writeSlice(w io.Writer, s *slice.Slice, why bool) {
 	fmt.Fprintf(w, "slice of execution %d of %d: %d statements\n", max(1, s.Instances), s.Instances, len(s.Stmts))
 	if why {
 		for i, st := range s.Steps {

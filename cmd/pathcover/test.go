@@ -8,24 +8,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/pathcover/pathcover/internal/buildspec"
+	"github.com/pathcover/pathcover/internal/driver"
+	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/toolexec"
-	"github.com/pathcover/pathcover/toolexec/instrument"
-	"github.com/pathcover/pathcover/wet"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdTest = &Command{
-	UsageLine: "pathcover test [-dir D] [-json] [-pkgs patterns] [-ippp D [-ipppdepth n] [-ipppshare n]] [-wpp] [-deps] [-wet] [-tests=false] [-shard] [go test flags] [packages]",
+	UsageLine: "pathcover test [-dir D] [-json] [build flags] [go test flags] [packages]",
 	Short:     "run go test with path profiling, then report path coverage",
 	Long: `
 Runs go test with every package of the main module instrumented to count its
 paths (pathcover acts as the -toolexec program), then prints the report. The
-flags after pathcover's own go to go test; -count=1 is added unless given, so
+build flags are pppexec's, spelled and meant as pppexec's (pathcover help
+pppexec), but for -dir, -v and -trace: -pkgs, -wpp, -deps, -wet, -tests,
+-shard=p, -atomic, -ippp and the rest. The flags after pathcover's own go to
+go test; -count=1 is added unless given, so
 that cached results do not skip the runs. Exits as go test does. On a
 terminal, a status line says how many test binaries are built and packages
 tested, of how many have tests (not with -json, nor when the standard error
@@ -58,55 +60,80 @@ into D/profile.wet for pathcover wet.
 }
 
 type testFlags struct {
-	fs                *flag.FlagSet
-	dir, pkgs, sites  *string
-	asJSON, wpp, deps *bool
-	wet, tests, shard *bool
-	depth, share      *int
+	fs     *flag.FlagSet
+	dir    *string
+	asJSON *bool
+	// spec is the build, from the flags it shares with pppexec
+	// (buildspec.AddFlags); pathcover test attributes paths to tests
+	// unless -tests=false.
+	spec buildspec.Spec
 }
 
-// newTestFlags defines pathcover test's own flags on fs.
+// newTestFlags defines pathcover test's own flags on fs, and the build's.
 func newTestFlags(fs *flag.FlagSet) *testFlags {
-	return &testFlags{
-		fs:     fs,
-		dir:    fs.String("dir", "", "keep the profile in `dir` (default a new temporary directory)"),
-		asJSON: jsonFlag(fs),
-		pkgs:   fs.String("pkgs", "", "comma-separated `patterns` of the packages to instrument (default: the main module's)"),
-		sites:  fs.String("ippp", "", "also count interprocedural path segments at the call sites on paths that the profile in `dir` ran (pppexec -ippp), and print them after the report"),
-		depth:  fs.Int("ipppdepth", 1, "with -ippp: segments go `n` calls deep"),
-		share:  fs.Int("ipppshare", instrument.DefaultShareBlocks, "with -ippp: a callee of at least `n` blocks called from several sites shares one clone among them (pppexec -ipppshare; 0: a clone per site)"),
-		wpp:    fs.Bool("wpp", false, "also record whole program paths (pppexec -wpp) and compact them into DIR/profile.twpp (see pathcover wpp)"),
-		deps:   fs.Bool("deps", false, "also record what slicing needs (pppexec -deps; see pathcover slice)"),
-		wet:    fs.Bool("wet", false, "also record values (pppexec -wet) and build the whole execution trace into DIR/profile.wet (see pathcover wet)"),
-		tests:  fs.Bool("tests", true, "record which tests ran each path (pppexec -tests; see pathcover tests and pathcover affected)"),
-		shard:  fs.Bool("shard", false, "keep a copy of the counters per P (pppexec -shard=p), for tests whose goroutines run at once on several cores: they then do not fight for the counters' cache lines"),
+	t := &testFlags{fs: fs, spec: buildspec.Default()}
+	t.spec.Tests = true
+	t.dir = dirFlag(fs, "a new temporary directory")
+	t.asJSON = jsonFlag(fs)
+	t.spec.AddFlags(fs)
+	return t
+}
+
+// parse parses pathcover test's flags, which come first, and returns the
+// rest, flags included, which are go test's; help if -h or -help comes
+// first among them. The build they make is checked (buildspec.Check).
+func (t *testFlags) parse(name string, args []string) (rest []string, help bool, err error) {
+	fs := t.fs
+	var ours []string
+	rest = args
+	for len(rest) > 0 {
+		arg := rest[0]
+		flagName, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if !strings.HasPrefix(arg, "-") || fs.Lookup(flagName) == nil {
+			if flagName == "h" || flagName == "help" {
+				return rest, true, nil
+			}
+			break
+		}
+		rest = rest[1:]
+		if flagName == "shard" && (!hasValue && (len(rest) == 0 || rest[0] != string(buildspec.ShardPerP) && rest[0] != string(buildspec.ShardNone)) || value == "true" || value == "false") {
+			// -shard was a boolean flag of pathcover test's alone.
+			arg = "-shard=" + string(buildspec.ShardPerP)
+			if value == "false" {
+				arg = "-shard=" + string(buildspec.ShardNone)
+			}
+			fmt.Fprintf(os.Stderr, "%s: -shard as a boolean is deprecated and will be removed: use %s, as pppexec spells it\n", name, arg)
+			hasValue = true
+		}
+		ours = append(ours, arg)
+		if !hasValue && !isBoolFlag(fs.Lookup(flagName)) && len(rest) > 0 {
+			ours = append(ours, rest[0])
+			rest = rest[1:]
+		}
 	}
+	if err := fs.Parse(ours); err != nil {
+		return nil, false, err
+	}
+	testsSet := false
+	fs.Visit(func(f *flag.Flag) { testsSet = testsSet || f.Name == "tests" })
+	if t.spec.Flight > 0 && !testsSet {
+		t.spec.Tests = false // on by default, but a flight build counts nothing to attribute
+	}
+	t.spec.Imply()
+	return rest, false, t.spec.Check()
 }
 
 // run runs go test with path profiling and prints the report.
 func (t *testFlags) run(cmd *Command, args []string) int {
 	name := cmd.LongName()
 	fs := t.fs
-	// pathcover's flags come first; the rest, flags included, is go test's.
-	var ours []string
-	rest := args
-	for len(rest) > 0 {
-		flagName, _, _ := strings.Cut(strings.TrimLeft(rest[0], "-"), "=")
-		if !strings.HasPrefix(rest[0], "-") || fs.Lookup(flagName) == nil {
-			if flagName == "h" || flagName == "help" {
-				fs.Usage()
-				return 0
-			}
-			break
-		}
-		ours = append(ours, rest[0])
-		rest = rest[1:]
-		if !strings.Contains(ours[len(ours)-1], "=") && !isBoolFlag(fs.Lookup(flagName)) && len(rest) > 0 {
-			ours = append(ours, rest[0])
-			rest = rest[1:]
-		}
-	}
-	if err := fs.Parse(ours); err != nil {
+	rest, help, err := t.parse(name, args)
+	switch {
+	case help:
+		fs.Usage()
+		return 0
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, strings.ReplaceAll(err.Error(), "\n", "\n"+name+": "))
 		return exitUsage
 	}
 	profileDir := *t.dir
@@ -122,7 +149,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	}
 	// go test runs each test in its package's directory: a relative
 	// PATHCOVERDIR would put each package's counts below it.
-	profileDir, err := filepath.Abs(profileDir)
+	profileDir, err = filepath.Abs(profileDir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail
@@ -149,6 +176,12 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		}
 		code = exit.ExitCode()
 	}
+	if t.spec.Flight > 0 {
+		// A flight build counts nothing: what it leaves is the rings of
+		// the processes that failed.
+		fmt.Fprintf(os.Stderr, "flight recordings of failed runs, if any, in %s (pathcover flight -dir %s shows them)\n", profileDir, profileDir)
+		return code
+	}
 	r, _, c := openReport(name, []string{profileDir}, nil)
 	if c != 0 {
 		return cmp.Or(code, c) // go test's failure first
@@ -164,15 +197,15 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "profile in %s (pathcover paths -dir %s FUNC lists a function's paths)\n", profileDir, profileDir)
 	switch {
-	case *t.wet:
+	case t.spec.Values:
 		fmt.Fprintf(os.Stderr, "dependences and values recorded (pathcover slice -dir %s -why FILE:LINE [VAR] slices a value, with its steps' values)\n", profileDir)
-	case *t.deps:
+	case t.spec.Deps:
 		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
 	}
-	if *t.wpp {
+	if t.spec.WPP {
 		code = cmp.Or(code, compactTests(name, profileDir))
 	}
-	if *t.wet {
+	if t.spec.Values {
 		code = cmp.Or(code, buildWET(name, profileDir))
 	}
 	return code
@@ -251,42 +284,20 @@ func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	arg := strconv.Quote(self) + " pppexec"
-	if *t.pkgs != "" {
-		arg += " -pkgs=" + *t.pkgs
+	spec := t.spec
+	for _, p := range []*string{&spec.PPPProfile, &spec.IPPPProfile} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return "", nil, err
+			}
+		}
 	}
 	var keyFlags []string
-	if *t.sites != "" {
-		abs, err := filepath.Abs(*t.sites)
-		if err != nil {
-			return "", nil, err
-		}
-		arg += " " + strconv.Quote("-ippp="+abs) + " -ipppdepth=" + strconv.Itoa(*t.depth) + " -ipppshare=" + strconv.Itoa(*t.share)
-		if !hasFlag(goArgs, "gcflags") && !hasFlag(strings.Fields(os.Getenv("GOFLAGS")), "gcflags") {
-			cfg := &toolexec.Config{Sites: abs, ProfileKey: toolexec.KeyInGcflags}
-			if *t.pkgs != "" {
-				cfg.Pkgs = strings.Split(*t.pkgs, ",")
-			}
-			arg += " -profilekey=gcflags"
-			keyFlags = cfg.GcflagsKey()
-		}
+	if (spec.PPP() || spec.IPPP()) && spec.ProfileKey != buildspec.KeyInBuildID && !hasFlag(goArgs, "gcflags") && !hasFlag(strings.Fields(os.Getenv("GOFLAGS")), "gcflags") {
+		spec.ProfileKey = buildspec.KeyInGcflags
+		keyFlags = (&driver.Config{Spec: spec}).GcflagsKey()
 	}
-	if *t.shard {
-		arg += " -shard=p"
-	}
-	if *t.wpp {
-		arg += " -wpp"
-	}
-	if *t.deps {
-		arg += " -deps"
-	}
-	if *t.wet {
-		arg += " -wet"
-	}
-	if *t.tests {
-		arg += " -tests"
-	}
-	return arg, keyFlags, nil
+	return strings.TrimPrefix(spec.Toolexec(self, "pppexec"), "-toolexec="), keyFlags, nil
 }
 
 // compactTests compacts the whole program paths the tests recorded into

@@ -15,13 +15,18 @@ func TestTestToolexec(t *testing.T) {
 		want, not []string
 	}{
 		{args: nil, want: []string{" pppexec", " -tests"}, not: []string{"-shard", "-wpp"}},
-		{args: []string{"-shard"}, want: []string{" -shard=p"}},
+		{args: []string{"-shard=p"}, want: []string{" -shard=p"}},
+		{args: []string{"-shard", "./..."}, want: []string{" -shard=p"}}, // the old boolean, for a release
+		{args: []string{"-shard=true"}, want: []string{" -shard=p"}},
 		{args: []string{"-shard=false", "-wpp", "-tests=false"}, want: []string{" -wpp"}, not: []string{"-shard", "-tests"}},
+		{args: []string{"-shard", "none", "-wet"}, want: []string{" -wet", " -deps", " -wpp"}, not: []string{"-shard"}},
+		{args: []string{"-flight=64"}, want: []string{" -flight=64"}, not: []string{"-tests"}},
+		{args: []string{"-hot=64", "-atomic", "-run", "X"}, want: []string{" -hot=64", " -atomic"}, not: []string{"-run"}},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		tf := newTestFlags(fs)
-		if err := fs.Parse(c.args); err != nil {
+		if _, _, err := tf.parse("pathcover test", c.args); err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
 		arg, _, err := tf.toolexec(nil)
@@ -37,6 +42,14 @@ func TestTestToolexec(t *testing.T) {
 			if strings.Contains(arg, n) {
 				t.Errorf("%q: -toolexec=%s has %q", c.args, arg, n)
 			}
+		}
+	}
+	// What pppexec refuses, pathcover test refuses, before it runs go test.
+	for _, args := range [][]string{{"-flight=64", "-wpp"}, {"-wpp", "-interesting=."}, {"-shard=q"}} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		if _, _, err := newTestFlags(fs).parse("pathcover test", args); err == nil {
+			t.Errorf("%q: no error", args)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/internal/gitdiff"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 var cmdTests = &Command{

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // TestAffectedHistory runs test impact analysis on a real module's

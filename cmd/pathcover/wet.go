@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wet"
 )
 
 var cmdWET = &Command{

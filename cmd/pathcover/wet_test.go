@@ -208,7 +208,7 @@ func TestWETCommands(t *testing.T) {
 		}
 	}
 	// slice refuses a recording that calls into a package without
-	// metadata (ddg), naming its hash.
+	// metadata (package slice), naming its hash.
 	for _, graph := range []string{"opt", "wet"} {
 		out, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", graph, "main.go:"+strconv.Itoa(store))
 		if code != exitNoData || !strings.Contains(out, hash) {

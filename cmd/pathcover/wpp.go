@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 var cmdWPP = &Command{
@@ -76,7 +76,7 @@ var wppCommands = map[string]func(fs *flag.FlagSet) Run{
 
 // wppDir is the -dir of the wpp subcommands: one profile directory.
 func wppDir(fs *flag.FlagSet) *string {
-	return fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default $PATHCOVERDIR)")
+	return dirFlag(fs, "")
 }
 
 func wppCompact(fs *flag.FlagSet) Run {

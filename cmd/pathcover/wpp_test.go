@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
-	"github.com/pathcover/pathcover/wpp"
 )
 
 // wppModule has goroutines started by go statements and recursion.

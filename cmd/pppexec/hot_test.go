@@ -7,8 +7,8 @@ import (
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 // TestOracleHot builds the oracle program with pppexec -trace -hot=8

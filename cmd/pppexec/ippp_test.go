@@ -16,7 +16,7 @@ import (
 
 // The end-to-end tests of interprocedural builds live here, beside the
 // command, so that their builds (each configuration recompiles the
-// standard library once) do not crowd package toolexec's tests.
+// standard library once) do not crowd package driver's tests.
 
 func pppexec(t *testing.T) string { return cmdtest.PPPExec(t, ".") }
 

@@ -59,9 +59,9 @@ package main
 import (
 	"os"
 
-	"github.com/pathcover/pathcover/toolexec"
+	"github.com/pathcover/pathcover/internal/driver"
 )
 
 func main() {
-	os.Exit(toolexec.Main("pppexec", os.Args[1:]))
+	os.Exit(driver.Main("pppexec", os.Args[1:]))
 }

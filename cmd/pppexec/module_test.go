@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // TestOracleModule runs the tests of a module from the module proxy with it

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/internal/query/wet"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/wet"
 )
 
 // TestValues builds testdata/values with pppexec -wet and checks the
@@ -23,7 +23,7 @@ func TestValues(t *testing.T) {
 	t.Parallel()
 	bin := pppexec(t)
 	// A module whose go line predates Go 1.21 gets its values and accesses
-	// too: the files pppexec writes say go1.21 (toolexec/instrument/lang.go).
+	// too: the files pppexec writes say go1.21 (internal/instrument/lang.go).
 	for _, goLine := range []string{"1.25", "1.20"} {
 		t.Run("go"+goLine, func(t *testing.T) {
 			t.Parallel()

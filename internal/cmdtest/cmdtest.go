@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathcover/pathcover/report"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // Run runs a command in dir, with env added to the environment, and returns

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/oracle"
+	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
-	"github.com/pathcover/pathcover/report"
 )
 
 var (
@@ -84,7 +84,7 @@ func ReadFile(t testing.TB, name string) string {
 
 // LoadProfile reads a profile directory, failing on any bad file or an
 // empty profile, and on a path that ran although its build proved it
-// infeasible (the soundness oracle of package analyzer/infeasible: every
+// infeasible (the soundness oracle of package internal/static/infeasible: every
 // profile that a test loads so is checked).
 func LoadProfile(t testing.TB, dir string) *profile.Profile {
 	t.Helper()

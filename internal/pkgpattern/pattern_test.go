@@ -48,12 +48,12 @@ func TestResolve(t *testing.T) {
 		match    []string
 		nomatch  []string
 	}{
-		{"", []string{"./..."}, []string{mod + "/report", mod + "/example/expr", mod + "/profile [" + mod + "/profile.test]", mod + "/report_test"}, []string{"strconv", "github.com/other/report", mod + "x/report"}},
-		{"report", []string{"."}, []string{mod + "/report", mod + "/report_test [" + mod + "/report.test]"}, []string{mod + "/profile", mod + "/report/sub"}},
-		{"report", []string{"../profile", "../example/..."}, []string{mod + "/profile", mod + "/example/expr", mod + "/example/cmd/calc"}, []string{mod + "/report"}},
-		{"", []string{mod + "/report"}, []string{mod + "/report"}, []string{mod + "/profile"}},
-		{"", []string{"std"}, []string{"strconv", "net/http"}, []string{mod + "/report", "example.com/strconv"}},
-		{"", []string{"all"}, []string{"strconv", mod + "/report", "anything"}, nil},
+		{"", []string{"./..."}, []string{mod + "/rt", mod + "/example/expr", mod + "/profile [" + mod + "/profile.test]", mod + "/rt_test"}, []string{"strconv", "github.com/other/rt", mod + "x/rt"}},
+		{"rt", []string{"."}, []string{mod + "/rt", mod + "/rt_test [" + mod + "/rt.test]"}, []string{mod + "/profile", mod + "/rt/sub"}},
+		{"rt", []string{"../profile", "../example/..."}, []string{mod + "/profile", mod + "/example/expr", mod + "/example/cmd/calc"}, []string{mod + "/rt"}},
+		{"", []string{mod + "/rt"}, []string{mod + "/rt"}, []string{mod + "/profile"}},
+		{"", []string{"std"}, []string{"strconv", "net/http"}, []string{mod + "/rt", "example.com/strconv"}},
+		{"", []string{"all"}, []string{"strconv", mod + "/rt", "anything"}, nil},
 		{"", nil, []string{"strconv", "anything"}, nil},
 	} {
 		s, err := Resolve(filepath.Join(root, tc.dir), tc.patterns)
@@ -90,11 +90,11 @@ func TestResolve(t *testing.T) {
 	}
 
 	// Patterns that name nothing say so.
-	s, err = Resolve(root, []string{"./...", "example.com/none/...", "./report"})
+	s, err = Resolve(root, []string{"./...", "example.com/none/...", "./rt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Unmatched([]string{mod + "/profile", mod + "/profile [" + mod + "/profile.test]"}); !slices.Equal(got, []string{"example.com/none/...", "./report"}) {
+	if got := s.Unmatched([]string{mod + "/profile", mod + "/profile [" + mod + "/profile.test]"}); !slices.Equal(got, []string{"example.com/none/...", "./rt"}) {
 		t.Errorf("Unmatched = %q", got)
 	}
 	if _, err := Resolve(root, []string{"./no/such/dir"}); err == nil || !strings.Contains(err.Error(), "./no/such/dir") {

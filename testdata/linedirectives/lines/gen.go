@@ -56,7 +56,14 @@ func Lookup(i int) int {
 }
 
 //line /gen/abs.y:100:5
-func Abs(x int) int { here(); if x < 0 { here(); x = -x }; return x }
+func Abs(x int) int {
+	here()
+	if x < 0 {
+		here()
+		x = -x
+	}
+	return x
+}
 
 //line :7
 func NoName(x int) (n int) {

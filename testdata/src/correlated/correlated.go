@@ -1,5 +1,5 @@
 // Package correlated holds functions whose branches test related
-// conditions, for the proofs of infeasible paths (analyzer/infeasible) and
+// conditions, for the proofs of infeasible paths (internal/static/infeasible) and
 // the vet tool's counts of them. Each function says how many acyclic paths
 // it has and how many of them cannot run, worked out by hand; "proved" is
 // how many the analysis must prove infeasible, which is less where a path

@@ -1,0 +1,552 @@
+package slice
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A Compact is a run's compact dynamic dependence graph (the paper's
+// OPT): what Load would build, holding only what the paths cannot infer.
+// A node is numbered as in Load's graph. Each goroutine keeps its calls
+// in compact form (stream.go): function, parent, subtree, paths, and the
+// subtree's nodes; the only dependences kept are those through memory,
+// one sorted list of writers per reading node. Every other dependence is
+// inferred when a slice needs it, by replaying the one call it is in
+// (replay.go), whose result is cached.
+type Compact struct {
+	// Problems are what the replay could not follow exactly, as Load's.
+	Problems []string
+	t        *funcTable
+	gors     []*gor
+	nodes    int32
+	// labels are the memory dependences (labels.go).
+	labels labels
+	// cache holds the calls replayed, and cached its size in bytes.
+	cache  map[callRef]*callDeps
+	cached int
+	// pinned are the bytes of the costly calls an eviction kept.
+	pinned int
+	// owner gives the call of each node of the calls cached: a node is
+	// located once its call is replayed.
+	owner map[int32]callRef
+	// replay replays calls locally, its buffers reused.
+	replay *replay
+	// last is the call replayed for the last node asked for.
+	last    *callDeps
+	lastRef callRef
+}
+
+// callRef names a call: its goroutine's index and its index there.
+type callRef struct{ g, c int32 }
+
+// cacheLimit bounds the bytes of the calls a Compact keeps replayed;
+// ownerBytes is what a node takes in Compact.owner.
+const (
+	cacheLimit = 256 << 20
+	ownerBytes = 32
+	bigCall    = 1 << 16 // nodes and callees
+)
+
+// loader reads a directory's recordings into compact goroutines,
+// numbering their nodes as Load does.
+type loader struct {
+	dir string
+	// p, when set, is dir's profile, read already.
+	p        *profile.Profile
+	t        *funcTable
+	gors     []*gor
+	problems []string
+	next     int64
+	// mem, when set, is given each goroutine's accesses as they are
+	// placed.
+	mem func(a *rawAccess, g int32, node int32)
+	// value, when set, is given each word of a value as it is placed,
+	// with the node's function.
+	value func(a *rawAccess, fn, node int32)
+	// wet, when set, is read instead of the directory's recordings
+	// (LoadWET).
+	wet *wet.WET
+	// keep says whether to keep the goroutines' compact forms, packed
+	// with cache.
+	keep  bool
+	cache *blockCache
+}
+
+// load reads every recording of l.dir.
+func (l *loader) load() error {
+	if l.p == nil {
+		l.p = profile.New()
+		problems, err := l.p.ReadDir(l.dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range problems {
+			l.problems = append(l.problems, e.Error())
+		}
+	}
+	l.t = newFuncTable(l.p)
+	if l.wet != nil {
+		for pi, src := range wetSources(l.wet, l.value != nil) {
+			if err := l.file(src, pi); err != nil {
+				return err
+			}
+			l.problems = append(l.problems, src.problems()...)
+		}
+		return l.checkDeps()
+	}
+	names, err := filepath.Glob(filepath.Join(l.dir, "*.wpp"))
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("%s holds no recording (*.wpp files): record one with pathcover test -deps or pppexec -deps", l.dir)
+	}
+	slices.Sort(names)
+	for fi, name := range names {
+		f, err := profile.OpenWPP(name)
+		if err != nil {
+			return err
+		}
+		err = l.file(wpp.FileSource{WPPFile: f}, fi)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return l.checkDeps()
+}
+
+// checkDeps fails if no function the recording called has statements in
+// the metadata.
+func (l *loader) checkDeps() error {
+	if !l.t.anyDeps {
+		return fmt.Errorf("%s was not recorded by a -deps build: its metadata has no statements (record with pathcover test -deps or pppexec -deps)", l.dir)
+	}
+	return nil
+}
+
+// file numbers the goroutines of one recording.
+func (l *loader) file(f wpp.Source, fi int) error {
+	base := filepath.Base(f.Name())
+	spawned := make(map[uint64]int32)
+	var mine []*gor
+	for _, gid := range f.Goroutines() {
+		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil)
+		if err != nil {
+			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
+		}
+		gi := int32(len(l.gors))
+		r := &replay{t: l.t, g: g, gi: gi, next: l.next, build: true, mem: m, spawned: spawned, problems: &l.problems}
+		if l.mem != nil {
+			r.place = func(a *rawAccess, node int32) { l.mem(a, gi, node) }
+		} else {
+			r.place = func(*rawAccess, int32) {}
+		}
+		r.placeValue = l.value
+		g.first = int32(l.next)
+		for c := int32(0); c < g.n; c = g.calls[c].next {
+			r.call(c, nil, -1, nil)
+		}
+		if r.next >= math.MaxInt32 {
+			return fmt.Errorf("%s: %w: more than %d", l.dir, ErrTooLarge, math.MaxInt32-1)
+		}
+		l.next = r.next
+		g.end = int32(l.next)
+		if l.keep {
+			if err := g.pack(l.cache); err != nil {
+				return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
+			}
+		}
+		mine = append(mine, g)
+		if !l.keep {
+			// Only what the next recordings and the memory replay need.
+			g = &gor{file: g.file, id: g.id, spawn: g.spawn, first: g.first, end: g.end, start: -1, n: min(1, g.n), calls: slices.Clone(g.calls[:min(1, g.n)])}
+			mine[len(mine)-1] = g
+		}
+		l.gors = append(l.gors, g)
+	}
+	// A goroutine's first call depends on the go statement that started
+	// it.
+	for _, g := range mine {
+		if g.spawn != 0 && g.n > 0 && l.t.funcs[g.call(0).fn].Deps != nil {
+			if n, ok := spawned[g.spawn]; ok {
+				g.start = n
+			}
+		}
+	}
+	return nil
+}
+
+// LoadCompact builds the compact graph (OPT) of the recordings of a -deps
+// build in dir: the calls of each goroutine in compact form, numbered,
+// and the dependences through memory, which it replays as Load does.
+// Its slices are Load's, for runs of any size up to 2^31 statement
+// executions.
+func LoadCompact(dir string) (*Compact, error) {
+	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache()})
+}
+
+// loadCompact builds OPT from what l reads.
+func loadCompact(l *loader) (*Compact, error) {
+	var acc []placed
+	l.mem = func(a *rawAccess, g int32, node int32) {
+		addr, src := accessKey(a, g)
+		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, nodes: int32(l.next), cache: make(map[callRef]*callDeps)}
+	var pairs []uint64
+	replayAccesses(acc, &o.Problems, func(n int32, from []int32) {
+		for _, w := range from {
+			if w != n {
+				pairs = append(pairs, uint64(n)<<32|uint64(uint32(w)))
+			}
+		}
+	})
+	acc = nil
+	slices.Sort(pairs)
+	pairs = slices.Compact(pairs)
+	o.labels = packLabels(pairs)
+	return o, nil
+}
+
+// Nodes returns the number of statement executions.
+func (o *Compact) Nodes() int { return int(o.nodes) }
+
+// Funcs are the functions that ran, by their order of first call.
+func (o *Compact) Funcs() []*Func { return o.t.funcs }
+
+// Labelled returns the dependences the graph keeps: those through memory.
+func (o *Compact) Labelled() int { return o.labels.count }
+
+// Bytes returns what the graph holds, in bytes, but the metadata: the
+// calls, their paths, the goroutines and the labels (not the cache of
+// replayed calls, which Slice fills and bounds).
+func (o *Compact) Bytes() int64 {
+	n := o.labels.bytes()
+	for _, g := range o.gors {
+		n += g.bytes()
+	}
+	return n
+}
+
+// locate returns the goroutine and call of node n.
+func (o *Compact) locate(n int32) (int32, int32, error) {
+	if n < 0 || n >= o.nodes {
+		return 0, 0, fmt.Errorf("no node %d", n)
+	}
+	gi := sort.Search(len(o.gors), func(i int) bool { return o.gors[i].end > n })
+	c, err := o.gors[gi].locate(o.t, n)
+	return int32(gi), c, err
+}
+
+// deps returns call c of goroutine gi replayed locally.
+func (o *Compact) deps(gi, c int32) *callDeps {
+	ref := callRef{gi, c}
+	if d, ok := o.cache[ref]; ok {
+		return d
+	}
+	if o.replay == nil {
+		o.replay = &replay{t: o.t}
+	}
+	d := o.replay.local(o.gors[gi], gi, c)
+	size := d.bytes() + ownerBytes*len(d.ids)
+	if o.cached += size; o.cached > o.pinned+cacheLimit {
+		o.evict()
+		o.cached += size
+	}
+	o.cache[ref] = d
+	if o.owner == nil {
+		o.owner = make(map[int32]callRef)
+	}
+	for _, n := range d.ids {
+		o.owner[n] = ref
+	}
+	return d
+}
+
+// evict empties the cache of replayed calls but for the costliest to
+// replay again (a test's call of a million callees), up to cacheLimit
+// bytes of them: a slice through such a call asks for it at each of its
+// nodes.
+func (o *Compact) evict() {
+	type entry struct {
+		ref callRef
+		d   *callDeps
+	}
+	var big []entry
+	for ref, d := range o.cache {
+		if len(d.ids)+len(d.kids) >= bigCall {
+			big = append(big, entry{ref, d})
+		}
+	}
+	slices.SortFunc(big, func(a, b entry) int { return cmp.Compare(len(b.d.ids)+len(b.d.kids), len(a.d.ids)+len(a.d.kids)) })
+	clear(o.cache)
+	clear(o.owner)
+	o.pinned = 0
+	for _, e := range big {
+		size := e.d.bytes() + ownerBytes*len(e.d.ids)
+		if o.pinned+size > cacheLimit {
+			break
+		}
+		o.pinned += size
+		o.cache[e.ref] = e.d
+		for _, n := range e.d.ids {
+			o.owner[n] = e.ref
+		}
+	}
+	o.cached = o.pinned
+}
+
+// replayLocal replays call c of g alone.
+func replayLocal(t *funcTable, g *gor, gi, c int32) *callDeps {
+	return (&replay{t: t}).local(g, gi, c)
+}
+
+// local replays call c of g alone with r's buffers.
+func (r *replay) local(g *gor, gi, c int32) *callDeps {
+	r.g, r.gi, r.next = g, gi, int64(g.call(c).first)
+	d := &callDeps{}
+	r.call(c, nil, -1, d)
+	return d
+}
+
+// memoryOf returns the writers node n read from.
+func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
+
+// nodeAt returns node n with its dependences, inferred.
+func (o *Compact) nodeAt(n int32) (*Node, error) {
+	var gi, c int32
+	found := false
+	if d := o.last; d != nil && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
+		// Often a node of the call of the node before.
+		_, found = slices.BinarySearch(d.ids, n)
+		gi, c = o.lastRef.g, o.lastRef.c
+	}
+	if !found {
+		var ref callRef
+		if ref, found = o.owner[n]; found {
+			gi, c = ref.g, ref.c
+		}
+	}
+	if !found {
+		var err error
+		if gi, c, err = o.locate(n); err != nil {
+			return nil, err
+		}
+	}
+	o.last, o.lastRef = o.deps(gi, c), callRef{gi, c}
+	nd, err := nodeOf(o.t, o.gors[gi], n, c, func(c int32) *callDeps { return o.deps(gi, c) }, o.nodeAt)
+	if err != nil {
+		return nil, err
+	}
+	nd.Memory = o.memoryOf(n)
+	return nd, nil
+}
+
+// nodeOf returns node n of call c of g, with the dependences a local
+// replay infers: replayed gives calls replayed, other nodes of the run.
+func nodeOf(t *funcTable, g *gor, n, c int32, replayed func(int32) *callDeps, other func(int32) (*Node, error)) (*Node, error) {
+	d := replayed(c)
+	k, ok := slices.BinarySearch(d.ids, n)
+	if !ok {
+		return nil, fmt.Errorf("node %d is not in its call", n)
+	}
+	nd := d.nodes[k]
+	if k > 0 {
+		return &nd, nil
+	}
+	// The entry depends on what its caller's replay gave it.
+	if p := g.call(c).parent; p >= 0 {
+		if t.funcs[g.call(p).fn].Deps != nil {
+			kd := replayed(p).kids[c]
+			nd.Data, nd.Control, nd.Call = kd.data, kd.ctl, kd.caller
+		}
+		return &nd, nil
+	}
+	if c == 0 && g.start >= 0 {
+		gn, err := other(g.start)
+		if err != nil {
+			return nil, err
+		}
+		nd.Call = g.start
+		nd.Data = dedupNodes(append(slices.Clone(nd.Data), gn.Data...))
+	}
+	return &nd, nil
+}
+
+func (o *Compact) funcAt(i int32) *Func { return o.t.funcs[i] }
+
+// Node returns node n with its dependences, inferred but for those
+// through memory: Load's node n, its Func an index in Funcs.
+func (o *Compact) Node(n int32) (*Node, error) { return o.nodeAt(n) }
+
+// ownStmts returns the statements of call c of g's own nodes, in order
+// (the entry first), as the replay numbers them.
+func ownStmts(t *funcTable, g *gor, c int32) []int32 {
+	f := t.funcs[g.call(c).fn]
+	if f.Deps == nil {
+		return nil
+	}
+	stmts := []int32{0}
+	for _, id := range g.pathIDs(c, nil) {
+		blocks, err := f.pathBlocks(id)
+		if err != nil {
+			break
+		}
+		for _, b := range blocks {
+			stmts = append(stmts, f.Deps.Blocks[b]...)
+		}
+	}
+	return stmts
+}
+
+// ownIDs calls fn with each own node of call c of g, in order: the nodes
+// of its subtree that are not its callees'.
+func ownIDs(g *gor, c int32, fn func(k int, n int32)) {
+	next := g.call(c).first
+	k := 0
+	emit := func(to int32) {
+		for ; next < to; next++ {
+			fn(k, next)
+			k++
+		}
+	}
+	g.children(c, func(ch int32) {
+		cc := g.call(ch)
+		emit(cc.first)
+		next = max(next, cc.end)
+	})
+	emit(g.call(c).end)
+}
+
+// findIn appends to found the nodes of g whose statements match.
+func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32) []int32 {
+	g.each(func(c int32, cc *ccall) {
+		m := match[cc.fn]
+		if m == nil {
+			return
+		}
+		stmts := ownStmts(t, g, c)
+		ownIDs(g, c, func(k int, n int32) {
+			if k < len(stmts) && m[stmts[k]] {
+				found = append(found, n)
+			}
+		})
+	})
+	return found
+}
+
+// Find returns the nodes of the statements at c's place, in order, as
+// Graph.Find.
+func (o *Compact) Find(c Criterion) []int32 {
+	found, _ := findOrAll(c, func(c Criterion) ([]int32, error) { return o.find(c), nil })
+	return found
+}
+
+func (o *Compact) find(c Criterion) []int32 {
+	match := matchStmts(o.t.funcs, c)
+	if len(match) == 0 {
+		return nil
+	}
+	var found []int32
+	for _, g := range o.gors {
+		found = findIn(o.t, g, match, found)
+	}
+	slices.Sort(found)
+	return found
+}
+
+// Slice computes the backward slice of criterion c: Graph.Slice's.
+func (o *Compact) Slice(c Criterion) (*Slice, error) {
+	return sliceOf(o, o.Find(c), c)
+}
+
+// Calls returns the number of calls the graph keeps.
+func (o *Compact) Calls() int {
+	n := 0
+	for _, g := range o.gors {
+		n += int(g.n)
+	}
+	return n
+}
+
+// Count returns the dependences of the run, as Load's graph holds them
+// (data, memory, control and call edges), and those the graph labels
+// (through memory): it replays every call, keeping nothing.
+func (o *Compact) Count() (deps, labelled int64) {
+	labelled = int64(o.labels.count)
+	deps = labelled
+	edges := func(n *Node) int64 {
+		k := int64(len(n.Data))
+		if n.Control >= 0 {
+			k++
+		}
+		if n.Call >= 0 {
+			k++
+		}
+		return k
+	}
+	r := &replay{t: o.t}
+	for gi, g := range o.gors {
+		for c := range g.n {
+			if o.t.funcs[g.call(c).fn].Deps == nil {
+				continue
+			}
+			d := r.local(g, int32(gi), c)
+			for k := 1; k < len(d.nodes); k++ {
+				deps += edges(&d.nodes[k])
+			}
+			for ch, kd := range d.kids {
+				if o.t.funcs[g.call(ch).fn].Deps != nil {
+					deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
+				}
+			}
+		}
+		// Root calls: their entries depend on nothing, but a goroutine's
+		// first on its go statement.
+		if g.start >= 0 {
+			if nd, err := o.nodeAt(g.call(0).first); err == nil {
+				deps += edges(nd)
+			}
+		}
+	}
+	return deps, labelled
+}
+
+// Executed returns the statements that ran (the entries of functions
+// aside), in order of file, line and column.
+func (o *Compact) Executed() []Stmt {
+	seen := make(map[[2]int32]bool)
+	for _, g := range o.gors {
+		g.each(func(c int32, cc *ccall) {
+			for _, si := range ownStmts(o.t, g, c) {
+				if si > 0 {
+					seen[[2]int32{cc.fn, si}] = true
+				}
+			}
+		})
+	}
+	stmts := make(map[Stmt]bool)
+	for k := range seen {
+		stmts[stmtOf(o.t.funcs[k[0]], k[1])] = true
+	}
+	var list []Stmt
+	for st := range stmts {
+		list = append(list, st)
+	}
+	slices.SortFunc(list, func(a, b Stmt) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Func, b.Func))
+	})
+	return list
+}

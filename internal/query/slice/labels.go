@@ -1,0 +1,106 @@
+package slice
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+)
+
+// labels are OPT's dependences through memory, the only ones it keeps:
+// for each node that read memory, the nodes that wrote what it read. They
+// are packed in blocks of labelBlock reading nodes, each a run of
+// uvarints: the node less the one before, the number of writers, the
+// first writer as a signed distance from the node (zigzag), the others
+// less the one before (they are sorted). A lookup decodes one block.
+type labels struct {
+	data   []byte
+	blocks []labelIndex
+	count  int // dependences
+}
+
+type labelIndex struct {
+	first int32 // the first reading node of the block
+	off   uint32
+}
+
+const labelBlock = 64
+
+// packLabels packs pairs, reader<<32 | writer, sorted and distinct.
+func packLabels(pairs []uint64) labels {
+	var l labels
+	l.count = len(pairs)
+	readers := 0
+	prev := int32(0)
+	for i := 0; i < len(pairs); {
+		n := int32(pairs[i] >> 32)
+		j := i
+		for j < len(pairs) && int32(pairs[j]>>32) == n {
+			j++
+		}
+		if readers%labelBlock == 0 {
+			l.blocks = append(l.blocks, labelIndex{n, uint32(len(l.data))})
+			prev = n
+		}
+		readers++
+		l.data = binary.AppendUvarint(l.data, uint64(n-prev))
+		l.data = binary.AppendUvarint(l.data, uint64(j-i))
+		w := int32(uint32(pairs[i]))
+		l.data = binary.AppendVarint(l.data, int64(n)-int64(w))
+		for k := i + 1; k < j; k++ {
+			v := int32(uint32(pairs[k]))
+			l.data = binary.AppendUvarint(l.data, uint64(v-w))
+			w = v
+		}
+		prev = n
+		i = j
+	}
+	l.data = slices.Clip(l.data)
+	l.blocks = slices.Clip(l.blocks)
+	return l
+}
+
+func (l *labels) bytes() int64 { return int64(len(l.data)) + 8*int64(len(l.blocks)) + 24 }
+
+// of returns the writers node n read from.
+func (l *labels) of(n int32) []int32 {
+	b := sort.Search(len(l.blocks), func(i int) bool { return l.blocks[i].first > n }) - 1
+	if b < 0 {
+		return nil
+	}
+	data := l.data[l.blocks[b].off:]
+	if b+1 < len(l.blocks) {
+		data = l.data[l.blocks[b].off:l.blocks[b+1].off]
+	}
+	k := 0
+	reader := l.blocks[b].first
+	for k < len(data) {
+		d, m := binary.Uvarint(data[k:])
+		k += m
+		reader += int32(d)
+		cnt, m := binary.Uvarint(data[k:])
+		k += m
+		if reader > n {
+			return nil
+		}
+		first, m := binary.Varint(data[k:])
+		k += m
+		if reader < n {
+			for range cnt - 1 {
+				_, m := binary.Uvarint(data[k:])
+				k += m
+			}
+			continue
+		}
+		ws := make([]int32, 0, cnt)
+		w := int32(int64(n) - first)
+		ws = append(ws, w)
+		for range cnt - 1 {
+			d, m := binary.Uvarint(data[k:])
+			k += m
+			w += int32(d)
+			ws = append(ws, w)
+		}
+		return ws
+	}
+	return nil
+}

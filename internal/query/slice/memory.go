@@ -1,0 +1,188 @@
+package slice
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// Memory dependences. Each goroutine's accesses are placed at the nodes of
+// the statements that made them as its calls are replayed; then the
+// accesses of all goroutines are replayed in the order of their numbers
+// (rt/deps.go: in a program without data races, each read comes after the
+// write it read), over a shadow memory that holds, for each byte, the node
+// that wrote it last. A read depends on the writers of its bytes. The
+// copy builtin reads its source and writes its destination, as any
+// statement; but when an append moves its slice's elements to a new
+// array, their writers move with them (a move event), so that an element
+// read later depends on the statement that made it, not on the append. Map entries are shadowed by map and key hash, and a receive
+// depends on the send it took the value of: the n-th receive from a
+// channel in access order takes the n-th send's, which is exact for a
+// channel with one sender and one receiver at a time, and an
+// approximation when several race.
+
+// An access is a memory event placed at a node.
+type access struct {
+	profile.WPPEvent
+	goroutine int32
+	node      int32
+}
+
+// maxMove is the largest access whose bytes' writers are followed; a
+// larger one is recorded as a problem and changes nothing (a crafted
+// recording must not make the slicer loop over an exabyte).
+const maxMove = 1 << 24
+
+// place notes access e of node n.
+func (b *builder) place(e profile.WPPEvent, n int32) {
+	b.accesses = append(b.accesses, access{WPPEvent: e, goroutine: b.goroutine, node: n})
+}
+
+// A shadow holds the last writer of each byte, by 8-byte word.
+type shadow map[uint64]*[8]int32
+
+func (s shadow) set(addr, size uint64, n int32) {
+	for a := addr; a < addr+size; a++ {
+		w := s[a>>3]
+		if w == nil {
+			w = new([8]int32)
+			s[a>>3] = w
+		}
+		w[a&7] = n + 1
+	}
+}
+
+// writers appends the writers of [addr, addr+size) to to.
+func (s shadow) writers(addr, size uint64, to []int32) []int32 {
+	for a := addr; a < addr+size; a++ {
+		if w := s[a>>3]; w != nil && w[a&7] > 0 {
+			to = append(to, w[a&7]-1)
+		}
+	}
+	return to
+}
+
+func (s shadow) move(dst, src, size uint64) {
+	tmp := make([]int32, size)
+	for i := range size {
+		if w := s[(src+i)>>3]; w != nil {
+			tmp[i] = w[(src+i)&7]
+		}
+	}
+	for i, n := range tmp {
+		a := dst + uint64(i)
+		w := s[a>>3]
+		if w == nil {
+			if n == 0 {
+				continue
+			}
+			w = new([8]int32)
+			s[a>>3] = w
+		}
+		w[a&7] = n
+	}
+}
+
+type mapEntry struct{ m, hash uint64 }
+
+// key makes an address of a goroutine's stack distinct from the heap's and
+// from other goroutines' stacks. A stack address is recorded as its
+// distance below the stack's top (at most 1 GB, the largest stack), which
+// decreases as the address increases: it is turned around so that the
+// bytes of an access are at increasing keys, as in the heap.
+func key(addr uint64, stack bool, g int32) uint64 {
+	if !stack {
+		return addr
+	}
+	return 1<<63 | uint64(g)<<40 | (1<<39 - addr)
+}
+
+// replayMemory adds the memory dependences of every access (the replay
+// that OPT's labels come from too: replayAccesses).
+func (b *builder) replayMemory() {
+	acc := make([]placed, len(b.accesses))
+	for i := range b.accesses {
+		a := &b.accesses[i]
+		p := placed{seq: a.Seq, addr: a.Addr, size: a.Size, src: a.Src, node: a.node, kind: a.Access}
+		if a.Access <= profile.WPPCopy {
+			p.addr, p.src = key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine), key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine)
+		}
+		acc[i] = p
+	}
+	b.accesses = nil
+	replayAccesses(acc, &b.g.Problems, func(n int32, from []int32) {
+		node := &b.g.Nodes[n]
+		node.Memory = dedupNodes(append(node.Memory, from...))
+		// A node never depends on itself (x op= y reads before it writes).
+		node.Memory = slices.DeleteFunc(node.Memory, func(m int32) bool { return m == n })
+	})
+}
+
+// A placed is a memory access placed at a node, for the memory replay.
+type placed struct {
+	seq, addr, size, src uint64 // addr and src keyed (key) but for maps and channels
+	node                 int32
+	kind                 profile.WPPAccess
+}
+
+// key of an access (see key), but for maps and channels, which are keyed
+// by the map or channel.
+func accessKey(a *rawAccess, g int32) (addr, src uint64) {
+	if a.kind > profile.WPPCopy {
+		return a.addr, a.src
+	}
+	return key(a.addr, a.flags&profile.WPPStackAddr != 0, g), key(a.src, a.flags&profile.WPPStackSrc != 0, g)
+}
+
+// replayAccesses replays accesses in the order of their numbers (stable:
+// ties keep their order) over a shadow memory, and
+// calls read with each reading node and the nodes it read from.
+func replayAccesses(acc []placed, problems *[]string, read func(n int32, from []int32)) {
+	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
+	mem := make(shadow)
+	entries := make(map[mapEntry]int32)
+	sends := make(map[uint64][]int32)
+	recvs := make(map[uint64][]int32)
+	var buf []int32
+	for i := range acc {
+		a := &acc[i]
+		if a.kind <= profile.WPPCopy && a.size > maxMove {
+			*problems = appendOnce(*problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
+			continue
+		}
+		switch a.kind {
+		case profile.WPPLoad:
+			buf = mem.writers(a.addr, a.size, buf[:0])
+			read(a.node, buf)
+		case profile.WPPStore:
+			mem.set(a.addr, a.size, a.node)
+		case profile.WPPUpdate:
+			buf = mem.writers(a.addr, a.size, buf[:0])
+			read(a.node, buf)
+			mem.set(a.addr, a.size, a.node)
+		case profile.WPPCopy:
+			mem.move(a.addr, a.src, a.size)
+		case profile.WPPMapRead:
+			if w, ok := entries[mapEntry{a.addr, a.size}]; ok {
+				read(a.node, []int32{w})
+			}
+		case profile.WPPMapWrite:
+			entries[mapEntry{a.addr, a.size}] = a.node
+		case profile.WPPSend:
+			sends[a.addr] = append(sends[a.addr], a.node)
+		case profile.WPPRecv:
+			recvs[a.addr] = append(recvs[a.addr], a.node)
+		}
+	}
+	// A receiver records its receive before it waits, so a receive can be
+	// numbered before the send it takes: they are paired by count.
+	for ch, rs := range recvs {
+		for i, r := range rs {
+			if i < len(sends[ch]) {
+				read(r, sends[ch][i:i+1])
+			}
+		}
+	}
+}

@@ -1,0 +1,521 @@
+package slice
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"unsafe"
+
+	"github.com/pathcover/pathcover/numbering"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A replay replays the calls of a goroutine's compact form as Load does
+// (builder.replay), in one of two modes. Numbering (build) replays a
+// root call and, within it, every call of its subtree: it numbers their
+// nodes, places memory accesses at them and notes the go statements, but
+// computes no dependence. Local replays one numbered call alone, taking
+// its children's subtrees as numbered: it gives each of its nodes the
+// dependences Load gives it, and each child what its entry depends on.
+// OPT's slicer infers every dependence but those through memory this
+// way, from the call's paths, when it needs them.
+type replay struct {
+	t    *funcTable
+	g    *gor
+	gi   int32 // the goroutine's index in the run
+	next int64 // the next node's number
+
+	build   bool
+	mem     *gorMem
+	scratch replayScratch // a local replay's buffers
+	// place notes an access placed at a node; spawned the go statements'
+	// nodes by spawn; problems are appended to once each.
+	place func(a *rawAccess, node int32)
+	// placeValue, if set, notes a word of a value placed at a node of
+	// function fn (rawAccess of kind valueWord).
+	placeValue func(a *rawAccess, fn, node int32)
+	spawned    map[uint64]int32
+	problems   *[]string
+}
+
+// replayScratch are a local replay's buffers, reused from call to call.
+type replayScratch struct {
+	lastDef, lastBlock, seqPath, kids []int32
+	paths                             []uint64
+	seq                               []numbering.BlockID
+	sites                             []*profile.DepCall
+}
+
+// reset returns the buffers of the last definition of each variable of
+// deps and the last node of each of its blocks, all -1.
+func (sc *replayScratch) reset(deps *profile.Deps) (lastDef, lastBlock []int32) {
+	sc.lastDef = slices.Grow(sc.lastDef[:0], len(deps.Vars))[:len(deps.Vars)]
+	sc.lastBlock = slices.Grow(sc.lastBlock[:0], len(deps.Blocks))[:len(deps.Blocks)]
+	for i := range sc.lastDef {
+		sc.lastDef[i] = -1
+	}
+	for i := range sc.lastBlock {
+		sc.lastBlock[i] = -1
+	}
+	return sc.lastDef, sc.lastBlock
+}
+
+// callDeps is a call replayed locally: its own nodes (not its callees'),
+// in order, with their dependences but memory, and what each child's
+// entry depends on.
+type callDeps struct {
+	ids   []int32
+	nodes []Node
+	kids  map[int32]kidDeps
+}
+
+// kidDeps is what a child's entry depends on: the arguments' nodes, the
+// control dependence, the calling statement (-1 for a call back from code
+// that is not instrumented).
+type kidDeps struct {
+	data        []int32
+	ctl, caller int32
+}
+
+// bytes is what d holds.
+func (d *callDeps) bytes() int {
+	n := 4*len(d.ids) + int(unsafe.Sizeof(Node{}))*len(d.nodes) + 64*len(d.kids)
+	for i := range d.nodes {
+		n += 4 * (len(d.nodes[i].Data) + len(d.nodes[i].Defs))
+	}
+	for _, k := range d.kids {
+		n += 4 * len(k.data)
+	}
+	return n
+}
+
+// A rsite is one call a statement makes (as site).
+type rsite struct {
+	call        *profile.DepCall
+	caller, ctl int32
+	deferred    bool
+	args        [][]int32
+	result      []int32
+}
+
+// A rmatcher gives a call's sites the calls it made (as matcher).
+type rmatcher struct {
+	r     *replay
+	kids  []int32
+	sites []*profile.DepCall
+	next  int
+}
+
+func (r *replay) problem(s string) {
+	if r.problems != nil {
+		*r.problems = appendOnce(*r.problems, s)
+	}
+}
+
+// node numbers a node of the call being replayed.
+func (r *replay) node(out *callDeps, fn, stmt int32, data []int32, ctl int32) int32 {
+	n := int32(r.next)
+	if r.next < math.MaxInt32 {
+		r.next++
+	}
+	if out != nil {
+		out.ids = append(out.ids, n)
+		out.nodes = append(out.nodes, Node{Func: fn, Stmt: stmt, Data: data, Control: ctl, Call: -1})
+	}
+	return n
+}
+
+// child replays (build) or skips (local) child call ch of the call being
+// replayed, whose entry depends on data, ctl and caller, and returns its
+// return node.
+func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32) int32 {
+	if r.build {
+		return r.call(ch, nil, -1, nil)
+	}
+	if out.kids == nil {
+		out.kids = make(map[int32]kidDeps)
+	}
+	out.kids[ch] = kidDeps{dedupNodes(data), ctl, caller}
+	c := r.g.call(ch)
+	r.next = int64(c.end)
+	return c.ret
+}
+
+// call replays call c. In local mode out receives its nodes, r.next is
+// its first node and data and ctl are ignored (the entry's dependences
+// come from its parent's replay).
+func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
+	fi := r.g.call(c).fn
+	f := r.t.funcs[fi]
+	if r.build {
+		r.g.calls[c].first = int32(r.next)
+	}
+	if f.Deps == nil {
+		r.callWithoutDeps(c, f)
+		return -1
+	}
+	deps := f.Deps
+	local := !r.build
+	var lastDef, lastBlock []int32
+	if local {
+		lastDef, lastBlock = r.scratch.reset(deps)
+	}
+	entry := r.node(out, fi, 0, nil, -1)
+	if local {
+		for _, v := range deps.Stmts[0].Defs {
+			lastDef[v] = entry
+		}
+	}
+	// The statements the call ran, in order, with their blocks and the
+	// index of the path of each.
+	// A local replay does not recurse: it reuses its buffers.
+	var paths []uint64
+	var seq []numbering.BlockID
+	var seqPath []int32
+	var kids []int32
+	var sites []*profile.DepCall
+	if local {
+		sc := &r.scratch
+		paths, seq, seqPath, kids, sites = sc.paths[:0], sc.seq[:0], sc.seqPath[:0], sc.kids[:0], sc.sites[:0]
+		defer func() {
+			sc.paths, sc.seq, sc.seqPath, sc.kids, sc.sites = paths, seq, seqPath, kids, sites
+		}()
+	}
+	paths = r.g.pathIDs(c, paths)
+	seq, seqPath = r.blocks(f, paths, seq, seqPath)
+	if out != nil {
+		n := 1 + stmtCount(deps, seq)
+		out.ids = slices.Grow(out.ids, n)
+		out.nodes = slices.Grow(out.nodes, n)
+	}
+	var byPath [][]int32
+	left := 0
+	if r.build && r.mem != nil {
+		byPath, left = r.accessesByPath(c, f, paths)
+	}
+	r.g.children(c, func(ch int32) { kids = append(kids, ch) })
+	sites = callSites(deps, seq, sites)
+	m := &rmatcher{r: r, kids: kids, sites: sites}
+	var spawns []uint64
+	if r.build && r.mem != nil {
+		spawns = r.mem.spawns[c]
+	}
+	cr := &callReplay{r: r, out: out, f: f, fi: fi, deps: deps, local: local, entry: entry, lastDef: lastDef, lastBlock: lastBlock, m: m, byPath: byPath, spawns: spawns, ret: -1}
+	cr.stmts(seq, seqPath)
+	for i := len(cr.deferred) - 1; i >= 0; i-- {
+		m.run(out, cr.deferred[i])
+	}
+	for _, list := range byPath {
+		left += len(list)
+	}
+	r.leftOut(f, left)
+	ret := cr.ret
+	for _, ch := range m.kids {
+		r.child(out, ch, nil, -1, -1)
+	}
+	if r.build {
+		r.g.calls[c].end = int32(r.next)
+		r.g.calls[c].ret = ret
+	}
+	return ret
+}
+
+// nodesOrNil returns d's nodes, nil for no d.
+func (d *callDeps) nodesOrNil() []Node {
+	if d == nil {
+		return nil
+	}
+	return d.nodes
+}
+
+// run matches site s with the next call, as matcher.run.
+func (m *rmatcher) run(out *callDeps, s *rsite) {
+	r := m.r
+	m.next++
+	if len(m.kids) > 0 && r.t.matches(r.g.call(m.kids[0]).fn, s.call) {
+		ch := m.kids[0]
+		m.kids = m.kids[1:]
+		var data []int32
+		for _, a := range s.args {
+			data = append(data, a...)
+		}
+		if ret := r.child(out, ch, data, s.ctl, s.caller); ret >= 0 {
+			s.result = []int32{ret}
+		}
+		return
+	}
+	for len(m.kids) > 0 && !r.t.instrumented(s.call) && m.callback(m.kids[0]) {
+		ch := m.kids[0]
+		m.kids = m.kids[1:]
+		r.child(out, ch, nil, s.ctl, -1)
+	}
+	for _, a := range s.args {
+		s.result = append(s.result, a...)
+	}
+}
+
+// callback reports whether call ch is a call back from the code the
+// current site called (as matcher.callback).
+func (m *rmatcher) callback(ch int32) bool {
+	fn := m.r.g.call(ch).fn
+	for j := m.next; j < len(m.sites) && j < m.next+lookahead; j++ {
+		if m.r.t.matches(fn, m.sites[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// accessesByPath returns the memory accesses of call c by the index of
+// the path they belong to, as Load places them: the first accesses after
+// a path's record that its tail made are that path's (profile.InTail),
+// the others the next path's; and how many come after the last path's
+// record and its tail (a path cut short by a panic).
+func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]int32, left int) {
+	byPath = make([][]int32, len(paths))
+	var run []int32
+	for a := r.mem.head[c]; a >= 0; {
+		k := r.mem.acc[a].path
+		run = run[:0]
+		for ; a >= 0 && r.mem.acc[a].path == k; a = r.mem.acc[a].next {
+			run = append(run, a)
+		}
+		if k < 0 {
+			left += len(run) // cannot be: an attributed access follows its path
+			continue
+		}
+		inTail := 0
+		if k > 0 && int(k) <= len(paths) && !r.mem.attributed {
+			tail, err := f.tail(paths[k-1])
+			if err != nil {
+				r.problem(err.Error())
+			}
+			inTail = profile.InTail(tail, len(run), func(i int) int32 { return int32(r.mem.acc[run[i]].stmt) })
+			byPath[k-1] = append(byPath[k-1], run[:inTail]...)
+		}
+		if int(k) >= len(byPath) {
+			left += len(run) - inTail
+			continue
+		}
+		byPath[k] = append(byPath[k], run[inTail:]...)
+	}
+	return byPath, left
+}
+
+// placeStmt places at node n, of function fn, the accesses (and the
+// values' words) of list that statement si made, and returns the others.
+func (r *replay) placeStmt(list []int32, fn, si int32, n int32) []int32 {
+	kept := list[:0]
+	for _, a := range list {
+		acc := &r.mem.acc[a]
+		switch {
+		case acc.stmt != uint32(si):
+			kept = append(kept, a)
+		case acc.kind != valueWord:
+			r.place(acc, n)
+		case r.placeValue != nil:
+			r.placeValue(acc, fn, n)
+		}
+	}
+	return kept
+}
+
+// uses returns the nodes that statement st's uses read, given the last
+// definition of each variable (-1 for none): those defined, and one per
+// use, -1 included.
+func uses(st *profile.DepStmt, lastDef []int32) (data, defs []int32) {
+	for _, v := range st.Uses {
+		d := lastDef[v]
+		if d >= 0 {
+			data = append(data, d)
+		}
+		defs = append(defs, d)
+	}
+	return data, defs
+}
+
+// args returns, for each argument of call dc, the nodes it depends on:
+// the last definitions of the variables it reads and the results of the
+// calls (earlier sites of its statement) whose results it passes, which
+// are marked passed.
+func args(dc *profile.DepCall, lastDef []int32, sites []*rsite, passed []bool) [][]int32 {
+	var out [][]int32
+	for ai := range max(len(dc.Args), len(dc.ArgCalls)) {
+		var from []int32
+		if ai < len(dc.Args) {
+			for _, v := range dc.Args[ai] {
+				if d := lastDef[v]; d >= 0 {
+					from = append(from, d)
+				}
+			}
+		}
+		if ai < len(dc.ArgCalls) {
+			for _, j := range dc.ArgCalls[ai] {
+				from = append(from, sites[j].result...)
+				passed[j] = true
+			}
+		}
+		out = append(out, from)
+	}
+	return out
+}
+
+// A callReplay is the state of replay.call through one call's
+// statements.
+type callReplay struct {
+	r     *replay
+	out   *callDeps
+	f     *Func
+	fi    int32
+	deps  *profile.Deps
+	local bool
+	entry int32 // the call's entry node
+	// lastDef and lastBlock are the last node that defined each variable
+	// and the last of each block (local only).
+	lastDef, lastBlock []int32
+	m                  *rmatcher
+	deferred           []*rsite
+	byPath             [][]int32 // the accesses yet to place, by path (build only)
+	spawns             []uint64  // the spawns yet to place (build only)
+	ret                int32
+}
+
+// stmt replays statement si of block blk, run in the call's path of index
+// path under control dependence ctl.
+func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int32) {
+	r, out, m := cr.r, cr.out, cr.m
+	st := &cr.deps.Stmts[si]
+	var data, defs []int32
+	if cr.local {
+		data, defs = uses(st, cr.lastDef)
+	}
+	n := r.node(out, cr.fi, si, nil, ctl)
+	k := len(out.nodesOrNil()) - 1
+	sites := make([]*rsite, len(st.Calls))
+	passed := make([]bool, len(st.Calls))
+	for ci := range st.Calls {
+		dc := &st.Calls[ci]
+		s := &rsite{call: dc, deferred: st.Defer && ci == len(st.Calls)-1, caller: n, ctl: ctl}
+		if cr.local {
+			s.args = args(dc, cr.lastDef, sites, passed)
+		}
+		sites[ci] = s
+		if s.deferred {
+			cr.deferred = append(cr.deferred, s)
+			m.next++
+			continue
+		}
+		m.run(out, s)
+	}
+	if cr.local {
+		for j, s := range sites {
+			if !passed[j] && !s.deferred {
+				data = append(data, s.result...)
+			}
+		}
+		out.nodes[k].Data = dedupNodes(data)
+		out.nodes[k].Defs = defs
+		for _, v := range st.Defs {
+			cr.lastDef[v] = n
+		}
+		cr.lastBlock[blk] = n
+	}
+	if cr.byPath != nil {
+		cr.byPath[path] = r.placeStmt(cr.byPath[path], cr.fi, si, n)
+	}
+	if st.Return {
+		cr.ret = n
+	}
+	if st.Go && len(cr.spawns) > 0 {
+		r.spawned[cr.spawns[0]] = n
+		cr.spawns = cr.spawns[1:]
+	}
+}
+
+// controlOf returns the node that block blk depends on: the last node of
+// the blocks it is control dependent on, or the call's entry.
+func (cr *callReplay) controlOf(blk numbering.BlockID) int32 {
+	best := int32(-1)
+	for _, e := range cr.f.control.Of(blk) {
+		if n := cr.lastBlock[cr.f.Func.Edges[e].Src]; n > best {
+			best = n
+		}
+	}
+	if best < 0 {
+		return cr.entry
+	}
+	return best
+}
+
+// blocks appends to seq the blocks of paths of f in order, and to seqPath
+// the index of the path of each; a path that does not decode ends them.
+func (r *replay) blocks(f *Func, paths []uint64, seq []numbering.BlockID, seqPath []int32) ([]numbering.BlockID, []int32) {
+	for k, id := range paths {
+		blocks, err := f.pathBlocks(id)
+		if err != nil {
+			r.problem(err.Error())
+			break
+		}
+		seq = append(seq, blocks...)
+		for range blocks {
+			seqPath = append(seqPath, int32(k))
+		}
+	}
+	return seq, seqPath
+}
+
+// stmtCount returns the number of statements of blocks seq.
+func stmtCount(deps *profile.Deps, seq []numbering.BlockID) int {
+	n := 0
+	for _, blk := range seq {
+		n += len(deps.Blocks[blk])
+	}
+	return n
+}
+
+// callSites appends to sites the call sites of blocks seq, in order.
+func callSites(deps *profile.Deps, seq []numbering.BlockID, sites []*profile.DepCall) []*profile.DepCall {
+	for _, blk := range seq {
+		for _, si := range deps.Blocks[blk] {
+			for k := range deps.Stmts[si].Calls {
+				sites = append(sites, &deps.Stmts[si].Calls[k])
+			}
+		}
+	}
+	return sites
+}
+
+// stmts replays the statements of blocks seq, run in the paths of index
+// seqPath.
+func (cr *callReplay) stmts(seq []numbering.BlockID, seqPath []int32) {
+	for bi, blk := range seq {
+		ctl := int32(-1)
+		if cr.local {
+			ctl = cr.controlOf(blk)
+		}
+		stmts := cr.deps.Blocks[blk]
+		for _, si := range stmts {
+			cr.stmt(si, blk, seqPath[bi], ctl)
+		}
+		if cr.local && len(stmts) == 0 && ctl >= 0 {
+			cr.lastBlock[blk] = ctl
+		}
+	}
+}
+
+// callWithoutDeps replays (build) call c of f, which has no statements in
+// the metadata: its subtree is numbered, and it has no node.
+func (r *replay) callWithoutDeps(c int32, f *Func) {
+	if r.build {
+		r.problem(fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
+		r.g.children(c, func(ch int32) { r.call(ch, nil, -1, nil) })
+		r.g.calls[c].end = int32(r.next)
+	}
+}
+
+// leftOut notes that n accesses of a call of f were not placed.
+func (r *replay) leftOut(f *Func, n int) {
+	if n > 0 {
+		r.problem(fmt.Sprintf("%s: memory accesses (or values) after the last statement its paths show (a panic?) are left out", f.Name()))
+	}
+}

@@ -1,0 +1,472 @@
+package slice
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// The compact form of a goroutine's recording, which the compact graph
+// (OPT) keeps and the demand-driven slicer (LP) rebuilds as it needs it:
+// its calls in the order they were entered (preorder), each with its
+// function, its parent, the end of its subtree, and its Ball-Larus paths,
+// uvarints in an arena; and, once replayed, the nodes of its subtree and
+// its return node. The nodes are numbered as Load numbers them.
+
+// A funcTable is the functions of a run, by their order of first call.
+type funcTable struct {
+	p       *profile.Profile
+	funcs   []*Func
+	index   map[funcKey]int32
+	anyDeps bool
+	// pkgs are the import paths of the packages with metadata: a call of
+	// one of them is a call of instrumented code.
+	pkgs map[string]bool
+}
+
+func newFuncTable(p *profile.Profile) *funcTable {
+	t := &funcTable{p: p, index: make(map[funcKey]int32), pkgs: make(map[string]bool)}
+	for _, m := range p.Metas {
+		t.pkgs[profile.PackagePath(m.Package)] = true
+	}
+	return t
+}
+
+// fn returns the index of a function, adding it (as builder.fn).
+func (t *funcTable) fn(k funcKey) (int32, error) {
+	if i, ok := t.index[k]; ok {
+		return i, nil
+	}
+	f, err := newFunc(t.p, k)
+	if err != nil {
+		return 0, err
+	}
+	t.anyDeps = t.anyDeps || f.Deps != nil
+	i := int32(len(t.funcs))
+	t.funcs = append(t.funcs, f)
+	t.index[k] = i
+	return i, nil
+}
+
+// matches reports whether a call of function fn can be the call of site
+// dc (as matcher.matches).
+func (t *funcTable) matches(fn int32, dc *profile.DepCall) bool {
+	f := t.funcs[fn]
+	switch {
+	case dc.Func != "":
+		return dc.Func == f.Func.Name && dc.Package == f.Package
+	case dc.Method != "":
+		return strings.HasSuffix(f.Func.Name, "."+dc.Method)
+	}
+	return true
+}
+
+// instrumented reports whether a site's callee is known to be in an
+// instrumented package.
+func (t *funcTable) instrumented(dc *profile.DepCall) bool {
+	return dc.Func != "" && t.pkgs[dc.Package]
+}
+
+// A ccall is a call of a goroutine's compact form.
+type ccall struct {
+	fn     int32
+	parent int32 // -1 for a root
+	next   int32 // the index after its subtree
+	paths  uint32
+	// first and end are the nodes of its subtree, ret its return node or
+	// -1 (set by the replay).
+	first, end, ret int32
+}
+
+// callBytes is what a ccall takes.
+const callBytes = 7 * 4
+
+// A gor is a goroutine's compact form. Its calls are plain (calls and
+// arena) while they are numbered, and in LP; OPT packs them (pack).
+type gor struct {
+	file  int    // index of its recording
+	id    uint64 // the runtime's goroutine id
+	spawn uint64 // the spawn that started it, 0 if none
+	n     int32  // calls
+	calls []ccall
+	arena []byte
+	// The packed form: blocks of packBlock calls in data, each call's
+	// fields uvarints relative to its index and to the call before it,
+	// followed by its paths; a block's offset and first node.
+	data   []byte
+	blocks []packedBlock
+	cache  *blockCache
+	// first and end are its nodes; start is the node of the go statement
+	// that started it, or -1.
+	first, end int32
+	start      int32
+}
+
+// packBlock is the calls of a block of a packed goroutine.
+const packBlock = 32
+
+type packedBlock struct {
+	off   uint32
+	first int32
+}
+
+// A blockCache holds blocks of packed calls decoded: direct-mapped, by
+// goroutine and block.
+type blockCache struct {
+	keys  []blockKey
+	calls [][packBlock]ccall
+}
+
+type blockKey struct {
+	g *gor
+	b int32
+}
+
+const blockCacheSize = 1 << 10
+
+func newBlockCache() *blockCache { return &blockCache{} }
+
+// pack packs g's calls (numbered) into blocks, dropping the plain ones.
+func (g *gor) pack(cache *blockCache) error {
+	var data []byte
+	prev := int32(0)
+	for c := range g.n {
+		cc := &g.calls[c]
+		if c%packBlock == 0 {
+			if len(data) > math.MaxUint32 {
+				return errors.New("more calls than the compact form holds")
+			}
+			g.blocks = append(g.blocks, packedBlock{uint32(len(data)), cc.first})
+			prev = cc.first
+		}
+		parent := uint64(0)
+		if cc.parent >= 0 {
+			parent = uint64(c - cc.parent)
+		}
+		ret := uint64(0)
+		if cc.ret >= 0 {
+			ret = uint64(cc.ret-cc.first) + 1
+		}
+		data = binary.AppendUvarint(data, uint64(cc.fn))
+		data = binary.AppendUvarint(data, parent)
+		data = binary.AppendUvarint(data, uint64(cc.next-c))
+		data = binary.AppendUvarint(data, uint64(cc.first-prev))
+		data = binary.AppendUvarint(data, uint64(cc.end-cc.first))
+		data = binary.AppendUvarint(data, ret)
+		prev = cc.first
+		// The paths, as the arena has them.
+		b := g.arena[cc.paths:]
+		n, k := binary.Uvarint(b)
+		for range n {
+			_, j := binary.Uvarint(b[k:])
+			k += j
+		}
+		data = append(data, b[:k]...)
+	}
+	g.data, g.blocks = slices.Clip(data), slices.Clip(g.blocks)
+	g.calls, g.arena, g.cache = nil, nil, cache
+	return nil
+}
+
+// call returns call c.
+func (g *gor) call(c int32) ccall {
+	if g.calls != nil {
+		return g.calls[c]
+	}
+	b := c / packBlock
+	if g.cache.keys == nil {
+		g.cache.keys = make([]blockKey, blockCacheSize)
+		g.cache.calls = make([][packBlock]ccall, blockCacheSize)
+	}
+	i := (uint64(uintptr(unsafe.Pointer(g)))>>4 ^ uint64(b)*0x9e3779b97f4a7c15) >> 54 % blockCacheSize
+	if g.cache.keys[i] != (blockKey{g, b}) {
+		g.decode(b, &g.cache.calls[i])
+		g.cache.keys[i] = blockKey{g, b}
+	}
+	return g.cache.calls[i][c%packBlock]
+}
+
+// each calls fn with each call of g in order, decoding each block once.
+func (g *gor) each(fn func(c int32, cc *ccall)) {
+	if g.calls != nil {
+		for c := range g.n {
+			fn(c, &g.calls[c])
+		}
+		return
+	}
+	var buf [packBlock]ccall
+	for b := range int32(len(g.blocks)) {
+		g.decode(b, &buf)
+		for i := range min(packBlock, g.n-b*packBlock) {
+			fn(b*packBlock+i, &buf[i])
+		}
+	}
+}
+
+// decode decodes block b into calls.
+func (g *gor) decode(b int32, calls *[packBlock]ccall) {
+	data := g.data[g.blocks[b].off:]
+	off := g.blocks[b].off
+	prev := g.blocks[b].first
+	k := 0
+	next := func() uint64 {
+		v, n := binary.Uvarint(data[k:])
+		k += n
+		return v
+	}
+	for i := range int32(packBlock) {
+		c := b*packBlock + i
+		if c >= g.n {
+			break
+		}
+		cc := &calls[i]
+		cc.fn = int32(next())
+		cc.parent = -1
+		if p := int32(next()); p > 0 {
+			cc.parent = c - p
+		}
+		cc.next = c + int32(next())
+		cc.first = prev + int32(next())
+		prev = cc.first
+		cc.end = cc.first + int32(next())
+		cc.ret = -1
+		if r := int32(next()); r > 0 {
+			cc.ret = cc.first + r - 1
+		}
+		cc.paths = off + uint32(k)
+		for n := next(); n > 0; n-- {
+			next()
+		}
+	}
+}
+
+// bytes is what g holds.
+func (g *gor) bytes() int64 {
+	return 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.data)) + int64(len(g.blocks))*8
+}
+
+// locate returns the call of g whose own node n is.
+func (g *gor) locate(t *funcTable, n int32) (int32, error) {
+	var c int32
+	if g.calls != nil {
+		c = int32(sort.Search(int(g.n), func(i int) bool { return g.calls[i].first > n })) - 1
+	} else {
+		b := int32(sort.Search(len(g.blocks), func(i int) bool { return g.blocks[i].first > n })) - 1
+		if b >= 0 {
+			c = b*packBlock + int32(sort.Search(int(min(packBlock, g.n-b*packBlock)), func(i int) bool { return g.call(b*packBlock+int32(i)).first > n })) - 1
+		} else {
+			c = -1
+		}
+	}
+	for c >= 0 {
+		cc := g.call(c)
+		if t.funcs[cc.fn].Deps != nil && n < cc.end {
+			return c, nil
+		}
+		c = cc.parent
+	}
+	return 0, fmt.Errorf("node %d is in no call", n)
+}
+
+// pathIDs appends the path ids of call c to buf.
+func (g *gor) pathIDs(c int32, buf []uint64) []uint64 {
+	b := g.arena
+	if g.calls == nil {
+		b = g.data
+	}
+	b = b[g.call(c).paths:]
+	n, k := binary.Uvarint(b)
+	b = b[k:]
+	for range n {
+		id, k := binary.Uvarint(b)
+		b = b[k:]
+		buf = append(buf, id)
+	}
+	return buf
+}
+
+// children calls fn with each child of call c, in order.
+func (g *gor) children(c int32, fn func(int32)) {
+	for ch, end := c+1, g.call(c).next; ch < end; ch = g.call(ch).next {
+		fn(ch)
+	}
+}
+
+// A rawAccess is a memory event of a call as the stream reading keeps it
+// for the replay to place, or, read for values (readGor's vals), a word of
+// a value: kind valueWord, the word in addr, the value site in src, which
+// word in flags, and the site's statement in stmt.
+type rawAccess struct {
+	seq, addr, size, src uint64
+	stmt                 uint32
+	kind                 profile.WPPAccess
+	flags                uint8
+	path                 int32 // the paths its call had recorded before it
+	next                 int32 // the next access of the same call, or -1
+}
+
+// valueWord is the kind of a rawAccess that is a word of a value.
+const valueWord profile.WPPAccess = 255
+
+// A gorMem is what the replay that numbers a goroutine needs beside its
+// compact form: its memory accesses, by call, and its spawns.
+type gorMem struct {
+	acc        []rawAccess
+	head, tail []int32
+	spawns     map[int32][]uint64
+	// attributed says that each access's path is the one it belongs to
+	// (a WET's: readGor's attributed), not the count of paths recorded
+	// before it, which the tail rule corrects (profile.InTail).
+	attributed bool
+}
+
+// readGor reads the events of goroutine gid of f into its compact form;
+// with mem, it keeps its memory accesses and spawns too, and with vals as
+// well, the words of its values (as rawAccess says). It fails as
+// builder.calls does. If f is attributed (a WET's), each memory event
+// follows the path it belongs to, a path of the call Up levels below the
+// current one (wetSource).
+func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (*gor, *gorMem, error) {
+	g := &gor{file: file, id: gid, start: -1}
+	var m *gorMem
+	if mem {
+		m = &gorMem{spawns: make(map[int32][]uint64)}
+	}
+	var stack []int32
+	var bufs [][]uint64
+	var seq uint64
+	flush := func() error {
+		top := len(stack) - 1
+		c := stack[top]
+		if len(g.arena) > math.MaxUint32 {
+			return errors.New("more paths than the compact form holds")
+		}
+		g.calls[c].paths = uint32(len(g.arena))
+		g.arena = binary.AppendUvarint(g.arena, uint64(len(bufs[top])))
+		for _, id := range bufs[top] {
+			g.arena = binary.AppendUvarint(g.arena, id)
+		}
+		g.calls[c].next = int32(len(g.calls))
+		stack = stack[:top]
+		bufs[top] = bufs[top][:0]
+		bufs = bufs[:top]
+		return nil
+	}
+	_, attributed := f.(*wetSource)
+	if m != nil {
+		m.attributed = attributed
+	}
+	pkgs := f.Packages()
+	// add appends a to the accesses of the call up levels below the
+	// current one: its path is the number of paths that call recorded
+	// before it, or, attributed, the last of them.
+	add := func(a rawAccess, up int) {
+		k := len(stack) - 1 - up
+		top := stack[k]
+		a.path, a.next = int32(len(bufs[k])), -1
+		if attributed {
+			a.path--
+		}
+		i := int32(len(m.acc))
+		m.acc = append(m.acc, a)
+		if m.tail[top] >= 0 {
+			m.acc[m.tail[top]].next = i
+		} else {
+			m.head[top] = i
+		}
+		m.tail[top] = i
+	}
+	err := f.Events(gid, func(e profile.WPPEvent) error {
+		switch e.Kind {
+		case profile.WPPMemory:
+			seq += e.Seq
+			if len(stack) > 0 && int(e.Up) >= len(stack) {
+				return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
+			}
+			if len(stack) > 0 && mem {
+				up := int(e.Up)
+				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags}, up)
+			}
+		case profile.WPPValue:
+			// Checked only where values are read: FP and LP, which
+			// ignore them, must fail where this does.
+			if len(stack) > 0 && mem && vals && int(e.Up) >= len(stack) {
+				return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
+			}
+			if len(stack) > 0 && mem && vals {
+				up := int(e.Up)
+				// A site the metadata does not list is left out: it
+				// names no statement to place it at.
+				if d := t.funcs[g.calls[stack[len(stack)-1-up]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
+					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord}, up)
+				}
+			}
+		case profile.WPPEnter:
+			hash, ok := pkgs[e.Pkg]
+			if !ok {
+				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+			}
+			fi, err := t.fn(funcKey{hash, e.Func})
+			if err != nil {
+				return err
+			}
+			if len(g.calls) >= math.MaxInt32-1 {
+				return errors.New("more calls than the compact form holds")
+			}
+			parent := int32(-1)
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, int32(len(g.calls)))
+			g.calls = append(g.calls, ccall{fn: fi, parent: parent, next: -1, first: -1, end: -1, ret: -1})
+			if len(bufs) < cap(bufs) {
+				bufs = bufs[:len(bufs)+1]
+			} else {
+				bufs = append(bufs, nil)
+			}
+			if mem {
+				m.head = append(m.head, -1)
+				m.tail = append(m.tail, -1)
+			}
+		case profile.WPPPath:
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
+			}
+			k := len(stack) - 1 - int(e.Up)
+			bufs[k] = append(bufs[k], e.Path)
+		case profile.WPPSpawn:
+			if len(stack) > 0 && mem {
+				top := stack[len(stack)-1]
+				m.spawns[top] = append(m.spawns[top], e.Spawn)
+			}
+		case profile.WPPStart:
+			g.spawn = e.Spawn
+		case profile.WPPReturn:
+			if len(stack) == 0 {
+				return errors.New("a return outside any call")
+			}
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for len(stack) > 0 {
+		if err := flush(); err != nil {
+			return nil, nil, err
+		}
+	}
+	g.arena = g.arena[:len(g.arena):len(g.arena)]
+	g.calls = g.calls[:len(g.calls):len(g.calls)]
+	g.n = int32(len(g.calls))
+	return g, m, nil
+}

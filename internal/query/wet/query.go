@@ -1,0 +1,303 @@
+package wet
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/pathcover/pathcover/internal/query/wet/bidi"
+	"github.com/pathcover/pathcover/profile"
+)
+
+// An Event is one symbol of a goroutine's trace, decoded: Kind is one of
+// the Sym constants.
+type Event struct {
+	Kind  int
+	Pos   int    // its position in the goroutine's trace
+	Func  int    // enter; path: the function of the path's node
+	Node  int    // path
+	Path  uint64 // path: the Ball-Larus id
+	T     uint64 // path: its timestamp
+	Up    uint64 // up: how many calls below the current one
+	Spawn uint64 // spawn
+}
+
+// A Cursor walks a goroutine's trace both ways, knowing the timestamp of
+// the next path. It has its own copy of the trace's stream, so cursors
+// walk apart.
+type Cursor struct {
+	w     *WET
+	g     int
+	trace *bidi.Stream
+	t     uint64 // the timestamp of the next path forwards
+}
+
+// Cursor returns a cursor at the start of goroutine g's trace.
+func (w *WET) Cursor(g int) (*Cursor, error) {
+	if g < 0 || g >= len(w.Goroutines) {
+		return nil, fmt.Errorf("no goroutine %d (the WET has %d)", g, len(w.Goroutines))
+	}
+	gr := &w.Goroutines[g]
+	tr := gr.Trace.Clone()
+	tr.Seek(0)
+	return &Cursor{w: w, g: g, trace: tr, t: gr.Start}, nil
+}
+
+// Pos returns the cursor's position in the trace.
+func (c *Cursor) Pos() int { return c.trace.Pos() }
+
+func (c *Cursor) decode(sym uint64, pos int) Event {
+	e := Event{Kind: int(sym & 7), Pos: pos}
+	switch e.Kind {
+	case SymPath:
+		e.Node = int(sym >> 3)
+		n := c.w.Nodes[e.Node]
+		e.Func, e.Path = n.Func, n.Path
+	case SymEnter:
+		e.Func = int(sym >> 3)
+	case SymSpawn:
+		e.Spawn = sym >> 3
+	case SymUp:
+		e.Up = sym >> 3
+	}
+	return e
+}
+
+// Next returns the event at the cursor and moves past it; false at the
+// end.
+func (c *Cursor) Next() (Event, bool) {
+	s := c.trace
+	pos := s.Pos()
+	sym, ok := s.Next()
+	if !ok {
+		return Event{}, false
+	}
+	e := c.decode(sym, pos)
+	if e.Kind == SymPath {
+		e.T = c.t
+		c.t++
+	}
+	return e, true
+}
+
+// Prev moves the cursor back one event and returns it; false at the
+// start.
+func (c *Cursor) Prev() (Event, bool) {
+	s := c.trace
+	sym, ok := s.Prev()
+	if !ok {
+		return Event{}, false
+	}
+	e := c.decode(sym, s.Pos())
+	if e.Kind == SymPath {
+		c.t--
+		e.T = c.t
+	}
+	return e, true
+}
+
+// SeekTime moves the cursor to the path of timestamp t, which the
+// goroutine must have: Next then returns it.
+func (c *Cursor) SeekTime(t uint64) error {
+	g := &c.w.Goroutines[c.g]
+	if t < g.Start || t >= g.End {
+		return fmt.Errorf("goroutine %d has the timestamps [%d, %d), not %d", c.g, g.Start, g.End, t)
+	}
+	for c.t > t {
+		c.Prev()
+	}
+	for {
+		pos := c.trace.Pos()
+		e, ok := c.Next()
+		if !ok {
+			return fmt.Errorf("timestamp %d not in goroutine %d's trace", t, c.g)
+		}
+		if e.Kind == SymPath && e.T == t {
+			c.trace.Seek(pos)
+			c.t = t
+			return nil
+		}
+	}
+}
+
+// Goroutine returns the index of the goroutine whose paths include
+// timestamp t.
+func (w *WET) Goroutine(t uint64) (int, bool) {
+	i := sort.Search(len(w.Goroutines), func(i int) bool { return w.Goroutines[i].End > t })
+	if i < len(w.Goroutines) && w.Goroutines[i].Start <= t {
+		return i, true
+	}
+	return 0, false
+}
+
+// A Value is one value recorded at a site: the timestamp of the path it
+// was recorded in, and its words.
+type Value struct {
+	T     uint64
+	Words []uint64
+}
+
+// ValuesOf returns the values of value site l, in the order recorded.
+func (w *WET) ValuesOf(l *ValueLabel) []Value {
+	g := &w.ValueGroups[l.Group]
+	times := w.times(g.Times, g.Execs)
+	words := make([][]uint64, len(g.Words[l.Member]))
+	for k := range g.Words[l.Member] {
+		words[k] = g.wordValues(l.Member, k)
+	}
+	var pattern []uint64
+	if g.Pattern != nil {
+		pattern = g.Pattern.Values()
+	}
+	out := make([]Value, len(times))
+	for i, t := range times {
+		out[i] = Value{T: t, Words: make([]uint64, len(words))}
+		j := i
+		if pattern != nil {
+			j = int(pattern[i]) // the index of its tuple
+		}
+		for k := range words {
+			out[i].Words[k] = words[k][j]
+		}
+	}
+	return out
+}
+
+// An Access is one access to memory by a statement.
+type Access struct {
+	T, Seq          uint64
+	Kind            profile.WPPAccess
+	Addr, Size, Src uint64
+	Flags           uint8
+}
+
+// AccessesOf returns the accesses of label l, in the order made.
+func (w *WET) AccessesOf(l *AccessLabel) []Access {
+	times, seq, addr, size, src, flags := w.times(l.Times, l.Execs), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
+	out := make([]Access, len(times))
+	for i := range times {
+		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
+	}
+	return out
+}
+
+// A Writer is the access that last wrote a byte before another access:
+// its label and the access.
+type Writer struct {
+	Label  *AccessLabel
+	Access Access
+}
+
+// LastWriter returns the last access of process p, before the access
+// numbered seq, that wrote the byte at addr (a distance below the stack's
+// top, of goroutine g, if stack): a store, an update, a copy into it, or
+// an allocation. Map entries and channels are not bytes (LastMapWrite).
+func (w *WET) LastWriter(p int, addr uint64, stack bool, g int, seq uint64) (Writer, bool) {
+	return w.last(p, seq, func(l *AccessLabel) bool {
+		return l.Access == profile.WPPStore || l.Access == profile.WPPUpdate || l.Access == profile.WPPCopy
+	}, func(a Access, ag int) bool {
+		return (a.Flags&profile.WPPStackAddr != 0) == stack && covers(a.Addr, a.Size, addr, stack) && (!stack || ag == g)
+	})
+}
+
+// LastMapWrite returns the last access of process p, before the access
+// numbered seq, that set or deleted the key numbered key (AccessLabel) of
+// the map at m (a distance below the stack's top, of goroutine g, if
+// stack).
+func (w *WET) LastMapWrite(p int, m, key uint64, stack bool, g int, seq uint64) (Writer, bool) {
+	return w.last(p, seq, func(l *AccessLabel) bool { return l.Access == profile.WPPMapWrite },
+		func(a Access, ag int) bool {
+			return a.Addr == m && a.Size == key && (a.Flags&profile.WPPStackAddr != 0) == stack && (!stack || ag == g)
+		})
+}
+
+// last returns the last access of process p before the access numbered
+// seq of the labels that label accepts that access accepts (given its
+// goroutine).
+func (w *WET) last(p int, seq uint64, label func(*AccessLabel) bool, access func(a Access, g int) bool) (Writer, bool) {
+	var best Writer
+	found := false
+	for i := range w.Accesses {
+		l := &w.Accesses[i]
+		if !label(l) {
+			continue
+		}
+		for _, a := range w.AccessesOf(l) {
+			if a.Seq >= seq || (found && a.Seq <= best.Access.Seq) {
+				continue
+			}
+			ag, ok := w.Goroutine(a.T)
+			if !ok || w.Goroutines[ag].Process != p || !access(a, ag) {
+				continue
+			}
+			best, found = Writer{l, a}, true
+		}
+	}
+	return best, found
+}
+
+// covers reports whether an access at addr of size bytes covers the byte
+// at q. On the stack both are distances below the top: the access covers
+// the distances (addr-size, addr].
+func covers(addr, size, q uint64, stack bool) bool {
+	if stack {
+		return q <= addr && addr-q < size
+	}
+	return q >= addr && q-addr < size
+}
+
+// times returns a label's timestamps: the stream's, or if it is nil those
+// of the executions.
+func (w *WET) times(s *bidi.Stream, e *Execs) []uint64 {
+	if e == nil {
+		return s.Values()
+	}
+	return w.execTimes(e)
+}
+
+// check reports whether e's skips index executions 0 to execs-1 only,
+// which execTimes needs.
+func (e *Execs) check(execs int) error {
+	var skips []uint64
+	if e.Skips != nil {
+		skips = e.Skips.Values()
+	}
+	j := 0
+	for i := range e.N {
+		s := e.SkipConstant
+		if skips != nil {
+			s = skips[i]
+		}
+		j += int(int64(s>>1) ^ -int64(s&1))
+		if j < 0 || j >= execs {
+			return fmt.Errorf("entry %d at execution %d of %d", i, j, execs)
+		}
+	}
+	return nil
+}
+
+// execTimes returns the timestamps of executions e: the executions of a
+// statement, from its nodes' labels, indexed by the skips (which the
+// reader checks: Execs.check).
+func (w *WET) execTimes(e *Execs) []uint64 {
+	var runs []uint64
+	for _, n := range e.Nodes {
+		runs = append(runs, w.Nodes[n].Times.Values()...)
+	}
+	slices.Sort(runs)
+	var skips []uint64
+	if e.Skips != nil {
+		skips = e.Skips.Values()
+	}
+	out := make([]uint64, e.N)
+	j := 0
+	for i := range out {
+		s := e.SkipConstant
+		if skips != nil {
+			s = skips[i]
+		}
+		j += int(int64(s>>1) ^ -int64(s&1))
+		out[i] = runs[j]
+	}
+	return out
+}

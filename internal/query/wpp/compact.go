@@ -1,0 +1,434 @@
+package wpp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pathcover/pathcover/profile"
+)
+
+// A TWPP is the whole program paths of a profile, compacted: each
+// function's distinct traces, and the dynamic call graph of every
+// goroutine of every process as a DAG of distinct call subtrees.
+type TWPP struct {
+	Processes []*Process
+	// Funcs are the functions that ran, by their metadata hash and index.
+	Funcs []*Func
+	// Nodes are the distinct call subtrees, each after the subtrees it
+	// calls (so a node's index is larger than its children's).
+	Nodes []*Node
+
+	funcIndex map[FuncKey]int
+	nodeIndex map[string]int
+}
+
+// A Process is one process's recording (one WPP file).
+type Process struct {
+	File  string // base name of the WPP file
+	PID   uint64
+	Start time.Time
+	ProcessEnd
+	// Packages are the metadata hashes of the process's packages, by the
+	// numbers its WPP file gave them.
+	Packages   map[uint32]string
+	Goroutines []*Goroutine
+}
+
+// A ProcessEnd is how a process's recording ended, as its WPP file's
+// header says (profile.WPPHeader).
+type ProcessEnd struct {
+	Limit        uint64
+	LimitReached bool
+	WriteFailed  bool
+	WriteErrno   uint32
+	Ended        bool
+}
+
+// EndOf is the end of the recording whose header is h.
+func EndOf(h profile.WPPHeader) ProcessEnd {
+	return ProcessEnd{h.Limit, h.LimitReached, h.WriteFailed, h.WriteErrno, h.Ended}
+}
+
+// DecodeEnd is the end that Flags, the limit and the errno encode, as
+// TWPP and WET files hold it: an error if they could not be written.
+func DecodeEnd(flags, limit, errno uint64) (ProcessEnd, error) {
+	switch {
+	case flags&^(profile.WPPLimitReached|profile.WPPWriteFailed|profile.WPPEnded) != 0:
+		return ProcessEnd{}, fmt.Errorf("unknown flags %#x", flags)
+	case errno > 1<<32-1 || errno != 0 && flags&profile.WPPWriteFailed == 0:
+		return ProcessEnd{}, fmt.Errorf("errno %d", errno)
+	}
+	return ProcessEnd{
+		Limit:        limit,
+		LimitReached: flags&profile.WPPLimitReached != 0,
+		WriteFailed:  flags&profile.WPPWriteFailed != 0,
+		WriteErrno:   uint32(errno),
+		Ended:        flags&profile.WPPEnded != 0,
+	}, nil
+}
+
+// Cut says why the recording covers only part of its process's run, one
+// reason a sentence; nil if it covers the whole run.
+func (e ProcessEnd) Cut() []string {
+	return profile.WPPHeader{Limit: e.Limit, LimitReached: e.LimitReached, WriteFailed: e.WriteFailed, WriteErrno: e.WriteErrno, Ended: e.Ended}.Cut()
+}
+
+// Flags are e's flags as the WPP header has them.
+func (e ProcessEnd) Flags() uint64 {
+	var f uint64
+	if e.LimitReached {
+		f |= profile.WPPLimitReached
+	}
+	if e.WriteFailed {
+		f |= profile.WPPWriteFailed
+	}
+	if e.Ended {
+		f |= profile.WPPEnded
+	}
+	return f
+}
+
+// Cut says, for each process whose recording covers only part of its
+// run, which and why: what every query's answer must say it is
+// based on. Nil if every recording is whole.
+func (t *TWPP) Cut() []string {
+	var why []string
+	for _, p := range t.Processes {
+		why = append(why, CutNotes(p.File, p.ProcessEnd)...)
+	}
+	return why
+}
+
+// CutNotes is Cut of a process's end, each reason naming its file.
+func CutNotes(file string, e ProcessEnd) []string {
+	var why []string
+	for _, c := range e.Cut() {
+		why = append(why, file+": "+c)
+	}
+	return why
+}
+
+// A Goroutine is one goroutine's recording: the calls made from outside
+// any instrumented function (usually one), in order.
+type Goroutine struct {
+	ID     uint64
+	Parent uint64 // the goroutine that created it; 0 if none
+	Spawn  uint64 // the spawn event that started it; 0 if not recorded
+	Roots  []int  // nodes
+	// Stopped says the recording stopped in this goroutine (its process's
+	// ProcessEnd says why: the size limit, or a write that failed).
+	Stopped bool
+}
+
+// A FuncKey names a function: its package's metadata hash and its index
+// in that metadata.
+type FuncKey struct {
+	Hash  string
+	Index uint32
+}
+
+func (k FuncKey) String() string { return k.Hash + "/" + strconv.FormatUint(uint64(k.Index), 10) }
+
+// A Func is one function's distinct traces.
+type Func struct {
+	Key    FuncKey
+	Traces []*Trace
+	index  map[string]int
+}
+
+// A Trace is a sequence of the Ball-Larus paths that a call completed, in
+// order, with how many calls took it.
+type Trace struct {
+	Paths []uint64
+	Calls uint64
+}
+
+// A Node is a call subtree: a call of Func that took trace Trace and made
+// Items, in order. Open says the call had not returned when its
+// goroutine's recording ended.
+type Node struct {
+	Func  int
+	Trace int
+	Open  bool
+	Items []Item
+	// Calls counts the calls of the subtree, this one included.
+	Calls uint64
+}
+
+// An ItemKind is what happened inside a call between its paths.
+type ItemKind uint8
+
+const (
+	// ItemCall is a call of an instrumented function: Node.
+	ItemCall ItemKind = iota
+	// ItemSpawn is a goroutine started at a go statement: Spawn.
+	ItemSpawn
+	// ItemUp is a path of the call Up levels below, completed while this
+	// call ran (a range-over-func loop body runs inside the iterator's
+	// call): the next path of that call's trace.
+	ItemUp
+)
+
+// An Item is an event inside a call, At paths into its trace (the number
+// of the call's paths completed before it).
+type Item struct {
+	At    uint64
+	Node  int    // ItemCall
+	Spawn uint64 // ItemSpawn
+	Up    uint32 // ItemUp
+	Kind  ItemKind
+	// (Kind last: 32 bytes an item, not 40; a read TWPP holds them all.)
+}
+
+// A Source is a recording to compact: the WPP files of a profile.
+type Source interface {
+	Header() profile.WPPHeader
+	Name() string
+	Packages() map[uint32]string
+	Goroutines() []uint64
+	Events(g uint64, fn func(profile.WPPEvent) error) error
+}
+
+// FileSource adapts a profile.WPPFile.
+type FileSource struct{ *profile.WPPFile }
+
+func (s FileSource) Header() profile.WPPHeader   { return s.WPPFile.Header }
+func (s FileSource) Name() string                { return s.WPPFile.Name }
+func (s FileSource) Packages() map[uint32]string { return s.WPPFile.Packages }
+func (s FileSource) Goroutines() []uint64        { return s.WPPFile.Goroutines() }
+func (s FileSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+	return s.WPPFile.Events(g, fn)
+}
+
+// Compact compacts recordings, one goroutine at a time: each goroutine's
+// stream is split into calls, each call's paths become its trace (stored
+// once per function however many calls took it), and each call, with the
+// items between its paths, becomes a node (stored once however many calls
+// made the same subtree).
+func Compact(sources []Source) (*TWPP, error) {
+	t := &TWPP{funcIndex: make(map[FuncKey]int), nodeIndex: make(map[string]int)}
+	for _, s := range sources {
+		h := s.Header()
+		name := s.Name()
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		pkgs := s.Packages()
+		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(pkgs)}
+		for _, g := range s.Goroutines() {
+			gr, err := t.goroutine(g, pkgs, s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: goroutine %d: %v", name, g, err)
+			}
+			p.Goroutines = append(p.Goroutines, gr)
+		}
+		t.Processes = append(t.Processes, p)
+	}
+	return t, nil
+}
+
+// A frame is a call being split off its goroutine's stream.
+type frame struct {
+	fn    int
+	at    uint64 // the caller's paths when it was entered
+	paths []uint64
+	items []Item
+}
+
+// goroutine splits goroutine g's stream into calls.
+func (t *TWPP) goroutine(g uint64, pkgs map[uint32]string, s Source) (*Goroutine, error) {
+	gr := &Goroutine{ID: g}
+	var stack []*frame
+	first := true
+	done := false
+	err := s.Events(g, func(e profile.WPPEvent) error {
+		if done {
+			return fmt.Errorf("an event after the stop")
+		}
+		if e.Kind == profile.WPPStart {
+			if !first {
+				return fmt.Errorf("a start event after others")
+			}
+			gr.Parent, gr.Spawn = e.Parent, e.Spawn
+			first = false
+			return nil
+		}
+		first = false
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch e.Kind {
+		case profile.WPPEnter:
+			hash, ok := pkgs[e.Pkg]
+			if !ok {
+				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+			}
+			f := &frame{fn: t.funcOf(FuncKey{hash, e.Func})}
+			if top != nil {
+				// Paths the caller completes while this call runs
+				// (up events) come after it in the caller's trace.
+				f.at = uint64(len(top.paths))
+			}
+			stack = append(stack, f)
+		case profile.WPPPath:
+			if int(e.Up) >= len(stack) {
+				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
+			}
+			owner := stack[len(stack)-1-int(e.Up)]
+			if e.Up > 0 {
+				top.items = append(top.items, Item{At: uint64(len(top.paths)), Kind: ItemUp, Up: e.Up})
+			}
+			owner.paths = append(owner.paths, e.Path)
+		case profile.WPPSpawn:
+			if top == nil {
+				return fmt.Errorf("a spawn outside any call")
+			}
+			top.items = append(top.items, Item{At: uint64(len(top.paths)), Kind: ItemSpawn, Spawn: e.Spawn})
+		case profile.WPPReturn:
+			if top == nil {
+				return fmt.Errorf("a return outside any call")
+			}
+			stack = stack[:len(stack)-1]
+			t.close(top, false, stack, gr)
+		case profile.WPPStop:
+			gr.Stopped, done = true, true
+		case profile.WPPMemory, profile.WPPValue:
+			// A -deps build's memory accesses are the slicer's
+			// (package slice), a -wet build's values the whole execution
+			// trace's; the TWPP holds control flow only.
+		default:
+			return fmt.Errorf("event of kind %d", e.Kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Calls still open when the recording ended.
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		t.close(top, true, stack, gr)
+	}
+	return gr, nil
+}
+
+// close makes a node of a call that returned (or was open at the end),
+// and adds it to its caller's items or to the goroutine's roots.
+func (t *TWPP) close(f *frame, open bool, stack []*frame, gr *Goroutine) {
+	fn := t.Funcs[f.fn]
+	key := pathsKey(f.paths)
+	ti, ok := fn.index[key]
+	if !ok {
+		ti = len(fn.Traces)
+		fn.index[key] = ti
+		fn.Traces = append(fn.Traces, &Trace{Paths: f.paths})
+	}
+	fn.Traces[ti].Calls++
+	n := t.intern(&Node{Func: f.fn, Trace: ti, Open: open, Items: f.items})
+	if len(stack) == 0 {
+		gr.Roots = append(gr.Roots, n)
+		return
+	}
+	caller := stack[len(stack)-1]
+	caller.items = append(caller.items, Item{At: f.at, Kind: ItemCall, Node: n})
+}
+
+func (t *TWPP) funcOf(k FuncKey) int {
+	i, ok := t.funcIndex[k]
+	if !ok {
+		i = len(t.Funcs)
+		t.funcIndex[k] = i
+		t.Funcs = append(t.Funcs, &Func{Key: k, index: make(map[string]int)})
+	}
+	return i
+}
+
+// intern returns the index of the node equal to n, adding n if there is
+// none.
+func (t *TWPP) intern(n *Node) int {
+	key := nodeKey(n)
+	if i, ok := t.nodeIndex[key]; ok {
+		return i
+	}
+	n.Calls = 1
+	for _, it := range n.Items {
+		if it.Kind == ItemCall {
+			n.Calls = satAdd(n.Calls, t.Nodes[it.Node].Calls)
+		}
+	}
+	t.nodeIndex[key] = len(t.Nodes)
+	t.Nodes = append(t.Nodes, n)
+	return len(t.Nodes) - 1
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
+// pathsKey is paths as uvarints, one after the other (a uvarint ends
+// itself, so different paths make different keys).
+func pathsKey(paths []uint64) string {
+	b := make([]byte, 0, 2*len(paths))
+	for _, p := range paths {
+		b = binary.AppendUvarint(b, p)
+	}
+	return string(b)
+}
+
+func nodeKey(n *Node) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d.%d.%v|", n.Func, n.Trace, n.Open)
+	for _, it := range n.Items {
+		fmt.Fprintf(&b, "%d.%d.%d.%d.%d,", it.At, it.Kind, it.Node, it.Spawn, it.Up)
+	}
+	return b.String()
+}
+
+// rebuildIndexes makes the maps Compact keeps, for a TWPP read from a file.
+func (t *TWPP) rebuildIndexes() {
+	t.funcIndex = make(map[FuncKey]int)
+	for i, f := range t.Funcs {
+		t.funcIndex[f.Key] = i
+		f.index = make(map[string]int)
+		for j, tr := range f.Traces {
+			f.index[pathsKey(tr.Paths)] = j
+		}
+	}
+	t.nodeIndex = make(map[string]int)
+	for i, n := range t.Nodes {
+		t.nodeIndex[nodeKey(n)] = i
+	}
+}
+
+// Func returns the function k, or nil if it never ran.
+func (t *TWPP) Func(k FuncKey) *Func {
+	if i, ok := t.funcIndex[k]; ok {
+		return t.Funcs[i]
+	}
+	return nil
+}
+
+// sortedTraces returns f's traces, most calls first.
+func (f *Func) sortedTraces() []*Trace {
+	s := slices.Clone(f.Traces)
+	slices.SortStableFunc(s, func(a, b *Trace) int {
+		switch {
+		case a.Calls > b.Calls:
+			return -1
+		case a.Calls < b.Calls:
+			return 1
+		}
+		return 0
+	})
+	return s
+}

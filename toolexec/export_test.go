@@ -1,5 +1,0 @@
-package toolexec
-
-// NeedFreeSpace is needFreeSpace, for the external tests that store into
-// the compile cache.
-var NeedFreeSpace = needFreeSpace
