@@ -46,7 +46,6 @@ package instrument
 //     only the Ball-Larus register runs and a miss is residual.
 
 import (
-
 	"github.com/pathcover/pathcover/internal/buildspec"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
