@@ -13,6 +13,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/buildspec"
 	"github.com/pathcover/pathcover/internal/driver"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // The modes, plain first: allModes can be chosen (-modes), modes are the
@@ -264,8 +265,8 @@ func (h *harness) profileTests(t *target, mode, kind string) (string, error) {
 	if err != nil {
 		h.log("%s: tests under %s: %v", t.name, mode, firstLine(string(out)))
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "*.counts")); len(m) == 0 {
-		return "", fmt.Errorf("the tests under %s wrote no counts", mode)
+	if _, err := profile.Need(dir, profile.KindCounts, "the tests under "+mode+" wrote none"); err != nil {
+		return "", err
 	}
 	return dir, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/internal/query/slice"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // The -slice run measures dynamic slicing (issue 17) on each workload's
@@ -121,9 +122,9 @@ func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
 		h.log("%s: tests: %v", t.name, firstLine(string(out)))
 	}
 	m := &sliceWorkload{Workload: t.name}
-	names, _ := filepath.Glob(filepath.Join(dir, "*.wpp"))
-	if len(names) == 0 {
-		return nil, errors.New("the tests recorded nothing")
+	names, err := profile.Need(dir, profile.KindWPP, "the tests recorded nothing")
+	if err != nil {
+		return nil, err
 	}
 	for _, n := range names {
 		size, err := fileSize(n)

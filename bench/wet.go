@@ -26,6 +26,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/query/slice"
 	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // wetWorkload is one workload's WET measured.
@@ -145,7 +146,7 @@ func (h *harness) measureWETWorkload(w workload) (*wetWorkload, error) {
 	m.AccessMBs = mbs(m.AccessWords, time.Since(start))
 
 	h.log("%s: slices, from the recording and from the WET", t.name)
-	file := filepath.Join(dir, "profile.wet")
+	file := profile.DerivedPath(dir, profile.KindWET)
 	if err := x.WriteFile(file); err != nil {
 		return nil, err
 	}

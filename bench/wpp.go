@@ -710,12 +710,9 @@ func (h *harness) measureWPPWorkload(w workload, maxFuncs int) (*wppWorkload, er
 	if err != nil {
 		h.log("%s: tests: %v", t.name, firstLine(string(out)))
 	}
-	raws, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	raws, err := profile.Need(dir, profile.KindWPP, "the tests recorded none")
 	if err != nil {
 		return nil, err
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("the tests recorded no whole program paths")
 	}
 	m := &wppWorkload{Workload: t.name, Processes: len(raws)}
 
@@ -921,12 +918,9 @@ const wppBenchLimit = "8G"
 // wppRecordedAll checks that a run of the wpp mode recorded, and did not
 // stop at the size limit: otherwise its times are not those of recording.
 func wppRecordedAll(dir string) error {
-	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	names, err := profile.Need(dir, profile.KindWPP, "the benchmarks recorded none")
 	if err != nil {
 		return err
-	}
-	if len(names) == 0 {
-		return errors.New("wpp: the benchmarks recorded no whole program paths")
 	}
 	for _, name := range names {
 		f, err := profile.OpenWPP(name)

@@ -163,46 +163,40 @@ func (e *FileError) Unwrap() error { return e.Err }
 // *FileError and the rest is still read. Only an unreadable directory is an
 // error that stops it.
 func (p *Profile) ReadDir(dir string) (problems []error, err error) {
-	entries, err := os.ReadDir(dir)
+	l, err := List(dir)
 	if err != nil {
 		return nil, err
 	}
-	var counts, tests []string
-	for _, e := range entries {
-		name := filepath.Join(dir, e.Name())
-		isProfile := strings.HasSuffix(e.Name(), ".meta") || strings.HasSuffix(e.Name(), ".counts") || strings.HasSuffix(e.Name(), ".tests")
-		switch {
-		case e.IsDir():
-		case isProfile && !e.Type().IsRegular():
-			// A link could make a report read outside the profile, and a
-			// FIFO would wait for a writer.
-			problems = append(problems, &FileError{name, fmt.Errorf("not a regular file (%v)", e.Type())})
-		case strings.HasSuffix(e.Name(), ".meta"):
-			if err := p.readMeta(name); err != nil {
-				problems = append(problems, &FileError{name, err})
-			}
-		case strings.HasSuffix(e.Name(), ".counts"):
-			counts = append(counts, name)
-		case strings.HasSuffix(e.Name(), ".tests"):
-			tests = append(tests, name)
+	return p.ReadListing(l), nil
+}
+
+// ReadListing is ReadDir of a directory already listed; its problems
+// include the listing's of metadata, counter and tests files.
+func (p *Profile) ReadListing(l *Listing) (problems []error) {
+	for _, k := range []FileKind{KindMeta, KindCounts, KindTests} {
+		for _, e := range l.ProblemsOf(k) {
+			problems = append(problems, e)
 		}
 	}
-	slices.Sort(counts)
+	for _, name := range l.Files(KindMeta) {
+		if err := p.readMeta(name); err != nil {
+			problems = append(problems, &FileError{name, err})
+		}
+	}
 	read := make(map[string]*CountFile)
-	for _, name := range counts {
+	for _, name := range l.Files(KindCounts) {
 		f, err := p.readCounts(name)
 		if err != nil {
 			problems = append(problems, &FileError{name, err})
 		}
 		read[filepath.Base(name)] = f
 	}
-	slices.Sort(tests)
-	for _, name := range tests {
+	for _, name := range l.Files(KindTests) {
 		if err := p.readTests(name, read); err != nil {
 			problems = append(problems, &FileError{name, err})
 		}
 	}
-	return problems, nil
+	return problems
 }
 
 // readTests attributes the counts of the counter file that tests file

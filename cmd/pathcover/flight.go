@@ -95,19 +95,15 @@ type flightFile struct {
 }
 
 // flightFiles returns the flight files of dir, oldest first. Links and
-// other files that are not regular are left out: a report reads nothing
-// outside the profile.
+// other files that are not regular are left out (profile.List): a report
+// reads nothing outside the profile.
 func flightFiles(dir string) ([]flightFile, error) {
-	entries, err := os.ReadDir(dir)
+	l, err := profile.List(dir)
 	if err != nil {
 		return nil, err
 	}
 	var files []flightFile
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".flight") || !e.Type().IsRegular() {
-			continue
-		}
-		name := filepath.Join(dir, e.Name())
+	for _, name := range l.Files(profile.KindFlight) {
 		fl, err := profile.ReadFlightHeader(name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "pathcover flight: skipping %s: %v\n", name, err)

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/internal/query/wpp"
@@ -114,7 +113,7 @@ func pageFlights(dirs []string) ([]*report.FlightReport, error) {
 func pageTraces(dirs []string) (func(hash string, index int) []report.HTMLTrace, error) {
 	var all []*wpp.TWPP
 	for _, d := range dirs {
-		name := filepath.Join(d, "profile.twpp")
+		name := profile.DerivedPath(d, profile.KindTWPP)
 		if _, err := os.Stat(name); err != nil {
 			continue
 		}

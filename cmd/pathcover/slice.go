@@ -156,7 +156,7 @@ type sliceGraph struct {
 // their run, and why (wpp.TWPP.Cut); a file that cannot be read is left
 // to the slicer, which says so.
 func recordingCut(dir string) []string {
-	names, _ := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	names, _ := profile.Need(dir, profile.KindWPP, "")
 	var cut []string
 	for _, name := range names {
 		f, err := profile.OpenWPP(name)
@@ -187,7 +187,7 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		}
 		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir)}, nil
 	case "wet":
-		w, err := readWET(filepath.Join(dir, "profile.wet"))
+		w, err := readWET(profile.DerivedPath(dir, profile.KindWET))
 		if err != nil {
 			return nil, err
 		}

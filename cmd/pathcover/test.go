@@ -245,7 +245,7 @@ func buildWET(name, dir string) int {
 		fmt.Fprintf(os.Stderr, "%s: %s\n", name, printable(err.Error()))
 		return exitNoData
 	}
-	out := filepath.Join(dir, "profile.wet")
+	out := profile.DerivedPath(dir, profile.KindWET)
 	if err := w.WriteFile(out); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitFail

@@ -97,7 +97,7 @@ func wetBuild(fs *flag.FlagSet) Run {
 		}
 		name := *out
 		if name == "" {
-			name = filepath.Join(*dir, "profile.wet")
+			name = profile.DerivedPath(*dir, profile.KindWET)
 		}
 		if err := w.WriteFile(name); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
@@ -148,7 +148,7 @@ func openWET(cmd *Command, dir, file string) (*wetProfile, int) {
 			fmt.Fprintf(os.Stderr, "%s: no profile: give -dir or set PATHCOVERDIR\n", cmd.LongName())
 			return nil, exitUsage
 		}
-		file = filepath.Join(dir, "profile.wet")
+		file = profile.DerivedPath(dir, profile.KindWET)
 	}
 	w, err := readWET(file)
 	if err != nil {

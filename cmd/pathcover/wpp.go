@@ -115,7 +115,7 @@ func openWPP(cmd *Command, dir, file string) (*wppProfile, int) {
 			fmt.Fprintf(os.Stderr, "%s: no profile: give -dir or set PATHCOVERDIR\n", cmd.LongName())
 			return nil, exitUsage
 		}
-		file = filepath.Join(dir, "profile.twpp")
+		file = profile.DerivedPath(dir, profile.KindTWPP)
 	}
 	f, err := wpp.Open(file)
 	if err != nil {

@@ -284,7 +284,7 @@ func TestWPPCommands(t *testing.T) {
 		{[]string{"wpp", "traces", "-dir", prof, "NoSuchFunc"}, 3, "no function NoSuchFunc ran"},
 		{[]string{"wpp", "call", "-dir", prof, "1000000"}, 3, "no call 1000000"},
 		{[]string{"wpp", "call", "-dir", prof, "x"}, 2, "not a call number"},
-		{[]string{"wpp", "compact", "-dir", t.TempDir()}, 3, "holds no whole program paths"},
+		{[]string{"wpp", "compact", "-dir", t.TempDir()}, 3, "holds no recording of whole program paths"},
 		{[]string{"wpp", "hot", "-dir", t.TempDir()}, 3, "pathcover wpp compact makes it"},
 	} {
 		out, code := run(t, dir, bin, tc.args...)

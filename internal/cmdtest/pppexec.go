@@ -104,7 +104,7 @@ func LoadProfile(t testing.TB, dir string) *profile.Profile {
 // failing the test if there is not exactly one or it cannot be read.
 func OnlyCounterFile(t testing.TB, dir string) *profile.CountFile {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.counts"))
+	files, _ := profile.Need(dir, profile.KindCounts, "")
 	if len(files) != 1 {
 		t.Fatalf("counter files %v, want 1", files)
 	}

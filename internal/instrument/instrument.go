@@ -116,7 +116,8 @@ type Skip struct {
 //     (generated.go), and the metadata.
 func Package(in *Input, cfg *Config) (*Output, error) {
 	cfg.SetDefaults()
-	if err := cfg.check(); err != nil {
+	spec := cfg.spec()
+	if err := spec.Check(); err != nil { // what pppexec's flags refuse
 		return nil, err
 	}
 	if len(in.Files) == 0 {
@@ -132,7 +133,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	b := &builder{
 		in: in, cfg: cfg,
-		meta:     &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Files: in.Names, Sums: in.Sums},
+		meta:     &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Records: spec.Records(), Files: in.Names, Sums: in.Sums},
 		out:      &Output{Files: make([][]byte, len(in.Files))},
 		byObj:    make(map[*types.Func]*function),
 		byName:   make(map[string]*function),
@@ -174,10 +175,9 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	return out, nil
 }
 
-// check refuses what pppexec's flags refuse (buildspec.Spec.Check), with
-// the PPP and IPPP profiles as the package is given them: loaded, not
-// named.
-func (cfg *Config) check() error {
+// spec is the build's Spec with the PPP and IPPP profiles as the package
+// is given them: loaded, not named.
+func (cfg *Config) spec() buildspec.Spec {
 	spec := cfg.Spec
 	spec.PPPProfile, spec.IPPPProfile = "", ""
 	if cfg.Interesting != nil {
@@ -186,7 +186,7 @@ func (cfg *Config) check() error {
 	if cfg.Sites != nil {
 		spec.IPPPProfile = "(loaded)"
 	}
-	return spec.Check()
+	return spec
 }
 
 // A builder instruments one package.

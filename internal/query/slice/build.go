@@ -85,6 +85,9 @@ const DefaultMaxNodes = 20_000_000
 // executions than its limit.
 var ErrTooLarge = errors.New("too many statement executions")
 
+// recordDeps says how to make a recording the slicer reads.
+const recordDeps = "record one with pathcover test -deps or pppexec -deps"
+
 // Load replays the recordings of a -deps build in dir (its metadata and
 // whole program paths) into a dependence graph of at most maxNodes nodes
 // (DefaultMaxNodes if 0): a larger run is an error wrapping ErrTooLarge,
@@ -99,14 +102,10 @@ func Load(dir string, maxNodes int) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	names, err := profile.Need(dir, profile.KindWPP, recordDeps)
 	if err != nil {
 		return nil, err
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s holds no recording (*.wpp files): record one with pathcover test -deps or pppexec -deps", dir)
-	}
-	slices.Sort(names)
 	g := &Graph{}
 	for _, e := range problems {
 		g.Problems = append(g.Problems, e.Error())

@@ -102,14 +102,10 @@ func (l *loader) load() error {
 		}
 		return l.checkDeps()
 	}
-	names, err := filepath.Glob(filepath.Join(l.dir, "*.wpp"))
+	names, err := profile.Need(l.dir, profile.KindWPP, recordDeps)
 	if err != nil {
 		return err
 	}
-	if len(names) == 0 {
-		return fmt.Errorf("%s holds no recording (*.wpp files): record one with pathcover test -deps or pppexec -deps", l.dir)
-	}
-	slices.Sort(names)
 	for fi, name := range names {
 		f, err := profile.OpenWPP(name)
 		if err != nil {

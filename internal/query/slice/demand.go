@@ -133,10 +133,11 @@ func OpenDemand(dir string) (*Demand, error) {
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, "*.wpp"))
-	slices.Sort(names)
+	names, err := profile.Need(dir, profile.KindWPP, recordDeps)
+	if err != nil {
+		return nil, err
+	}
 	d := &Demand{Problems: l.problems, t: l.t, names: names, gors: l.gors, nodes: int32(l.next)}
-	var err error
 	if d.tmp, err = os.MkdirTemp("", "pathcover-lp-"); err != nil {
 		return nil, err
 	}

@@ -758,12 +758,9 @@ func BuildDir(dir string, opt *bidi.Options) (*WET, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	names, err := profile.Need(dir, profile.KindWPP, "record them with pathcover test -wet or pppexec -wet")
 	if err != nil {
 		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s holds no recordings (*.wpp files): record them with pppexec -wet", dir)
 	}
 	var sources []wpp.Source
 	for _, name := range names {

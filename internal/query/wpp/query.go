@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,12 +16,9 @@ import (
 // that cannot be read is an error: a TWPP that left a process out would
 // answer queries wrongly.
 func CompactDir(dir, out string) (string, Stats, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.wpp"))
+	names, err := profile.Need(dir, profile.KindWPP, "record them with pathcover test -wpp or pppexec -wpp")
 	if err != nil {
 		return "", Stats{}, err
-	}
-	if len(names) == 0 {
-		return "", Stats{}, fmt.Errorf("%s holds no whole program paths (*.wpp files): record them with pathcover test -wpp or pppexec -wpp", dir)
 	}
 	var sources []Source
 	for _, name := range names {
@@ -38,7 +34,7 @@ func CompactDir(dir, out string) (string, Stats, error) {
 		return "", Stats{}, err
 	}
 	if out == "" {
-		out = filepath.Join(dir, "profile.twpp")
+		out = profile.DerivedPath(dir, profile.KindTWPP)
 	}
 	return out, t.Stats(), t.WriteFile(out)
 }
