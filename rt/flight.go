@@ -209,7 +209,7 @@ func (r *FlightRing) PutLong(code, id uint64) {
 // -flight build, from a variable initializer of its generated file, with
 // the package's metadata (hash, meta), its number of functions, the
 // entries of each goroutine's ring, the file's limit in bytes (0: the
-// default) and pppexec's -o directory. It writes the metadata, makes the
+// default) and pppexec's -dir directory. It writes the metadata, makes the
 // process's file at the first call, records the package in it, and
 // returns the code of the package's function 0; function k's is that
 // plus k<<40.

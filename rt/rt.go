@@ -12,7 +12,7 @@ import (
 // words 64-bit words laid out as the metadata says, zero but for init, which
 // holds pairs (index, value): the Ball-Larus ids of the slots of PPP arrays
 // and the keys of PPP hash tables. hash names the metadata, meta is its
-// content, and defaultDir is the directory pppexec was given with -o (empty
+// content, and defaultDir is the directory pppexec was given with -dir (empty
 // for none).
 //
 // It also returns the package's residual tables, for its first funcs

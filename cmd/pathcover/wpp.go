@@ -331,37 +331,36 @@ func (x *expansion) WriteText(w io.Writer) error {
 		return err
 	}
 	for _, p := range x.t.Processes {
-		byNum := p.Packages
+		src := x.t.Source(p)
 		for _, g := range p.Goroutines {
-			depth := 0
-			err := x.t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
-				ind := strings.Repeat("  ", depth)
+			enter := func(hash string, fn uint32, _ wpp.FuncKey, _ bool) (wpp.FuncKey, error) {
+				return wpp.FuncKey{Hash: hash, Index: fn}, nil
+			}
+			_, err := wpp.Walk(src, g.ID, enter, func(st *wpp.Step[wpp.FuncKey]) error {
+				depth := st.Depth // the calls open around the event's line
 				var s string
-				switch e.Kind {
+				switch st.Kind {
 				case profile.WPPStart:
-					s = fmt.Sprintf("start: created by goroutine %d, spawn %d", e.Parent, e.Spawn)
+					s = fmt.Sprintf("start: created by goroutine %d, spawn %d", st.Parent, st.Spawn)
 				case profile.WPPEnter:
-					k := wpp.FuncKey{Hash: byNum[e.Pkg], Index: e.Func}
-					s = "call " + funcName(k, x.name)
-					depth++
+					s = "call " + funcName(st.Call, x.name)
+					depth--
 				case profile.WPPPath:
-					s = fmt.Sprintf("path %d", e.Path)
-					if e.Up > 0 {
-						s += fmt.Sprintf(" of the call %d up", e.Up)
+					s = fmt.Sprintf("path %d", st.Path)
+					if st.Up > 0 {
+						s += fmt.Sprintf(" of the call %d up", st.Up)
 					}
 				case profile.WPPReturn:
-					depth--
-					ind = strings.Repeat("  ", depth)
 					s = "return"
 				case profile.WPPSpawn:
-					s = fmt.Sprintf("go (spawn %d)", e.Spawn)
+					s = fmt.Sprintf("go (spawn %d)", st.Spawn)
 				case profile.WPPStop:
 					s = "recording stopped"
 					if cut := p.Cut(); len(cut) > 0 && (p.LimitReached || p.WriteFailed) {
 						s += ": " + cut[0]
 					}
 				}
-				_, err := fmt.Fprintf(w, "%s g%d: %s%s\n", p.File, g.ID, ind, s)
+				_, err := fmt.Fprintf(w, "%s g%d: %s%s\n", p.File, g.ID, strings.Repeat("  ", depth), s)
 				return err
 			})
 			if err != nil {

@@ -395,7 +395,7 @@ func TestCompileCacheSameBytes(t *testing.T) {
 	// two and -wpp were the three ways the runtime was compiled before.)
 	for _, config := range []string{"", "-flight=8"} {
 		before := entries()
-		exports(goCache, config+" -o "+t.TempDir())
+		exports(goCache, config+" -dir "+t.TempDir())
 		if added := entries() - before; added > 2 {
 			t.Errorf("a build with %q after one with -wpp stored %d more compiles; want only the instrumented package's (at most 2)", config, added)
 		}

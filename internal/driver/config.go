@@ -22,6 +22,9 @@ import (
 // test checks that every field does).
 type Config struct {
 	buildspec.Spec
+	// deprecated are what the flags spelled the old way, said at each
+	// link (once a program, not once a compile).
+	deprecated               []string
 	interestingRun, sitesRun pathsSource
 }
 

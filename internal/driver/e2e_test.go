@@ -41,7 +41,7 @@ func readFile(t *testing.T, name string) string {
 // oracleModule writes the oracle test program: module example.com/oracle.
 func oracleModule(t *testing.T) string {
 	t.Helper()
-	return cmdtest.OracleModule(t, "..")
+	return cmdtest.OracleModule(t, "../..")
 }
 
 // run runs a command in dir with extra environment.
@@ -128,7 +128,7 @@ var coverage = regexp.MustCompile(`coverage: ([0-9.]+)% of statements`)
 func TestStatementCoverage(t *testing.T) {
 	t.Parallel() // builds and runs programs: the two cores share the work
 	bin := pppexec(t)
-	root, _ := filepath.Abs("..")
+	root, _ := filepath.Abs("../..")
 	oracleDir := oracleModule(t)
 	for _, tc := range []struct{ name, dir, pkg, mode string }{
 		{"testdata", oracleDir, "./constructs", "set"},
@@ -328,10 +328,19 @@ func TestSign(t *testing.T) {
 		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1}) // x<0; x>0 twice; 0
 	})
 	t.Run("default dir", func(t *testing.T) {
-		// With $PATHCOVERDIR empty, counts go where pppexec -o said.
+		// With $PATHCOVERDIR empty, counts go where pppexec -dir said.
+		prof := t.TempDir()
+		out, code := run(t, mod, []string{"PATHCOVERDIR="}, "go", "run", "-toolexec="+bin+" -dir "+prof, ".")
+		if code != 0 || out != "-1 0 1 1\n" {
+			t.Fatalf("go run: exit %d\n%s", code, out)
+		}
+		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1})
+	})
+	t.Run("deprecated -o", func(t *testing.T) {
+		// -o, -dir's old spelling, still works, and says so once a link.
 		prof := t.TempDir()
 		out, code := run(t, mod, []string{"PATHCOVERDIR="}, "go", "run", "-toolexec="+bin+" -o "+prof, ".")
-		if code != 0 || out != "-1 0 1 1\n" {
+		if code != 0 || !strings.HasSuffix(out, "-1 0 1 1\n") || strings.Count(out, "-o is deprecated") != 1 {
 			t.Fatalf("go run: exit %d\n%s", code, out)
 		}
 		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1})

@@ -51,6 +51,9 @@ func (x *Exec) Main(args []string) int {
 	case "compile":
 		return x.compile(args)
 	case "link":
+		for _, d := range x.Config.deprecated {
+			fmt.Fprintf(x.Stderr, "pppexec: %s\n", d)
+		}
 		code := x.link(args)
 		if code == 0 {
 			noteLinked(args)

@@ -18,7 +18,7 @@ func Main(name string, args []string) int {
 	cfg := &Config{Spec: buildspec.Default()}
 	cfg.AddPPPExecFlags(fs)
 	fs.Func("o", "deprecated: -dir, which it means", func(v string) error {
-		fmt.Fprintf(os.Stderr, "%s: -o is deprecated and will be removed: use -dir (the profile's directory)\n", name)
+		cfg.deprecated = append(cfg.deprecated, "-o is deprecated and will be removed: use -dir (the profile's directory)")
 		return fs.Set("dir", v)
 	})
 	printGcflags := fs.Bool("printgcflags", false, "print the go command's -gcflags flags that give the instrumented packages the key of the -interesting and -ippp profiles, for -profilekey=gcflags, and exit (nothing for a build without profiles)")

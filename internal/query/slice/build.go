@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/internal/static/control"
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
@@ -245,64 +246,43 @@ type started struct {
 	entry int32
 }
 
-// calls splits a goroutine's stream into its calls.
+// calls splits a goroutine's stream into its calls (wpp.Walk).
 func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call, error) {
-	var roots, stack []*call
+	var roots []*call
 	var seq uint64
 	events := 0
-	err := f.Events(gid, func(e profile.WPPEvent) error {
+	enter := func(hash string, fn uint32, caller *call, hasCaller bool) (*call, error) {
+		fi, err := b.fn(funcKey{hash, fn})
+		if err != nil {
+			return nil, err
+		}
+		c := &call{fn: fi, entry: -1}
+		if hasCaller {
+			caller.children = append(caller.children, c)
+		} else {
+			roots = append(roots, c)
+		}
+		return c, nil
+	}
+	_, err := wpp.Walk(wpp.FileSource{WPPFile: f}, gid, enter, func(st *wpp.Step[*call]) error {
 		// A call's events are held until it is replayed: about as many
 		// as nodes.
 		if events++; events > b.maxNodes {
 			b.tooLarge = true
 			return errStop
 		}
-		switch e.Kind {
+		switch st.Kind {
 		case profile.WPPMemory:
-			seq += e.Seq
-			e.Seq = seq // from here on, the access's number in the process
-			if len(stack) > 0 {
-				if int(e.Up) >= len(stack) {
-					return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
-				}
-				c := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
-				c.mem = append(c.mem, memAccess{e, len(c.paths)})
-			}
-		case profile.WPPEnter:
-			hash, ok := f.Packages[e.Pkg]
-			if !ok {
-				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
-			}
-			fi, err := b.fn(funcKey{hash, e.Func})
-			if err != nil {
-				return err
-			}
-			c := &call{fn: fi, entry: -1}
-			if len(stack) == 0 {
-				roots = append(roots, c)
-			} else {
-				top := stack[len(stack)-1]
-				top.children = append(top.children, c)
-			}
-			stack = append(stack, c)
+			seq += st.Seq
+			e := st.WPPEvent
+			e.Seq = seq                                                         // from here on, the access's number in the process
+			st.Call.mem = append(st.Call.mem, memAccess{e, len(st.Call.paths)}) // Up levels below: a range-over-func body's caller
 		case profile.WPPPath:
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
-			}
-			owner := stack[len(stack)-1-int(e.Up)]
-			owner.paths = append(owner.paths, e.Path)
+			st.Call.paths = append(st.Call.paths, st.Path)
 		case profile.WPPSpawn:
-			if len(stack) > 0 {
-				top := stack[len(stack)-1]
-				top.spawns = append(top.spawns, e.Spawn)
-			}
+			st.Call.spawns = append(st.Call.spawns, st.Spawn)
 		case profile.WPPStart:
-			*start = e.Spawn
-		case profile.WPPReturn:
-			if len(stack) == 0 {
-				return errors.New("a return outside any call")
-			}
-			stack = stack[:len(stack)-1]
+			*start = st.Spawn
 		}
 		return nil
 	})

@@ -340,128 +340,102 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 	if mem {
 		m = &gorMem{spawns: make(map[int32][]uint64)}
 	}
-	var stack []int32
+	// bufs[k] holds the paths of the open call k calls deep (wpp.Walk
+	// keeps the calls), until it returns.
 	var bufs [][]uint64
 	var seq uint64
-	flush := func() error {
-		top := len(stack) - 1
-		c := stack[top]
+	flush := func(k int, c int32) error {
 		if len(g.arena) > math.MaxUint32 {
 			return errors.New("more paths than the compact form holds")
 		}
 		g.calls[c].paths = uint32(len(g.arena))
-		g.arena = binary.AppendUvarint(g.arena, uint64(len(bufs[top])))
-		for _, id := range bufs[top] {
+		g.arena = binary.AppendUvarint(g.arena, uint64(len(bufs[k])))
+		for _, id := range bufs[k] {
 			g.arena = binary.AppendUvarint(g.arena, id)
 		}
 		g.calls[c].next = int32(len(g.calls))
-		stack = stack[:top]
-		bufs[top] = bufs[top][:0]
-		bufs = bufs[:top]
+		bufs[k] = bufs[k][:0]
+		bufs = bufs[:k]
 		return nil
 	}
 	_, attributed := f.(*wetSource)
 	if m != nil {
 		m.attributed = attributed
 	}
-	pkgs := f.Packages()
-	// add appends a to the accesses of the call up levels below the
-	// current one: its path is the number of paths that call recorded
-	// before it, or, attributed, the last of them.
-	add := func(a rawAccess, up int) {
-		k := len(stack) - 1 - up
-		top := stack[k]
+	// add appends a to the accesses of call c, k calls deep: its path is
+	// the number of paths that call recorded before it, or, attributed,
+	// the last of them.
+	add := func(a rawAccess, k int, c int32) {
 		a.path, a.next = int32(len(bufs[k])), -1
 		if attributed {
 			a.path--
 		}
 		i := int32(len(m.acc))
 		m.acc = append(m.acc, a)
-		if m.tail[top] >= 0 {
-			m.acc[m.tail[top]].next = i
+		if m.tail[c] >= 0 {
+			m.acc[m.tail[c]].next = i
 		} else {
-			m.head[top] = i
+			m.head[c] = i
 		}
-		m.tail[top] = i
+		m.tail[c] = i
 	}
-	err := f.Events(gid, func(e profile.WPPEvent) error {
-		switch e.Kind {
+	enter := func(hash string, fn uint32, caller int32, hasCaller bool) (int32, error) {
+		fi, err := t.fn(funcKey{hash, fn})
+		if err != nil {
+			return 0, err
+		}
+		if len(g.calls) >= math.MaxInt32-1 {
+			return 0, errors.New("more calls than the compact form holds")
+		}
+		parent := int32(-1)
+		if hasCaller {
+			parent = caller
+		}
+		c := int32(len(g.calls))
+		g.calls = append(g.calls, ccall{fn: fi, parent: parent, next: -1, first: -1, end: -1, ret: -1})
+		if len(bufs) < cap(bufs) {
+			bufs = bufs[:len(bufs)+1]
+		} else {
+			bufs = append(bufs, nil)
+		}
+		if mem {
+			m.head = append(m.head, -1)
+			m.tail = append(m.tail, -1)
+		}
+		return c, nil
+	}
+	open, err := wpp.Walk(f, gid, enter, func(st *wpp.Step[int32]) error {
+		switch st.Kind {
 		case profile.WPPMemory:
-			seq += e.Seq
-			if len(stack) > 0 && int(e.Up) >= len(stack) {
-				return fmt.Errorf("an access %d calls below the %d open", e.Up, len(stack))
-			}
-			if len(stack) > 0 && mem {
-				up := int(e.Up)
-				add(rawAccess{seq: seq, addr: e.Addr, size: e.Size, src: e.Src, stmt: e.Stmt, kind: e.Access, flags: e.Flags}, up)
+			seq += st.Seq
+			if mem { // of the call Up levels below: a range-over-func body's caller
+				add(rawAccess{seq: seq, addr: st.Addr, size: st.Size, src: st.Src, stmt: st.Stmt, kind: st.Access, flags: st.Flags}, st.Depth-1-int(st.Up), st.Call)
 			}
 		case profile.WPPValue:
-			// Checked only where values are read: FP and LP, which
-			// ignore them, must fail where this does.
-			if len(stack) > 0 && mem && vals && int(e.Up) >= len(stack) {
-				return fmt.Errorf("a value %d calls below the %d open", e.Up, len(stack))
-			}
-			if len(stack) > 0 && mem && vals {
-				up := int(e.Up)
-				// A site the metadata does not list is left out: it
-				// names no statement to place it at.
-				if d := t.funcs[g.calls[stack[len(stack)-1-up]].fn].Deps; d != nil && int(e.Site) < len(d.Values) {
-					add(rawAccess{addr: e.Value, src: uint64(e.Site), flags: e.Part, stmt: uint32(d.Values[e.Site].Stmt), kind: valueWord}, up)
-				}
-			}
-		case profile.WPPEnter:
-			hash, ok := pkgs[e.Pkg]
-			if !ok {
-				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
-			}
-			fi, err := t.fn(funcKey{hash, e.Func})
-			if err != nil {
-				return err
-			}
-			if len(g.calls) >= math.MaxInt32-1 {
-				return errors.New("more calls than the compact form holds")
-			}
-			parent := int32(-1)
-			if len(stack) > 0 {
-				parent = stack[len(stack)-1]
-			}
-			stack = append(stack, int32(len(g.calls)))
-			g.calls = append(g.calls, ccall{fn: fi, parent: parent, next: -1, first: -1, end: -1, ret: -1})
-			if len(bufs) < cap(bufs) {
-				bufs = bufs[:len(bufs)+1]
-			} else {
-				bufs = append(bufs, nil)
-			}
-			if mem {
-				m.head = append(m.head, -1)
-				m.tail = append(m.tail, -1)
+			// A site the metadata does not list is left out: it names no
+			// statement to place it at.
+			if d := t.funcs[g.calls[st.Call].fn].Deps; mem && vals && d != nil && int(st.Site) < len(d.Values) {
+				add(rawAccess{addr: st.Value, src: uint64(st.Site), flags: st.Part, stmt: uint32(d.Values[st.Site].Stmt), kind: valueWord}, st.Depth-1-int(st.Up), st.Call)
 			}
 		case profile.WPPPath:
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
-			}
-			k := len(stack) - 1 - int(e.Up)
-			bufs[k] = append(bufs[k], e.Path)
+			k := st.Depth - 1 - int(st.Up)
+			bufs[k] = append(bufs[k], st.Path)
 		case profile.WPPSpawn:
-			if len(stack) > 0 && mem {
-				top := stack[len(stack)-1]
-				m.spawns[top] = append(m.spawns[top], e.Spawn)
+			if mem {
+				m.spawns[st.Call] = append(m.spawns[st.Call], st.Spawn)
 			}
 		case profile.WPPStart:
-			g.spawn = e.Spawn
+			g.spawn = st.Spawn
 		case profile.WPPReturn:
-			if len(stack) == 0 {
-				return errors.New("a return outside any call")
-			}
-			return flush()
+			return flush(st.Depth, st.Call)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	for len(stack) > 0 {
-		if err := flush(); err != nil {
+	for k := len(open) - 1; k >= 0; k-- {
+		if err := flush(k, open[k]); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package wet
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -343,9 +342,7 @@ func (b *builder) fn(hash string, index uint32) int {
 func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	gr := Goroutine{Process: pi, ID: g, Start: b.t}
 	var trace []uint64
-	var stack []*frame
 	var seq uint64
-	pkgs := s.Packages()
 	// stamp gives the entries made since f's last path their path
 	// execution, when f completes its next one (node, at t) or returns (node
 	// -1, t the goroutine's next timestamp). A path's record is made where
@@ -373,29 +370,20 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		}
 	}
 	var record []byte
-	err := s.Events(g, func(e profile.WPPEvent) error {
-		record = profile.AppendWPPEvent(record[:0], e)
+	enter := func(hash string, fn uint32, _ *frame, _ bool) (*frame, error) {
+		return &frame{fn: b.fn(hash, fn), lastNode: -1}, nil
+	}
+	stack, err := wpp.Walk(s, g, enter, func(st *wpp.Step[*frame]) error {
+		e := &st.WPPEvent
+		record = profile.AppendWPPEvent(record[:0], *e)
 		b.w.Stats.RecordBytes += int64(len(record))
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
 		switch e.Kind {
 		case profile.WPPStart:
 			gr.Parent, gr.Spawn = e.Parent, e.Spawn
 		case profile.WPPEnter:
-			hash, ok := pkgs[e.Pkg]
-			if !ok {
-				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
-			}
-			f := &frame{fn: b.fn(hash, e.Func), lastNode: -1}
-			stack = append(stack, f)
-			trace = append(trace, uint64(f.fn)<<3|SymEnter)
+			trace = append(trace, uint64(st.Call.fn)<<3|SymEnter)
 		case profile.WPPPath:
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a path %d calls below %d open calls", e.Up, len(stack))
-			}
-			f := stack[len(stack)-1-int(e.Up)]
+			f := st.Call
 			k := nodeKey{f.fn, e.Path}
 			n, ok := b.nodes[k]
 			if !ok {
@@ -412,14 +400,10 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			stamp(f, n, b.t)
 			b.t++
 		case profile.WPPReturn:
-			if top == nil {
-				return errors.New("a return outside any call")
-			}
 			// What the call recorded after its last path's tail belongs
 			// to a path that did not complete (it panicked): it takes the
 			// goroutine's next timestamp.
-			stamp(top, -1, b.t)
-			stack = stack[:len(stack)-1]
+			stamp(st.Call, -1, b.t)
 			trace = append(trace, SymReturn)
 		case profile.WPPSpawn:
 			trace = append(trace, e.Spawn<<3|SymSpawn)
@@ -427,13 +411,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			gr.Stopped = true
 			trace = append(trace, SymStop)
 		case profile.WPPValue:
-			if top == nil {
-				return errors.New("a value outside any call")
-			}
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a value %d calls below %d open calls", e.Up, len(stack))
-			}
-			top := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
+			top := st.Call // Up levels below: a range-over-func body's caller
 			k := siteKey{top.fn, e.Site}
 			v, ok := b.values[k]
 			if !ok {
@@ -460,13 +438,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			}
 			*w = append(*w, e.Value)
 		case profile.WPPMemory:
-			if top == nil {
-				return errors.New("a memory access outside any call")
-			}
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a memory access %d calls below %d open calls", e.Up, len(stack))
-			}
-			top := stack[len(stack)-1-int(e.Up)] // a range-over-func body's caller
+			top := st.Call // Up levels below: a range-over-func body's caller
 			seq += e.Seq
 			k := accessKey{top.fn, e.Stmt, e.Access}
 			a, ok := b.accesses[k]
@@ -488,8 +460,6 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			aw.size = append(aw.size, size)
 			aw.src = append(aw.src, e.Src)
 			aw.flags = append(aw.flags, uint64(e.Flags))
-		default:
-			return fmt.Errorf("event of kind %d", e.Kind)
 		}
 		return nil
 	})

@@ -221,7 +221,7 @@ func Compact(sources []Source) (*TWPP, error) {
 		pkgs := s.Packages()
 		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(pkgs)}
 		for _, g := range s.Goroutines() {
-			gr, err := t.goroutine(g, pkgs, s)
+			gr, err := t.goroutine(g, s)
 			if err != nil {
 				return nil, fmt.Errorf("%s: goroutine %d: %v", name, g, err)
 			}
@@ -240,88 +240,58 @@ type frame struct {
 	items []Item
 }
 
-// goroutine splits goroutine g's stream into calls.
-func (t *TWPP) goroutine(g uint64, pkgs map[uint32]string, s Source) (*Goroutine, error) {
+// goroutine splits goroutine g's stream into calls (Walk).
+func (t *TWPP) goroutine(g uint64, s Source) (*Goroutine, error) {
 	gr := &Goroutine{ID: g}
-	var stack []*frame
-	first := true
-	done := false
-	err := s.Events(g, func(e profile.WPPEvent) error {
-		if done {
-			return fmt.Errorf("an event after the stop")
+	enter := func(hash string, fn uint32, caller *frame, _ bool) (*frame, error) {
+		f := &frame{fn: t.funcOf(FuncKey{hash, fn})}
+		if caller != nil {
+			// Paths the caller completes while this call runs
+			// (up events) come after it in the caller's trace.
+			f.at = uint64(len(caller.paths))
 		}
-		if e.Kind == profile.WPPStart {
-			if !first {
-				return fmt.Errorf("a start event after others")
-			}
-			gr.Parent, gr.Spawn = e.Parent, e.Spawn
-			first = false
-			return nil
-		}
-		first = false
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch e.Kind {
-		case profile.WPPEnter:
-			hash, ok := pkgs[e.Pkg]
-			if !ok {
-				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
-			}
-			f := &frame{fn: t.funcOf(FuncKey{hash, e.Func})}
-			if top != nil {
-				// Paths the caller completes while this call runs
-				// (up events) come after it in the caller's trace.
-				f.at = uint64(len(top.paths))
-			}
-			stack = append(stack, f)
+		return f, nil
+	}
+	open, err := Walk(s, g, enter, func(st *Step[*frame]) error {
+		switch st.Kind {
+		case profile.WPPStart:
+			gr.Parent, gr.Spawn = st.Parent, st.Spawn
 		case profile.WPPPath:
-			if int(e.Up) >= len(stack) {
-				return fmt.Errorf("a path %d calls below the %d open", e.Up, len(stack))
+			if st.Up > 0 {
+				st.Top.items = append(st.Top.items, Item{At: uint64(len(st.Top.paths)), Kind: ItemUp, Up: st.Up})
 			}
-			owner := stack[len(stack)-1-int(e.Up)]
-			if e.Up > 0 {
-				top.items = append(top.items, Item{At: uint64(len(top.paths)), Kind: ItemUp, Up: e.Up})
-			}
-			owner.paths = append(owner.paths, e.Path)
+			st.Call.paths = append(st.Call.paths, st.Path)
 		case profile.WPPSpawn:
-			if top == nil {
-				return fmt.Errorf("a spawn outside any call")
-			}
-			top.items = append(top.items, Item{At: uint64(len(top.paths)), Kind: ItemSpawn, Spawn: e.Spawn})
+			st.Call.items = append(st.Call.items, Item{At: uint64(len(st.Call.paths)), Kind: ItemSpawn, Spawn: st.Spawn})
 		case profile.WPPReturn:
-			if top == nil {
-				return fmt.Errorf("a return outside any call")
-			}
-			stack = stack[:len(stack)-1]
-			t.close(top, false, stack, gr)
+			t.close(st.Call, false, st.Caller, gr)
 		case profile.WPPStop:
-			gr.Stopped, done = true, true
+			gr.Stopped = true
 		case profile.WPPMemory, profile.WPPValue:
 			// A -deps build's memory accesses are the slicer's
 			// (package slice), a -wet build's values the whole execution
 			// trace's; the TWPP holds control flow only.
-		default:
-			return fmt.Errorf("event of kind %d", e.Kind)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Calls still open when the recording ended.
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		t.close(top, true, stack, gr)
+	// Calls still open when the recording ended, innermost first.
+	for i := len(open) - 1; i >= 0; i-- {
+		var caller *frame
+		if i > 0 {
+			caller = open[i-1]
+		}
+		t.close(open[i], true, caller, gr)
 	}
 	return gr, nil
 }
 
 // close makes a node of a call that returned (or was open at the end),
-// and adds it to its caller's items or to the goroutine's roots.
-func (t *TWPP) close(f *frame, open bool, stack []*frame, gr *Goroutine) {
+// and adds it to its caller's items, or, with no caller, to the
+// goroutine's roots.
+func (t *TWPP) close(f *frame, open bool, caller *frame, gr *Goroutine) {
 	fn := t.Funcs[f.fn]
 	key := pathsKey(f.paths)
 	ti, ok := fn.index[key]
@@ -332,11 +302,10 @@ func (t *TWPP) close(f *frame, open bool, stack []*frame, gr *Goroutine) {
 	}
 	fn.Traces[ti].Calls++
 	n := t.intern(&Node{Func: f.fn, Trace: ti, Open: open, Items: f.items})
-	if len(stack) == 0 {
+	if caller == nil {
 		gr.Roots = append(gr.Roots, n)
 		return
 	}
-	caller := stack[len(stack)-1]
 	caller.items = append(caller.items, Item{At: f.at, Kind: ItemCall, Node: n})
 }
 

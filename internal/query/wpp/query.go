@@ -447,33 +447,33 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	// Across calls: each goroutine's paths in the order they ran, with the
 	// call each belongs to; windows that hold paths of two calls or more.
 	for _, p := range t.Processes {
+		src := t.Source(p)
 		for _, g := range p.Goroutines {
 			var window []HotStep
 			var calls []int // call number of each step in window
-			var stack []int
+			type hotCall struct {
+				n  int // its number in the goroutine
+				fn FuncKey
+			}
 			var callsMade int
-			var funcs []FuncKey
-			err := t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
-				switch e.Kind {
-				case profile.WPPEnter:
-					callsMade++
-					stack = append(stack, callsMade)
-					funcs = append(funcs, FuncKey{p.Packages[e.Pkg], e.Func})
-				case profile.WPPReturn:
-					stack, funcs = stack[:len(stack)-1], funcs[:len(funcs)-1]
-				case profile.WPPPath:
-					i := len(stack) - 1 - int(e.Up)
-					window = append(window, HotStep{funcs[i], name(funcs[i]), e.Path})
-					calls = append(calls, stack[i])
-					if len(window) > maxLen {
-						window, calls = window[1:], calls[1:]
-					}
-					for l := 2; l <= len(window); l++ {
-						w := window[len(window)-l:]
-						c := calls[len(calls)-l:]
-						if c[0] != c[len(c)-1] || !sameCall(c) {
-							add(w, 1, true)
-						}
+			enter := func(hash string, fn uint32, _ hotCall, _ bool) (hotCall, error) {
+				callsMade++
+				return hotCall{callsMade, FuncKey{hash, fn}}, nil
+			}
+			_, err := Walk(src, g.ID, enter, func(st *Step[hotCall]) error {
+				if st.Kind != profile.WPPPath {
+					return nil
+				}
+				window = append(window, HotStep{st.Call.fn, name(st.Call.fn), st.Path})
+				calls = append(calls, st.Call.n)
+				if len(window) > maxLen {
+					window, calls = window[1:], calls[1:]
+				}
+				for l := 2; l <= len(window); l++ {
+					w := window[len(window)-l:]
+					c := calls[len(calls)-l:]
+					if c[0] != c[len(c)-1] || !sameCall(c) {
+						add(w, 1, true)
 					}
 				}
 				return nil
