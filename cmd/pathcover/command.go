@@ -36,28 +36,86 @@ type Command struct {
 
 	// CustomFlags says that the command's Run parses its arguments itself:
 	// test's, after its own flags, are go test's; pppexec's are those of
-	// toolexec.Main.
+	// driver.Main.
 	CustomFlags bool
+
+	// Sub are the commands of a command of commands (wpp, wet), from
+	// which its help, dispatch and doc.go are made as the top level's are
+	// from the table; such a command has no Flags of its own.
+	Sub []*Command
+
+	parent *Command // the command whose Sub this is
+}
+
+// init links each subcommand to its command.
+func init() {
+	var link func(cs []*Command, parent *Command)
+	link = func(cs []*Command, parent *Command) {
+		for _, c := range cs {
+			c.parent = parent
+			link(c.Sub, c)
+		}
+	}
+	link(commands, nil)
+}
+
+// allCommands returns the commands and their subcommands, each command
+// before its own.
+func allCommands() []*Command {
+	var all []*Command
+	var add func(cs []*Command)
+	add = func(cs []*Command) {
+		for _, c := range cs {
+			all = append(all, c)
+			add(c.Sub)
+		}
+	}
+	add(commands)
+	return all
 }
 
 // A Run runs a command on the arguments left after its flags (all of them,
 // with CustomFlags) and returns the exit status.
 type Run func(cmd *Command, args []string) int
 
-// Name returns the command's name: the second word of its usage line.
+// Name returns the command's name: the word of its usage line after its
+// parents' names (the second word of a top-level command's).
 func (c *Command) Name() string {
-	return strings.Fields(c.UsageLine)[1]
+	depth := 1
+	for p := c.parent; p != nil; p = p.parent {
+		depth++
+	}
+	return strings.Fields(c.UsageLine)[depth]
 }
 
-// LongName returns "pathcover NAME", which prefixes the command's messages.
-func (c *Command) LongName() string { return "pathcover " + c.Name() }
+// LongName returns "pathcover NAME" ("pathcover wpp NAME" for a
+// subcommand), which prefixes the command's messages.
+func (c *Command) LongName() string {
+	if c.parent != nil {
+		return c.parent.LongName() + " " + c.Name()
+	}
+	return "pathcover " + c.Name()
+}
+
+// sub returns c's subcommand named name, or nil.
+func (c *Command) sub(name string) *Command {
+	for _, s := range c.Sub {
+		if s.Name() == name {
+			return s
+		}
+	}
+	return nil
+}
 
 // flagSet declares the command's flags on a new flag set, whose Usage
 // prints the command's help (to standard error), and returns it with the
 // command's Run.
 func (c *Command) flagSet() (*flag.FlagSet, Run) {
 	fs := flag.NewFlagSet(c.LongName(), flag.ContinueOnError)
-	run := c.Flags(fs)
+	var run Run
+	if c.Flags != nil {
+		run = c.Flags(fs)
+	}
 	fs.Usage = func() { c.help(fs.Output()) }
 	return fs, run
 }
@@ -66,6 +124,22 @@ func (c *Command) flagSet() (*flag.FlagSet, Run) {
 // returns its exit status: exitUsage for flags that do not parse, -h
 // included, as the flag package has it.
 func (c *Command) Main(args []string) int {
+	if len(c.Sub) > 0 {
+		if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+			c.help(os.Stderr)
+			return exitUsage
+		}
+		s := c.sub(args[0])
+		if s == nil {
+			var names []string
+			for _, s := range c.Sub {
+				names = append(names, s.Name())
+			}
+			fmt.Fprintf(os.Stderr, "%s: no subcommand %s (%s)\n", c.LongName(), printable(args[0]), strings.Join(names, ", "))
+			return exitUsage
+		}
+		return s.Main(args[1:])
+	}
 	fs, run := c.flagSet()
 	if !c.CustomFlags {
 		if err := fs.Parse(args); err != nil {
@@ -80,10 +154,23 @@ func (c *Command) Main(args []string) int {
 // long description and the flags.
 func (c *Command) help(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
+	if len(c.Sub) > 0 {
+		fmt.Fprintf(w, "\nThe commands are:\n\n")
+		c.writeSubList(w)
+		fmt.Fprintf(w, "\nUse \"pathcover help %s <command>\" for more information about a command.\n", c.Name())
+		return
+	}
 	if fs, _ := c.flagSet(); hasFlags(fs) {
 		fmt.Fprintln(w)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
+	}
+}
+
+// writeSubList writes c's subcommands with their short descriptions.
+func (c *Command) writeSubList(w io.Writer) {
+	for _, s := range c.Sub {
+		fmt.Fprintf(w, "\t%-11s %s\n", s.Name(), s.Short)
 	}
 }
 
@@ -112,6 +199,20 @@ func dirFlag(fs *flag.FlagSet, orElse string) *string {
 		def += ", or else " + orElse
 	}
 	return fs.String("dir", os.Getenv("PATHCOVERDIR"), "the profile `dir` (default "+def+")")
+}
+
+// countFlag declares -n, how many of something a command shows: one
+// spelling in every command. old are its former spellings, which still
+// work, saying that they will not for long.
+func countFlag(fs *flag.FlagSet, def int, usage string, old ...string) *int {
+	n := fs.Int("n", def, usage)
+	for _, o := range old {
+		fs.Func(o, "deprecated: -n", func(v string) error {
+			fmt.Fprintf(os.Stderr, "%s: -%s is deprecated and will be removed: use -n\n", fs.Name(), o)
+			return fs.Set("n", v)
+		})
+	}
+	return n
 }
 
 // jsonFlag declares -json, which the commands that print a report share.
@@ -170,8 +271,12 @@ func docFile() []byte {
 	for _, text := range docTopics {
 		fmt.Fprintf(&doc, "\n%s\n", strings.TrimSpace(text))
 	}
-	for _, c := range commands {
+	for _, c := range allCommands() {
 		fmt.Fprintf(&doc, "\n# %s\n\nUsage:\n\n\t%s\n\n%s\n", capitalize(c.Short), c.UsageLine, strings.TrimSpace(c.Long))
+		if len(c.Sub) > 0 {
+			fmt.Fprintf(&doc, "\nThe commands are:\n\n")
+			c.writeSubList(&doc)
+		}
 		fs, _ := c.flagSet()
 		if hasFlags(fs) {
 			var flags strings.Builder

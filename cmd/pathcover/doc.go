@@ -291,7 +291,7 @@
 //
 // Usage:
 //
-//	pathcover html [-dir D] -o FILE [-paths n] [packages]
+//	pathcover html [-dir D] -o FILE [-n n] [packages]
 //
 // Writes one HTML page, which needs no network and no other file: an index of
 // packages and functions, worst covered first, and for each function its
@@ -310,16 +310,18 @@
 //
 //	-dir dir
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
+//	-n n
+//		list at most n paths of each kind per function (default 100)
 //	-o file
 //		write the page to file (- for standard output)
-//	-paths n
-//		list at most n paths of each kind per function (default 100)
+//	-paths value
+//		deprecated: -n
 //
 // # List the residual paths of a PPP build's profile
 //
 // Usage:
 //
-//	pathcover residual [-dir D] [-json] [-show n] [packages]
+//	pathcover residual [-dir D] [-json] [-n n] [packages]
 //
 // Lists the residual paths of a PPP build's profile: paths that ran (in the
 // field) but not in the tests whose profile the build was made with
@@ -334,8 +336,10 @@
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
 //	-json
 //		write JSON
-//	-show n
+//	-n n
 //		decode at most n residual paths of each function (default 10)
+//	-show value
+//		deprecated: -n
 //
 // # Compare the compactness δ of PPP and Ball-Larus path ids
 //
@@ -392,31 +396,123 @@
 //
 // Usage:
 //
-//	pathcover wpp compact|traces|call|hot|expand [flags] [args]
+//	pathcover wpp <command> [flags] [args]
 //
 // Whole program paths are what programs built with pppexec -wpp (or run by
 // pathcover test -wpp) record: for each goroutine, each call of an
 // instrumented function, the paths it completed in order, and the goroutines
 // it started. wpp compacts them into a timestamped whole program path (TWPP,
-// profile.twpp in the profile directory) and answers questions from it:
-//
-//	pathcover wpp compact [-dir D] [-o FILE]
-//		compact the .wpp files of the profile
-//	pathcover wpp traces [-dir D] [-lines] [-json] [PKG.]FUNC
-//		the distinct traces of a function, with how many calls took each;
-//		-lines decodes each path to its branches in the source
-//	pathcover wpp call [-dir D] [-json] ID
-//		one call: its paths, the calls and goroutines it made in order,
-//		and the calls it was made from (calls are numbered from 0 in the
-//		order they were made, goroutine by goroutine)
-//	pathcover wpp hot [-dir D] [-k n] [-len m] [-json]
-//		the n heaviest sequences of 2 to m consecutive paths, in one call
-//		or across calls (weight: runs × length)
-//	pathcover wpp expand [-dir D] [-json]
-//		every event of every goroutine again, in order
+// profile.twpp in the profile directory) and answers questions from it.
 //
 // The queries read D/profile.twpp, made by compact (pathcover test -wpp
 // compacts at the end); -f names another TWPP file.
+//
+// The commands are:
+//
+//	compact     compact the profile's .wpp files into a TWPP
+//	traces      the distinct traces of a function, with how many calls took each
+//	call        one call: its paths, the calls and goroutines it made, its callers
+//	hot         the heaviest sequences of consecutive paths
+//	expand      every event of every goroutine again, in order
+//
+// # Compact the profile's .wpp files into a TWPP
+//
+// Usage:
+//
+//	pathcover wpp compact [-dir D] [-o FILE]
+//
+// Compact compacts the whole program paths that the profile's processes
+// recorded (its .wpp files) into one timestamped whole program path,
+// D/profile.twpp unless -o names another file, and says how large it is.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-o file
+//		write the TWPP to file (default DIR/profile.twpp)
+//
+// # The distinct traces of a function, with how many calls took each
+//
+// Usage:
+//
+//	pathcover wpp traces [-dir D] [-f FILE] [-lines] [-json] [PKG.]FUNC
+//
+// Traces lists the distinct traces of FUNC (the paths a call completed, in
+// order), with how many calls took each; -lines decodes each path to its
+// branches in the source.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the TWPP file (default DIR/profile.twpp)
+//	-json
+//		write JSON
+//	-lines
+//		decode each path to its branches in the source
+//
+// # One call: its paths, the calls and goroutines it made, its callers
+//
+// Usage:
+//
+//	pathcover wpp call [-dir D] [-f FILE] [-json] ID
+//
+// Call shows call ID: its paths, the calls and goroutines it made in order,
+// and the calls it was made from. Calls are numbered from 0 in the order
+// they were made, goroutine by goroutine.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the TWPP file (default DIR/profile.twpp)
+//	-json
+//		write JSON
+//
+// # The heaviest sequences of consecutive paths
+//
+// Usage:
+//
+//	pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-json]
+//
+// Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
+// call or across calls (weight: runs × length).
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the TWPP file (default DIR/profile.twpp)
+//	-json
+//		write JSON
+//	-k value
+//		deprecated: -n
+//	-len m
+//		sequences of at most m paths (default 4)
+//	-n n
+//		list the n heaviest sequences (default 10)
+//
+// # Every event of every goroutine again, in order
+//
+// Usage:
+//
+//	pathcover wpp expand [-dir D] [-f FILE] [-json]
+//
+// Expand writes every event of every goroutine again, in the order each
+// goroutine recorded them: the recording, exactly, from the TWPP.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the TWPP file (default DIR/profile.twpp)
+//	-json
+//		write JSON
 //
 // # Which statements of a run made a value: a backward dynamic slice
 //
@@ -485,7 +581,7 @@
 //
 // Usage:
 //
-//	pathcover wet build|trace|values|addrs|writer|diff [flags] [args]
+//	pathcover wet <command> [flags] [args]
 //
 // A whole execution trace (WET) is what a program built with pppexec -wet
 // records, made into one structure: each goroutine's calls and Ball-Larus
@@ -493,28 +589,134 @@
 // variables, and the memory each statement touched, each a compressed stream
 // that can be walked both ways from any point.
 //
-//	pathcover wet build [-dir D] [-o FILE]
-//		build the WET of the profile's recordings (D/profile.wet)
-//	pathcover wet trace [-dir D] [-g N] [-t T] [-n N] [-back] [-lines] [-json]
-//		goroutine N's control flow (0 is the first recorded), from the
-//		path of timestamp T (default its first, or with -back its last),
-//		N events forwards, or backwards with -back; -lines decodes paths
-//	pathcover wet values [-dir D] [-json] [PKG.]FUNC VAR
-//		the values VAR took in FUNC, in order, each with the timestamp
-//		of the path it was given in
-//	pathcover wet addrs [-dir D] [-json] FILE:LINE
-//		the memory accesses of the statements at FILE:LINE, in order
-//	pathcover wet writer [-dir D] [-instance n] [-json] FILE:LINE
-//		for the last (or n-th, from 1) access at FILE:LINE, the access
-//		that last wrote the first byte it touched, before it
-//	pathcover wet diff [-json] DIR_A DIR_B
-//		where two runs (of one program, or of two versions of it: a
-//		passing and a failing input, two commits) first differ, goroutine
-//		by goroutine: in control flow (paths compared by the branches they
-//		take in the source) or in a value (numbers, booleans, lengths,
-//		nil or not); exit status 1 if they do
+// The queries read D/profile.wet, made by build (pathcover test -wet builds
+// it at the end); -f names another file.
 //
-// The queries read D/profile.wet, made by build; -f names another file.
+// The commands are:
+//
+//	build       build the WET of the profile's recordings
+//	trace       a goroutine's control flow, forwards or backwards from a timestamp
+//	values      the values a variable took, in order
+//	addrs       the memory accesses of a line's statements, in order
+//	writer      the access that last wrote what a line's access read
+//	diff        where two runs first differ, goroutine by goroutine
+//
+// # Build the WET of the profile's recordings
+//
+// Usage:
+//
+//	pathcover wet build [-dir D] [-o FILE]
+//
+// Build builds the whole execution trace of the profile's recordings into
+// D/profile.wet, unless -o names another file, and says how large it is.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-o file
+//		write the WET to file (default DIR/profile.wet)
+//
+// # A goroutine's control flow, forwards or backwards from a timestamp
+//
+// Usage:
+//
+//	pathcover wet trace [-dir D] [-f FILE] [-g index] [-t T] [-n n] [-back] [-lines] [-json]
+//
+// Trace shows goroutine index's control flow (0 is the first recorded), from
+// the path of timestamp T (default its first, or with -back its last), n
+// events forwards, or backwards with -back; -lines decodes paths.
+//
+// The flags are:
+//
+//	-back
+//		walk backwards
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the WET file (default DIR/profile.wet)
+//	-g index
+//		the goroutine: its index among those recorded
+//	-json
+//		write JSON
+//	-lines
+//		decode each path to its branches in the source
+//	-n n
+//		print n events (default 50)
+//	-t T
+//		start at the path of timestamp T (default -1)
+//
+// # The values a variable took, in order
+//
+// Usage:
+//
+//	pathcover wet values [-dir D] [-f FILE] [-json] [PKG.]FUNC VAR
+//
+// Values lists the values VAR took in FUNC, in order, each with the
+// timestamp of the path it was given in.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the WET file (default DIR/profile.wet)
+//	-json
+//		write JSON
+//
+// # The memory accesses of a line's statements, in order
+//
+// Usage:
+//
+//	pathcover wet addrs [-dir D] [-f FILE] [-json] FILE:LINE
+//
+// Addrs lists the memory accesses of the statements at FILE:LINE, in order.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the WET file (default DIR/profile.wet)
+//	-json
+//		write JSON
+//
+// # The access that last wrote what a line's access read
+//
+// Usage:
+//
+//	pathcover wet writer [-dir D] [-f FILE] [-instance n] [-json] FILE:LINE
+//
+// Writer gives, for the last (or n-th, from 1) access at FILE:LINE, the
+// access that last wrote the first byte it touched, before it.
+//
+// The flags are:
+//
+//	-dir dir
+//		the profile dir (default $PATHCOVERDIR)
+//	-f file
+//		read the WET file (default DIR/profile.wet)
+//	-instance n
+//		the n-th access at the line, from 1 (default the last)
+//	-json
+//		write JSON
+//
+// # Where two runs first differ, goroutine by goroutine
+//
+// Usage:
+//
+//	pathcover wet diff [-json] DIR_A DIR_B
+//
+// Diff says where two runs (of one program, or of two versions of it: a
+// passing and a failing input, two commits) first differ, goroutine by
+// goroutine: in control flow (paths compared by the branches they take in
+// the source) or in a value (numbers, booleans, lengths, nil or not); exit
+// status 1 if they do.
+//
+// The flags are:
+//
+//	-json
+//		write JSON
 //
 // # Show the paths that led to a failure (pppexec -flight)
 //
@@ -554,7 +756,7 @@
 //
 // Usage:
 //
-//	pathcover gate -min percent [-since revision] [-show n] [-all] [-dir D] [-json] [-github] [packages]
+//	pathcover gate -min percent [-since revision] [-n n] [-all] [-dir D] [-json] [-github] [packages]
 //
 // Fails (exit 1) when a function of the profile has less than -min percent of
 // its feasible paths run, and names each such function with its first
@@ -578,8 +780,10 @@
 //		write JSON
 //	-min percent
 //		the least percent of each function's paths that must have run (required) (default -1)
-//	-show n
+//	-n n
 //		decode the first n untested paths of each function that falls short (default 3)
+//	-show value
+//		deprecated: -n
 //	-since revision
 //		judge only the functions changed since git revision (committed, uncommitted or untracked)
 //
@@ -587,7 +791,7 @@
 //
 // Usage:
 //
-//	pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n] [-all]] [-dir D] [packages]
+//	pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-n n] [-all]] [-dir D] [packages]
 //
 // Writes what the profile says in a format that other coverage tools read,
 // to standard output or -o FILE:
@@ -602,7 +806,7 @@
 //	              taken, for CI systems that show Cobertura reports
 //	sarif         SARIF 2.1.0: the gate's findings, each function with less
 //	              than -min percent of its paths run, its untested paths as
-//	              code flows, for code scanning (-min, -since and -show are
+//	              code flows, for code scanning (-min, -since and -n are
 //	              gate's)
 //
 // The counts are exact: each path that ran counts once for every block and
@@ -622,12 +826,14 @@
 //		for sarif, the least percent of each function's paths that must have run (required) (default -1)
 //	-mode mode
 //		for coverprofile, the mode its counts are in: set, count or atomic (default count)
+//	-n n
+//		for sarif, decode the first n untested paths of each function that falls short (default 3)
 //	-o file
 //		write to file (default standard output)
 //	-root dir
 //		for cobertura and sarif, the dir that file names are relative to (default the root of the git work tree, or else the current directory)
-//	-show n
-//		for sarif, decode the first n untested paths of each function that falls short (default 3)
+//	-show value
+//		deprecated: -n
 //	-since revision
 //		for sarif, judge only the functions changed since git revision (committed, uncommitted or untracked)
 //

@@ -15,7 +15,7 @@ import (
 )
 
 var cmdExport = &Command{
-	UsageLine: "pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-show n] [-all]] [-dir D] [packages]",
+	UsageLine: "pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-n n] [-all]] [-dir D] [packages]",
 	Short:     "write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF",
 	Long: `
 Writes what the profile says in a format that other coverage tools read,
@@ -31,7 +31,7 @@ to standard output or -o FILE:
 	              taken, for CI systems that show Cobertura reports
 	sarif         SARIF 2.1.0: the gate's findings, each function with less
 	              than -min percent of its paths run, its untested paths as
-	              code flows, for code scanning (-min, -since and -show are
+	              code flows, for code scanning (-min, -since and -n are
 	              gate's)
 
 The counts are exact: each path that ran counts once for every block and

@@ -15,7 +15,7 @@ import (
 )
 
 var cmdGate = &Command{
-	UsageLine: "pathcover gate -min percent [-since revision] [-show n] [-all] [-dir D] [-json] [-github] [packages]",
+	UsageLine: "pathcover gate -min percent [-since revision] [-n n] [-all] [-dir D] [-json] [-github] [packages]",
 	Short:     "fail when functions have too few of their paths run, for CI",
 	Long: `
 Fails (exit 1) when a function of the profile has less than -min percent of
@@ -54,13 +54,13 @@ type gateFlags struct {
 	all   *bool
 }
 
-// gateFlag declares -min, -since and -show; for begins their usage, for a
+// gateFlag declares -min, -since and -n; for begins their usage, for a
 // command that takes them for one use only.
 func gateFlag(fs *flag.FlagSet, forUse string) *gateFlags {
 	return &gateFlags{
 		min:   fs.Float64("min", -1, forUse+"the least `percent` of each function's paths that must have run (required)"),
 		since: fs.String("since", "", forUse+"judge only the functions changed since git `revision` (committed, uncommitted or untracked)"),
-		show:  fs.Int("show", 3, forUse+"decode the first `n` untested paths of each function that falls short"),
+		show:  countFlag(fs, 3, forUse+"decode the first `n` untested paths of each function that falls short", "show"),
 		all:   fs.Bool("all", false, forUse+"judge every acyclic path, not only those not proved infeasible"),
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 var cmdHTML = &Command{
-	UsageLine: "pathcover html [-dir D] -o FILE [-paths n] [packages]",
+	UsageLine: "pathcover html [-dir D] -o FILE [-n n] [packages]",
 	Short:     "write one HTML page of the coverage, the source and the paths",
 	Long: `
 Writes one HTML page, which needs no network and no other file: an index of
@@ -33,7 +33,7 @@ without counts, makes a page of them.
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := profileFlag(fs)
 		out := fs.String("o", "", "write the page to `file` (- for standard output)")
-		paths := fs.Int("paths", 100, "list at most `n` paths of each kind per function")
+		paths := countFlag(fs, 100, "list at most `n` paths of each kind per function", "paths")
 		return func(cmd *Command, patterns []string) int {
 			if *out == "" {
 				fmt.Fprintf(os.Stderr, "%s: give -o FILE (or -o - for standard output)\n", cmd.LongName())

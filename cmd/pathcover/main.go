@@ -3,7 +3,9 @@ package main
 //go:generate go test -run=^TestDocsUpToDate$ -fixdocs
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
@@ -102,10 +104,17 @@ func main() {
 			case len(args) == 0:
 				usage(os.Stderr)
 				os.Exit(0)
-			case len(args) == 1 && lookup(args[0]) != nil:
+			case len(args) >= 1 && lookup(args[0]) != nil:
 				// 'pathcover help pathcover' and other names are the
-				// analyzers'.
-				lookup(args[0]).help(os.Stdout)
+				// analyzers'; 'pathcover help wpp traces' a subcommand's.
+				c := lookup(args[0])
+				for _, name := range args[1:] {
+					if c = c.sub(name); c == nil {
+						fmt.Fprintf(os.Stderr, "pathcover help: no command %s\n", printable(strings.Join(args, " ")))
+						os.Exit(exitUsage)
+					}
+				}
+				c.help(os.Stdout)
 				os.Exit(0)
 			}
 		}

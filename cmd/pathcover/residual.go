@@ -7,7 +7,7 @@ import (
 )
 
 var cmdResidual = &Command{
-	UsageLine: "pathcover residual [-dir D] [-json] [-show n] [packages]",
+	UsageLine: "pathcover residual [-dir D] [-json] [-n n] [packages]",
 	Short:     "list the residual paths of a PPP build's profile",
 	Long: `
 Lists the residual paths of a PPP build's profile: paths that ran (in the
@@ -20,7 +20,7 @@ functions with no untested edge, which only path profiling finds.
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := profileFlag(fs)
 		asJSON := jsonFlag(fs)
-		show := fs.Int("show", 10, "decode at most `n` residual paths of each function")
+		show := countFlag(fs, 10, "decode at most `n` residual paths of each function", "show")
 		return func(cmd *Command, patterns []string) int {
 			r, _, code := openReport(cmd.LongName(), dir.dirs, patterns)
 			if code != 0 {

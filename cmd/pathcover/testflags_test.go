@@ -53,3 +53,25 @@ func TestTestToolexec(t *testing.T) {
 		}
 	}
 }
+
+// TestCountFlag: -n is how many to show in every command, and the old
+// spellings still set it, for a release.
+func TestCountFlag(t *testing.T) {
+	for _, args := range [][]string{{"-n", "7"}, {"-show", "7"}, {"-show=7"}} {
+		fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		n := countFlag(fs, 3, "decode `n`", "show")
+		if err := fs.Parse(args); err != nil || *n != 7 {
+			t.Errorf("%q: n = %d, %v", args, *n, err)
+		}
+	}
+	for _, c := range []string{"gate", "residual", "html"} {
+		fs, _ := lookup(c).flagSet()
+		if fs.Lookup("n") == nil {
+			t.Errorf("%s has no -n", c)
+		}
+	}
+	if fs, _ := cmdWPP.sub("hot").flagSet(); fs.Lookup("n") == nil || fs.Lookup("k") == nil {
+		t.Errorf("wpp hot: no -n, or no -k for the old spelling")
+	}
+}

@@ -18,7 +18,7 @@ import (
 )
 
 var cmdWET = &Command{
-	UsageLine: "pathcover wet build|trace|values|addrs|writer|diff [flags] [args]",
+	UsageLine: "pathcover wet <command> [flags] [args]",
 	Short:     "build and query whole execution traces (pppexec -wet)",
 	Long: `
 A whole execution trace (WET) is what a program built with pppexec -wet
@@ -27,58 +27,68 @@ paths with their timestamps, the values that functions gave their
 variables, and the memory each statement touched, each a compressed stream
 that can be walked both ways from any point.
 
-	pathcover wet build [-dir D] [-o FILE]
-		build the WET of the profile's recordings (D/profile.wet)
-	pathcover wet trace [-dir D] [-g N] [-t T] [-n N] [-back] [-lines] [-json]
-		goroutine N's control flow (0 is the first recorded), from the
-		path of timestamp T (default its first, or with -back its last),
-		N events forwards, or backwards with -back; -lines decodes paths
-	pathcover wet values [-dir D] [-json] [PKG.]FUNC VAR
-		the values VAR took in FUNC, in order, each with the timestamp
-		of the path it was given in
-	pathcover wet addrs [-dir D] [-json] FILE:LINE
-		the memory accesses of the statements at FILE:LINE, in order
-	pathcover wet writer [-dir D] [-instance n] [-json] FILE:LINE
-		for the last (or n-th, from 1) access at FILE:LINE, the access
-		that last wrote the first byte it touched, before it
-	pathcover wet diff [-json] DIR_A DIR_B
-		where two runs (of one program, or of two versions of it: a
-		passing and a failing input, two commits) first differ, goroutine
-		by goroutine: in control flow (paths compared by the branches they
-		take in the source) or in a value (numbers, booleans, lengths,
-		nil or not); exit status 1 if they do
-
-The queries read D/profile.wet, made by build; -f names another file.
+The queries read D/profile.wet, made by build (pathcover test -wet builds
+it at the end); -f names another file.
 `,
-	CustomFlags: true,
-	Flags: func(fs *flag.FlagSet) Run {
-		return func(cmd *Command, args []string) int {
-			if len(args) == 0 {
-				cmd.help(os.Stderr)
-				return exitUsage
-			}
-			sub, ok := wetCommands[args[0]]
-			if !ok {
-				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (build, trace, values, addrs, writer, diff)\n", cmd.LongName(), printable(args[0]))
-				return exitUsage
-			}
-			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
-			run := sub(fs)
-			if err := fs.Parse(args[1:]); err != nil {
-				return exitUsage
-			}
-			return run(cmd, fs.Args())
-		}
+	Sub: []*Command{
+		{
+			UsageLine: "pathcover wet build [-dir D] [-o FILE]",
+			Short:     "build the WET of the profile's recordings",
+			Long: `
+Build builds the whole execution trace of the profile's recordings into
+D/profile.wet, unless -o names another file, and says how large it is.
+`,
+			Flags: wetBuild,
+		},
+		{
+			UsageLine: "pathcover wet trace [-dir D] [-f FILE] [-g index] [-t T] [-n n] [-back] [-lines] [-json]",
+			Short:     "a goroutine's control flow, forwards or backwards from a timestamp",
+			Long: `
+Trace shows goroutine index's control flow (0 is the first recorded), from
+the path of timestamp T (default its first, or with -back its last), n
+events forwards, or backwards with -back; -lines decodes paths.
+`,
+			Flags: wetTrace,
+		},
+		{
+			UsageLine: "pathcover wet values [-dir D] [-f FILE] [-json] [PKG.]FUNC VAR",
+			Short:     "the values a variable took, in order",
+			Long: `
+Values lists the values VAR took in FUNC, in order, each with the
+timestamp of the path it was given in.
+`,
+			Flags: wetValues,
+		},
+		{
+			UsageLine: "pathcover wet addrs [-dir D] [-f FILE] [-json] FILE:LINE",
+			Short:     "the memory accesses of a line's statements, in order",
+			Long: `
+Addrs lists the memory accesses of the statements at FILE:LINE, in order.
+`,
+			Flags: wetAddrs,
+		},
+		{
+			UsageLine: "pathcover wet writer [-dir D] [-f FILE] [-instance n] [-json] FILE:LINE",
+			Short:     "the access that last wrote what a line's access read",
+			Long: `
+Writer gives, for the last (or n-th, from 1) access at FILE:LINE, the
+access that last wrote the first byte it touched, before it.
+`,
+			Flags: wetWriter,
+		},
+		{
+			UsageLine: "pathcover wet diff [-json] DIR_A DIR_B",
+			Short:     "where two runs first differ, goroutine by goroutine",
+			Long: `
+Diff says where two runs (of one program, or of two versions of it: a
+passing and a failing input, two commits) first differ, goroutine by
+goroutine: in control flow (paths compared by the branches they take in
+the source) or in a value (numbers, booleans, lengths, nil or not); exit
+status 1 if they do.
+`,
+			Flags: wetDiff,
+		},
 	},
-}
-
-var wetCommands = map[string]func(fs *flag.FlagSet) Run{
-	"build":  wetBuild,
-	"trace":  wetTrace,
-	"values": wetValues,
-	"addrs":  wetAddrs,
-	"writer": wetWriter,
-	"diff":   wetDiff,
 }
 
 func wetBuild(fs *flag.FlagSet) Run {

@@ -17,61 +17,68 @@ import (
 )
 
 var cmdWPP = &Command{
-	UsageLine: "pathcover wpp compact|traces|call|hot|expand [flags] [args]",
+	UsageLine: "pathcover wpp <command> [flags] [args]",
 	Short:     "compact and query whole program paths (pppexec -wpp)",
 	Long: `
 Whole program paths are what programs built with pppexec -wpp (or run by
 pathcover test -wpp) record: for each goroutine, each call of an
 instrumented function, the paths it completed in order, and the goroutines
 it started. wpp compacts them into a timestamped whole program path (TWPP,
-profile.twpp in the profile directory) and answers questions from it:
-
-	pathcover wpp compact [-dir D] [-o FILE]
-		compact the .wpp files of the profile
-	pathcover wpp traces [-dir D] [-lines] [-json] [PKG.]FUNC
-		the distinct traces of a function, with how many calls took each;
-		-lines decodes each path to its branches in the source
-	pathcover wpp call [-dir D] [-json] ID
-		one call: its paths, the calls and goroutines it made in order,
-		and the calls it was made from (calls are numbered from 0 in the
-		order they were made, goroutine by goroutine)
-	pathcover wpp hot [-dir D] [-k n] [-len m] [-json]
-		the n heaviest sequences of 2 to m consecutive paths, in one call
-		or across calls (weight: runs × length)
-	pathcover wpp expand [-dir D] [-json]
-		every event of every goroutine again, in order
+profile.twpp in the profile directory) and answers questions from it.
 
 The queries read D/profile.twpp, made by compact (pathcover test -wpp
 compacts at the end); -f names another TWPP file.
 `,
-	CustomFlags: true,
-	Flags: func(fs *flag.FlagSet) Run {
-		return func(cmd *Command, args []string) int {
-			if len(args) == 0 {
-				cmd.help(os.Stderr)
-				return exitUsage
-			}
-			sub, ok := wppCommands[args[0]]
-			if !ok {
-				fmt.Fprintf(os.Stderr, "%s: no subcommand %s (compact, traces, call, hot, expand)\n", cmd.LongName(), printable(args[0]))
-				return exitUsage
-			}
-			fs := flag.NewFlagSet(cmd.LongName()+" "+args[0], flag.ContinueOnError)
-			run := sub(fs)
-			if err := fs.Parse(args[1:]); err != nil {
-				return exitUsage
-			}
-			return run(cmd, fs.Args())
-		}
+	Sub: []*Command{
+		{
+			UsageLine: "pathcover wpp compact [-dir D] [-o FILE]",
+			Short:     "compact the profile's .wpp files into a TWPP",
+			Long: `
+Compact compacts the whole program paths that the profile's processes
+recorded (its .wpp files) into one timestamped whole program path,
+D/profile.twpp unless -o names another file, and says how large it is.
+`,
+			Flags: wppCompact,
+		},
+		{
+			UsageLine: "pathcover wpp traces [-dir D] [-f FILE] [-lines] [-json] [PKG.]FUNC",
+			Short:     "the distinct traces of a function, with how many calls took each",
+			Long: `
+Traces lists the distinct traces of FUNC (the paths a call completed, in
+order), with how many calls took each; -lines decodes each path to its
+branches in the source.
+`,
+			Flags: wppTraces,
+		},
+		{
+			UsageLine: "pathcover wpp call [-dir D] [-f FILE] [-json] ID",
+			Short:     "one call: its paths, the calls and goroutines it made, its callers",
+			Long: `
+Call shows call ID: its paths, the calls and goroutines it made in order,
+and the calls it was made from. Calls are numbered from 0 in the order
+they were made, goroutine by goroutine.
+`,
+			Flags: wppCall,
+		},
+		{
+			UsageLine: "pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-json]",
+			Short:     "the heaviest sequences of consecutive paths",
+			Long: `
+Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
+call or across calls (weight: runs × length).
+`,
+			Flags: wppHot,
+		},
+		{
+			UsageLine: "pathcover wpp expand [-dir D] [-f FILE] [-json]",
+			Short:     "every event of every goroutine again, in order",
+			Long: `
+Expand writes every event of every goroutine again, in the order each
+goroutine recorded them: the recording, exactly, from the TWPP.
+`,
+			Flags: wppExpand,
+		},
 	},
-}
-
-var wppCommands = map[string]func(fs *flag.FlagSet) Run{
-	"compact": wppCompact,
-	"traces":  wppTraces,
-	"call":    wppCall,
-	"hot":     wppHot,
-	"expand":  wppExpand,
 }
 
 // wppDir is the -dir of the wpp subcommands: one profile directory.
@@ -268,7 +275,7 @@ func wppCall(fs *flag.FlagSet) Run {
 func wppHot(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
-	k := fs.Int("k", 10, "list the `n` heaviest sequences")
+	k := countFlag(fs, 10, "list the `n` heaviest sequences", "k")
 	maxLen := fs.Int("len", 4, "sequences of at most `m` paths")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
