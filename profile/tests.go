@@ -55,6 +55,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pathcover/pathcover/internal/wire"
 	"github.com/pathcover/pathcover/numbering"
 )
 
@@ -159,7 +160,7 @@ func ParseTests(data []byte) (*TestsFile, error) {
 
 // record adds one record to tf.
 func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error {
-	r := &uvarints{b: b}
+	r := &wire.Decoder{B: b}
 	switch kind {
 	case TestRecCounts:
 		name := string(b)
@@ -175,9 +176,9 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		tf.Package = string(b)
 		return nil
 	case TestRecName:
-		id, parent := r.next(), r.next()
-		if r.err != nil {
-			return r.err
+		id, parent := r.Uvarint(""), r.Uvarint("")
+		if r.Err != nil {
+			return r.Err
 		}
 		if id == 0 || parent == id {
 			return fmt.Errorf("test id %d, parent %d", id, parent)
@@ -188,14 +189,14 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		if parent != 0 && tf.Tests[parent] == nil {
 			return fmt.Errorf("test %d has parent %d, not named before", id, parent)
 		}
-		if err := checkTestsText("test name", r.b); err != nil {
+		if err := checkTestsText("test name", r.B[r.Pos:]); err != nil {
 			return err
 		}
-		tf.Tests[id] = &TestName{Name: string(r.b), Parent: parent}
+		tf.Tests[id] = &TestName{Name: string(r.B[r.Pos:]), Parent: parent}
 		return nil
 	case TestRecParallel:
-		id := r.next()
-		if err := r.end(); err != nil {
+		id := r.Uvarint("")
+		if err := r.End(); err != nil {
 			return err
 		}
 		t := tf.Tests[id]
@@ -205,25 +206,25 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 		t.Parallel = true
 		return nil
 	case TestRecSegment:
-		seg := r.next()
-		if r.err != nil || len(r.b) != 16 {
+		seg := r.Uvarint("")
+		if r.Err != nil || r.Left() != 16 {
 			return errors.New("not a segment number and a hash")
 		}
 		if _, ok := hashes[seg]; ok {
 			return fmt.Errorf("segment %d announced twice", seg)
 		}
-		hashes[seg] = hex.EncodeToString(r.b)
+		hashes[seg] = hex.EncodeToString(r.B[r.Pos:])
 		return nil
 	case TestRecRunning:
-		n := r.next()
-		if r.err == nil && n > uint64(len(r.b)) {
+		n := r.Uvarint("")
+		if r.Err == nil && n > uint64(r.Left()) {
 			return errors.New("more tests than bytes")
 		}
 		ids := make([]uint64, 0, n)
 		for range n {
-			id := r.next()
-			if r.err != nil {
-				return r.err
+			id := r.Uvarint("")
+			if r.Err != nil {
+				return r.Err
 			}
 			if tf.Tests[id] == nil {
 				return fmt.Errorf("unknown test %d", id)
@@ -233,38 +234,38 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 			}
 			ids = append(ids, id)
 		}
-		if err := r.end(); err != nil {
+		if err := r.End(); err != nil {
 			return err
 		}
 		tf.Running = ids
 		return nil
 	case TestRecDelta:
 		part := TestPart{Running: tf.Running}
-		segs := r.next()
-		if r.err == nil && segs > uint64(len(r.b)) {
+		segs := r.Uvarint("")
+		if r.Err == nil && segs > uint64(r.Left()) {
 			return errors.New("more segments than bytes")
 		}
 		for range segs {
-			seg, words := r.next(), r.next()
-			if r.err != nil {
-				return r.err
+			seg, words := r.Uvarint(""), r.Uvarint("")
+			if r.Err != nil {
+				return r.Err
 			}
 			hash, ok := hashes[seg]
 			if !ok {
 				return fmt.Errorf("segment %d not announced", seg)
 			}
-			if words > uint64(len(r.b))/2 {
+			if words > uint64(r.Left())/2 {
 				return errors.New("more words than bytes")
 			}
 			s := Segment{Hash: hash, Words: make([]Word, 0, words)}
 			var index uint64
 			for i := range words {
-				gap, v := r.next(), r.next()
+				gap, v := r.Uvarint(""), r.Uvarint("")
 				if i > 0 {
 					gap++
 				}
-				if r.err != nil {
-					return r.err
+				if r.Err != nil {
+					return r.Err
 				}
 				if index+gap < index {
 					return errors.New("word index overflows")
@@ -274,7 +275,7 @@ func (tf *TestsFile) record(kind byte, b []byte, hashes map[uint64]string) error
 			}
 			part.Deltas = append(part.Deltas, s)
 		}
-		if err := r.end(); err != nil {
+		if err := r.End(); err != nil {
 			return err
 		}
 		tf.Parts = append(tf.Parts, part)
@@ -308,32 +309,6 @@ func isCountsName(name string) bool {
 		}
 	}
 	return true
-}
-
-// uvarints reads uvarints off b, keeping the first error.
-type uvarints struct {
-	b   []byte
-	err error
-}
-
-func (r *uvarints) next() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.err = errors.New("bad or missing number")
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-func (r *uvarints) end() error {
-	if r.err == nil && len(r.b) > 0 {
-		r.err = fmt.Errorf("%d bytes after the record's numbers", len(r.b))
-	}
-	return r.err
 }
 
 // A TestGroup is tests that ran a path together: one test, or several

@@ -10,6 +10,7 @@ import (
 	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/wire"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -301,59 +302,59 @@ func Parse(data []byte) (*WET, error) {
 	// section starts decoding section i; endSection checks that the
 	// section before was read to its end.
 	section := func(i int) {
-		if i > 0 && r.err == nil && r.pos != len(r.b) {
-			r.fail("section %s: %d bytes left over", sectionNames[i-1], len(r.b)-r.pos)
+		if i > 0 && r.Err == nil && r.Pos != len(r.B) {
+			r.Fail("section %s: %d bytes left over", sectionNames[i-1], len(r.B)-r.Pos)
 		}
-		r.b, r.pos = data[:sections[i].end], sections[i].start
+		r.B, r.Pos = data[:sections[i].end], sections[i].start
 	}
 	w := &WET{}
 	var stats [10]int64
 	section(0)
 	for i := range stats {
-		stats[i] = int64(r.uv("stats"))
+		stats[i] = int64(r.Uvarint("stats"))
 	}
 	w.Stats = Stats{stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6], stats[7], stats[8], stats[9]}
 	section(1)
-	nf := r.count("functions", 2)
+	nf := r.Count("functions", 2)
 	for range nf {
 		f := Func{Hash: r.str("hash")}
-		f.Index = uint32(r.small("function index", 1<<32))
+		f.Index = uint32(r.Small("function index", 1<<32))
 		f.Package, f.Name = r.str("package"), r.str("name")
 		w.Funcs = append(w.Funcs, f)
 	}
 	section(2)
-	nn := r.count("nodes", 2)
+	nn := r.Count("nodes", 2)
 	for range nn {
-		n := Node{Func: int(r.small("node's function", uint64(len(w.Funcs))))}
-		n.Path = r.uv("path")
+		n := Node{Func: int(r.Small("node's function", uint64(len(w.Funcs))))}
+		n.Path = r.Uvarint("path")
 		w.Nodes = append(w.Nodes, n) // Times: check makes them from the traces
 	}
 	section(3)
-	ng := r.count("goroutines", 8)
+	ng := r.Count("goroutines", 8)
 	for range ng {
-		g := Goroutine{Process: int(r.small("process", 1<<31))}
-		g.ID, g.Parent, g.Spawn, g.Start, g.End = r.uv("id"), r.uv("parent"), r.uv("spawn"), r.uv("start"), r.uv("end")
-		g.Stopped = r.small("stopped", 2) == 1
+		g := Goroutine{Process: int(r.Small("process", 1<<31))}
+		g.ID, g.Parent, g.Spawn, g.Start, g.End = r.Uvarint("id"), r.Uvarint("parent"), r.Uvarint("spawn"), r.Uvarint("start"), r.Uvarint("end")
+		g.Stopped = r.Small("stopped", 2) == 1
 		g.Trace = r.stream("trace")
 		w.Goroutines = append(w.Goroutines, g)
 	}
 	section(4)
-	ngr := r.count("value groups", 4)
+	ngr := r.Count("value groups", 4)
 	for gi := range ngr {
-		g := ValueGroup{Func: int(r.small("group's function", uint64(len(w.Funcs))))}
+		g := ValueGroup{Func: int(r.Small("group's function", uint64(len(w.Funcs))))}
 		g.Times, g.Execs = r.when("value timestamps", len(w.Nodes))
-		if r.small("patterned", 2) == 1 {
+		if r.Small("patterned", 2) == 1 {
 			g.Pattern = r.stream("pattern")
 		}
-		nm := r.count("group members", 2)
+		nm := r.Count("group members", 2)
 		for m := range nm {
-			site := uint32(r.small("site", 1<<32))
+			site := uint32(r.Small("site", 1<<32))
 			g.Sites = append(g.Sites, site)
 			var words []*bidi.Stream
 			var consts []uint64
-			nw := r.small("words", 8)
+			nw := r.Small("words", 8)
 			if nw == 0 {
-				r.fail("a value site of no word")
+				r.Fail("a value site of no word")
 			}
 			for range nw {
 				s, c := r.word("value words")
@@ -365,9 +366,9 @@ func Parse(data []byte) (*WET, error) {
 		w.ValueGroups = append(w.ValueGroups, g)
 	}
 	section(5)
-	na := r.count("access labels", 9)
+	na := r.Count("access labels", 9)
 	for range na {
-		a := AccessLabel{Func: int(r.small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.small("statement", 1<<32)), Access: profile.WPPAccess(r.small("access kind", 8))}
+		a := AccessLabel{Func: int(r.Small("access's function", uint64(len(w.Funcs)))), Stmt: uint32(r.Small("statement", 1<<32)), Access: profile.WPPAccess(r.Small("access kind", 8))}
 		a.Times, a.Execs = r.when("access timestamps", len(w.Nodes))
 		for k, what := range []string{"access numbers", "addresses", "sizes", "sources", "flags"} {
 			*a.fields()[k], a.Constant[k] = r.word(what)
@@ -375,26 +376,26 @@ func Parse(data []byte) (*WET, error) {
 		w.Accesses = append(w.Accesses, a)
 	}
 	section(6)
-	np := r.count("processes", 4)
+	np := r.Count("processes", 4)
 	for range np {
 		p := Process{File: r.str("process's file")}
-		flags, limit, errno := r.uv("flags"), r.uv("limit"), r.uv("errno")
-		if r.err != nil {
+		flags, limit, errno := r.Uvarint("flags"), r.Uvarint("limit"), r.Uvarint("errno")
+		if r.Err != nil {
 			break
 		}
 		end, err := wpp.DecodeEnd(flags, limit, errno)
 		if err != nil {
-			r.fail("process %q: %v", p.File, err)
+			r.Fail("process %q: %v", p.File, err)
 			break
 		}
 		p.End = end
 		w.Processes = append(w.Processes, p)
 	}
-	if r.err == nil && r.pos != len(r.b) {
-		r.fail("section %s: %d bytes left over", sectionNames[len(sectionNames)-1], len(r.b)-r.pos)
+	if r.Err == nil && r.Pos != len(r.B) {
+		r.Fail("section %s: %d bytes left over", sectionNames[len(sectionNames)-1], len(r.B)-r.Pos)
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	return w, w.check()
 }
@@ -553,10 +554,8 @@ func (w *WET) checkTraces() ([][]uint64, error) {
 }
 
 type reader struct {
-	b    []byte // the file up to the end of the section being read
-	pos  int
-	size int // of the file
-	err  error
+	wire.Decoder     // of the file up to the end of the section being read
+	size         int // of the file
 	// shared are the words' and fields' streams so far, for references,
 	// and the bytes of each one's encoding (of the stream a reference
 	// repeats); sharedBytes is what the references repeat.
@@ -568,102 +567,55 @@ type reader struct {
 // word reads a value word or an access field: a stream, a constant (the
 // stream nil), or a reference to an earlier one (share.go).
 func (r *reader) word(what string) (*bidi.Stream, uint64) {
-	switch r.small(what+": a stream, a constant or a reference", 3) {
+	switch r.Small(what+": a stream, a constant or a reference", 3) {
 	case 1:
-		return nil, r.uv(what + ": the constant")
+		return nil, r.Uvarint(what + ": the constant")
 	case 2:
-		k := int(r.small(what+": the stream referred to", uint64(len(r.shared))))
-		delta := r.uv(what + ": the difference")
-		if r.err != nil {
+		k := int(r.Small(what+": the stream referred to", uint64(len(r.shared))))
+		delta := r.Uvarint(what + ": the difference")
+		if r.Err != nil {
 			return &bidi.Stream{}, 0
 		}
 		r.sharedBytes += r.sharedSize[k]
 		if r.sharedBytes > maxSharing*r.size {
-			r.fail("references repeat %d bytes of streams in a file of %d", r.sharedBytes, r.size)
+			r.Fail("references repeat %d bytes of streams in a file of %d", r.sharedBytes, r.size)
 			return &bidi.Stream{}, 0
 		}
 		s := resolve(r.shared[k], delta)
 		r.shared, r.sharedSize = append(r.shared, s), append(r.sharedSize, r.sharedSize[k])
 		return s, 0
 	}
-	at := r.pos
+	at := r.Pos
 	s := r.stream(what)
-	r.shared, r.sharedSize = append(r.shared, s), append(r.sharedSize, r.pos-at)
+	r.shared, r.sharedSize = append(r.shared, s), append(r.sharedSize, r.Pos-at)
 	return s, 0
 }
 
-func (r *reader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("byte %d: %s", r.pos, fmt.Sprintf(format, args...))
-	}
-}
-
-func (r *reader) uv(what string) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.pos:])
-	if n <= 0 {
-		r.fail("%s: truncated or overlong number", what)
-		return 0
-	}
-	r.pos += n
-	return v
-}
-
-// small reads a number under limit.
-func (r *reader) small(what string, limit uint64) uint64 {
-	v := r.uv(what)
-	if v >= limit {
-		r.fail("%s %d out of range", what, v)
-		return 0
-	}
-	return v
-}
-
-// count reads a count of items that take at least min bytes each, so
-// that a count cannot make the reader allocate more than the file can
-// hold.
-func (r *reader) count(what string, min int) int {
-	v := r.uv(what)
-	if r.err == nil && v > uint64(len(r.b)-r.pos)/uint64(min) {
-		r.fail("%d %s in %d bytes", v, what, len(r.b)-r.pos)
-		return 0
-	}
-	return int(v)
-}
-
 func (r *reader) str(what string) string {
-	n := r.uv(what)
-	if r.err != nil {
-		return ""
+	n := r.Uvarint(what)
+	if r.Err == nil && n > uint64(r.Left()) {
+		r.Fail("%s of %d bytes past the end", what, n)
 	}
-	if n > uint64(len(r.b)-r.pos) {
-		r.fail("%s of %d bytes past the end", what, n)
-		return ""
-	}
-	s := string(r.b[r.pos : r.pos+int(n)])
-	r.pos += int(n)
-	return s
+	return string(r.Bytes(int(n)))
 }
 
 // when reads a label's timestamps: a stream, or executions of nodes of
 // nodes.
 func (r *reader) when(what string, nodes int) (*bidi.Stream, *Execs) {
-	if r.small(what+": a stream or executions", 2) == 0 {
+	if r.Small(what+": a stream or executions", 2) == 0 {
 		return r.stream(what), nil
 	}
-	e := &Execs{N: int(r.small(what+": entries", 1<<40))}
-	nn := r.count(what+": nodes", 1)
+	e := &Execs{N: int(r.Small(what+": entries", 1<<40))}
+	nn := r.Count(what+": nodes", 1)
 	for range nn {
-		n := int(r.small(what+": node", uint64(nodes)))
+		n := int(r.Small(what+": node", uint64(nodes)))
 		if len(e.Nodes) > 0 && n <= e.Nodes[len(e.Nodes)-1] {
-			r.fail("%s: nodes out of order (%d after %d)", what, n, e.Nodes[len(e.Nodes)-1])
+			r.Fail("%s: nodes out of order (%d after %d)", what, n, e.Nodes[len(e.Nodes)-1])
 		}
 		e.Nodes = append(e.Nodes, n)
 	}
-	if r.small(what+": skips: constant or not", 2) == 1 {
-		e.SkipConstant = r.uv(what + ": skips: the constant")
+	if r.Small(what+": skips: constant or not", 2) == 1 {
+		e.SkipConstant = r.Uvarint(what + ": skips: the constant")
 	} else {
 		e.Skips = r.stream(what + ": skips")
 	}
@@ -671,14 +623,14 @@ func (r *reader) when(what string, nodes int) (*bidi.Stream, *Execs) {
 }
 
 func (r *reader) stream(what string) *bidi.Stream {
-	if r.err != nil {
+	if r.Err != nil {
 		return &bidi.Stream{}
 	}
-	s, n, err := bidi.Parse(r.b[r.pos:])
+	s, n, err := bidi.Parse(r.B[r.Pos:])
 	if err != nil {
-		r.fail("%s: %v", what, err)
+		r.Fail("%s: %v", what, err)
 		return &bidi.Stream{}
 	}
-	r.pos += n
+	r.Pos += n
 	return s
 }

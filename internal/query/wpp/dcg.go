@@ -27,6 +27,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/pathcover/pathcover/internal/wire"
 )
 
 // Terminal kinds, in a terminal's first number.
@@ -273,7 +275,7 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 // A callsReader reads a calls section into t, whose functions are read.
 type callsReader struct {
 	t         *TWPP
-	d         *decoder
+	d         *wire.Decoder
 	traceBase []int // the number of function i's first trace; the traces last
 	terms     []terminal
 	rules     []gRule
@@ -292,79 +294,79 @@ type pendingNode struct {
 
 // decodeCalls reads the calls section: the nodes and processes of t,
 // whose functions are read.
-func (t *TWPP) decodeCalls(d *decoder, pkgs []string, procs []fileProcess) {
+func (t *TWPP) decodeCalls(d *wire.Decoder, pkgs []string, procs []fileProcess) {
 	r := &callsReader{t: t, d: d, budget: maxItems, traceBase: make([]int, len(t.Funcs)+1)}
 	for i, f := range t.Funcs {
 		r.traceBase[i+1] = r.traceBase[i] + len(f.Traces)
 	}
-	nt := d.count(1) // a private call's terminal is one byte
+	nt := d.Count("elements", 1) // a private call's terminal is one byte
 	for range nt {
-		x := d.uvarint()
+		x := d.Uvarint("")
 		tm := terminal{kind: uint8(x & 3), dAt: x >> 2}
 		if tm.kind != termPrivate {
-			tm.payload = d.uvarint()
+			tm.payload = d.Uvarint("")
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			return
 		}
 		if tm.kind == termUp && (tm.payload == 0 || tm.payload > 1<<32-1) {
-			d.fail("a path %d calls up", tm.payload)
+			d.Fail("a path %d calls up", tm.payload)
 			return
 		}
 		r.terms = append(r.terms, tm)
 	}
-	nr := d.count(2)
+	nr := d.Count("elements", 2)
 	for i := range nr {
-		x := d.uvarint()
+		x := d.Uvarint("")
 		var rule gRule
 		var n uint64
 		if x&1 == 1 {
 			rule.run = x >> 1
-			if d.err == nil && rule.run < 2 {
-				d.fail("a run of %d", rule.run)
+			if d.Err == nil && rule.run < 2 {
+				d.Fail("a run of %d", rule.run)
 			}
 			rule.body = []uint32{r.symbol(i)}
-			if d.err != nil {
+			if d.Err != nil {
 				return
 			}
 			n = satMul(r.symLen(rule.body[0]), rule.run)
 		} else {
 			l := x >> 1
-			if d.err == nil && (l < 2 || l > uint64(len(d.b)-d.pos)) {
-				d.fail("a rule of %d symbols", l)
+			if d.Err == nil && (l < 2 || l > uint64(len(d.B)-d.Pos)) {
+				d.Fail("a rule of %d symbols", l)
 			}
-			if d.err != nil {
+			if d.Err != nil {
 				return
 			}
 			rule.body = make([]uint32, l)
 			for j := range rule.body {
-				if rule.body[j] = r.symbol(i); d.err != nil {
+				if rule.body[j] = r.symbol(i); d.Err != nil {
 					return
 				}
 				n = satAdd(n, r.symLen(rule.body[j]))
 			}
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			return
 		}
 		r.rules = append(r.rules, rule)
 		r.ruleLen = append(r.ruleLen, min(n, maxItems+1))
 	}
-	ns := d.count(2)
+	ns := d.Count("elements", 2)
 	for range ns {
 		n := r.tree()
-		if d.err != nil {
+		if d.Err != nil {
 			return
 		}
 		r.shared = append(r.shared, n)
 	}
-	np := d.count(4)
-	if d.err == nil && np != len(procs) {
-		d.fail("%d processes, but the header names %d", np, len(procs))
+	np := d.Count("elements", 4)
+	if d.Err == nil && np != len(procs) {
+		d.Fail("%d processes, but the header names %d", np, len(procs))
 	}
 	for i := range np {
 		p := r.process(pkgs)
-		if d.err != nil {
+		if d.Err != nil {
 			return
 		}
 		p.File, p.ProcessEnd = procs[i].name, procs[i].end
@@ -375,13 +377,13 @@ func (t *TWPP) decodeCalls(d *decoder, pkgs []string, procs []fileProcess) {
 // symbol reads a symbol of rule i (of a node's or goroutine's body if i
 // < 0): a terminal, or a rule before i.
 func (r *callsReader) symbol(i int) uint32 {
-	v := r.d.uvarint()
-	if r.d.err != nil {
+	v := r.d.Uvarint("")
+	if r.d.Err != nil {
 		return 0
 	}
 	if v&1 == 0 {
 		if v>>1 >= uint64(len(r.terms)) {
-			r.d.fail("terminal %d out of range [0,%d)", v>>1, len(r.terms))
+			r.d.Fail("terminal %d out of range [0,%d)", v>>1, len(r.terms))
 			return 0
 		}
 		return uint32(v >> 1)
@@ -391,7 +393,7 @@ func (r *callsReader) symbol(i int) uint32 {
 		limit = i
 	}
 	if v>>1 >= uint64(limit) {
-		r.d.fail("rule %d out of range [0,%d)", v>>1, limit)
+		r.d.Fail("rule %d out of range [0,%d)", v>>1, limit)
 		return 0
 	}
 	return uint32(len(r.terms)) + uint32(v>>1)
@@ -411,23 +413,23 @@ func (r *callsReader) symLen(v uint32) uint64 {
 // must stay at most tlen.
 func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 	d := r.d
-	n := d.count(1)
-	if d.err != nil {
+	n := d.Count("elements", 1)
+	if d.Err != nil {
 		return nil, nil
 	}
 	syms := make([]uint32, n)
 	var total uint64
 	for i := range syms {
-		if syms[i] = r.symbol(-1); d.err != nil {
+		if syms[i] = r.symbol(-1); d.Err != nil {
 			return nil, nil
 		}
 		total = satAdd(total, r.symLen(syms[i]))
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return nil, nil
 	}
 	if total > r.budget {
-		d.fail("more than %d calls, spawns and paths up in all", maxItems)
+		d.Fail("more than %d calls, spawns and paths up in all", maxItems)
 		return nil, nil
 	}
 	r.budget -= total
@@ -458,7 +460,7 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 		}
 		tm := r.terms[v]
 		if tm.dAt > tlen-at {
-			d.fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
+			d.Fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
 			return nil, nil
 		}
 		at += tm.dAt
@@ -466,7 +468,7 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 		switch tm.kind {
 		case termShared:
 			if tm.payload >= uint64(len(r.shared)) {
-				d.fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+				d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
 				return nil, nil
 			}
 			it.Node = r.shared[tm.payload]
@@ -485,13 +487,13 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 // node reads a node's header and body.
 func (r *callsReader) node() *pendingNode {
 	d := r.d
-	x := d.uvarint()
-	if d.err != nil {
+	x := d.Uvarint("")
+	if d.Err != nil {
 		return nil
 	}
 	tr := x >> 1
 	if tr >= uint64(r.traceBase[len(r.t.Funcs)]) {
-		d.fail("trace %d out of range [0,%d)", tr, r.traceBase[len(r.t.Funcs)])
+		d.Fail("trace %d out of range [0,%d)", tr, r.traceBase[len(r.t.Funcs)])
 		return nil
 	}
 	f := sort.Search(len(r.t.Funcs), func(i int) bool { return uint64(r.traceBase[i+1]) > tr })
@@ -499,7 +501,7 @@ func (r *callsReader) node() *pendingNode {
 	tlen := uint64(len(r.t.Funcs[f].Traces[n.Trace].Paths))
 	var p pendingNode
 	n.Items, p.private = r.body(tlen)
-	if d.err != nil {
+	if d.Err != nil {
 		return nil
 	}
 	p.node = n
@@ -555,44 +557,44 @@ func (r *callsReader) add(n *Node) int {
 // process reads a process with its packages and goroutines.
 func (r *callsReader) process(pkgs []string) *Process {
 	d := r.d
-	p := &Process{PID: d.uvarint()}
-	p.Start = time.Unix(0, int64(d.uvarint()))
+	p := &Process{PID: d.Uvarint("")}
+	p.Start = time.Unix(0, int64(d.Uvarint("")))
 	p.Packages = make(map[uint32]string)
-	npk := d.count(2)
+	npk := d.Count("elements", 2)
 	for range npk {
-		num := d.uvarint()
-		pkg := d.index(len(pkgs), "package")
-		if d.err == nil && (num == 0 || num > 1<<32-1) {
-			d.fail("package number %d", num)
+		num := d.Uvarint("")
+		pkg := d.Index("package", len(pkgs))
+		if d.Err == nil && (num == 0 || num > 1<<32-1) {
+			d.Fail("package number %d", num)
 		}
-		if _, dup := p.Packages[uint32(num)]; dup && d.err == nil {
-			d.fail("package %d twice", num)
+		if _, dup := p.Packages[uint32(num)]; dup && d.Err == nil {
+			d.Fail("package %d twice", num)
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			return nil
 		}
 		p.Packages[uint32(num)] = pkgs[pkg]
 	}
-	ng := d.count(5)
+	ng := d.Count("elements", 5)
 	for range ng {
-		g := &Goroutine{ID: d.uvarint(), Parent: d.uvarint(), Spawn: d.uvarint(), Stopped: d.uvarint() != 0}
-		if d.err != nil {
+		g := &Goroutine{ID: d.Uvarint(""), Parent: d.Uvarint(""), Spawn: d.Uvarint(""), Stopped: d.Uvarint("") != 0}
+		if d.Err != nil {
 			return nil
 		}
 		items, private := r.body(0)
-		if d.err != nil {
+		if d.Err != nil {
 			return nil
 		}
 		g.Roots = make([]int, len(items))
 		for i, it := range items {
 			if it.Kind != ItemCall {
-				d.fail("a goroutine's root of kind %d", it.Kind)
+				d.Fail("a goroutine's root of kind %d", it.Kind)
 				return nil
 			}
 			g.Roots[i] = it.Node
 		}
 		for _, i := range private {
-			if g.Roots[i] = r.tree(); d.err != nil {
+			if g.Roots[i] = r.tree(); d.Err != nil {
 				return nil
 			}
 		}

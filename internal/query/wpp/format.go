@@ -85,6 +85,7 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/internal/atomicfile"
+	"github.com/pathcover/pathcover/internal/wire"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -291,76 +292,6 @@ func (t *TWPP) WriteFile(name string) error {
 	return atomicfile.Write(name, 0o644, t.Write)
 }
 
-// A decoder reads uvarints from a byte slice, remembering the first error
-// with the offset where it happened.
-type decoder struct {
-	b    []byte
-	off  int // of b[0] in the file
-	pos  int
-	err  error
-	what string
-}
-
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%s, offset %d: %s", d.what, d.off+d.pos, fmt.Sprintf(format, args...))
-	}
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.pos:])
-	if n <= 0 {
-		d.fail("truncated or overlong number")
-		return 0
-	}
-	d.pos += n
-	return v
-}
-
-// count reads a number of elements of at least min bytes each, which must
-// fit in what is left.
-func (d *decoder) count(min int) int {
-	n := d.uvarint()
-	if d.err == nil && n > uint64(len(d.b)-d.pos)/uint64(min) {
-		d.fail("%d elements cannot fit in %d bytes", n, len(d.b)-d.pos)
-		return 0
-	}
-	return int(n)
-}
-
-// index reads an index below n.
-func (d *decoder) index(n int, what string) int {
-	v := d.uvarint()
-	if d.err == nil && v >= uint64(n) {
-		d.fail("%s %d out of range [0,%d)", what, v, n)
-		return 0
-	}
-	return int(v)
-}
-
-func (d *decoder) bytes(n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > len(d.b)-d.pos {
-		d.fail("truncated")
-		return nil
-	}
-	b := d.b[d.pos : d.pos+n]
-	d.pos += n
-	return b
-}
-
-func (d *decoder) end() error {
-	if d.err == nil && d.pos != len(d.b) {
-		d.fail("%d bytes left over", len(d.b)-d.pos)
-	}
-	return d.err
-}
-
 // A fileFunc is a function's entry in the header.
 type fileFunc struct {
 	key   FuncKey
@@ -448,15 +379,15 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	if n < 8 || string(head[:8]) != magic {
 		return nil, errors.New("not a TWPP file")
 	}
-	d := &decoder{b: head[8:n], off: 8, what: "header"}
-	if v := d.uvarint(); d.err == nil && v != version {
+	d := &wire.Decoder{B: head[8:n], Off: 8, What: "header"}
+	if v := d.Uvarint(""); d.Err == nil && v != version {
 		return nil, fmt.Errorf("TWPP format version %d, not %d: written by another version of pathcover", v, version)
 	}
-	hlen := d.uvarint()
-	if d.err != nil {
-		return nil, d.err
+	hlen := d.Uvarint("")
+	if d.Err != nil {
+		return nil, d.Err
 	}
-	start := int64(8 + d.pos)
+	start := int64(8 + d.Pos)
 	if hlen > uint64(size-start) || size-start-int64(hlen) < 4 {
 		return nil, fmt.Errorf("header of %d bytes past the end of the file", hlen)
 	}
@@ -471,66 +402,66 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	}
 	f := &File{r: r, dataOff: int64(len(whole)), size: size, byKey: make(map[FuncKey]int)}
 	dataLen := size - f.dataOff
-	d = &decoder{b: hb, off: int(start), what: "header"}
-	np := d.count(16)
+	d = &wire.Decoder{B: hb, Off: int(start), What: "header"}
+	np := d.Count("elements", 16)
 	for range np {
-		f.pkgs = append(f.pkgs, hex.EncodeToString(d.bytes(16)))
+		f.pkgs = append(f.pkgs, hex.EncodeToString(d.Bytes(16)))
 	}
-	nf := d.count(6)
+	nf := d.Count("elements", 6)
 	sec := func(what string) section {
-		off, n, raw, sum := d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
+		off, n, raw, sum := d.Uvarint(""), d.Uvarint(""), d.Uvarint(""), d.Uvarint("")
 		switch {
-		case d.err != nil:
+		case d.Err != nil:
 		case sum > 1<<32-1:
-			d.fail("%s's checksum %#x", what, sum)
+			d.Fail("%s's checksum %#x", what, sum)
 		case off > uint64(dataLen) || n > uint64(dataLen)-off:
-			d.fail("%s [%d,+%d) past the end of the data (%d bytes)", what, off, n, dataLen)
+			d.Fail("%s [%d,+%d) past the end of the data (%d bytes)", what, off, n, dataLen)
 		case raw < n || raw > n*maxInflate+64:
-			d.fail("%s of %d bytes inflating to %d", what, n, raw)
+			d.Fail("%s of %d bytes inflating to %d", what, n, raw)
 		}
 		return section{int(off), int(n), int(raw), uint32(sum)}
 	}
 	for range nf {
-		pkg := d.index(len(f.pkgs), "package")
-		idx := d.uvarint()
-		if d.err == nil && idx > 1<<32-1 {
-			d.fail("function index %d", idx)
+		pkg := d.Index("package", len(f.pkgs))
+		idx := d.Uvarint("")
+		if d.Err == nil && idx > 1<<32-1 {
+			d.Fail("function index %d", idx)
 		}
 		s := sec("function section")
-		calls := d.uvarint()
-		if d.err != nil {
+		calls := d.Uvarint("")
+		if d.Err != nil {
 			break
 		}
 		k := FuncKey{f.pkgs[pkg], uint32(idx)}
 		if _, dup := f.byKey[k]; dup {
-			d.fail("function %s twice", k)
+			d.Fail("function %s twice", k)
 			break
 		}
 		f.byKey[k] = len(f.funcs)
 		f.funcs = append(f.funcs, fileFunc{k, s, calls})
 	}
 	f.calls = sec("calls")
-	nproc := d.count(4)
+	nproc := d.Count("elements", 4)
 	for range nproc {
-		name := string(d.bytes(d.count(1)))
-		flags, limit, errno := d.uvarint(), d.uvarint(), d.uvarint()
-		if d.err != nil {
+		name := string(d.Bytes(d.Count("elements", 1)))
+		flags, limit, errno := d.Uvarint(""), d.Uvarint(""), d.Uvarint("")
+		if d.Err != nil {
 			break
 		}
 		end, err := DecodeEnd(flags, limit, errno)
 		if err != nil {
-			d.fail("process %q: %v", name, err)
+			d.Fail("process %q: %v", name, err)
 			break
 		}
 		f.procs = append(f.procs, fileProcess{name, end})
 	}
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *File) read(s section, what string) (*decoder, error) {
+func (f *File) read(s section, what string) (*wire.Decoder, error) {
 	b := make([]byte, s.len)
 	if _, err := f.r.ReadAt(b, f.dataOff+int64(s.off)); err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
@@ -539,7 +470,7 @@ func (f *File) read(s section, what string) (*decoder, error) {
 		return nil, err
 	}
 	if s.raw == s.len {
-		return &decoder{b: b, off: int(f.dataOff) + s.off, what: what}, nil
+		return &wire.Decoder{B: b, Off: int(f.dataOff) + s.off, What: what}, nil
 	}
 	// Deflated: what allocates is the size the header gave, which it
 	// checked against the section's bytes.
@@ -555,7 +486,7 @@ func (f *File) read(s section, what string) (*decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: inflating: %v", what, err)
 	}
-	return &decoder{b: raw, what: what + " (inflated)"}, nil
+	return &wire.Decoder{B: raw, What: what + " (inflated)"}, nil
 }
 
 // Sizes returns the bytes of the file's parts as stored: its header
@@ -590,48 +521,48 @@ func (f *File) ReadFunc(k FuncKey) (*Func, error) {
 	}
 	budget := maxTracePaths
 	fn := decodeFunc(d, k, &budget)
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		return nil, err
 	}
 	return fn, nil
 }
 
-func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
+func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 	fn := &Func{Key: k, index: make(map[string]int)}
-	nt := d.count(3)
+	nt := d.Count("elements", 3)
 	for range nt {
-		tr := &Trace{Calls: d.uvarint()}
-		nd := d.count(2)
+		tr := &Trace{Calls: d.Uvarint("")}
+		nd := d.Count("elements", 2)
 		dict := make([][]uint64, nd)
 		for i := range dict {
-			l := d.count(1)
-			if d.err == nil && l == 0 {
-				d.fail("an empty dynamic basic block")
+			l := d.Count("elements", 1)
+			if d.Err == nil && l == 0 {
+				d.Fail("an empty dynamic basic block")
 			}
 			dict[i] = make([]uint64, l)
 			for j := range dict[i] {
-				dict[i][j] = d.uvarint()
+				dict[i][j] = d.Uvarint("")
 			}
 		}
 		var seq []int
-		switch form := d.uvarint(); form {
+		switch form := d.Uvarint(""); form {
 		case 0:
-			seq = make([]int, d.count(1))
+			seq = make([]int, d.Count("elements", 1))
 			for i := range seq {
-				seq[i] = d.index(nd, "dynamic basic block")
+				seq[i] = d.Index("dynamic basic block", nd)
 			}
 		case 1:
 			seq = decodeTimestamps(d, nd, *budget)
 		default:
-			d.fail("trace form %d", form)
+			d.Fail("trace form %d", form)
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			return nil
 		}
 		total := 0
 		for _, s := range seq {
 			if len(dict[s]) > *budget-total {
-				d.fail("traces longer than %d paths", maxTracePaths)
+				d.Fail("traces longer than %d paths", maxTracePaths)
 				return nil
 			}
 			total += len(dict[s])
@@ -645,7 +576,7 @@ func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
 		}
 		key := pathsKey(tr.Paths)
 		if _, dup := fn.index[key]; dup {
-			d.fail("a trace twice")
+			d.Fail("a trace twice")
 			return nil
 		}
 		fn.index[key] = len(fn.Traces)
@@ -656,7 +587,7 @@ func decodeFunc(d *decoder, k FuncKey, budget *int) *Func {
 
 // decodeTimestamps reads the timestamped form of a trace of nd DBBs, whose
 // series must cover the positions 0 … L-1 once each, for L at most budget.
-func decodeTimestamps(d *decoder, nd int, budget int) []int {
+func decodeTimestamps(d *wire.Decoder, nd int, budget int) []int {
 	type span struct {
 		s series
 		d int
@@ -664,19 +595,19 @@ func decodeTimestamps(d *decoder, nd int, budget int) []int {
 	var spans []span
 	var total uint64
 	for i := range nd {
-		ns := d.count(3)
+		ns := d.Count("elements", 3)
 		for range ns {
-			s := series{d.uvarint(), d.uvarint(), d.uvarint()}
-			if d.err != nil {
+			s := series{d.Uvarint(""), d.Uvarint(""), d.Uvarint("")}
+			if d.Err != nil {
 				return nil
 			}
 			if s.n == 0 || (s.n > 1 && s.stride == 0) || s.n > uint64(budget) || (s.n > 1 && s.stride > uint64(budget)) || s.lo > uint64(budget) {
-				d.fail("series %d:%d:%d", s.lo, s.stride, s.n)
+				d.Fail("series %d:%d:%d", s.lo, s.stride, s.n)
 				return nil
 			}
 			total += s.n
 			if total > uint64(budget) {
-				d.fail("a trace longer than %d paths", budget)
+				d.Fail("a trace longer than %d paths", budget)
 				return nil
 			}
 			spans = append(spans, span{s, i})
@@ -688,7 +619,7 @@ func decodeTimestamps(d *decoder, nd int, budget int) []int {
 		for j := uint64(0); j < sp.s.n; j++ {
 			t := sp.s.lo + j*sp.s.stride
 			if t >= total || set[t] {
-				d.fail("timestamp %d out of the trace or given twice", t)
+				d.Fail("timestamp %d out of the trace or given twice", t)
 				return nil
 			}
 			seq[t], set[t] = sp.d, true
@@ -707,7 +638,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 			return nil, err
 		}
 		fn := decodeFunc(d, ff.key, &budget)
-		if err := d.end(); err != nil {
+		if err := d.End(); err != nil {
 			return nil, err
 		}
 		t.Funcs = append(t.Funcs, fn)
@@ -717,7 +648,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 		return nil, err
 	}
 	t.decodeCalls(d, f.pkgs, f.procs)
-	if err := d.end(); err != nil {
+	if err := d.End(); err != nil {
 		return nil, err
 	}
 	t.rebuildIndexes()
