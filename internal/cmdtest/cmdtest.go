@@ -1,4 +1,3 @@
-// Package cmdtest runs commands for end-to-end tests.
 package cmdtest
 
 import (

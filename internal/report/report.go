@@ -1,6 +1,3 @@
-// Package report turns a path profile into path coverage per function and
-// package, statement coverage derived from the same counts, and decoded
-// paths, for pathcover's report and paths commands.
 package report
 
 import (

@@ -1,0 +1,2 @@
+// Package cmdtest runs commands for end-to-end tests.
+package cmdtest
