@@ -200,3 +200,19 @@ func configProfile(t *testing.T, n uint64) string {
 	}
 	return dir
 }
+
+// TestDeprecatedO: pppexec's -o, -dir's old spelling, still sets the
+// directory, and is said deprecated at each link (Exec.Main), not at each
+// of a build's hundreds of compiles.
+func TestDeprecatedO(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"-o", dir}, {"-dir", dir}} {
+		cfg, err := parseFlags("pppexec", args)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if cfg.Dir != dir || (args[0] == "-o") != (len(cfg.deprecated) == 1) {
+			t.Errorf("%q: dir %q, deprecated %q", args, cfg.Dir, cfg.deprecated)
+		}
+	}
+}

@@ -336,15 +336,6 @@ func TestSign(t *testing.T) {
 		}
 		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1})
 	})
-	t.Run("deprecated -o", func(t *testing.T) {
-		// -o, -dir's old spelling, still works, and says so once a link.
-		prof := t.TempDir()
-		out, code := run(t, mod, []string{"PATHCOVERDIR="}, "go", "run", "-toolexec="+bin+" -o "+prof, ".")
-		if code != 0 || !strings.HasSuffix(out, "-1 0 1 1\n") || strings.Count(out, "-o is deprecated") != 1 {
-			t.Fatalf("go run: exit %d\n%s", code, out)
-		}
-		count(t, prof, map[uint64]uint64{0: 1, 1: 2, 2: 1})
-	})
 	t.Run("test", func(t *testing.T) {
 		prof := t.TempDir()
 		env := []string{"PATHCOVERDIR=" + prof, "GOFLAGS=-toolexec=" + bin}
