@@ -157,7 +157,7 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 	criteria := sliceCriteriaOf(o)
 	wantSlices, ms, err := sliceAll(criteria, o.Slice, optBudget, func(s *slice.Slice) {
 		m.SliceStmts += float64(len(s.Stmts))
-		m.SliceNodes += float64(len(s.Steps))
+		m.SliceNodes += float64(s.NumSteps())
 	})
 	if err != nil {
 		return err
@@ -282,7 +282,8 @@ func fingerprint(s *slice.Slice) string {
 	h := sha256.New()
 	w := bufio.NewWriter(h)
 	fmt.Fprintf(w, "%d %d\n", s.Criterion, s.Instances)
-	for _, st := range s.Steps {
+	for i := range s.NumSteps() {
+		st := s.Step(i)
 		fmt.Fprintf(w, "%d %+v %d %d %s\n", st.Node, st.Stmt, st.Depth, st.From, st.Via)
 	}
 	for _, st := range s.Stmts {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -96,8 +97,9 @@ the module, GOROOT and the module cache only), with its steps.
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
 			}
+			var vals map[int32][]slice.Value
 			if *why || *asJSON {
-				if err := addValues(s, g.values); err != nil {
+				if vals, err = stepValues(s, g.values); err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitNoData
 				}
@@ -118,22 +120,16 @@ the module, GOROOT and the module cache only), with its steps.
 				}
 			}
 			if *asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "\t")
-				var v any = s
-				if len(g.cut) > 0 {
-					v = struct {
-						Partial []string
-						Answer  any
-					}{g.cut, s}
-				}
-				if err := enc.Encode(v); err != nil {
+				out := bufio.NewWriter(os.Stdout)
+				if err := writeSliceJSON(out, s, vals, g.cut); err != nil || out.Flush() != nil {
 					return exitFail
 				}
 				return 0
 			}
 			writeCut(os.Stdout, g.cut)
-			writeSlice(os.Stdout, s, *why)
+			out := bufio.NewWriter(os.Stdout)
+			writeSlice(out, s, vals, *why)
+			out.Flush()
 			for _, p := range g.problems {
 				fmt.Fprintf(os.Stderr, "%s: warning: %s\n", cmd.LongName(), printable(p))
 			}
@@ -232,40 +228,101 @@ func parseCriterion(arg string) (slice.Criterion, error) {
 	return c, nil
 }
 
-// addValues gives the steps of s the values their executions recorded,
-// if the run was recorded by a -wet build, as values reads them.
-func addValues(s *slice.Slice, values func([]int32) (map[int32][]slice.Value, []string, error)) error {
-	nodes := make([]int32, len(s.Steps))
-	for i, st := range s.Steps {
-		nodes[i] = st.Node
+// stepValues returns the values that the executions of s's steps
+// recorded, if the run was recorded by a -wet build, as values reads them.
+func stepValues(s *slice.Slice, values func([]int32) (map[int32][]slice.Value, []string, error)) (map[int32][]slice.Value, error) {
+	nodes := make([]int32, s.NumSteps())
+	for i := range nodes {
+		nodes[i] = s.Step(i).Node
 	}
 	vals, _, err := values(nodes)
-	if err != nil {
-		return err
-	}
-	for i := range s.Steps {
-		s.Steps[i].Values = vals[s.Steps[i].Node]
+	return vals, err
+}
+
+// stepPage is how many steps are made from a slice's compact form at a
+// time to be written.
+const stepPage = 4096
+
+// pages calls fn with s's steps, a page at a time, each with its values.
+func pages(s *slice.Slice, vals map[int32][]slice.Value, fn func(first int, steps []slice.Step) error) error {
+	for from := 0; from < s.NumSteps(); from += stepPage {
+		steps := s.Steps(from, min(from+stepPage, s.NumSteps()))
+		for i := range steps {
+			steps[i].Values = vals[steps[i].Node]
+		}
+		if err := fn(from, steps); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func writeSlice(w io.Writer, s *slice.Slice, why bool) {
-	fmt.Fprintf(w, "slice of execution %d of %d: %d statements\n", max(1, s.Instances), s.Instances, len(s.Stmts))
-	if why {
-		for i, st := range s.Steps {
-			via := ""
-			if st.From >= 0 {
-				via = fmt.Sprintf("  (%s, for step %d)", st.Via, st.From)
+// writeSliceJSON writes s as JSON, its steps a page at a time, inside
+// {"Partial": cut, "Answer": ...} if the recording covers only part of
+// its run.
+func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, cut []string) error {
+	head, err := json.Marshal(struct {
+		Criterion int32
+		Instances int
+		Stmts     []slice.Stmt
+		Execs     []int
+		Memory    []string
+	}{s.Criterion, s.Instances, s.Stmts, s.Execs, s.Memory})
+	if err != nil {
+		return err
+	}
+	if len(cut) > 0 {
+		p, _ := json.Marshal(cut)
+		fmt.Fprintf(w, "{\"Partial\":%s,\"Answer\":", p)
+	}
+	fmt.Fprintf(w, "%s,\"Steps\":[", head[:len(head)-1])
+	err = pages(s, vals, func(first int, steps []slice.Step) error {
+		for i, st := range steps {
+			b, err := json.Marshal(st)
+			if err != nil {
+				return err
 			}
-			vals := ""
-			for _, v := range st.Values {
-				vals += fmt.Sprintf("  %s=%s", printable(v.Var), printable(v.Text))
+			if first+i > 0 {
+				io.WriteString(w, ",")
 			}
-			fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s%s\n", i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via, vals)
+			fmt.Fprintf(w, "\n%s", b)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	io.WriteString(w, "\n]}")
+	if len(cut) > 0 {
+		io.WriteString(w, "}")
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}
+
+// writeSlice writes s as text: its statements, each with how many of its
+// executions the slice holds, or with why its steps, one a line, each
+// with the dependence that brought it in and its values.
+func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why bool) {
+	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions\n", max(1, s.Instances), s.Instances, len(s.Stmts), s.NumSteps())
+	if why {
+		pages(s, vals, func(first int, steps []slice.Step) error {
+			for i, st := range steps {
+				via := ""
+				if st.From >= 0 {
+					via = fmt.Sprintf("  (%s, for step %d)", st.Via, st.From)
+				}
+				vals := ""
+				for _, v := range st.Values {
+					vals += fmt.Sprintf("  %s=%s", printable(v.Var), printable(v.Text))
+				}
+				fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s%s\n", first+i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via, vals)
+			}
+			return nil
+		})
 	} else {
-		for _, st := range s.Stmts {
-			fmt.Fprintf(w, "%s:%d:%d\t%s\n", printable(st.File), st.Line, st.Col, printable(st.Func))
+		for i, st := range s.Stmts {
+			fmt.Fprintf(w, "%s:%d:%d\t%s\t%d\n", printable(st.File), st.Line, st.Col, printable(st.Func), s.Execs[i])
 		}
 	}
 	if len(s.Memory) > 0 {

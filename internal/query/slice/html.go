@@ -14,6 +14,10 @@ import (
 // sliceContext is how many lines around a slice's lines the page shows.
 const sliceContext = 2
 
+// maxPageSteps is how many steps the page lists: a slice of a whole suite
+// holds millions.
+const maxPageSteps = 10000
+
 // WriteHTML writes a page that shows slice s on the source: each file with
 // statements in the slice, its lines in the slice highlighted (the
 // criterion's marked) and a few lines around them, then each step of the
@@ -38,8 +42,8 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		Via            string
 	}
 	crit := Stmt{}
-	if len(s.Steps) > 0 {
-		crit = s.Steps[0].Stmt
+	if s.NumSteps() > 0 {
+		crit = s.Step(0).Stmt
 	}
 	inSlice := make(map[string]map[int]bool)
 	for _, st := range s.Stmts {
@@ -82,16 +86,18 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		files = append(files, f)
 	}
 	var steps []step
-	for i, st := range s.Steps {
+	shown := min(s.NumSteps(), maxPageSteps)
+	for i, st := range s.Steps(0, shown) {
 		steps = append(steps, step{N: i, Depth: st.Depth, From: st.From, Where: fmt.Sprintf("%s:%d:%d", filepath.Base(st.Stmt.File), st.Stmt.Line, st.Stmt.Col), Func: st.Stmt.Func, Via: st.Via})
 	}
 	return sliceTemplate.Execute(w, struct {
-		Title     string
-		Instances int
-		Files     []file
-		Steps     []step
-		Memory    []string
-	}{title, s.Instances, files, steps, s.Memory})
+		Title       string
+		Instances   int
+		Total, More int
+		Files       []file
+		Steps       []step
+		Memory      []string
+	}{title, s.Instances, s.NumSteps(), s.NumSteps() - shown, files, steps, s.Memory})
 }
 
 var sliceTemplate = template.Must(template.New("slice").Funcs(template.FuncMap{
@@ -112,7 +118,7 @@ pre { margin: 0; }
 table { border-collapse: collapse; } td { padding: 0 .8em; font-family: monospace; }
 </style></head><body>
 <h1>{{.Title}}</h1>
-<p>{{len .Steps}} statement executions in the slice, of the criterion's execution of {{.Instances}}; its statement in red, the others in yellow.</p>
+<p>{{.Total}} statement executions in the slice, of the criterion's execution of {{.Instances}}; its statement in red, the others in yellow.</p>
 {{range .Files}}<h2>{{.Name}}</h2>
 {{if .Problem}}<p>not shown: {{.Problem}}</p>{{else}}<div class="src">{{range .Lines}}{{if .Gap}}<pre class="gap">	…</pre>{{end}}<pre class="{{if .Crit}}crit{{else if .In}}in{{else}}out{{end}}"><span class="ln">{{.N}}</span>{{.Text}}</pre>{{end}}</div>{{end}}
 {{end}}
@@ -120,5 +126,6 @@ table { border-collapse: collapse; } td { padding: 0 .8em; font-family: monospac
 <h2>Steps</h2>
 <table>{{range .Steps}}<tr><td>{{.N}}</td><td>{{indent .Depth}}{{.Where}}</td><td>{{.Func}}</td><td>{{if ge .From 0}}{{.Via}}, for step {{.From}}{{end}}</td></tr>
 {{end}}</table>
+{{if .More}}<p>and {{.More}} more steps, which pathcover slice -why lists.</p>{{end}}
 </body></html>
 `))

@@ -24,12 +24,10 @@ func FuzzSliceHTML(f *testing.F) {
 			t.Fatal(err)
 		}
 		crit := slice.Stmt{File: file, Func: "p.F<>", Line: int(line), Col: 1, EndLine: int(line)}
-		s := &slice.Slice{
-			Instances: 1,
-			Stmts:     []slice.Stmt{crit, {File: file, Line: int(other), EndLine: int(other) + 1}},
-			Steps:     []slice.Step{{Stmt: crit, From: -1}, {Stmt: slice.Stmt{File: file, Line: int(other)}, From: 0, Via: "<b>"}},
-			Memory:    []string{"</li><script>"},
-		}
+		s := slice.FromSteps(1, []slice.Step{
+			{Stmt: crit, From: -1},
+			{Stmt: slice.Stmt{File: file, Line: int(other), EndLine: int(other) + 1}, From: 0, Via: "<b>"},
+		}, []string{"</li><script>"})
 		var page bytes.Buffer
 		if err := s.WriteHTML(&page, "<title>", source.Under(dir)); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package slice
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,21 +23,106 @@ type Criterion struct {
 	Instance int
 }
 
-// A Slice is a backward dynamic slice.
+// A Slice is a backward dynamic slice. It is answered as statements, each
+// with how many of its executions the slice holds, in memory bounded by
+// the program; its steps, one per statement execution, are kept compactly
+// (20 bytes each) and made into Steps only when asked for (Step, Steps),
+// a page at a time by those that print them.
 type Slice struct {
 	// Criterion is the node sliced from, and Instances how many executions
 	// of its statement the run had.
 	Criterion int32
 	Instances int
-	// Stmts are the slice's statements, in source order.
+	// Stmts are the slice's statements, in source order, and Execs how
+	// many of each one's executions the slice holds.
 	Stmts []Stmt
-	// Steps are the nodes of the slice, each with the dependence that
-	// brought it in, breadth first from the criterion: the first step
-	// for each statement is its shortest chain back to the criterion.
-	Steps []Step
+	Execs []int
 	// Memory lists the reads through memory that the slice stops at,
 	// whose writers a -deps build does not record.
 	Memory []string
+
+	steps []step   // breadth first from the criterion
+	vias  []string // the steps' Via, each once
+}
+
+// A step is a Step as a Slice keeps it: stmt indexes Stmts, via vias.
+type step struct {
+	node, from, depth, stmt, via int32
+}
+
+// NumSteps returns how many steps the slice has: the statement executions
+// it holds.
+func (s *Slice) NumSteps() int { return len(s.steps) }
+
+// Step returns step i: the nodes of the slice, each with the dependence
+// that brought it in, are numbered breadth first from the criterion (0),
+// so that the first step of each statement is its shortest chain back to
+// the criterion.
+func (s *Slice) Step(i int) Step {
+	st := s.steps[i]
+	return Step{Node: st.node, Stmt: s.Stmts[st.stmt], Depth: int(st.depth), From: int(st.from), Via: s.vias[st.via]}
+}
+
+// Steps returns steps [from, to).
+func (s *Slice) Steps(from, to int) []Step {
+	out := make([]Step, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, s.Step(i))
+	}
+	return out
+}
+
+// FromSteps makes a Slice of steps (breadth first from the criterion, as
+// Step numbers them), for tools and tests that make slices of their own.
+func FromSteps(instances int, steps []Step, memory []string) *Slice {
+	s := &Slice{Instances: instances, Memory: memory}
+	if len(steps) > 0 {
+		s.Criterion = steps[0].Node
+	}
+	byStmt := make(map[Stmt]int32)
+	vias := make(map[string]int32)
+	for _, st := range steps {
+		if _, ok := byStmt[st.Stmt]; !ok {
+			byStmt[st.Stmt] = int32(len(s.Stmts))
+			s.Stmts = append(s.Stmts, st.Stmt)
+		}
+		if _, ok := vias[st.Via]; !ok {
+			vias[st.Via] = int32(len(s.vias))
+			s.vias = append(s.vias, st.Via)
+		}
+	}
+	slices.SortFunc(s.Stmts, compareStmts)
+	for i, st := range s.Stmts {
+		byStmt[st] = int32(i)
+	}
+	s.Execs = make([]int, len(s.Stmts))
+	for _, st := range steps {
+		k := byStmt[st.Stmt]
+		s.Execs[k]++
+		s.steps = append(s.steps, step{node: st.Node, from: int32(st.From), depth: int32(st.Depth), stmt: k, via: vias[st.Via]})
+	}
+	return s
+}
+
+// compareStmts orders statements as the source does.
+func compareStmts(x, y Stmt) int {
+	return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.Col, y.Col), cmp.Compare(x.Func, y.Func), cmp.Compare(x.EndLine, y.EndLine), cmp.Compare(x.EndCol, y.EndCol))
+}
+
+// MarshalJSON writes the slice with all its steps; pathcover slice -json
+// writes them a page at a time instead (WriteJSON).
+func (s *Slice) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sliceJSON{s.Criterion, s.Instances, s.Stmts, s.Execs, s.Steps(0, len(s.steps)), s.Memory})
+}
+
+// sliceJSON is the JSON of a Slice.
+type sliceJSON struct {
+	Criterion int32
+	Instances int
+	Stmts     []Stmt
+	Execs     []int
+	Steps     []Step
+	Memory    []string
 }
 
 // A Stmt is a statement of the source.
@@ -201,19 +287,24 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	seen := make(nodeSet)
 	callOnly := make(map[int32]bool)
 	memory := make(map[string]bool)
-	var err error
-	var nodes []*Node // of the steps
+	vias := make(map[string]int32)
+	// Each step's statement is known when the step is walked, which
+	// decodes its node once: (function, statement) until the walk ends,
+	// an index in Stmts after.
+	type fnStmt struct{ fn, stmt int32 }
+	walked := make([]fnStmt, 0, 64)
 	add := func(n int32, from int, via string, depth int) {
-		if n < 0 || seen.has(n) || err != nil {
-			return
-		}
-		var node *Node
-		if node, err = gr.nodeAt(n); err != nil {
+		if n < 0 || seen.has(n) {
 			return
 		}
 		seen.add(n)
-		s.Steps = append(s.Steps, Step{Node: n, Stmt: stmtOf(gr.funcAt(node.Func), node.Stmt), Depth: depth, From: from, Via: via})
-		nodes = append(nodes, node)
+		v, ok := vias[via]
+		if !ok {
+			v = int32(len(s.vias))
+			vias[via] = v
+			s.vias = append(s.vias, via)
+		}
+		s.steps = append(s.steps, step{node: n, from: int32(from), depth: int32(depth), via: v})
 	}
 	root, err := gr.nodeAt(s.Criterion)
 	if err != nil {
@@ -229,38 +320,45 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	} else {
 		add(s.Criterion, -1, "", 0)
 	}
-	for i := 0; i < len(s.Steps) && err == nil; i++ {
-		step := s.Steps[i]
-		n := nodes[i]
-		nodes[i] = nil // only the steps not walked yet are kept
-		f := gr.funcAt(n.Func)
-		st := &f.Deps.Stmts[n.Stmt]
-		for _, m := range st.Memory {
-			memory[fmt.Sprintf("%s:%d: %s", step.Stmt.File, st.Line, m)] = true
+	for i := 0; i < len(s.steps); i++ {
+		st := s.steps[i]
+		n, err := gr.nodeAt(st.node)
+		if err != nil {
+			return nil, err
 		}
-		if callOnly[step.Node] {
-			add(n.Control, i, "control", step.Depth+1)
+		walked = append(walked, fnStmt{n.Func, n.Stmt})
+		f := gr.funcAt(n.Func)
+		ds := &f.Deps.Stmts[n.Stmt]
+		if len(ds.Memory) > 0 {
+			file := stmtOf(f, n.Stmt).File
+			for _, m := range ds.Memory {
+				memory[fmt.Sprintf("%s:%d: %s", file, ds.Line, m)] = true
+			}
+		}
+		depth := int(st.depth) + 1
+		if callOnly[st.node] {
+			add(n.Control, i, "control", depth)
 			continue
 		}
 		if i == 0 && fromVar {
 			// Sliced from one variable: only its definition and the
 			// control dependence lead on from the criterion.
-			add(n.Control, i, "control", step.Depth+1)
+			add(n.Control, i, "control", depth)
 			continue
 		}
 		for k, d := range n.Defs {
 			if d >= 0 {
-				add(d, i, f.Deps.Vars[st.Uses[k]].Name, step.Depth+1)
+				add(d, i, f.Deps.Vars[ds.Uses[k]].Name, depth)
 			}
 		}
 		for _, d := range n.Memory {
-			add(d, i, "memory", step.Depth+1)
+			add(d, i, "memory", depth)
 		}
 		if n.Call >= 0 && !seen.has(n.Call) {
 			// The call statement is in the slice, but what it uses of
 			// its callees' results is not: only its control dependence
 			// and its arguments' definitions lead on.
-			add(n.Call, i, "call", step.Depth+1)
+			add(n.Call, i, "call", depth)
 			callOnly[n.Call] = true
 		}
 		for _, d := range n.Data {
@@ -269,24 +367,44 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 				if n.Stmt == 0 {
 					via = "argument"
 				}
-				add(d, i, via, step.Depth+1)
+				add(d, i, via, depth)
 			}
 		}
-		add(n.Control, i, "control", step.Depth+1)
+		add(n.Control, i, "control", depth)
 	}
-	if err != nil {
-		return nil, err
+	// The statements, in source order, each with its executions; each
+	// step's statement, an index in them.
+	provisional := make(map[fnStmt]int32)
+	byStmt := make(map[Stmt]int32)
+	var stmts []Stmt
+	for i, fs := range walked {
+		k, ok := provisional[fs]
+		if !ok {
+			st := stmtOf(gr.funcAt(fs.fn), fs.stmt)
+			if k, ok = byStmt[st]; !ok {
+				k = int32(len(stmts))
+				byStmt[st] = k
+				stmts = append(stmts, st)
+			}
+			provisional[fs] = k
+		}
+		s.steps[i].stmt = k
 	}
-	stmts := make(map[Stmt]bool)
-	for _, step := range s.Steps {
-		stmts[step.Stmt] = true
+	order := make([]int32, len(stmts))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	for st := range stmts {
-		s.Stmts = append(s.Stmts, st)
+	slices.SortFunc(order, func(a, b int32) int { return compareStmts(stmts[a], stmts[b]) })
+	rank := make([]int32, len(stmts))
+	s.Stmts, s.Execs = make([]Stmt, len(stmts)), make([]int, len(stmts))
+	for r, k := range order {
+		rank[k] = int32(r)
+		s.Stmts[r] = stmts[k]
 	}
-	slices.SortFunc(s.Stmts, func(a, b Stmt) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
-	})
+	for i := range s.steps {
+		s.steps[i].stmt = rank[s.steps[i].stmt]
+		s.Execs[s.steps[i].stmt]++
+	}
 	for m := range memory {
 		s.Memory = append(s.Memory, m)
 	}
