@@ -167,10 +167,6 @@ func (e *NoFilesError) Error() string {
 	return msg
 }
 
-// Path returns where the directory's file of derived kind k (KindTWPP,
-// KindWET) is, or would be written.
-func (l *Listing) Path(k FileKind) string { return DerivedPath(l.Dir, k) }
-
 // DerivedPath returns where the file of derived kind k (KindTWPP, KindWET)
 // of profile directory dir is, or would be written.
 func DerivedPath(dir string, k FileKind) string {
