@@ -29,31 +29,9 @@ type Compact struct {
 	nodes    int32
 	// labels are the memory dependences (labels.go).
 	labels labels
-	// cache holds the calls replayed, and cached its size in bytes.
-	cache  map[callRef]*callDeps
-	cached int
-	// pinned are the bytes of the costly calls an eviction kept.
-	pinned int
-	// owner gives the call of each node of the calls cached: a node is
-	// located once its call is replayed.
-	owner map[int32]callRef
-	// replay replays calls locally, its buffers reused.
-	replay *replay
-	// last is the call replayed for the last node asked for.
-	last    *callDeps
-	lastRef callRef
+	// replayed holds the calls replayed to infer the dependences.
+	replayed *replayCache
 }
-
-// callRef names a call: its goroutine's index and its index there.
-type callRef struct{ g, c int32 }
-
-// cacheLimit bounds the bytes of the calls a Compact keeps replayed;
-// ownerBytes is what a node takes in Compact.owner.
-const (
-	cacheLimit = 256 << 20
-	ownerBytes = 32
-	bigCall    = 1 << 16 // nodes and callees
-)
 
 // loader reads a directory's recordings into compact goroutines,
 // numbering their nodes as Load does.
@@ -149,7 +127,7 @@ func (l *loader) file(f wpp.Source, fi int) error {
 		r.placeValue = l.value
 		g.first = int32(l.next)
 		for c := int32(0); c < g.n; c = g.calls[c].next {
-			r.call(c, nil, -1, nil)
+			r.call(c)
 		}
 		if r.next >= math.MaxInt32 {
 			return fmt.Errorf("%s: %w: more than %d", l.dir, ErrTooLarge, math.MaxInt32-1)
@@ -200,7 +178,8 @@ func loadCompact(l *loader) (*Compact, error) {
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, nodes: int32(l.next), cache: make(map[callRef]*callDeps)}
+	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, nodes: int32(l.next)}
+	o.replayed = newReplayCache(o.t)
 	var pairs []uint64
 	replayAccesses(acc, &o.Problems, func(n int32, from []int32) {
 		for _, w := range from {
@@ -246,139 +225,21 @@ func (o *Compact) locate(n int32) (int32, int32, error) {
 	return int32(gi), c, err
 }
 
-// deps returns call c of goroutine gi replayed locally.
-func (o *Compact) deps(gi, c int32) *callDeps {
-	ref := callRef{gi, c}
-	if d, ok := o.cache[ref]; ok {
-		return d
-	}
-	if o.replay == nil {
-		o.replay = &replay{t: o.t}
-	}
-	d := o.replay.local(o.gors[gi], gi, c)
-	size := d.bytes() + ownerBytes*len(d.ids)
-	if o.cached += size; o.cached > o.pinned+cacheLimit {
-		o.evict()
-		o.cached += size
-	}
-	o.cache[ref] = d
-	if o.owner == nil {
-		o.owner = make(map[int32]callRef)
-	}
-	for _, n := range d.ids {
-		o.owner[n] = ref
-	}
-	return d
-}
-
-// evict empties the cache of replayed calls but for the costliest to
-// replay again (a test's call of a million callees), up to cacheLimit
-// bytes of them: a slice through such a call asks for it at each of its
-// nodes.
-func (o *Compact) evict() {
-	type entry struct {
-		ref callRef
-		d   *callDeps
-	}
-	var big []entry
-	for ref, d := range o.cache {
-		if len(d.ids)+len(d.kids) >= bigCall {
-			big = append(big, entry{ref, d})
-		}
-	}
-	slices.SortFunc(big, func(a, b entry) int { return cmp.Compare(len(b.d.ids)+len(b.d.kids), len(a.d.ids)+len(a.d.kids)) })
-	clear(o.cache)
-	clear(o.owner)
-	o.pinned = 0
-	for _, e := range big {
-		size := e.d.bytes() + ownerBytes*len(e.d.ids)
-		if o.pinned+size > cacheLimit {
-			break
-		}
-		o.pinned += size
-		o.cache[e.ref] = e.d
-		for _, n := range e.d.ids {
-			o.owner[n] = e.ref
-		}
-	}
-	o.cached = o.pinned
-}
-
-// replayLocal replays call c of g alone.
-func replayLocal(t *funcTable, g *gor, gi, c int32) *callDeps {
-	return (&replay{t: t}).local(g, gi, c)
-}
-
-// local replays call c of g alone with r's buffers.
-func (r *replay) local(g *gor, gi, c int32) *callDeps {
-	r.g, r.gi, r.next = g, gi, int64(g.call(c).first)
-	d := &callDeps{}
-	r.call(c, nil, -1, d)
-	return d
-}
-
 // memoryOf returns the writers node n read from.
 func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
-	var gi, c int32
-	found := false
-	if d := o.last; d != nil && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
-		// Often a node of the call of the node before.
-		_, found = slices.BinarySearch(d.ids, n)
-		gi, c = o.lastRef.g, o.lastRef.c
+	gi, c, err := o.locate(n)
+	if err != nil {
+		return nil, err
 	}
-	if !found {
-		var ref callRef
-		if ref, found = o.owner[n]; found {
-			gi, c = ref.g, ref.c
-		}
-	}
-	if !found {
-		var err error
-		if gi, c, err = o.locate(n); err != nil {
-			return nil, err
-		}
-	}
-	o.last, o.lastRef = o.deps(gi, c), callRef{gi, c}
-	nd, err := nodeOf(o.t, o.gors[gi], n, c, func(c int32) *callDeps { return o.deps(gi, c) }, o.nodeAt)
+	nd, err := o.replayed.nodeOf(o.gors[gi], gi, n, c, o.nodeAt)
 	if err != nil {
 		return nil, err
 	}
 	nd.Memory = o.memoryOf(n)
 	return nd, nil
-}
-
-// nodeOf returns node n of call c of g, with the dependences a local
-// replay infers: replayed gives calls replayed, other nodes of the run.
-func nodeOf(t *funcTable, g *gor, n, c int32, replayed func(int32) *callDeps, other func(int32) (*Node, error)) (*Node, error) {
-	d := replayed(c)
-	k, ok := slices.BinarySearch(d.ids, n)
-	if !ok {
-		return nil, fmt.Errorf("node %d is not in its call", n)
-	}
-	nd := d.nodes[k]
-	if k > 0 {
-		return &nd, nil
-	}
-	// The entry depends on what its caller's replay gave it.
-	if p := g.call(c).parent; p >= 0 {
-		if t.funcs[g.call(p).fn].Deps != nil {
-			kd := replayed(p).kids[c]
-			nd.Data, nd.Control, nd.Call = kd.data, kd.ctl, kd.caller
-		}
-		return &nd, nil
-	}
-	if c == 0 && g.start >= 0 {
-		gn, err := other(g.start)
-		if err != nil {
-			return nil, err
-		}
-		nd.Call = g.start
-		nd.Data = dedupNodes(append(slices.Clone(nd.Data), gn.Data...))
-	}
-	return &nd, nil
 }
 
 func (o *Compact) funcAt(i int32) *Func { return o.t.funcs[i] }
@@ -493,21 +354,26 @@ func (o *Compact) Count() (deps, labelled int64) {
 		}
 		return k
 	}
-	r := &replay{t: o.t}
+	r := &replay{t: o.t, windowStmts: o.replayed.r.windowStmts}
 	for gi, g := range o.gors {
 		for c := range g.n {
 			if o.t.funcs[g.call(c).fn].Deps == nil {
 				continue
 			}
-			d := r.local(g, int32(gi), c)
-			for k := 1; k < len(d.nodes); k++ {
-				deps += edges(&d.nodes[k])
-			}
-			for ch, kd := range d.kids {
-				if o.t.funcs[g.call(ch).fn].Deps != nil {
-					deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
+			entry := g.call(c).first
+			r.localWindows(g, int32(gi), c, nil, false, func(d *callDeps, _ *checkpoint) bool {
+				for k := range d.nodes {
+					if d.ids[k] != entry {
+						deps += edges(&d.nodes[k])
+					}
 				}
-			}
+				for ch, kd := range d.kids {
+					if o.t.funcs[g.call(ch).fn].Deps != nil {
+						deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
+					}
+				}
+				return true
+			})
 		}
 		// Root calls: their entries depend on nothing, but a goroutine's
 		// first on its go statement.

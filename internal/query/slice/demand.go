@@ -43,7 +43,9 @@ type Demand struct {
 	// Deadline, if set, stops a slice that passes it (ErrDeadline).
 	Deadline time.Time
 	asked    int
-	// caches, bounded: goroutines re-read, access blocks.
+	// caches, bounded: goroutines re-read, access blocks, calls
+	// replayed.
+	replayed *replayCache
 	loaded   map[int32]*demandGor
 	loadedN  int
 	accCache map[int][]accRecord
@@ -54,8 +56,7 @@ var ErrDeadline = errors.New("the slice passed its deadline")
 
 // demandGor is a goroutine re-read from the recording and numbered.
 type demandGor struct {
-	g     *gor
-	calls map[int32]*callDeps
+	g *gor
 }
 
 // An accRecord is an access of the access file.
@@ -277,7 +278,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	g.first, g.end, g.start, g.spawn = idx.first, idx.end, idx.start, idx.spawn
 	r := &replay{t: d.t, g: g, gi: gi, next: int64(g.first), build: true, place: func(*rawAccess, int32) {}}
 	for c := int32(0); c < g.n; c = g.calls[c].next {
-		r.call(c, nil, -1, nil)
+		r.call(c)
 	}
 	if r.next != int64(g.end) {
 		return nil, fmt.Errorf("goroutine %d of %s numbers %d nodes, not %d as before: the recording changed", idx.id, d.names[idx.file], r.next-int64(g.first), g.end-g.first)
@@ -285,7 +286,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	if d.loaded == nil || d.loadedN+len(g.calls) > loadedLimit {
 		d.loaded, d.loadedN = make(map[int32]*demandGor), 0
 	}
-	dg := &demandGor{g: g, calls: make(map[int32]*callDeps)}
+	dg := &demandGor{g: g}
 	d.loaded[gi] = dg
 	d.loadedN += len(g.calls)
 	return dg, nil
@@ -318,15 +319,10 @@ func (d *Demand) nodeAt(n int32) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	replayed := func(c int32) *callDeps {
-		cd, ok := dg.calls[c]
-		if !ok {
-			cd = replayLocal(d.t, g, gi, c)
-			dg.calls[c] = cd
-		}
-		return cd
+	if d.replayed == nil {
+		d.replayed = newReplayCache(d.t)
 	}
-	nd, err := nodeOf(d.t, g, n, c, replayed, d.nodeAt)
+	nd, err := d.replayed.nodeOf(g, gi, n, c, d.nodeAt)
 	if err != nil {
 		return nil, err
 	}

@@ -92,12 +92,20 @@ func FuzzLoad(f *testing.F) {
 		if o.Nodes() != len(g.Nodes) || lp.Nodes() != len(g.Nodes) {
 			t.Fatalf("%d nodes, OPT %d, LP %d", len(g.Nodes), o.Nodes(), lp.Nodes())
 		}
+		// OPT again in windows of a few statements, held in a few
+		// kilobytes (replayCache): each call of more is replayed a window
+		// at a time from checkpoints.
+		windowed, err := LoadCompact(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ReplayInWindows(windowed, 1+int(seed%4))
 		for n := range int32(len(g.Nodes)) {
 			want := fuzzNode(g.Funcs, &g.Nodes[n])
 			for _, x := range []interface {
 				nodeAt(int32) (*Node, error)
 				funcAt(int32) *Func
-			}{o, lp} {
+			}{o, lp, windowed} {
 				got, err := x.nodeAt(n)
 				if err != nil {
 					t.Fatalf("node %d: %v", n, err)

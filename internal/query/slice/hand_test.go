@@ -157,10 +157,18 @@ func openGraphs(t *testing.T, prof string) graphs {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lp.Close() })
+	// OPT again, replaying its calls in windows of 3 statements: every
+	// call of more is replayed a window at a time from checkpoints.
+	windowed, err := slice.LoadCompact(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slice.ReplayInWindows(windowed, 3)
 	return graphs{fp, opt, []namedGraph{
 		{"FP", fp.Problems, fp.Slice, func(n int32) (*slice.Node, error) { return &fp.Nodes[n], nil }, func() []*slice.Func { return fp.Funcs }},
 		{"OPT", opt.Problems, opt.Slice, opt.Node, opt.Funcs},
 		{"LP", lp.Problems, lp.Slice, lp.Node, lp.Funcs},
+		{"OPT in windows", windowed.Problems, windowed.Slice, windowed.Node, windowed.Funcs},
 	}}
 }
 

@@ -1,6 +1,8 @@
 package slice
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -25,9 +27,12 @@ type replay struct {
 	gi   int32 // the goroutine's index in the run
 	next int64 // the next node's number
 
-	build   bool
-	mem     *gorMem
-	scratch replayScratch // a local replay's buffers
+	build bool
+	// windowStmts, if not 0, replaces the constant in a local replay's
+	// windows (tests replay in windows of a few statements).
+	windowStmts int
+	mem         *gorMem
+	scratch     replayScratch // a local replay's buffers
 	// place notes an access placed at a node; spawned the go statements'
 	// nodes by spawn; problems are appended to once each.
 	place func(a *rawAccess, node int32)
@@ -100,8 +105,11 @@ type rsite struct {
 
 // A rmatcher gives a call's sites the calls it made (as matcher).
 type rmatcher struct {
-	r     *replay
-	kids  []int32
+	r *replay
+	// kid is the next child to match, end the end of the call's subtree.
+	kid, end int32
+	// sites are the call's sites, next the next one to run (local: of
+	// the window's, which end with those the matcher looks ahead to).
 	sites []*profile.DepCall
 	next  int
 }
@@ -130,7 +138,7 @@ func (r *replay) node(out *callDeps, fn, stmt int32, data []int32, ctl int32) in
 // return node.
 func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32) int32 {
 	if r.build {
-		return r.call(ch, nil, -1, nil)
+		return r.call(ch)
 	}
 	if out.kids == nil {
 		out.kids = make(map[int32]kidDeps)
@@ -141,83 +149,185 @@ func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32)
 	return c.ret
 }
 
-// call replays call c. In local mode out receives its nodes, r.next is
-// its first node and data and ctl are ignored (the entry's dependences
-// come from its parent's replay).
-func (r *replay) call(c int32, data []int32, ctl int32, out *callDeps) int32 {
-	fi := r.g.call(c).fn
-	f := r.t.funcs[fi]
-	if r.build {
-		r.g.calls[c].first = int32(r.next)
-	}
+// call replays (build) call c and, within it, its subtree, and returns
+// its return node.
+func (r *replay) call(c int32) int32 {
+	cc := r.g.call(c)
+	f := r.t.funcs[cc.fn]
+	r.g.calls[c].first = int32(r.next)
 	if f.Deps == nil {
 		r.callWithoutDeps(c, f)
 		return -1
 	}
 	deps := f.Deps
-	local := !r.build
-	var lastDef, lastBlock []int32
-	if local {
-		lastDef, lastBlock = r.scratch.reset(deps)
-	}
-	entry := r.node(out, fi, 0, nil, -1)
-	if local {
-		for _, v := range deps.Stmts[0].Defs {
-			lastDef[v] = entry
-		}
-	}
+	r.node(nil, cc.fn, 0, nil, -1)
 	// The statements the call ran, in order, with their blocks and the
 	// index of the path of each.
-	// A local replay does not recurse: it reuses its buffers.
-	var paths []uint64
-	var seq []numbering.BlockID
-	var seqPath []int32
-	var kids []int32
-	var sites []*profile.DepCall
-	if local {
-		sc := &r.scratch
-		paths, seq, seqPath, kids, sites = sc.paths[:0], sc.seq[:0], sc.seqPath[:0], sc.kids[:0], sc.sites[:0]
-		defer func() {
-			sc.paths, sc.seq, sc.seqPath, sc.kids, sc.sites = paths, seq, seqPath, kids, sites
-		}()
-	}
-	paths = r.g.pathIDs(c, paths)
-	seq, seqPath = r.blocks(f, paths, seq, seqPath)
-	if out != nil {
-		n := 1 + stmtCount(deps, seq)
-		out.ids = slices.Grow(out.ids, n)
-		out.nodes = slices.Grow(out.nodes, n)
-	}
+	paths := r.g.pathIDs(c, nil)
+	seq, seqPath := r.blocks(f, paths, nil, nil)
 	var byPath [][]int32
 	left := 0
-	if r.build && r.mem != nil {
+	if r.mem != nil {
 		byPath, left = r.accessesByPath(c, f, paths)
 	}
-	r.g.children(c, func(ch int32) { kids = append(kids, ch) })
-	sites = callSites(deps, seq, sites)
-	m := &rmatcher{r: r, kids: kids, sites: sites}
+	m := &rmatcher{r: r, kid: c + 1, end: cc.next, sites: callSites(deps, seq, nil)}
 	var spawns []uint64
-	if r.build && r.mem != nil {
+	if r.mem != nil {
 		spawns = r.mem.spawns[c]
 	}
-	cr := &callReplay{r: r, out: out, f: f, fi: fi, deps: deps, local: local, entry: entry, lastDef: lastDef, lastBlock: lastBlock, m: m, byPath: byPath, spawns: spawns, ret: -1}
+	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, m: m, byPath: byPath, spawns: spawns, ret: -1}
 	cr.stmts(seq, seqPath)
-	for i := len(cr.deferred) - 1; i >= 0; i-- {
-		m.run(out, cr.deferred[i])
-	}
+	cr.runDeferred()
 	for _, list := range byPath {
 		left += len(list)
 	}
 	r.leftOut(f, left)
-	ret := cr.ret
-	for _, ch := range m.kids {
-		r.child(out, ch, nil, -1, -1)
+	cr.matchRest()
+	r.g.calls[c].end = int32(r.next)
+	r.g.calls[c].ret = cr.ret
+	return cr.ret
+}
+
+// runDeferred runs the call's deferred calls, last deferred first.
+func (cr *callReplay) runDeferred() {
+	for i := len(cr.deferred) - 1; i >= 0; i-- {
+		cr.m.run(cr.out, cr.deferred[i])
 	}
-	if r.build {
-		r.g.calls[c].end = int32(r.next)
-		r.g.calls[c].ret = ret
+}
+
+// matchRest matches the children left when the call ends: calls back
+// from code that is not instrumented.
+func (cr *callReplay) matchRest() {
+	m := cr.m
+	for ; m.kid < m.end; m.kid = m.r.g.call(m.kid).next {
+		cr.r.child(cr.out, m.kid, nil, -1, -1)
 	}
-	return ret
+}
+
+// windowStmts is about how many statements a window of a local replay
+// holds, so that a call of millions of statements (a test's, a main's
+// loop) is held and replayed a window at a time, each window again from
+// its checkpoint alone.
+const windowStmts = 1 << 14
+
+// A checkpoint is the state of a call's local replay where one of its
+// windows begins, after its first.
+type checkpoint struct {
+	// path is the index of the window's first path, off where its id is
+	// in the call's path list.
+	path, off int32
+	// node is the number of the window's first node, its own or a
+	// child's.
+	node int32
+	// kid is the next child to match, the end of the call's subtree if
+	// none is left.
+	kid                int32
+	ret                int32
+	lastDef, lastBlock []int32
+	deferred           []rsite
+}
+
+// localWindows replays call c of g alone, a window at a time, from
+// checkpoint from (nil: the call's entry). Each window's replay is handed
+// to each with the checkpoint of the window after it (nil after the
+// last; only made if more is true), until each returns false.
+func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, each func(d *callDeps, next *checkpoint) bool) {
+	r.g, r.gi = g, gi
+	cc := g.call(c)
+	f := r.t.funcs[cc.fn]
+	if f.Deps == nil {
+		each(&callDeps{}, nil)
+		return
+	}
+	deps := f.Deps
+	sc := &r.scratch
+	lastDef, lastBlock := sc.reset(deps)
+	m := &rmatcher{r: r, kid: c + 1, end: cc.next}
+	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, local: true, entry: cc.first, lastDef: lastDef, lastBlock: lastBlock, m: m, ret: -1}
+	n, list := g.pathList(c)
+	path, off := 0, 0
+	out := &callDeps{}
+	if from == nil {
+		r.next = int64(cc.first)
+		r.node(out, cc.fn, 0, nil, -1)
+		for _, v := range deps.Stmts[0].Defs {
+			lastDef[v] = cc.first
+		}
+	} else {
+		r.next = int64(from.node)
+		path, off = int(from.path), int(from.off)
+		m.kid, cr.ret = from.kid, from.ret
+		copy(lastDef, from.lastDef)
+		copy(lastBlock, from.lastBlock)
+		for i := range from.deferred {
+			s := from.deferred[i]
+			cr.deferred = append(cr.deferred, &s)
+		}
+	}
+	window := cmp.Or(r.windowStmts, windowStmts)
+	seq, seqPath, sites := sc.seq[:0], sc.seqPath[:0], sc.sites[:0]
+	defer func() { sc.seq, sc.seqPath, sc.sites = seq, seqPath, sites }()
+	for {
+		// The window's paths, at least one, and the sites of the paths
+		// after it that the matcher looks ahead to.
+		seq, seqPath = seq[:0], seqPath[:0]
+		for stmts := 0; path < n && (stmts < window || len(seq) == 0); path++ {
+			blocks, k, err := decodePath(f, list[off:])
+			if err != nil {
+				r.problem(err.Error())
+				n = path // a path that does not decode ends the call's
+				break
+			}
+			off += k
+			seq = append(seq, blocks...)
+			for _, b := range blocks {
+				stmts += len(deps.Blocks[b])
+				seqPath = append(seqPath, int32(path))
+			}
+		}
+		sites = callSites(deps, seq, sites[:0])
+		own := len(sites)
+		for p, o := path, off; p < n && len(sites) < own+lookahead; p++ {
+			blocks, k, err := decodePath(f, list[o:])
+			if err != nil {
+				break
+			}
+			o += k
+			sites = callSites(deps, blocks, sites)
+		}
+		m.sites, m.next = sites, 0
+		cr.out = out
+		cr.stmts(seq, seqPath)
+		if path >= n {
+			cr.runDeferred()
+			cr.matchRest()
+			each(out, nil)
+			return
+		}
+		var next *checkpoint
+		if more {
+			next = &checkpoint{path: int32(path), off: int32(off), node: int32(r.next), kid: m.kid, ret: cr.ret,
+				lastDef: slices.Clone(lastDef), lastBlock: slices.Clone(lastBlock)}
+			for _, s := range cr.deferred {
+				next.deferred = append(next.deferred, *s)
+			}
+		}
+		if !each(out, next) {
+			return
+		}
+		out = &callDeps{}
+	}
+}
+
+// decodePath decodes the first path id of list, a function's, into its
+// blocks, and says how many bytes it took.
+func decodePath(f *Func, list []byte) ([]numbering.BlockID, int, error) {
+	id, k := binary.Uvarint(list)
+	if k <= 0 {
+		return nil, 0, fmt.Errorf("%s: a path id does not decode", f.Name())
+	}
+	blocks, err := f.pathBlocks(id)
+	return blocks, k, err
 }
 
 // nodesOrNil returns d's nodes, nil for no d.
@@ -232,9 +342,9 @@ func (d *callDeps) nodesOrNil() []Node {
 func (m *rmatcher) run(out *callDeps, s *rsite) {
 	r := m.r
 	m.next++
-	if len(m.kids) > 0 && r.t.matches(r.g.call(m.kids[0]).fn, s.call) {
-		ch := m.kids[0]
-		m.kids = m.kids[1:]
+	if m.kid < m.end && r.t.matches(r.g.call(m.kid).fn, s.call) {
+		ch := m.kid
+		m.kid = r.g.call(ch).next
 		var data []int32
 		for _, a := range s.args {
 			data = append(data, a...)
@@ -244,9 +354,9 @@ func (m *rmatcher) run(out *callDeps, s *rsite) {
 		}
 		return
 	}
-	for len(m.kids) > 0 && !r.t.instrumented(s.call) && m.callback(m.kids[0]) {
-		ch := m.kids[0]
-		m.kids = m.kids[1:]
+	for m.kid < m.end && !r.t.instrumented(s.call) && m.callback(m.kid) {
+		ch := m.kid
+		m.kid = r.g.call(ch).next
 		r.child(out, ch, nil, s.ctl, -1)
 	}
 	for _, a := range s.args {
@@ -508,7 +618,7 @@ func (cr *callReplay) stmts(seq []numbering.BlockID, seqPath []int32) {
 func (r *replay) callWithoutDeps(c int32, f *Func) {
 	if r.build {
 		r.problem(fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
-		r.g.children(c, func(ch int32) { r.call(ch, nil, -1, nil) })
+		r.g.children(c, func(ch int32) { r.call(ch) })
 		r.g.calls[c].end = int32(r.next)
 	}
 }

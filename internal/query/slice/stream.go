@@ -89,18 +89,20 @@ type ccall struct {
 // callBytes is what a ccall takes.
 const callBytes = 7 * 4
 
-// A gor is a goroutine's compact form. Its calls are plain (calls and
-// arena) while they are numbered, and in LP; OPT packs them (pack).
+// A gor is a goroutine's compact form. Its calls are plain (calls) while
+// they are numbered, and in LP; OPT packs them (pack).
 type gor struct {
 	file  int    // index of its recording
 	id    uint64 // the runtime's goroutine id
 	spawn uint64 // the spawn that started it, 0 if none
 	n     int32  // calls
 	calls []ccall
+	// arena holds each call's paths: their count and their ids, uvarints.
 	arena []byte
 	// The packed form: blocks of packBlock calls in data, each call's
 	// fields uvarints relative to its index and to the call before it,
-	// followed by its paths; a block's offset and first node.
+	// the last where its paths are in the arena; a block's offset and
+	// first node.
 	data   []byte
 	blocks []packedBlock
 	cache  *blockCache
@@ -137,7 +139,7 @@ func newBlockCache() *blockCache { return &blockCache{} }
 // pack packs g's calls (numbered) into blocks, dropping the plain ones.
 func (g *gor) pack(cache *blockCache) error {
 	var data []byte
-	prev := int32(0)
+	prev, prevPaths := int32(0), uint32(0)
 	for c := range g.n {
 		cc := &g.calls[c]
 		if c%packBlock == 0 {
@@ -145,7 +147,7 @@ func (g *gor) pack(cache *blockCache) error {
 				return errors.New("more calls than the compact form holds")
 			}
 			g.blocks = append(g.blocks, packedBlock{uint32(len(data)), cc.first})
-			prev = cc.first
+			prev, prevPaths = cc.first, 0
 		}
 		parent := uint64(0)
 		if cc.parent >= 0 {
@@ -161,18 +163,13 @@ func (g *gor) pack(cache *blockCache) error {
 		data = binary.AppendUvarint(data, uint64(cc.first-prev))
 		data = binary.AppendUvarint(data, uint64(cc.end-cc.first))
 		data = binary.AppendUvarint(data, ret)
-		prev = cc.first
-		// The paths, as the arena has them.
-		b := g.arena[cc.paths:]
-		n, k := binary.Uvarint(b)
-		for range n {
-			_, j := binary.Uvarint(b[k:])
-			k += j
-		}
-		data = append(data, b[:k]...)
+		// Where its paths are in the arena, which stays: decoding a
+		// block must not read a long call's paths.
+		data = binary.AppendVarint(data, int64(cc.paths)-int64(prevPaths))
+		prev, prevPaths = cc.first, cc.paths
 	}
 	g.data, g.blocks = slices.Clip(data), slices.Clip(g.blocks)
-	g.calls, g.arena, g.cache = nil, nil, cache
+	g.calls, g.cache = nil, cache
 	return nil
 }
 
@@ -214,8 +211,7 @@ func (g *gor) each(fn func(c int32, cc *ccall)) {
 // decode decodes block b into calls.
 func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 	data := g.data[g.blocks[b].off:]
-	off := g.blocks[b].off
-	prev := g.blocks[b].first
+	prev, prevPaths := g.blocks[b].first, int64(0)
 	k := 0
 	next := func() uint64 {
 		v, n := binary.Uvarint(data[k:])
@@ -241,10 +237,10 @@ func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 		if r := int32(next()); r > 0 {
 			cc.ret = cc.first + r - 1
 		}
-		cc.paths = off + uint32(k)
-		for n := next(); n > 0; n-- {
-			next()
-		}
+		d, n := binary.Varint(data[k:])
+		k += n
+		prevPaths += d
+		cc.paths = uint32(prevPaths)
 	}
 }
 
@@ -278,11 +274,7 @@ func (g *gor) locate(t *funcTable, n int32) (int32, error) {
 
 // pathIDs appends the path ids of call c to buf.
 func (g *gor) pathIDs(c int32, buf []uint64) []uint64 {
-	b := g.arena
-	if g.calls == nil {
-		b = g.data
-	}
-	b = b[g.call(c).paths:]
+	b := g.arena[g.call(c).paths:]
 	n, k := binary.Uvarint(b)
 	b = b[k:]
 	for range n {
@@ -291,6 +283,14 @@ func (g *gor) pathIDs(c int32, buf []uint64) []uint64 {
 		buf = append(buf, id)
 	}
 	return buf
+}
+
+// pathList returns how many paths call c has, and their ids (uvarints,
+// followed by what comes after them).
+func (g *gor) pathList(c int32) (int, []byte) {
+	b := g.arena[g.call(c).paths:]
+	n, k := binary.Uvarint(b)
+	return int(n), b[k:]
 }
 
 // children calls fn with each child of call c, in order.

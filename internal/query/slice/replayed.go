@@ -1,0 +1,178 @@
+package slice
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// A replayCache holds the calls that OPT and LP have replayed locally to
+// infer a slice's dependences (replay.localWindows), a window at a time
+// and bounded in bytes, so that neither keeps more of a run than
+// replayCacheLimit however long its calls are.
+//
+// A call of one window (almost every call) is replayed whole when one of
+// its nodes is asked for. A longer call (a test's body, a main's loop) is
+// replayed once from its start, which leaves a checkpoint per window, and
+// then each window again from its checkpoint alone when it is asked for
+// and no longer held: the cost of asking for a node is bounded by a
+// window, not by its call.
+//
+// Invariants: a call's windows, and so its checkpoints, depend only on
+// the recording, never on what was asked before; windows holds the
+// checkpoints of every call of more than one window replayed so far; a
+// window's replay is the same from its checkpoint as within the replay
+// of its whole call (TestWindowsMatchWhole).
+type replayCache struct {
+	t *funcTable
+	r replay
+	// windows are the checkpoints of the calls of more than one window
+	// replayed so far: windows[ref][w] is where window w+1 begins.
+	windows map[callRef][]checkpoint
+	parts   map[partRef]*callDeps
+	// bytes is what parts holds, limit its bound.
+	bytes, limit int
+	// last is the window asked for last: a slice asks for the nodes of
+	// one window in turn.
+	last    *callDeps
+	lastRef partRef
+}
+
+// callRef names a call: its goroutine's index and its index there.
+type callRef struct{ g, c int32 }
+
+// A partRef names window w of a call.
+type partRef struct{ g, c, w int32 }
+
+// replayCacheLimit bounds the bytes of the windows a replayCache holds.
+const replayCacheLimit = 256 << 20
+
+func newReplayCache(t *funcTable) *replayCache {
+	return &replayCache{t: t, r: replay{t: t}, windows: make(map[callRef][]checkpoint), parts: make(map[partRef]*callDeps), limit: replayCacheLimit}
+}
+
+// own returns the window of call c of g (goroutine gi) that holds c's own
+// node n.
+func (rc *replayCache) own(g *gor, gi, c, n int32) *callDeps {
+	if d := rc.last; d != nil && rc.lastRef.g == gi && rc.lastRef.c == c && len(d.ids) > 0 && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
+		return d
+	}
+	cps := rc.checkpoints(g, gi, c)
+	w := int32(sort.Search(len(cps), func(i int) bool { return cps[i].node > n }))
+	return rc.window(g, partRef{gi, c, w})
+}
+
+// checkpoints returns the checkpoints of call c of g (goroutine gi),
+// replaying it first if it has not been.
+func (rc *replayCache) checkpoints(g *gor, gi, c int32) []checkpoint {
+	cps, big := rc.windows[callRef{gi, c}]
+	if _, ok := rc.parts[partRef{gi, c, 0}]; !big && !ok {
+		rc.first(g, partRef{gi, c, 0})
+		cps = rc.windows[callRef{gi, c}]
+	}
+	return cps
+}
+
+// kid returns what child ch of call p of g depends on: the window of p
+// that matched it knows.
+func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {
+	cps := rc.checkpoints(g, gi, p)
+	w := int32(sort.Search(len(cps), func(i int) bool { return cps[i].kid > ch }))
+	return rc.window(g, partRef{gi, p, w}).kids[ch]
+}
+
+// window returns window ref of its call, replayed.
+func (rc *replayCache) window(g *gor, ref partRef) *callDeps {
+	d, ok := rc.parts[ref]
+	if !ok {
+		cps, big := rc.windows[callRef{ref.g, ref.c}]
+		if !big {
+			d = rc.first(g, ref)
+		} else {
+			var from *checkpoint // window 0 begins at the call's entry
+			if ref.w > 0 {
+				from = &cps[ref.w-1]
+			}
+			rc.r.localWindows(g, ref.g, ref.c, from, false, func(w *callDeps, _ *checkpoint) bool {
+				d = w
+				return false
+			})
+			rc.keep(ref, d)
+		}
+	}
+	rc.last, rc.lastRef = d, ref
+	return d
+}
+
+// first replays call ref.c from its start, keeping its checkpoints if it
+// has more than one window, and returns window ref.w.
+func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
+	var want *callDeps
+	var cps []checkpoint
+	w := int32(0)
+	rc.r.localWindows(g, ref.g, ref.c, nil, true, func(d *callDeps, next *checkpoint) bool {
+		if w == ref.w {
+			want = d
+		}
+		rc.keep(partRef{ref.g, ref.c, w}, d)
+		if next != nil {
+			cps = append(cps, *next)
+		}
+		w++
+		return true
+	})
+	if cps != nil {
+		rc.windows[callRef{ref.g, ref.c}] = slices.Clip(cps)
+	}
+	if want == nil {
+		panic(fmt.Sprintf("slice: call %d of goroutine %d has no window %d", ref.c, ref.g, ref.w))
+	}
+	return want
+}
+
+// keep holds window ref, dropping others at random past the limit.
+func (rc *replayCache) keep(ref partRef, d *callDeps) {
+	size := d.bytes() + 64
+	if rc.bytes+size > rc.limit {
+		for r, o := range rc.parts {
+			if rc.bytes <= rc.limit/2 {
+				break
+			}
+			rc.bytes -= o.bytes() + 64
+			delete(rc.parts, r)
+		}
+	}
+	rc.parts[ref] = d
+	rc.bytes += size
+}
+
+// nodeOf returns node n of call c of g (goroutine gi), with the
+// dependences a local replay infers; other gives nodes of the run.
+func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, error)) (*Node, error) {
+	d := rc.own(g, gi, c, n)
+	k, ok := slices.BinarySearch(d.ids, n)
+	if !ok {
+		return nil, fmt.Errorf("node %d is not in its call", n)
+	}
+	nd := d.nodes[k]
+	if n != g.call(c).first {
+		return &nd, nil
+	}
+	// The entry depends on what its caller's replay gave it.
+	if p := g.call(c).parent; p >= 0 {
+		if rc.t.funcs[g.call(p).fn].Deps != nil {
+			kd := rc.kid(g, gi, p, c)
+			nd.Data, nd.Control, nd.Call = kd.data, kd.ctl, kd.caller
+		}
+		return &nd, nil
+	}
+	if c == 0 && g.start >= 0 {
+		gn, err := other(g.start)
+		if err != nil {
+			return nil, err
+		}
+		nd.Call = g.start
+		nd.Data = dedupNodes(append(slices.Clone(nd.Data), gn.Data...))
+	}
+	return &nd, nil
+}
