@@ -282,9 +282,12 @@ func fingerprint(s *slice.Slice) string {
 	h := sha256.New()
 	w := bufio.NewWriter(h)
 	fmt.Fprintf(w, "%d %d\n", s.Criterion, s.Instances)
-	for i := range s.NumSteps() {
-		st := s.Step(i)
-		fmt.Fprintf(w, "%d %+v %d %d %s\n", st.Node, st.Stmt, st.Depth, st.From, st.Via)
+	err := s.Walk(func(_ int, st slice.Step) error {
+		_, err := fmt.Fprintf(w, "%d %+v %d %d %s\n", st.Node, st.Stmt, st.Depth, st.From, st.Via)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(w, "error: %v\n", err)
 	}
 	for _, st := range s.Stmts {
 		fmt.Fprintf(w, "%+v\n", st)

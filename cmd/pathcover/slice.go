@@ -121,15 +121,24 @@ the module, GOROOT and the module cache only), with its steps.
 			}
 			if *asJSON {
 				out := bufio.NewWriter(os.Stdout)
-				if err := writeSliceJSON(out, s, vals, g.cut); err != nil || out.Flush() != nil {
+				err := writeSliceJSON(out, s, vals, g.cut)
+				if ferr := out.Flush(); err == nil {
+					err = ferr
+				}
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 					return exitFail
 				}
 				return 0
 			}
 			writeCut(os.Stdout, g.cut)
 			out := bufio.NewWriter(os.Stdout)
-			writeSlice(out, s, vals, *why)
+			err = writeSlice(out, s, vals, *why)
 			out.Flush()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitFail
+			}
 			for _, p := range g.problems {
 				fmt.Fprintf(os.Stderr, "%s: warning: %s\n", cmd.LongName(), printable(p))
 			}
@@ -231,30 +240,45 @@ func parseCriterion(arg string) (slice.Criterion, error) {
 // stepValues returns the values that the executions of s's steps
 // recorded, if the run was recorded by a -wet build, as values reads them.
 func stepValues(s *slice.Slice, values func([]int32) (map[int32][]slice.Value, []string, error)) (map[int32][]slice.Value, error) {
-	nodes := make([]int32, s.NumSteps())
-	for i := range nodes {
-		nodes[i] = s.Step(i).Node
+	if !s.HasValues() {
+		return nil, nil
+	}
+	nodes := make([]int32, 0, s.NumSteps())
+	err := s.Walk(func(_ int, st slice.Step) error {
+		nodes = append(nodes, st.Node)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	vals, _, err := values(nodes)
 	return vals, err
 }
 
-// stepPage is how many steps are made from a slice's compact form at a
-// time to be written.
+// stepPage is how many steps are written at a time.
 const stepPage = 4096
 
 // pages calls fn with s's steps, a page at a time, each with its values.
 func pages(s *slice.Slice, vals map[int32][]slice.Value, fn func(first int, steps []slice.Step) error) error {
-	for from := 0; from < s.NumSteps(); from += stepPage {
-		steps := s.Steps(from, min(from+stepPage, s.NumSteps()))
-		for i := range steps {
-			steps[i].Values = vals[steps[i].Node]
+	page := make([]slice.Step, 0, stepPage)
+	first := 0
+	err := s.Walk(func(i int, st slice.Step) error {
+		if len(page) == 0 {
+			first = i
 		}
-		if err := fn(from, steps); err != nil {
+		st.Values = vals[st.Node]
+		page = append(page, st)
+		if len(page) == stepPage {
+			err := fn(first, page)
+			page = page[:0]
 			return err
 		}
+		return nil
+	})
+	if err == nil && len(page) > 0 {
+		err = fn(first, page)
 	}
-	return nil
+	return err
 }
 
 // writeSliceJSON writes s as JSON, its steps a page at a time, inside
@@ -302,11 +326,12 @@ func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, c
 
 // writeSlice writes s as text: its statements, each with how many of its
 // executions the slice holds, or with why its steps, one a line, each
-// with the dependence that brought it in and its values.
-func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why bool) {
+// with the dependence that brought it in and its values. It fails only if
+// the steps cannot be walked again (the recording changed or went).
+func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why bool) error {
 	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions\n", max(1, s.Instances), s.Instances, len(s.Stmts), s.NumSteps())
 	if why {
-		pages(s, vals, func(first int, steps []slice.Step) error {
+		err := pages(s, vals, func(first int, steps []slice.Step) error {
 			for i, st := range steps {
 				via := ""
 				if st.From >= 0 {
@@ -320,6 +345,9 @@ func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why b
 			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
 	} else {
 		for i, st := range s.Stmts {
 			fmt.Fprintf(w, "%s:%d:%d\t%s\t%d\n", printable(st.File), st.Line, st.Col, printable(st.Func), s.Execs[i])
@@ -331,4 +359,5 @@ func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why b
 			fmt.Fprintf(w, "\t%s\n", printable(m))
 		}
 	}
+	return nil
 }

@@ -364,12 +364,13 @@ func (o *Compact) Count() (deps, labelled int64) {
 			r.localWindows(g, int32(gi), c, nil, false, func(d *callDeps, _ *checkpoint) bool {
 				for k := range d.nodes {
 					if d.ids[k] != entry {
-						deps += edges(&d.nodes[k])
+						nd := d.node(k)
+						deps += edges(&nd)
 					}
 				}
-				for ch, kd := range d.kids {
-					if o.t.funcs[g.call(ch).fn].Deps != nil {
-						deps += edges(&Node{Data: kd.data, Control: kd.ctl, Call: kd.caller})
+				for _, kd := range d.kids {
+					if o.t.funcs[g.call(kd.ch).fn].Deps != nil {
+						deps += edges(&Node{Data: make([]int32, kd.n), Control: kd.ctl, Call: kd.caller})
 					}
 				}
 				return true

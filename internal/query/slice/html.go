@@ -41,9 +41,15 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		Where, Func    string
 		Via            string
 	}
+	// The page shows the first steps: the shortest chains back to the
+	// criterion, step 0.
+	shown, err := s.Steps(0, maxPageSteps)
+	if err != nil {
+		return err
+	}
 	crit := Stmt{}
-	if s.NumSteps() > 0 {
-		crit = s.Step(0).Stmt
+	if len(shown) > 0 {
+		crit = shown[0].Stmt
 	}
 	inSlice := make(map[string]map[int]bool)
 	for _, st := range s.Stmts {
@@ -86,8 +92,7 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		files = append(files, f)
 	}
 	var steps []step
-	shown := min(s.NumSteps(), maxPageSteps)
-	for i, st := range s.Steps(0, shown) {
+	for i, st := range shown {
 		steps = append(steps, step{N: i, Depth: st.Depth, From: st.From, Where: fmt.Sprintf("%s:%d:%d", filepath.Base(st.Stmt.File), st.Stmt.Line, st.Stmt.Col), Func: st.Stmt.Func, Via: st.Via})
 	}
 	return sliceTemplate.Execute(w, struct {
@@ -97,7 +102,7 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		Files       []file
 		Steps       []step
 		Memory      []string
-	}{title, s.Instances, s.NumSteps(), s.NumSteps() - shown, files, steps, s.Memory})
+	}{title, s.Instances, s.NumSteps(), s.NumSteps() - len(shown), files, steps, s.Memory})
 }
 
 var sliceTemplate = template.Must(template.New("slice").Funcs(template.FuncMap{

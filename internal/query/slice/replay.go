@@ -45,10 +45,9 @@ type replay struct {
 
 // replayScratch are a local replay's buffers, reused from call to call.
 type replayScratch struct {
-	lastDef, lastBlock, seqPath, kids []int32
-	paths                             []uint64
-	seq                               []numbering.BlockID
-	sites                             []*profile.DepCall
+	lastDef, lastBlock, seqPath, data, defs []int32
+	seq                                     []numbering.BlockID
+	sites                                   []*profile.DepCall
 }
 
 // reset returns the buffers of the last definition of each variable of
@@ -65,33 +64,79 @@ func (sc *replayScratch) reset(deps *profile.Deps) (lastDef, lastBlock []int32) 
 	return sc.lastDef, sc.lastBlock
 }
 
-// callDeps is a call replayed locally: its own nodes (not its callees'),
-// in order, with their dependences but memory, and what each child's
-// entry depends on.
+// callDeps is (a window of) a call replayed locally: its own nodes (not
+// its callees'), in order, with their dependences but memory, and what
+// each child's entry depends on. It holds no pointer but its arrays, so
+// that the cache of millions of them costs the collector little.
 type callDeps struct {
+	fn    int32
 	ids   []int32
-	nodes []Node
-	kids  map[int32]kidDeps
+	nodes []cnode
+	kids  []ckid  // in the order of their calls
+	words []int32 // each node's data then its defs, each kid's data
+	size  int     // bytes, once replayed
 }
 
-// kidDeps is what a child's entry depends on: the arguments' nodes, the
-// control dependence, the calling statement (-1 for a call back from code
-// that is not instrumented).
+// A cnode is a node of a callDeps: its statement and control dependence,
+// and where its data and defs are in words.
+type cnode struct {
+	stmt, ctl       int32
+	off, data, defs uint32
+}
+
+// A ckid is what child call ch's entry depends on: the arguments' nodes
+// (n at off in words), the control dependence, the calling statement (-1
+// for a call back from code that is not instrumented).
+type ckid struct {
+	ch, ctl, caller int32
+	off, n          uint32
+}
+
+// kidDeps is what a child's entry depends on, as ckid says.
 type kidDeps struct {
 	data        []int32
 	ctl, caller int32
 }
 
+// node returns node k of d, its lists in d's words.
+func (d *callDeps) node(k int) Node {
+	c := &d.nodes[k]
+	var data, defs []int32
+	if c.data > 0 {
+		data = d.words[c.off : c.off+c.data : c.off+c.data]
+	}
+	if c.defs > 0 {
+		end := c.off + c.data + c.defs
+		defs = d.words[c.off+c.data : end : end]
+	}
+	return Node{Func: d.fn, Stmt: c.stmt, Data: data, Defs: defs, Control: c.ctl, Call: -1}
+}
+
+// setDeps sets the data and defs of d's last node.
+func (d *callDeps) setDeps(data, defs []int32) {
+	c := &d.nodes[len(d.nodes)-1]
+	c.off, c.data, c.defs = uint32(len(d.words)), uint32(len(data)), uint32(len(defs))
+	d.words = append(d.words, data...)
+	d.words = append(d.words, defs...)
+}
+
+// kid returns what child ch's entry depends on, if d matched it.
+func (d *callDeps) kid(ch int32) (kidDeps, bool) {
+	k, ok := slices.BinarySearchFunc(d.kids, ch, func(k ckid, ch int32) int { return cmp.Compare(k.ch, ch) })
+	if !ok {
+		return kidDeps{}, false
+	}
+	c := &d.kids[k]
+	var data []int32
+	if c.n > 0 {
+		data = d.words[c.off : c.off+c.n : c.off+c.n]
+	}
+	return kidDeps{data, c.ctl, c.caller}, true
+}
+
 // bytes is what d holds.
 func (d *callDeps) bytes() int {
-	n := 4*len(d.ids) + int(unsafe.Sizeof(Node{}))*len(d.nodes) + 64*len(d.kids)
-	for i := range d.nodes {
-		n += 4 * (len(d.nodes[i].Data) + len(d.nodes[i].Defs))
-	}
-	for _, k := range d.kids {
-		n += 4 * len(k.data)
-	}
-	return n
+	return 96 + 4*cap(d.ids) + int(unsafe.Sizeof(cnode{}))*cap(d.nodes) + int(unsafe.Sizeof(ckid{}))*cap(d.kids) + 4*cap(d.words)
 }
 
 // A rsite is one call a statement makes (as site).
@@ -128,7 +173,7 @@ func (r *replay) node(out *callDeps, fn, stmt int32, data []int32, ctl int32) in
 	}
 	if out != nil {
 		out.ids = append(out.ids, n)
-		out.nodes = append(out.nodes, Node{Func: fn, Stmt: stmt, Data: data, Control: ctl, Call: -1})
+		out.nodes = append(out.nodes, cnode{stmt: stmt, ctl: ctl})
 	}
 	return n
 }
@@ -140,10 +185,9 @@ func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32)
 	if r.build {
 		return r.call(ch)
 	}
-	if out.kids == nil {
-		out.kids = make(map[int32]kidDeps)
-	}
-	out.kids[ch] = kidDeps{dedupNodes(data), ctl, caller}
+	data = dedupNodes(data)
+	out.kids = append(out.kids, ckid{ch: ch, ctl: ctl, caller: caller, off: uint32(len(out.words)), n: uint32(len(data))})
+	out.words = append(out.words, data...)
 	c := r.g.call(ch)
 	r.next = int64(c.end)
 	return c.ret
@@ -236,7 +280,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 	cc := g.call(c)
 	f := r.t.funcs[cc.fn]
 	if f.Deps == nil {
-		each(&callDeps{}, nil)
+		each(&callDeps{fn: cc.fn}, nil)
 		return
 	}
 	deps := f.Deps
@@ -246,7 +290,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, local: true, entry: cc.first, lastDef: lastDef, lastBlock: lastBlock, m: m, ret: -1}
 	n, list := g.pathList(c)
 	path, off := 0, 0
-	out := &callDeps{}
+	out := &callDeps{fn: cc.fn}
 	if from == nil {
 		r.next = int64(cc.first)
 		r.node(out, cc.fn, 0, nil, -1)
@@ -315,7 +359,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 		if !each(out, next) {
 			return
 		}
-		out = &callDeps{}
+		out = &callDeps{fn: cc.fn}
 	}
 }
 
@@ -328,14 +372,6 @@ func decodePath(f *Func, list []byte) ([]numbering.BlockID, int, error) {
 	}
 	blocks, err := f.pathBlocks(id)
 	return blocks, k, err
-}
-
-// nodesOrNil returns d's nodes, nil for no d.
-func (d *callDeps) nodesOrNil() []Node {
-	if d == nil {
-		return nil
-	}
-	return d.nodes
 }
 
 // run matches site s with the next call, as matcher.run.
@@ -430,10 +466,10 @@ func (r *replay) placeStmt(list []int32, fn, si int32, n int32) []int32 {
 	return kept
 }
 
-// uses returns the nodes that statement st's uses read, given the last
-// definition of each variable (-1 for none): those defined, and one per
-// use, -1 included.
-func uses(st *profile.DepStmt, lastDef []int32) (data, defs []int32) {
+// uses appends to data and defs the nodes that statement st's uses read,
+// given the last definition of each variable (-1 for none): those
+// defined, and one per use, -1 included.
+func uses(st *profile.DepStmt, lastDef []int32, data, defs []int32) ([]int32, []int32) {
 	for _, v := range st.Uses {
 		d := lastDef[v]
 		if d >= 0 {
@@ -497,10 +533,9 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 	st := &cr.deps.Stmts[si]
 	var data, defs []int32
 	if cr.local {
-		data, defs = uses(st, cr.lastDef)
+		data, defs = uses(st, cr.lastDef, r.scratch.data[:0], r.scratch.defs[:0])
 	}
 	n := r.node(out, cr.fi, si, nil, ctl)
-	k := len(out.nodesOrNil()) - 1
 	sites := make([]*rsite, len(st.Calls))
 	passed := make([]bool, len(st.Calls))
 	for ci := range st.Calls {
@@ -523,8 +558,8 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 				data = append(data, s.result...)
 			}
 		}
-		out.nodes[k].Data = dedupNodes(data)
-		out.nodes[k].Defs = defs
+		out.setDeps(dedupNodes(data), defs)
+		r.scratch.data, r.scratch.defs = data[:0], defs[:0]
 		for _, v := range st.Defs {
 			cr.lastDef[v] = n
 		}

@@ -78,7 +78,8 @@ func (rc *replayCache) checkpoints(g *gor, gi, c int32) []checkpoint {
 func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {
 	cps := rc.checkpoints(g, gi, p)
 	w := int32(sort.Search(len(cps), func(i int) bool { return cps[i].kid > ch }))
-	return rc.window(g, partRef{gi, p, w}).kids[ch]
+	kd, _ := rc.window(g, partRef{gi, p, w}).kid(ch)
+	return kd
 }
 
 // window returns window ref of its call, replayed.
@@ -132,18 +133,18 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 
 // keep holds window ref, dropping others at random past the limit.
 func (rc *replayCache) keep(ref partRef, d *callDeps) {
-	size := d.bytes() + 64
-	if rc.bytes+size > rc.limit {
+	d.size = d.bytes()
+	if rc.bytes+d.size > rc.limit {
 		for r, o := range rc.parts {
 			if rc.bytes <= rc.limit/2 {
 				break
 			}
-			rc.bytes -= o.bytes() + 64
+			rc.bytes -= o.size
 			delete(rc.parts, r)
 		}
 	}
 	rc.parts[ref] = d
-	rc.bytes += size
+	rc.bytes += d.size
 }
 
 // nodeOf returns node n of call c of g (goroutine gi), with the
@@ -154,7 +155,7 @@ func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, 
 	if !ok {
 		return nil, fmt.Errorf("node %d is not in its call", n)
 	}
-	nd := d.nodes[k]
+	nd := d.node(k)
 	if n != g.call(c).first {
 		return &nd, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,9 +26,10 @@ type Criterion struct {
 
 // A Slice is a backward dynamic slice. It is answered as statements, each
 // with how many of its executions the slice holds, in memory bounded by
-// the program; its steps, one per statement execution, are kept compactly
-// (20 bytes each) and made into Steps only when asked for (Step, Steps),
-// a page at a time by those that print them.
+// the program, not by the run: its steps, one per statement execution,
+// are not kept but walked again from the graph, in the same order, when
+// they are asked for (Walk, Steps), a page at a time by those that print
+// them.
 type Slice struct {
 	// Criterion is the node sliced from, and Instances how many executions
 	// of its statement the run had.
@@ -41,41 +43,75 @@ type Slice struct {
 	// whose writers a -deps build does not record.
 	Memory []string
 
-	steps []step   // breadth first from the criterion
+	numSteps int
+	// valued says that some step's function records values (-wet).
+	valued bool
+	// walk walks the steps again (walkSlice) from the graph; a slice
+	// made of steps (FromSteps) keeps them in steps instead.
+	walk  func(fn func(st step) error) error
+	steps []step
 	vias  []string // the steps' Via, each once
 }
 
-// A step is a Step as a Slice keeps it: stmt indexes Stmts, via vias.
+// A step is a Step as a Slice walks it: stmt indexes Stmts, via vias.
 type step struct {
 	node, from, depth, stmt, via int32
 }
 
 // NumSteps returns how many steps the slice has: the statement executions
 // it holds.
-func (s *Slice) NumSteps() int { return len(s.steps) }
+func (s *Slice) NumSteps() int { return s.numSteps }
 
-// Step returns step i: the nodes of the slice, each with the dependence
-// that brought it in, are numbered breadth first from the criterion (0),
-// so that the first step of each statement is its shortest chain back to
-// the criterion.
-func (s *Slice) Step(i int) Step {
-	st := s.steps[i]
-	return Step{Node: st.node, Stmt: s.Stmts[st.stmt], Depth: int(st.depth), From: int(st.from), Via: s.vias[st.via]}
+// HasValues reports whether the run recorded values of some of the
+// slice's steps (a -wet build): ValuesOf has none to give otherwise.
+func (s *Slice) HasValues() bool { return s.valued }
+
+// Walk calls fn with each step of the slice in order, from step 0, until
+// fn returns an error, which Walk returns. The nodes of the slice, each
+// with the dependence that brought it in, are numbered breadth first from
+// the criterion (0), so that the first step of each statement is its
+// shortest chain back to the criterion. Walking a slice costs about what
+// slicing did: the graph is walked again.
+func (s *Slice) Walk(fn func(i int, st Step) error) error {
+	i := 0
+	each := func(st step) error {
+		err := fn(i, Step{Node: st.node, Stmt: s.Stmts[st.stmt], Depth: int(st.depth), From: int(st.from), Via: s.vias[st.via]})
+		i++
+		return err
+	}
+	if s.walk == nil {
+		for _, st := range s.steps {
+			if err := each(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return s.walk(each)
 }
 
 // Steps returns steps [from, to).
-func (s *Slice) Steps(from, to int) []Step {
-	out := make([]Step, 0, to-from)
-	for i := from; i < to; i++ {
-		out = append(out, s.Step(i))
+func (s *Slice) Steps(from, to int) ([]Step, error) {
+	out := make([]Step, 0, max(0, min(to, s.numSteps)-from))
+	err := s.Walk(func(i int, st Step) error {
+		if i >= to {
+			return errStop
+		}
+		if i >= from {
+			out = append(out, st)
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, err
 	}
-	return out
+	return out, nil
 }
 
 // FromSteps makes a Slice of steps (breadth first from the criterion, as
-// Step numbers them), for tools and tests that make slices of their own.
+// Walk numbers them), for tools and tests that make slices of their own.
 func FromSteps(instances int, steps []Step, memory []string) *Slice {
-	s := &Slice{Instances: instances, Memory: memory}
+	s := &Slice{Instances: instances, Memory: memory, numSteps: len(steps)}
 	if len(steps) > 0 {
 		s.Criterion = steps[0].Node
 	}
@@ -110,9 +146,13 @@ func compareStmts(x, y Stmt) int {
 }
 
 // MarshalJSON writes the slice with all its steps; pathcover slice -json
-// writes them a page at a time instead (WriteJSON).
+// writes them a page at a time instead.
 func (s *Slice) MarshalJSON() ([]byte, error) {
-	return json.Marshal(sliceJSON{s.Criterion, s.Instances, s.Stmts, s.Execs, s.Steps(0, len(s.steps)), s.Memory})
+	steps, err := s.Steps(0, s.numSteps)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(sliceJSON{s.Criterion, s.Instances, s.Stmts, s.Execs, steps, s.Memory})
 }
 
 // sliceJSON is the JSON of a Slice.
@@ -249,11 +289,28 @@ func defines(f *Func, stmt int32, name string) bool {
 	return false
 }
 
-// A nodeSet is a set of nodes, 64 to a word.
-type nodeSet map[int32]uint64
+// A nodeBits is a set of nodes, a bit each, in pages of 2^16 nodes made
+// as they are first used: a slice's sets take a bit per node of the run
+// at most, and little for a slice of a small part of it.
+type nodeBits [][]uint64
 
-func (s nodeSet) has(n int32) bool { return s[n>>6]&(1<<(n&63)) != 0 }
-func (s nodeSet) add(n int32)      { s[n>>6] |= 1 << (n & 63) }
+const nodePage = 16
+
+func (b nodeBits) has(n int32) bool {
+	p := int(n >> nodePage)
+	return p < len(b) && b[p] != nil && b[p][n>>6&(1<<(nodePage-6)-1)]&(1<<(n&63)) != 0
+}
+
+func (b *nodeBits) add(n int32) {
+	p := int(n >> nodePage)
+	if p >= len(*b) {
+		*b = slices.Grow(*b, p+1-len(*b))[:p+1]
+	}
+	if (*b)[p] == nil {
+		(*b)[p] = make([]uint64, 1<<(nodePage-6))
+	}
+	(*b)[p][n>>6&(1<<(nodePage-6)-1)] |= 1 << (n & 63)
+}
 
 // A graph is what a slice walks: FP, OPT or LP.
 type graph interface {
@@ -284,65 +341,131 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		pick = c.Instance - 1
 	}
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
-	seen := make(nodeSet)
-	callOnly := make(map[int32]bool)
+	// The statements in the order the walk meets them, each with its
+	// executions; their order in the source after.
+	index := make(map[fnStmt]int32)
+	byStmt := make(map[Stmt]int32)
+	var stmts []Stmt
+	var execs []int
 	memory := make(map[string]bool)
+	memoryDone := make(map[fnStmt]bool)
 	vias := make(map[string]int32)
-	// Each step's statement is known when the step is walked, which
-	// decodes its node once: (function, statement) until the walk ends,
-	// an index in Stmts after.
-	type fnStmt struct{ fn, stmt int32 }
-	walked := make([]fnStmt, 0, 64)
-	add := func(n int32, from int, via string, depth int) {
-		if n < 0 || seen.has(n) {
-			return
-		}
-		seen.add(n)
+	viaOf := func(via string) int32 {
 		v, ok := vias[via]
 		if !ok {
 			v = int32(len(s.vias))
 			vias[via] = v
 			s.vias = append(s.vias, via)
 		}
-		s.steps = append(s.steps, step{node: n, from: int32(from), depth: int32(depth), via: v})
+		return v
 	}
-	root, err := gr.nodeAt(s.Criterion)
+	err := walkSlice(gr, s.Criterion, c.Var, viaOf, func(st *step, n *Node) error {
+		fs := fnStmt{n.Func, n.Stmt}
+		k, ok := index[fs]
+		if !ok {
+			f := gr.funcAt(n.Func)
+			stmt := stmtOf(f, n.Stmt)
+			if k, ok = byStmt[stmt]; !ok {
+				k = int32(len(stmts))
+				byStmt[stmt] = k
+				stmts = append(stmts, stmt)
+				execs = append(execs, 0)
+			}
+			index[fs] = k
+		}
+		execs[k]++
+		s.numSteps++
+		if !memoryDone[fs] {
+			memoryDone[fs] = true
+			f := gr.funcAt(n.Func)
+			s.valued = s.valued || len(f.Deps.Values) > 0
+			ds := &f.Deps.Stmts[n.Stmt]
+			for _, m := range ds.Memory {
+				memory[fmt.Sprintf("%s:%d: %s", stmtOf(f, n.Stmt).File, ds.Line, m)] = true
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	order := make([]int32, len(stmts))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return compareStmts(stmts[a], stmts[b]) })
+	rank := make([]int32, len(stmts))
+	s.Stmts, s.Execs = make([]Stmt, len(stmts)), make([]int, len(stmts))
+	for r, k := range order {
+		rank[k] = int32(r)
+		s.Stmts[r], s.Execs[r] = stmts[k], execs[k]
+	}
+	for fs, k := range index {
+		index[fs] = rank[k]
+	}
+	s.Memory = slices.Sorted(maps.Keys(memory))
+	crit, v := s.Criterion, c.Var
+	s.walk = func(fn func(st step) error) error {
+		return walkSlice(gr, crit, v, viaOf, func(st *step, n *Node) error {
+			st.stmt = index[fnStmt{n.Func, n.Stmt}]
+			return fn(*st)
+		})
+	}
+	return s, nil
+}
+
+// A fnStmt is a statement of a function of the graph.
+type fnStmt struct{ fn, stmt int32 }
+
+// walkSlice walks the slice of node root of gr (of variable v if not
+// empty) breadth first, calling visit with each step and its node in
+// turn, until it returns an error. It keeps the steps waiting to be
+// visited, not those visited; viaOf numbers a step's Via.
+func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
+	var seen, callOnly nodeBits
+	// queue holds the steps to visit from head on: those added, not yet
+	// visited (a step's number is its place in the walk).
+	var queue []step
+	head, next := 0, int32(0)
+	add := func(n int32, from int32, via string, depth int32) {
+		if n < 0 || seen.has(n) {
+			return
+		}
+		seen.add(n)
+		if head > 4096 && head > len(queue)/2 {
+			queue = queue[:copy(queue, queue[head:])]
+			head = 0
+		}
+		queue = append(queue, step{node: n, from: from, depth: depth, via: viaOf(via)})
+	}
+	rn, err := gr.nodeAt(root)
+	if err != nil {
+		return err
+	}
 	fromVar := false
-	if i := varIndex(gr.funcAt(root.Func), root.Stmt, c.Var); c.Var != "" && i >= 0 {
+	add(root, -1, "", 0)
+	if i := varIndex(gr.funcAt(rn.Func), rn.Stmt, v); v != "" && i >= 0 {
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
-		add(s.Criterion, -1, "", 0)
-		add(root.Defs[i], 0, c.Var, 1)
+		add(rn.Defs[i], 0, v, 1)
 		fromVar = true
-	} else {
-		add(s.Criterion, -1, "", 0)
 	}
-	for i := 0; i < len(s.steps); i++ {
-		st := s.steps[i]
+	for ; head < len(queue); head, next = head+1, next+1 {
+		st := queue[head]
 		n, err := gr.nodeAt(st.node)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		walked = append(walked, fnStmt{n.Func, n.Stmt})
+		if err := visit(&st, n); err != nil {
+			return err
+		}
 		f := gr.funcAt(n.Func)
 		ds := &f.Deps.Stmts[n.Stmt]
-		if len(ds.Memory) > 0 {
-			file := stmtOf(f, n.Stmt).File
-			for _, m := range ds.Memory {
-				memory[fmt.Sprintf("%s:%d: %s", file, ds.Line, m)] = true
-			}
-		}
-		depth := int(st.depth) + 1
-		if callOnly[st.node] {
-			add(n.Control, i, "control", depth)
-			continue
-		}
-		if i == 0 && fromVar {
-			// Sliced from one variable: only its definition and the
-			// control dependence lead on from the criterion.
+		i, depth := next, st.depth+1
+		if callOnly.has(st.node) || (i == 0 && fromVar) {
+			// A call statement whose callee's result is not used, or the
+			// criterion sliced from one variable (its definition is
+			// added): only the control dependence leads on.
 			add(n.Control, i, "control", depth)
 			continue
 		}
@@ -359,7 +482,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 			// its callees' results is not: only its control dependence
 			// and its arguments' definitions lead on.
 			add(n.Call, i, "call", depth)
-			callOnly[n.Call] = true
+			callOnly.add(n.Call)
 		}
 		for _, d := range n.Data {
 			if !slices.Contains(n.Defs, d) {
@@ -372,42 +495,5 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		}
 		add(n.Control, i, "control", depth)
 	}
-	// The statements, in source order, each with its executions; each
-	// step's statement, an index in them.
-	provisional := make(map[fnStmt]int32)
-	byStmt := make(map[Stmt]int32)
-	var stmts []Stmt
-	for i, fs := range walked {
-		k, ok := provisional[fs]
-		if !ok {
-			st := stmtOf(gr.funcAt(fs.fn), fs.stmt)
-			if k, ok = byStmt[st]; !ok {
-				k = int32(len(stmts))
-				byStmt[st] = k
-				stmts = append(stmts, st)
-			}
-			provisional[fs] = k
-		}
-		s.steps[i].stmt = k
-	}
-	order := make([]int32, len(stmts))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return compareStmts(stmts[a], stmts[b]) })
-	rank := make([]int32, len(stmts))
-	s.Stmts, s.Execs = make([]Stmt, len(stmts)), make([]int, len(stmts))
-	for r, k := range order {
-		rank[k] = int32(r)
-		s.Stmts[r] = stmts[k]
-	}
-	for i := range s.steps {
-		s.steps[i].stmt = rank[s.steps[i].stmt]
-		s.Execs[s.steps[i].stmt]++
-	}
-	for m := range memory {
-		s.Memory = append(s.Memory, m)
-	}
-	slices.Sort(s.Memory)
-	return s, nil
+	return nil
 }
