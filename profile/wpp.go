@@ -14,7 +14,8 @@ package profile
 // the byte order mark gives.
 //
 //	header (unit 0)
-//	 0  [8]byte  "pcovwpp3" (the format's version is its last byte)
+//	 0  [8]byte  "pcovwpp4" (the format's version is its last byte; 3,
+//	             which has no test chunks, is read too)
 //	 8  uint64   byte order mark 0x0102030405060708
 //	16  uint64   limit: the file size past which the program stops recording
 //	24  uint32   flags: WPPLimitReached, WPPWriteFailed, WPPEnded
@@ -25,19 +26,31 @@ package profile
 //
 //	chunk, at a unit boundary
 //	 0  [4]byte  "wppc"
-//	 4  uint8    kind: 1 events of one goroutine, 2 a package
+//	 4  uint8    kind: 1 events of one goroutine, 2 a package, 3 a test
 //	 5  [3]byte  0
 //	 8  uint32   size: bytes of the chunk, header included, a multiple of
 //	             512, at most WPPMaxChunk
 //	12  uint32   0
-//	16  uint64   goroutine id (kind 1) or package number (kind 2)
+//	16  uint64   goroutine id (kinds 1 and 3) or package number (kind 2)
 //	24  uint64   0
 //	32  payload
 //
 // A package chunk's payload is the 16 bytes of the metadata hash of the
 // package that the number stands for (numbers count from 1, in the order
 // packages register in the process).
-//
+
+// A test chunk (version 4, builds that also attribute counts to tests:
+// pathcover test) says that the goroutine started, or ended, running a
+// test, when it did; it lies among the chunks in the order of those
+// events. Its payload: a checksum (uint32) of the goroutine id (the
+// header's bytes 16-23), then of the bytes after it up to the names' end;
+// the event (uint8: 1 started, 2 ended); the test's name, a uvarint length
+// then its bytes; its parent test's ("" for a top-level test, and in an
+// end) likewise. A test's goroutines are its own and those it started,
+// directly or not (their start records name their creators): what -test
+// answers for. A test whose end is recorded was recorded whole; one
+// whose start is not recorded started once recording had stopped.
+
 // An events chunk's payload is a sequence of records, then zeros up to
 // the chunk's end: no record begins with a zero byte, so the first zero
 // byte where a record would begin ends the chunk's records. A record is a
@@ -139,7 +152,8 @@ const (
 
 // Sizes of a WPP file.
 const (
-	wppMagic       = "pcovwpp3"
+	wppMagic       = "pcovwpp4"
+	wppMagicV3     = "pcovwpp3"
 	WPPUnit        = 512
 	WPPChunkHeader = 32
 	WPPMaxChunk    = 1 << 20

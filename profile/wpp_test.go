@@ -3,8 +3,10 @@ package profile
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,7 +78,8 @@ func TestWPPRoundTrip(t *testing.T) {
 		if h.WriteFailed {
 			h.WriteErrno = uint32(seed)
 		}
-		if err := WriteWPP(&buf, h, testPackages, want); err != nil {
+		tests := randomTests(seed)
+		if err := WriteWPPTests(&buf, h, testPackages, want, tests); err != nil {
 			t.Fatal(err)
 		}
 		w, got, err := readAllWPP(t, buf.Bytes())
@@ -85,6 +88,9 @@ func TestWPPRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: events differ", seed)
+		}
+		if !slices.Equal(w.Tests, tests) {
+			t.Fatalf("seed %d: tests %+v, want %+v", seed, w.Tests, tests)
 		}
 		if w.Header.Limit != h.Limit || w.Header.LimitReached != h.LimitReached || w.Header.WriteFailed != h.WriteFailed || w.Header.WriteErrno != h.WriteErrno || w.Header.Ended != h.Ended || w.Header.PID != 77 || !w.Header.Start.Equal(h.Start) {
 			t.Errorf("seed %d: header %+v, want %+v", seed, w.Header, h)
@@ -214,7 +220,7 @@ func TestWPPMalformed(t *testing.T) {
 	}{
 		{"short", func(b []byte) []byte { return b[:100] }, "not a WPP file"},
 		{"magic", func(b []byte) []byte { b[0] = 'x'; return b }, "not a WPP file"},
-		{"version", func(b []byte) []byte { b[7] = '2'; return b }, `version "2", not "3": written by another version of pathcover`},
+		{"version", func(b []byte) []byte { b[7] = '2'; return b }, `version "2", not "4": written by another version of pathcover`},
 		{"flags", func(b []byte) []byte { b[24] = 0x80; return b }, "unknown flags"},
 		{"errno", func(b []byte) []byte { b[28] = 28; return b }, "errno 28 of a write that did not fail"},
 		{"chunk size", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[512+8:], 100); return b }, "offset 512: chunk of 100 bytes"},
@@ -302,7 +308,7 @@ func TestWPPMemoryEvents(t *testing.T) {
 func FuzzParseWPP(f *testing.F) {
 	for seed := range uint64(4) {
 		var buf bytes.Buffer
-		WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(seed))
+		WriteWPPTests(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(seed), randomTests(seed))
 		f.Add(buf.Bytes())
 		buf.Reset()
 		WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, withMemory(seed, randomWPP(seed)))
@@ -325,12 +331,76 @@ func FuzzParseWPP(f *testing.F) {
 			return // numbers with gaps cannot be written back
 		}
 		var buf bytes.Buffer
-		if err := WriteWPP(&buf, w.Header, pkgs, got); err != nil {
+		if err := WriteWPPTests(&buf, w.Header, pkgs, got, w.Tests); err != nil {
 			t.Fatal(err)
 		}
-		_, again, err := readAllWPP(t, buf.Bytes())
-		if err != nil || !reflect.DeepEqual(again, got) {
+		w2, again, err := readAllWPP(t, buf.Bytes())
+		if err != nil || !reflect.DeepEqual(again, got) || !slices.Equal(w2.Tests, w.Tests) {
 			t.Fatalf("read %v, wrote and read back %v (%v)", got, again, err)
 		}
 	})
+}
+
+// randomTests returns a few tests, subtests among them, on goroutines 1
+// to 9.
+func randomTests(seed uint64) []WPPTest {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var tests []WPPTest
+	for i := range r.IntN(5) {
+		t := WPPTest{Goroutine: 1 + r.Uint64N(9), Name: fmt.Sprintf("Test%d", i), Ended: r.IntN(3) > 0}
+		if i > 0 && r.IntN(2) == 0 {
+			t.Parent = tests[r.IntN(len(tests))].Name
+			t.Name = t.Parent + "/sub_é" + strings.Repeat("x", r.IntN(600))
+		}
+		tests = append(tests, t)
+	}
+	return tests
+}
+
+// TestWPPTestChunks requires a flipped bit of a test chunk's goroutine,
+// checksum, event or names to be an error, and a version 3 file, which
+// has no test chunks, to be read.
+func TestWPPTestChunks(t *testing.T) {
+	var buf bytes.Buffer
+	tests := []WPPTest{{Goroutine: 5, Name: "TestA", Ended: true}, {Goroutine: 6, Name: "TestA/b", Parent: "TestA"}}
+	if err := WriteWPPTests(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(1), tests); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	w, _, err := readAllWPP(t, data)
+	if err != nil || !slices.Equal(w.Tests, tests) {
+		t.Fatalf("tests %+v (%v), want %+v", w.Tests, err, tests)
+	}
+	// The first test chunk follows the package chunks.
+	at := bytes.Index(data[WPPUnit:], []byte("wppc\x03")) + WPPUnit
+	if at < WPPUnit {
+		t.Fatal("no test chunk")
+	}
+	covered := append([]int{16, 17, 18, 19, 20, 21, 22, 23}, makeRange(WPPChunkHeader, WPPChunkHeader+5+1+len("TestA")+1)...)
+	for _, i := range covered {
+		for bit := range 8 {
+			bad := bytes.Clone(data)
+			bad[at+i] ^= 1 << bit
+			if _, _, err := readAllWPP(t, bad); err == nil {
+				t.Errorf("byte %d of the test chunk, bit %d flipped: read", i, bit)
+			}
+		}
+	}
+	buf.Reset()
+	if err := WriteWPP(&buf, WPPHeader{Limit: 1 << 20}, testPackages, randomWPP(1)); err != nil {
+		t.Fatal(err)
+	}
+	v3 := buf.Bytes()
+	copy(v3, wppMagicV3)
+	if w, _, err := readAllWPP(t, v3); err != nil || len(w.Tests) != 0 {
+		t.Errorf("version 3: %v", err)
+	}
+}
+
+func makeRange(from, to int) []int {
+	var r []int
+	for i := from; i < to; i++ {
+		r = append(r, i)
+	}
+	return r
 }

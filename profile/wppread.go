@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"slices"
@@ -19,10 +20,13 @@ type WPPFile struct {
 	Header WPPHeader
 	// Packages maps package numbers to metadata hashes (hex).
 	Packages map[uint32]string
-	r        io.ReaderAt
-	order    binary.ByteOrder
-	chunks   map[uint64][]wppChunk // by goroutine, in offset order
-	closer   io.Closer
+	// Tests are the tests the process started while it recorded, in the
+	// order they started (test chunks).
+	Tests  []WPPTest
+	r      io.ReaderAt
+	order  binary.ByteOrder
+	chunks map[uint64][]wppChunk // by goroutine, in offset order
+	closer io.Closer
 }
 
 type wppChunk struct {
@@ -72,7 +76,7 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 		return nil, err
 	}
 	switch magic := string(hdr[:8]); {
-	case magic == wppMagic:
+	case magic == wppMagic, magic == wppMagicV3:
 	case magic[:7] == wppMagic[:7]:
 		return nil, fmt.Errorf("a WPP file of version %q, not %q: written by another version of pathcover; record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
 	default:
@@ -130,12 +134,86 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 				return nil, fmt.Errorf("offset %d: package %d named twice", off, id)
 			}
 			w.Packages[uint32(id)] = hex.EncodeToString(ch[WPPChunkHeader : WPPChunkHeader+16])
+		case 3:
+			t, ended, err := readWPPTest(r, off, csize, id, w.order)
+			if err == nil {
+				err = w.addTest(t, ended)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("offset %d: test chunk: %v", off, err)
+			}
 		default:
 			return nil, fmt.Errorf("offset %d: chunk of unknown kind %d", off, kind)
 		}
 		off += csize
 	}
 	return w, nil
+}
+
+// A WPPTest is a test that a recording saw start: the goroutine that ran
+// it, its name and its parent test's ("" for a top-level test), and
+// whether its end was recorded too (then its goroutine's events up to it
+// are whole).
+type WPPTest struct {
+	Goroutine    uint64
+	Name, Parent string
+	Ended        bool
+}
+
+// addTest adds a test's start, or marks its end.
+func (w *WPPFile) addTest(t WPPTest, ended bool) error {
+	if !ended {
+		w.Tests = append(w.Tests, t)
+		return nil
+	}
+	for i := len(w.Tests) - 1; i >= 0; i-- {
+		if u := &w.Tests[i]; u.Goroutine == t.Goroutine && u.Name == t.Name && !u.Ended {
+			u.Ended = true
+			return nil
+		}
+	}
+	return fmt.Errorf("the end of test %q on goroutine %d, which did not start", t.Name, t.Goroutine)
+}
+
+// readWPPTest reads the test chunk of csize bytes at off, of goroutine
+// goid: a test's start, or its end.
+func readWPPTest(r io.ReaderAt, off, csize int64, goid uint64, order binary.ByteOrder) (t WPPTest, ended bool, err error) {
+	b := make([]byte, csize-WPPChunkHeader)
+	if _, err := r.ReadAt(b, off+WPPChunkHeader); err != nil {
+		return t, false, err
+	}
+	if goid == 0 || len(b) < 5 {
+		return t, false, fmt.Errorf("no goroutine or no payload")
+	}
+	sum, rest := order.Uint32(b), b[4:]
+	event := rest[0]
+	if event != 1 && event != 2 {
+		return t, false, fmt.Errorf("unknown event %d", event)
+	}
+	var names [2]string
+	at := 1
+	for i := range names {
+		n, k := binary.Uvarint(rest[at:])
+		if k <= 0 || n > uint64(len(rest)-at-k) {
+			return t, false, fmt.Errorf("a name runs past the chunk")
+		}
+		at += k
+		name := rest[at : at+int(n)]
+		at += int(n)
+		if err := checkTestsText("test name", name); err != nil {
+			return t, false, err
+		}
+		names[i] = string(name)
+	}
+	var id [8]byte
+	order.PutUint64(id[:], goid)
+	if crc32.Update(Checksum(id[:]), castagnoli, rest[:at]) != sum {
+		return t, false, fmt.Errorf("checksum mismatch")
+	}
+	if names[0] == "" || event == 2 && names[1] != "" {
+		return t, false, fmt.Errorf("a test with no name, or an end with a parent")
+	}
+	return WPPTest{Goroutine: goid, Name: names[0], Parent: names[1]}, event == 2, nil
 }
 
 // Goroutines returns the ids of the goroutines that recorded events, in
@@ -412,6 +490,12 @@ func AppendWPPEvent(b []byte, e WPPEvent) []byte {
 // packages lists metadata hashes (hex) by package number - 1. A path
 // followed by its call's return is written as one path-and-return record.
 func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64][]WPPEvent) error {
+	return WriteWPPTests(w, h, packages, goroutines, nil)
+}
+
+// WriteWPPTests is WriteWPP with test chunks for tests, written before
+// the goroutines' events: their starts, then the ends of those Ended.
+func WriteWPPTests(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64][]WPPEvent, tests []WPPTest) error {
 	var buf bytes.Buffer
 	le := binary.LittleEndian
 	hdr := make([]byte, WPPUnit)
@@ -450,6 +534,23 @@ func WriteWPP(w io.Writer, h WPPHeader, packages []string, goroutines map[uint64
 			return fmt.Errorf("package %d: bad hash %q", i+1, hash)
 		}
 		chunk(2, uint64(i+1), b)
+	}
+	testChunk := func(t WPPTest, event byte) {
+		names := []byte{event}
+		for _, n := range []string{t.Name, t.Parent} {
+			names = binary.AppendUvarint(names, uint64(len(n)))
+			names = append(names, n...)
+		}
+		sum := crc32.Update(Checksum(le.AppendUint64(nil, t.Goroutine)), castagnoli, names)
+		chunk(3, t.Goroutine, append(le.AppendUint32(nil, sum), names...))
+	}
+	for _, t := range tests {
+		testChunk(t, 1)
+	}
+	for _, t := range tests {
+		if t.Ended {
+			testChunk(WPPTest{Goroutine: t.Goroutine, Name: t.Name}, 2)
+		}
 	}
 	const room = WPPMaxChunk/4 - WPPChunkHeader
 	for _, g := range slices.Sorted(maps.Keys(goroutines)) {

@@ -85,6 +85,7 @@ func TestStart(name, parent string) {
 	if name == "" {
 		return // the root of the tests
 	}
+	wppTest(wppTestStarted, name, parent)
 	testEvent(func() {
 		a := &attribution
 		t := a.tests[name]
@@ -148,6 +149,7 @@ func TestResume(name string) {
 
 // TestEnd says that a test ended, its cleanups run.
 func TestEnd(name string) {
+	wppTest(wppTestEnded, name, "")
 	testEvent(func() {
 		a := &attribution
 		t := a.tests[name]

@@ -167,6 +167,58 @@ func WPPRegister(hash string, limit int64, funcs int) []uint64 {
 	return codes
 }
 
+// wppTest records that the calling goroutine starts (event
+// wppTestStarted) or ends (wppTestEnded) test name, a subtest of parent
+// ("" for a top-level test), in a chunk of its own (kind 3): the tests'
+// own goroutines, and those they start, are what readers answer for one
+// test of a suite's recording with, and a test whose end is recorded was
+// recorded whole. Nothing is recorded once recording has stopped: readers
+// then say that a test is cut, or missing. TestStart and TestEnd call it
+// from tRunner, on the test's goroutine.
+//
+//	32  uint32  checksum of the goroutine id (bytes 16-23), then of the
+//	            bytes after it up to the names' end
+//	36  uint8   the event: 1 started, 2 ended
+//	37  uvarint the name's length, the name, then the parent's likewise
+//	            (an end's parent is "")
+func wppTest(event byte, name, parent string) {
+	if !wppOn.Load() {
+		return
+	}
+	_, goid := recorderField()
+	if goid == 0 {
+		return
+	}
+	n := wppChunkHeader + 5 + 2*10 + len(name) + len(parent)
+	size := (n + wppUnit - 1) / wppUnit * wppUnit
+	if size > wppMaxChunkSize {
+		return // a name of tens of kilobytes: readers say the test is missing
+	}
+	wppMu.Lock()
+	defer wppMu.Unlock()
+	c := wppTake(size)
+	if c == nil {
+		return
+	}
+	putUint64(c[16:], goid)
+	at := wppChunkHeader + 4
+	c[at] = event
+	at++
+	at += putUvarint(c[at:], uint64(len(name)))
+	at += copy(c[at:], name)
+	at += putUvarint(c[at:], uint64(len(parent)))
+	at += copy(c[at:], parent)
+	putUint32(c[wppChunkHeader:], checksumUpdate(checksum(c[16:24]), c[wppChunkHeader+4:at]))
+	c[4] = 3
+	copy(c[:4], "wppc") // last: the chunk is complete
+}
+
+// The events of a test chunk.
+const (
+	wppTestStarted = 1
+	wppTestEnded   = 2
+)
+
 // WPPEnter records a call by the calling goroutine of the function whose
 // code (from WPPRegister) it is given, and returns the call's frame.
 //
@@ -513,7 +565,7 @@ func wppReady(limit int64) bool {
 	syscall.Gettimeofday(&tv)
 	putUint64(wppHeader[32:], uint64(tv.Nano()))
 	putUint64(wppHeader[40:], uint64(syscall.Getpid()))
-	copy(wppHeader[:8], "pcovwpp3")
+	copy(wppHeader[:8], "pcovwpp4")
 	wppEnd = wppUnit
 	wppFailed = false
 	wppOn.Store(true)
