@@ -182,7 +182,8 @@ func WPPRegister(hash string, limit int64, funcs int) []uint64 {
 //	37  uvarint the name's length, the name, then the parent's likewise
 //	            (an end's parent is "")
 func wppTest(event byte, name, parent string) {
-	if !wppOn.Load() {
+	if name == "" || !wppOn.Load() {
+		// "" is the root of the tests, not a test.
 		return
 	}
 	_, goid := recorderField()

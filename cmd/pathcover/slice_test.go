@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // sliceModule has a test that fails: Sum multiplies by the sign where it
@@ -56,6 +57,20 @@ func TestSliceCommand(t *testing.T) {
 	// The test fails (as the workflow expects): go test's exit status.
 	if code != 1 || !strings.Contains(out, "Sum = 5") || !strings.Contains(out, "pathcover slice -dir "+prof) {
 		t.Fatalf("pathcover test -deps: exit %d\n%s", code, out)
+	}
+	// The recording knows its test: TestSum ran on a goroutine it
+	// recorded, and ended (failed) before the process did.
+	wpps, err := profile.Need(prof, profile.KindWPP, "")
+	if err != nil || len(wpps) != 1 {
+		t.Fatalf("recordings %v (%v)", wpps, err)
+	}
+	f, err := profile.OpenWPP(wpps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if len(f.Tests) != 1 || f.Tests[0].Name != "TestSum" || !f.Tests[0].Ended || !slices.Contains(f.Goroutines(), f.Tests[0].Goroutine) {
+		t.Errorf("the recording's tests %+v, want TestSum, ended, on a goroutine it recorded %v", f.Tests, f.Goroutines())
 	}
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got")
 	if code != 0 {

@@ -203,6 +203,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
 	}
 	if t.spec.WPP {
+		writeCutTests(name, profileDir)
 		code = cmp.Or(code, compactTests(name, profileDir))
 	}
 	if t.spec.Values {
@@ -298,6 +299,20 @@ func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 		keyFlags = (&driver.Config{Spec: spec}).GcflagsKey()
 	}
 	return strings.TrimPrefix(spec.Toolexec(self, "pppexec"), "-toolexec="), keyFlags, nil
+}
+
+// writeCutTests says, for each recording of dir that covers only part of
+// its process's run (one that reached its size limit), which tests it
+// holds whole, which cut, and which it misses.
+func writeCutTests(name, dir string) {
+	held, err := wpp.CutTests(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return
+	}
+	for _, h := range held {
+		fmt.Fprintf(os.Stderr, "recording cut: %s\n", printable(h.String()))
+	}
 }
 
 // compactTests compacts the whole program paths the tests recorded into
