@@ -21,7 +21,7 @@ import (
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -31,6 +31,14 @@ value of VAR it read. The run must be recorded by a -deps build:
 
 	pathcover test -deps -run TestX ./pkg
 	pathcover slice pkg/file.go:42 got
+
+-test TestX slices an execution of TestX (or of its subtests) from a
+recording of many tests: the last one its goroutines ran (-instance n:
+the n-th), counting only theirs. pathcover test records where each test
+starts and ends; the slice then goes wherever the dependences lead.
+
+	pathcover test -deps ./pkg
+	pathcover slice -test TestX pkg/file.go:42 got
 
 The statements are listed in source order. -why lists instead each step
 of the slice once, breadth first from the criterion: the statement, and
@@ -71,6 +79,7 @@ the module, GOROOT and the module cache only), with its steps.
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
 		maxNodes := fs.Int("maxnodes", slice.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
+		test := fs.String("test", "", "slice an execution of test `TestX` (or its subtests) of a recording of many tests")
 		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording; wet, the compact graph from DIR/profile.wet")
 		return func(cmd *Command, args []string) int {
 			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || !slices.Contains([]string{"opt", "fp", "lp", "wet"}, *graph) {
@@ -86,6 +95,16 @@ the module, GOROOT and the module cache only), with its steps.
 				c.Var = args[1]
 			}
 			c.Instance = *instance
+			if *test != "" {
+				if *graph == "wet" {
+					fmt.Fprintf(os.Stderr, "%s: -test needs the recording, which knows the tests' goroutines: use -graph opt, fp or lp\n", cmd.LongName())
+					return exitUsage
+				}
+				if c.Scope, err = slice.TestScope(*dir, *test); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitNoData
+				}
+			}
 			g, err := openGraph(*graph, *dir, *maxNodes)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)

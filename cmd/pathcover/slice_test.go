@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/internal/query/slice"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -42,6 +44,14 @@ func TestSum(t *testing.T) {
 	if got != 1 {
 		t.Fatalf("Sum = %d", got)
 	}
+}
+
+func TestOther(t *testing.T) {
+	t.Run("four", func(t *testing.T) {
+		if Sum([]int{4}) != 4 {
+			t.Fatal("Sum of 4")
+		}
+	})
 }
 `,
 }
@@ -157,6 +167,48 @@ func TestSliceCommand(t *testing.T) {
 		if code != tc.code || !strings.Contains(out, tc.msg) {
 			t.Errorf("pathcover %s: exit %d, want %d with %q:\n%s", strings.Join(tc.args, " "), code, tc.code, tc.msg, out)
 		}
+	}
+
+	// A recording of both tests: a slice of one of them (-test) counts
+	// its executions alone, and is the slice of that test recorded alone.
+	suite := t.TempDir()
+	if out, code := run(t, dir, bin, "test", "-deps", "-dir", suite, "./..."); code != 1 {
+		t.Fatalf("pathcover test -deps ./...: exit %d\n%s", code, out)
+	}
+	instances := func(args ...string) int {
+		t.Helper()
+		out, code := run(t, dir, bin, append([]string{"slice", "-dir", suite, "-json"}, args...)...)
+		var s struct{ Instances int }
+		if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+			t.Fatalf("slice %s: exit %d, %v\n%s", args, code, err, out)
+		}
+		return s.Instances
+	}
+	for _, tc := range []struct {
+		test string
+		want int
+	}{{"", 3}, {"TestSum", 2}, {"TestOther", 1}, {"TestOther/four", 1}} {
+		args := []string{"s.go:13", "total"}
+		if tc.test != "" {
+			args = append([]string{"-test", tc.test}, args...)
+		}
+		if n := instances(args...); n != tc.want {
+			t.Errorf("slice -test %q s.go:13: %d executions, want %d", tc.test, n, tc.want)
+		}
+	}
+	for _, graph := range []string{"opt", "fp", "lp"} {
+		out, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", graph, "-json", "s.go:13", "total")
+		sum, code2 := run(t, dir, bin, "slice", "-dir", suite, "-graph", graph, "-test", "TestSum", "-json", "s.go:13", "total")
+		var a, b struct{ Stmts []slice.Stmt }
+		if code != 0 || code2 != 0 || json.Unmarshal([]byte(out), &a) != nil || json.Unmarshal([]byte(sum), &b) != nil || !reflect.DeepEqual(a.Stmts, b.Stmts) || len(a.Stmts) == 0 {
+			t.Errorf("-graph %s: the slice of TestSum in the suite's recording\n%s\nTestSum's alone\n%s", graph, sum, out)
+		}
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", suite, "-test", "TestNope", "s.go:13"); code != exitNoData || !strings.Contains(out, "ran TestOther, TestSum") {
+		t.Errorf("slice -test TestNope: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", suite, "-test", "TestOther", "s_test.go:7"); code != exitNoData || !strings.Contains(out, "no statement at s_test.go:7 ran in test TestOther") {
+		t.Errorf("slice -test TestOther of TestSum's line: exit %d\n%s", code, out)
 	}
 
 	// A profile of a build without -deps.

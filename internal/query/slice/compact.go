@@ -26,6 +26,7 @@ type Compact struct {
 	Problems []string
 	t        *funcTable
 	gors     []*gor
+	files    []string // the recordings, by index (gor.file)
 	nodes    int32
 	// labels are the memory dependences (labels.go).
 	labels labels
@@ -37,6 +38,8 @@ type Compact struct {
 // numbering their nodes as Load does.
 type loader struct {
 	dir string
+	// files are the recordings read, by index (gor.file).
+	files []string
 	// p, when set, is dir's profile, read already.
 	p        *profile.Profile
 	t        *funcTable
@@ -110,6 +113,7 @@ func (l *loader) checkDeps() error {
 // file numbers the goroutines of one recording.
 func (l *loader) file(f wpp.Source, fi int) error {
 	base := filepath.Base(f.Name())
+	l.files = append(l.files, f.Name())
 	spawned := make(map[uint64]int32)
 	var mine []*gor
 	for _, gid := range f.Goroutines() {
@@ -178,7 +182,7 @@ func loadCompact(l *loader) (*Compact, error) {
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, nodes: int32(l.next)}
+	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, files: l.files, nodes: int32(l.next)}
 	o.replayed = newReplayCache(o.t)
 	var pairs []uint64
 	replayAccesses(acc, &o.Problems, func(n int32, from []int32) {
@@ -243,6 +247,11 @@ func (o *Compact) nodeAt(n int32) (*Node, error) {
 }
 
 func (o *Compact) funcAt(i int32) *Func { return o.t.funcs[i] }
+
+func (o *Compact) goroutineOf(n int32) (string, uint64) {
+	g := o.gors[sort.Search(len(o.gors), func(i int) bool { return o.gors[i].end > n })]
+	return o.files[g.file], g.id
+}
 
 // Node returns node n with its dependences, inferred but for those
 // through memory: Load's node n, its Func an index in Funcs.

@@ -294,6 +294,11 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 
 func (d *Demand) funcAt(i int32) *Func { return d.t.funcs[i] }
 
+func (d *Demand) goroutineOf(n int32) (string, uint64) {
+	g := d.gors[sort.Search(len(d.gors), func(i int) bool { return d.gors[i].end > n })]
+	return d.names[g.file], g.id
+}
+
 // Funcs are the functions that ran, by their order of first call.
 func (d *Demand) Funcs() []*Func { return d.t.funcs }
 

@@ -7,7 +7,11 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
+
+	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // A Criterion says what to slice: the value of Var (all the statement
@@ -22,6 +26,78 @@ type Criterion struct {
 	// (goroutine by goroutine, in the order the recordings list them, each
 	// goroutine's in the order it ran).
 	Instance int
+	// Scope, if set, keeps the executions of its goroutines alone: a
+	// test's (TestScope). The slice itself goes wherever the dependences
+	// lead.
+	Scope *Scope
+}
+
+// A Scope is a set of goroutines of a run: those of one test (TestScope).
+type Scope struct {
+	Test       string
+	goroutines map[scopeKey]bool
+}
+
+// A scopeKey is a goroutine: its recording's base name and its id.
+type scopeKey struct {
+	file string
+	id   uint64
+}
+
+// TestScope returns the goroutines of the recordings of dir that ran test
+// name or a test under it (name/...), and those they started: a -test
+// build, or pathcover test, records the tests' goroutines. It fails,
+// naming the tests recorded, if none ran test name.
+func TestScope(dir, name string) (*Scope, error) {
+	files, err := profile.Need(dir, profile.KindWPP, recordDeps)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scope{Test: name, goroutines: make(map[scopeKey]bool)}
+	var tests []string
+	for _, file := range files {
+		f, err := profile.OpenWPP(file)
+		if err != nil {
+			return nil, err
+		}
+		in, err := wpp.TestGoroutines(f, name)
+		for _, t := range f.Tests {
+			if t.Parent == "" {
+				tests = append(tests, t.Name)
+			}
+		}
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		for g := range in {
+			sc.goroutines[scopeKey{filepath.Base(file), g}] = true
+		}
+	}
+	if len(sc.goroutines) == 0 {
+		if len(tests) == 0 {
+			return nil, fmt.Errorf("%s records no test (record with pathcover test, which records the tests' boundaries)", dir)
+		}
+		slices.Sort(tests)
+		return nil, fmt.Errorf("no recording of %s ran test %s; they ran %s", dir, name, strings.Join(slices.Compact(tests), ", "))
+	}
+	return sc, nil
+}
+
+// within returns the nodes of found that sc's goroutines ran; gr says
+// which goroutine ran a node.
+func (sc *Scope) within(gr graph, found []int32) []int32 {
+	if sc == nil {
+		return found
+	}
+	var in []int32
+	for _, n := range found {
+		file, id := gr.goroutineOf(n)
+		if sc.goroutines[scopeKey{filepath.Base(file), id}] {
+			in = append(in, n)
+		}
+	}
+	return in
 }
 
 // A Slice is a backward dynamic slice. It is answered as statements, each
@@ -317,10 +393,18 @@ type graph interface {
 	// nodeAt returns node n with its dependences.
 	nodeAt(n int32) (*Node, error)
 	funcAt(i int32) *Func
+	// goroutineOf returns the recording and the id of the goroutine
+	// that ran node n.
+	goroutineOf(n int32) (file string, id uint64)
 }
 
 func (g *Graph) nodeAt(n int32) (*Node, error) { return &g.Nodes[n], nil }
 func (g *Graph) funcAt(i int32) *Func          { return g.Funcs[i] }
+
+func (g *Graph) goroutineOf(n int32) (string, uint64) {
+	i := sort.Search(len(g.Goroutines), func(i int) bool { return g.Goroutines[i].FirstNode > int(n) }) - 1
+	return g.Goroutines[i].File, g.Goroutines[i].ID
+}
 
 // Slice computes the backward slice of criterion c.
 func (g *Graph) Slice(c Criterion) (*Slice, error) {
@@ -330,7 +414,11 @@ func (g *Graph) Slice(c Criterion) (*Slice, error) {
 // sliceOf computes the slice of criterion c in gr, whose executions of the
 // criterion's statements are found.
 func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
+	found = c.Scope.within(gr, found)
 	if len(found) == 0 {
+		if c.Scope != nil {
+			return nil, fmt.Errorf("no statement at %s:%d ran in test %s", c.File, c.Line, c.Scope.Test)
+		}
 		return nil, fmt.Errorf("no statement at %s:%d ran in the recording", c.File, c.Line)
 	}
 	pick := len(found) - 1

@@ -1,7 +1,9 @@
 package wpp
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -115,3 +117,49 @@ func (h TestsHeld) String() string {
 	}
 	return s
 }
+
+// TestGoroutines returns the goroutines of recording f that ran test name,
+// or a test under it (name/...): the goroutine that ran each, and every
+// goroutine those started, directly or not, as their start records say.
+// Subtests run on goroutines their parent test starts, so a test's
+// goroutines hold its subtests'. It returns nil if f recorded no such
+// test.
+func TestGoroutines(f *profile.WPPFile, name string) (map[uint64]bool, error) {
+	in := make(map[uint64]bool)
+	for _, t := range f.Tests {
+		if t.Name == name || strings.HasPrefix(t.Name, name+"/") {
+			in[t.Goroutine] = true
+		}
+	}
+	if len(in) == 0 {
+		return nil, nil
+	}
+	// Each goroutine's creator, from its first record.
+	children := make(map[uint64][]uint64)
+	for _, g := range f.Goroutines() {
+		err := f.Events(g, func(e profile.WPPEvent) error {
+			if e.Kind == profile.WPPStart && e.Parent != 0 {
+				children[e.Parent] = append(children[e.Parent], g)
+			}
+			return errFirst
+		})
+		if err != nil && err != errFirst {
+			return nil, err
+		}
+	}
+	queue := slices.Collect(maps.Keys(in))
+	for len(queue) > 0 {
+		g := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range children[g] {
+			if !in[c] {
+				in[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	return in, nil
+}
+
+// errFirst stops a walk of events at the first.
+var errFirst = errors.New("first event")
