@@ -118,6 +118,7 @@ func Load(dir string, maxNodes int) (*Graph, error) {
 			return nil, err
 		}
 		err = b.file(f)
+		b.proc++
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -147,6 +148,8 @@ type builder struct {
 	// the memory accesses of all goroutines, placed (memory.go).
 	goroutine int32
 	accesses  []access
+	// proc is the index of the recording (the process) being replayed.
+	proc int32
 	// spawned gives the node of the go statement of each spawn of the file
 	// being replayed; started are its goroutines' first calls.
 	spawned map[uint64]int32

@@ -47,8 +47,8 @@ type loader struct {
 	problems []string
 	next     int64
 	// mem, when set, is given each goroutine's accesses as they are
-	// placed.
-	mem func(a *rawAccess, g int32, node int32)
+	// placed, with the goroutine's index and its recording's.
+	mem func(a *rawAccess, g, proc int32, node int32)
 	// value, when set, is given each word of a value as it is placed,
 	// with the node's function.
 	value func(a *rawAccess, fn, node int32)
@@ -124,7 +124,7 @@ func (l *loader) file(f wpp.Source, fi int) error {
 		gi := int32(len(l.gors))
 		r := &replay{t: l.t, g: g, gi: gi, next: l.next, build: true, mem: m, spawned: spawned, problems: &l.problems}
 		if l.mem != nil {
-			r.place = func(a *rawAccess, node int32) { l.mem(a, gi, node) }
+			r.place = func(a *rawAccess, node int32) { l.mem(a, gi, int32(fi), node) }
 		} else {
 			r.place = func(*rawAccess, int32) {}
 		}
@@ -175,8 +175,8 @@ func LoadCompact(dir string) (*Compact, error) {
 // loadCompact builds OPT from what l reads.
 func loadCompact(l *loader) (*Compact, error) {
 	var acc []placed
-	l.mem = func(a *rawAccess, g int32, node int32) {
-		addr, src := accessKey(a, g)
+	l.mem = func(a *rawAccess, g, proc int32, node int32) {
+		addr, src := accessKey(a, g, proc)
 		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
 	}
 	if err := l.load(); err != nil {

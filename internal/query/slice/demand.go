@@ -127,8 +127,8 @@ func (s *accSummary) mayWrite(lo, hi uint64) bool {
 func OpenDemand(dir string) (*Demand, error) {
 	var acc []placed
 	l := &loader{dir: dir}
-	l.mem = func(a *rawAccess, g int32, node int32) {
-		addr, src := accessKey(a, g)
+	l.mem = func(a *rawAccess, g, proc int32, node int32) {
+		addr, src := accessKey(a, g, proc)
 		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
 	}
 	if err := l.load(); err != nil {

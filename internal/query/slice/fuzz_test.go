@@ -345,3 +345,64 @@ func sameSlice(t *testing.T, a, b *Slice) bool {
 	return a.Criterion == b.Criterion && a.Instances == b.Instances && slices.Equal(a.Stmts, b.Stmts) && slices.Equal(a.Execs, b.Execs) &&
 		slices.Equal(a.Memory, b.Memory) && reflect.DeepEqual(sa, sb)
 }
+
+// TestProcessesShareNoMemory requires a read in one process not to depend
+// on a write to the same address in another (each package's test binary
+// is a process of its own), where it does within one process: with each
+// graph.
+func TestProcessesShareNoMemory(t *testing.T) {
+	hash, raw := fuzzMeta(t)
+	store := []profile.WPPEvent{{Kind: profile.WPPEnter, Pkg: 1}, {Kind: profile.WPPMemory, Stmt: 1, Access: profile.WPPStore, Seq: 1, Addr: 4096, Size: 8}, {Kind: profile.WPPPath, Path: 0}, {Kind: profile.WPPReturn}}
+	load := []profile.WPPEvent{{Kind: profile.WPPEnter, Pkg: 1}, {Kind: profile.WPPMemory, Stmt: 2, Access: profile.WPPLoad, Seq: 2, Addr: 4096, Size: 8}, {Kind: profile.WPPPath, Path: 0}, {Kind: profile.WPPReturn}}
+	for _, tc := range []struct {
+		name  string
+		files []map[uint64][]profile.WPPEvent
+		want  int
+	}{
+		{"one process", []map[uint64][]profile.WPPEvent{{1: store, 2: append([]profile.WPPEvent{{Kind: profile.WPPStart, Parent: 1}}, load...)}}, 1},
+		{"two processes", []map[uint64][]profile.WPPEvent{{1: store}, {1: load}}, 0},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i, gs := range tc.files {
+			var buf bytes.Buffer
+			if err := profile.WriteWPP(&buf, profile.WPPHeader{Limit: 1 << 30, Ended: true}, []string{hash}, gs); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("pathcover.%d.1.wpp", i+1)), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := Load(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := LoadCompact(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp, err := OpenDemand(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lp.Close()
+		for _, x := range []struct {
+			name string
+			node func(int32) (*Node, error)
+		}{{"FP", func(n int32) (*Node, error) { return &g.Nodes[n], nil }}, {"OPT", o.Node}, {"LP", lp.Node}} {
+			deps := 0
+			for n := range int32(len(g.Nodes)) {
+				nd, err := x.node(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				deps += len(nd.Memory)
+			}
+			if deps != tc.want || len(g.Problems) > 0 {
+				t.Errorf("%s, %s: %d dependences through memory, want %d (problems %q)", tc.name, x.name, deps, tc.want, g.Problems)
+			}
+		}
+	}
+}

@@ -26,8 +26,8 @@ import (
 // An access is a memory event placed at a node.
 type access struct {
 	profile.WPPEvent
-	goroutine int32
-	node      int32
+	goroutine, proc int32
+	node            int32
 }
 
 // maxMove is the largest access whose bytes' writers are followed; a
@@ -37,7 +37,7 @@ const maxMove = 1 << 24
 
 // place notes access e of node n.
 func (b *builder) place(e profile.WPPEvent, n int32) {
-	b.accesses = append(b.accesses, access{WPPEvent: e, goroutine: b.goroutine, node: n})
+	b.accesses = append(b.accesses, access{WPPEvent: e, goroutine: b.goroutine, proc: b.proc, node: n})
 }
 
 // A shadow holds the last writer of each byte, by 8-byte word.
@@ -88,15 +88,27 @@ func (s shadow) move(dst, src, size uint64) {
 type mapEntry struct{ m, hash uint64 }
 
 // key makes an address of a goroutine's stack distinct from the heap's and
-// from other goroutines' stacks. A stack address is recorded as its
-// distance below the stack's top (at most 1 GB, the largest stack), which
-// decreases as the address increases: it is turned around so that the
-// bytes of an access are at increasing keys, as in the heap.
-func key(addr uint64, stack bool, g int32) uint64 {
+// from other goroutines' stacks, and an address of the heap of process
+// proc (the index of its recording) distinct from the same address in
+// another process: a run's processes (a test binary per package) share no
+// memory, and their accesses are replayed in one order. A stack address
+// is recorded as its distance below the stack's top (at most 1 GB, the
+// largest stack), which decreases as the address increases: it is turned
+// around so that the bytes of an access are at increasing keys, as in the
+// heap. Goroutines are numbered over all processes.
+func key(addr uint64, stack bool, g, proc int32) uint64 {
 	if !stack {
-		return addr
+		return heapKey(addr, proc)
 	}
 	return 1<<63 | uint64(g)<<40 | (1<<39 - addr)
+}
+
+// heapKey is key of a heap address (or a map's or a channel's) of process
+// proc. User space addresses are below 2^48 on the 64-bit platforms Go
+// supports, so the process goes in bits 48 to 62 (processes past 2^15
+// share them, as all did before).
+func heapKey(addr uint64, proc int32) uint64 {
+	return addr ^ uint64(proc)&(1<<15-1)<<48
 }
 
 // replayMemory adds the memory dependences of every access (the replay
@@ -107,7 +119,9 @@ func (b *builder) replayMemory() {
 		a := &b.accesses[i]
 		p := placed{seq: a.Seq, addr: a.Addr, size: a.Size, src: a.Src, node: a.node, kind: a.Access}
 		if a.Access <= profile.WPPCopy {
-			p.addr, p.src = key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine), key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine)
+			p.addr, p.src = key(a.Addr, a.Flags&profile.WPPStackAddr != 0, a.goroutine, a.proc), key(a.Src, a.Flags&profile.WPPStackSrc != 0, a.goroutine, a.proc)
+		} else {
+			p.addr = heapKey(a.Addr, a.proc) // a map's or a channel's
 		}
 		acc[i] = p
 	}
@@ -129,11 +143,11 @@ type placed struct {
 
 // key of an access (see key), but for maps and channels, which are keyed
 // by the map or channel.
-func accessKey(a *rawAccess, g int32) (addr, src uint64) {
+func accessKey(a *rawAccess, g, proc int32) (addr, src uint64) {
 	if a.kind > profile.WPPCopy {
-		return a.addr, a.src
+		return heapKey(a.addr, proc), a.src
 	}
-	return key(a.addr, a.flags&profile.WPPStackAddr != 0, g), key(a.src, a.flags&profile.WPPStackSrc != 0, g)
+	return key(a.addr, a.flags&profile.WPPStackAddr != 0, g, proc), key(a.src, a.flags&profile.WPPStackSrc != 0, g, proc)
 }
 
 // replayAccesses replays accesses in the order of their numbers (stable:
