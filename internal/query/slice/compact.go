@@ -49,6 +49,9 @@ type loader struct {
 	// mem, when set, is given each goroutine's accesses as they are
 	// placed, with the goroutine's index and its recording's.
 	mem func(a *rawAccess, g, proc int32, node int32)
+	// fileDone, when set, is called when a recording's goroutines are
+	// numbered and their accesses placed.
+	fileDone func()
 	// value, when set, is given each word of a value as it is placed,
 	// with the node's function.
 	value func(a *rawAccess, fn, node int32)
@@ -160,6 +163,9 @@ func (l *loader) file(f wpp.Source, fi int) error {
 			}
 		}
 	}
+	if l.fileDone != nil {
+		l.fileDone()
+	}
 	return nil
 }
 
@@ -174,28 +180,34 @@ func LoadCompact(dir string) (*Compact, error) {
 
 // loadCompact builds OPT from what l reads.
 func loadCompact(l *loader) (*Compact, error) {
+	// Each process's accesses are replayed once its recording is
+	// numbered, and its labels packed: processes share no memory, and
+	// the accesses of one are all that is held at a time.
 	var acc []placed
+	var pairs []uint64
+	var lab labels
 	l.mem = func(a *rawAccess, g, proc int32, node int32) {
 		addr, src := accessKey(a, g, proc)
 		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
 	}
+	l.fileDone = func() {
+		replayAccesses(acc, &l.problems, func(n int32, from []int32) {
+			for _, w := range from {
+				if w != n {
+					pairs = append(pairs, uint64(n)<<32|uint64(uint32(w)))
+				}
+			}
+		})
+		slices.Sort(pairs)
+		lab.add(slices.Compact(pairs))
+		acc, pairs = acc[:0], pairs[:0]
+	}
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, files: l.files, nodes: int32(l.next)}
+	lab.data, lab.blocks = slices.Clip(lab.data), slices.Clip(lab.blocks)
+	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, files: l.files, nodes: int32(l.next), labels: lab}
 	o.replayed = newReplayCache(o.t)
-	var pairs []uint64
-	replayAccesses(acc, &o.Problems, func(n int32, from []int32) {
-		for _, w := range from {
-			if w != n {
-				pairs = append(pairs, uint64(n)<<32|uint64(uint32(w)))
-			}
-		}
-	})
-	acc = nil
-	slices.Sort(pairs)
-	pairs = slices.Compact(pairs)
-	o.labels = packLabels(pairs)
 	return o, nil
 }
 

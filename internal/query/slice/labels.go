@@ -16,6 +16,9 @@ type labels struct {
 	data   []byte
 	blocks []labelIndex
 	count  int // dependences
+	// readers are the reading nodes packed, prev the last (add).
+	readers int
+	prev    int32
 }
 
 type labelIndex struct {
@@ -28,21 +31,29 @@ const labelBlock = 64
 // packLabels packs pairs, reader<<32 | writer, sorted and distinct.
 func packLabels(pairs []uint64) labels {
 	var l labels
-	l.count = len(pairs)
-	readers := 0
-	prev := int32(0)
+	l.add(pairs)
+	l.data = slices.Clip(l.data)
+	l.blocks = slices.Clip(l.blocks)
+	return l
+}
+
+// add packs pairs, reader<<32 | writer, sorted and distinct, whose readers
+// all come after those packed before: OPT packs each process's labels in
+// turn, as its nodes are numbered after the process before.
+func (l *labels) add(pairs []uint64) {
+	l.count += len(pairs)
 	for i := 0; i < len(pairs); {
 		n := int32(pairs[i] >> 32)
 		j := i
 		for j < len(pairs) && int32(pairs[j]>>32) == n {
 			j++
 		}
-		if readers%labelBlock == 0 {
+		if l.readers%labelBlock == 0 {
 			l.blocks = append(l.blocks, labelIndex{n, uint32(len(l.data))})
-			prev = n
+			l.prev = n
 		}
-		readers++
-		l.data = binary.AppendUvarint(l.data, uint64(n-prev))
+		l.readers++
+		l.data = binary.AppendUvarint(l.data, uint64(n-l.prev))
 		l.data = binary.AppendUvarint(l.data, uint64(j-i))
 		w := int32(uint32(pairs[i]))
 		l.data = binary.AppendVarint(l.data, int64(n)-int64(w))
@@ -51,12 +62,9 @@ func packLabels(pairs []uint64) labels {
 			l.data = binary.AppendUvarint(l.data, uint64(v-w))
 			w = v
 		}
-		prev = n
+		l.prev = n
 		i = j
 	}
-	l.data = slices.Clip(l.data)
-	l.blocks = slices.Clip(l.blocks)
-	return l
 }
 
 func (l *labels) bytes() int64 { return int64(len(l.data)) + 8*int64(len(l.blocks)) + 24 }
