@@ -10,6 +10,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/query/wet"
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -49,6 +50,9 @@ type loader struct {
 	// mem, when set, is given each goroutine's accesses as they are
 	// placed, with the goroutine's index and its recording's.
 	mem func(a *rawAccess, g, proc int32, node int32)
+	// spillAccesses and spillPairs, if not 0, replace the constants
+	// (tests spill a few records at a time).
+	spillAccesses, spillPairs int
 	// fileDone, when set, is called when a recording's goroutines are
 	// numbered and their accesses placed.
 	fileDone func()
@@ -181,34 +185,82 @@ func LoadCompact(dir string) (*Compact, error) {
 // loadCompact builds OPT from what l reads.
 func loadCompact(l *loader) (*Compact, error) {
 	// Each process's accesses are replayed once its recording is
-	// numbered, and its labels packed: processes share no memory, and
-	// the accesses of one are all that is held at a time.
-	var acc []placed
-	var pairs []uint64
+	// numbered, and its labels packed: processes share no memory. The
+	// accesses, and then the labels, are sorted in bounded memory
+	// (spill): a process of hundreds of millions of accesses writes
+	// them to temporary files.
+	acc := spill.New(bySeq, placedCodec, cmp.Or(l.spillAccesses, spillAccesses), "")
+	defer acc.Close()
+	pairs := spill.New(cmp.Compare[uint64], pairCodec, cmp.Or(l.spillPairs, spillPairs), "")
+	defer pairs.Close()
 	var lab labels
+	var err error
 	l.mem = func(a *rawAccess, g, proc int32, node int32) {
 		addr, src := accessKey(a, g, proc)
-		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
+		if e := acc.Add(placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind}); e != nil && err == nil {
+			err = e
+		}
 	}
 	l.fileDone = func() {
-		replayAccesses(acc, &l.problems, func(n int32, from []int32) {
+		if err != nil {
+			return
+		}
+		m := newMemReplay(&l.problems, func(n int32, from []int32) {
 			for _, w := range from {
-				if w != n {
-					pairs = append(pairs, uint64(n)<<32|uint64(uint32(w)))
+				if w == n {
+					continue // a node never depends on itself (x op= y reads before it writes)
+				}
+				if e := pairs.Add(uint64(n)<<32 | uint64(uint32(w))); e != nil && err == nil {
+					err = e
 				}
 			}
 		})
-		slices.Sort(pairs)
-		lab.add(slices.Compact(pairs))
-		acc, pairs = acc[:0], pairs[:0]
+		err = acc.Each(func(p placed) error {
+			m.access(&p)
+			return err
+		})
+		if err == nil {
+			m.finish()
+			err = packPairs(pairs, &lab)
+		}
 	}
-	if err := l.load(); err != nil {
+	if lerr := l.load(); lerr != nil {
+		return nil, lerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	lab.data, lab.blocks = slices.Clip(lab.data), slices.Clip(lab.blocks)
 	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, files: l.files, nodes: int32(l.next), labels: lab}
 	o.replayed = newReplayCache(o.t)
 	return o, nil
+}
+
+// spillAccesses and spillPairs are how many accesses (37 bytes each on
+// disk, 48 in memory) and label pairs (8 bytes) OPT's load sorts in
+// memory before it writes them to temporary files.
+const (
+	spillAccesses = 4 << 20
+	spillPairs    = 16 << 20
+)
+
+// packPairs packs the label pairs sorted (reader<<32 | writer), each once,
+// into lab, a reader's all at once.
+func packPairs(pairs *spill.Sorter[uint64], lab *labels) error {
+	var batch []uint64
+	err := pairs.Each(func(p uint64) error {
+		if k := len(batch); k > 0 && batch[k-1] == p {
+			return nil
+		}
+		if k := len(batch); k >= 1<<16 && batch[k-1]>>32 != p>>32 {
+			lab.add(batch)
+			batch = batch[:0]
+		}
+		batch = append(batch, p)
+		return nil
+	})
+	lab.add(batch)
+	return err
 }
 
 // Nodes returns the number of statement executions.

@@ -7,3 +7,9 @@ func ReplayInWindows(o *Compact, n int) {
 	o.replayed.r.windowStmts = n
 	o.replayed.limit = 64 << 10
 }
+
+// LoadCompactSpilling is LoadCompact sorting at most n accesses and n
+// label pairs in memory at a time: the rest go to temporary files.
+func LoadCompactSpilling(dir string, n int) (*Compact, error) {
+	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache(), spillAccesses: n, spillPairs: n})
+}

@@ -92,10 +92,12 @@ func FuzzLoad(f *testing.F) {
 		if o.Nodes() != len(g.Nodes) || lp.Nodes() != len(g.Nodes) {
 			t.Fatalf("%d nodes, OPT %d, LP %d", len(g.Nodes), o.Nodes(), lp.Nodes())
 		}
-		// OPT again in windows of a few statements, held in a few
-		// kilobytes (replayCache): each call of more is replayed a window
-		// at a time from checkpoints.
-		windowed, err := LoadCompact(dir)
+		// OPT again, its accesses and labels sorted a few at a time
+		// through temporary files (spill), and its calls replayed in
+		// windows of a few statements, held in a few kilobytes
+		// (replayCache): each call of more is replayed a window at a
+		// time from checkpoints.
+		windowed, err := LoadCompactSpilling(dir, 1+int(seed%7))
 		if err != nil {
 			t.Fatal(err)
 		}

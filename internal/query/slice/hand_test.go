@@ -157,9 +157,11 @@ func openGraphs(t *testing.T, prof string) graphs {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lp.Close() })
-	// OPT again, replaying its calls in windows of 3 statements: every
-	// call of more is replayed a window at a time from checkpoints.
-	windowed, err := slice.LoadCompact(prof)
+	// OPT again, sorting 100 accesses and labels at a time in memory
+	// (the rest through temporary files), and replaying its calls in
+	// windows of 3 statements: every call of more is replayed a window
+	// at a time from checkpoints.
+	windowed, err := slice.LoadCompactSpilling(prof, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

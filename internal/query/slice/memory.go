@@ -2,9 +2,11 @@ package slice
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -154,49 +156,97 @@ func accessKey(a *rawAccess, g, proc int32) (addr, src uint64) {
 // ties keep their order) over a shadow memory, and
 // calls read with each reading node and the nodes it read from.
 func replayAccesses(acc []placed, problems *[]string, read func(n int32, from []int32)) {
-	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
-	mem := make(shadow)
-	entries := make(map[mapEntry]int32)
-	sends := make(map[uint64][]int32)
-	recvs := make(map[uint64][]int32)
-	var buf []int32
+	slices.SortStableFunc(acc, bySeq)
+	m := newMemReplay(problems, read)
 	for i := range acc {
-		a := &acc[i]
-		if a.kind <= profile.WPPCopy && a.size > maxMove {
-			*problems = appendOnce(*problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
-			continue
-		}
-		switch a.kind {
-		case profile.WPPLoad:
-			buf = mem.writers(a.addr, a.size, buf[:0])
-			read(a.node, buf)
-		case profile.WPPStore:
-			mem.set(a.addr, a.size, a.node)
-		case profile.WPPUpdate:
-			buf = mem.writers(a.addr, a.size, buf[:0])
-			read(a.node, buf)
-			mem.set(a.addr, a.size, a.node)
-		case profile.WPPCopy:
-			mem.move(a.addr, a.src, a.size)
-		case profile.WPPMapRead:
-			if w, ok := entries[mapEntry{a.addr, a.size}]; ok {
-				read(a.node, []int32{w})
-			}
-		case profile.WPPMapWrite:
-			entries[mapEntry{a.addr, a.size}] = a.node
-		case profile.WPPSend:
-			sends[a.addr] = append(sends[a.addr], a.node)
-		case profile.WPPRecv:
-			recvs[a.addr] = append(recvs[a.addr], a.node)
-		}
+		m.access(&acc[i])
 	}
-	// A receiver records its receive before it waits, so a receive can be
-	// numbered before the send it takes: they are paired by count.
-	for ch, rs := range recvs {
+	m.finish()
+}
+
+// bySeq orders accesses by their numbers.
+func bySeq(x, y placed) int { return cmp.Compare(x.seq, y.seq) }
+
+// A memReplay replays accesses, given in the order of their numbers, over
+// a shadow memory (replayAccesses).
+type memReplay struct {
+	problems     *[]string
+	read         func(n int32, from []int32)
+	mem          shadow
+	entries      map[mapEntry]int32
+	sends, recvs map[uint64][]int32
+	buf          []int32
+}
+
+func newMemReplay(problems *[]string, read func(n int32, from []int32)) *memReplay {
+	return &memReplay{problems: problems, read: read, mem: make(shadow), entries: make(map[mapEntry]int32),
+		sends: make(map[uint64][]int32), recvs: make(map[uint64][]int32)}
+}
+
+// access replays access a.
+func (m *memReplay) access(a *placed) {
+	if a.kind <= profile.WPPCopy && a.size > maxMove {
+		*m.problems = appendOnce(*m.problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
+		return
+	}
+	switch a.kind {
+	case profile.WPPLoad:
+		m.buf = m.mem.writers(a.addr, a.size, m.buf[:0])
+		m.read(a.node, m.buf)
+	case profile.WPPStore:
+		m.mem.set(a.addr, a.size, a.node)
+	case profile.WPPUpdate:
+		m.buf = m.mem.writers(a.addr, a.size, m.buf[:0])
+		m.read(a.node, m.buf)
+		m.mem.set(a.addr, a.size, a.node)
+	case profile.WPPCopy:
+		m.mem.move(a.addr, a.src, a.size)
+	case profile.WPPMapRead:
+		if w, ok := m.entries[mapEntry{a.addr, a.size}]; ok {
+			m.read(a.node, []int32{w})
+		}
+	case profile.WPPMapWrite:
+		m.entries[mapEntry{a.addr, a.size}] = a.node
+	case profile.WPPSend:
+		m.sends[a.addr] = append(m.sends[a.addr], a.node)
+	case profile.WPPRecv:
+		m.recvs[a.addr] = append(m.recvs[a.addr], a.node)
+	}
+}
+
+// finish pairs receives with sends. A receiver records its receive
+// before it waits, so a receive can be numbered before the send it
+// takes: they are paired by count.
+func (m *memReplay) finish() {
+	for ch, rs := range m.recvs {
 		for i, r := range rs {
-			if i < len(sends[ch]) {
-				read(r, sends[ch][i:i+1])
+			if i < len(m.sends[ch]) {
+				m.read(r, m.sends[ch][i:i+1])
 			}
 		}
 	}
+}
+
+// placedCodec writes a placed in 37 bytes, for a spill.Sorter.
+var placedCodec = spill.Codec[placed]{
+	Size: 37,
+	Put: func(b []byte, p placed) {
+		binary.LittleEndian.PutUint64(b, p.seq)
+		binary.LittleEndian.PutUint64(b[8:], p.addr)
+		binary.LittleEndian.PutUint64(b[16:], p.size)
+		binary.LittleEndian.PutUint64(b[24:], p.src)
+		binary.LittleEndian.PutUint32(b[32:], uint32(p.node))
+		b[36] = byte(p.kind)
+	},
+	Get: func(b []byte) placed {
+		return placed{seq: binary.LittleEndian.Uint64(b), addr: binary.LittleEndian.Uint64(b[8:]), size: binary.LittleEndian.Uint64(b[16:]),
+			src: binary.LittleEndian.Uint64(b[24:]), node: int32(binary.LittleEndian.Uint32(b[32:])), kind: profile.WPPAccess(b[36])}
+	},
+}
+
+// pairCodec writes a label's pair (reader<<32 | writer) in 8 bytes.
+var pairCodec = spill.Codec[uint64]{
+	Size: 8,
+	Put:  func(b []byte, p uint64) { binary.LittleEndian.PutUint64(b, p) },
+	Get:  func(b []byte) uint64 { return binary.LittleEndian.Uint64(b) },
 }
