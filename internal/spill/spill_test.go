@@ -16,8 +16,11 @@ type rec struct{ key, at uint32 }
 
 var recCodec = Codec[rec]{
 	Size: 8,
-	Put:  func(b []byte, r rec) { binary.LittleEndian.PutUint32(b, r.key); binary.LittleEndian.PutUint32(b[4:], r.at) },
-	Get:  func(b []byte) rec { return rec{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])} },
+	Put: func(b []byte, r rec) {
+		binary.LittleEndian.PutUint32(b, r.key)
+		binary.LittleEndian.PutUint32(b[4:], r.at)
+	},
+	Get: func(b []byte) rec { return rec{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])} },
 }
 
 func byKey(a, b rec) int { return cmp.Compare(a.key, b.key) }
