@@ -96,56 +96,82 @@ func (s *Sorter[T]) spill() error {
 // error, which Each returns. It empties the sorter, which can be added to
 // again.
 func (s *Sorter[T]) Each(fn func(T) error) error {
-	slices.SortStableFunc(s.held, s.compare)
-	if len(s.runs) == 0 {
-		for _, r := range s.held {
-			if err := fn(r); err != nil {
-				s.held = s.held[:0]
-				return err
-			}
-		}
-		s.held = s.held[:0]
-		return nil
+	r, err := s.Records()
+	if err != nil {
+		return err
 	}
-	defer s.Close()
+	defer r.Close()
+	for {
+		rec, ok, err := r.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// Records returns a reader of every record added, in order. The sorter
+// is empty once the reader is closed, and can be added to again; nothing
+// may be added before.
+func (s *Sorter[T]) Records() (*Reader[T], error) {
+	slices.SortStableFunc(s.held, s.compare)
+	r := &Reader[T]{s: s, m: &merge[T]{compare: s.compare}}
 	// The merge: each run, and the records held as the last, by their
 	// next record; ties go to the earlier run, which holds the records
 	// added first.
-	m := &merge[T]{compare: s.compare}
 	for i := range s.runs {
 		if _, err := s.runs[i].f.Seek(0, io.SeekStart); err != nil {
-			return err
+			return nil, err
 		}
 		c := &cursor[T]{run: i, left: s.runs[i].n, r: bufio.NewReaderSize(s.runs[i].f, 1<<16), codec: s.codec, buf: make([]byte, s.codec.Size)}
 		if err := c.next(); err != nil {
-			return err
+			return nil, err
 		}
 		if c.ok {
-			m.cs = append(m.cs, c)
+			r.m.cs = append(r.m.cs, c)
 		}
 	}
 	if len(s.held) > 0 {
 		c := &cursor[T]{run: len(s.runs), held: s.held}
 		c.next()
-		m.cs = append(m.cs, c)
+		r.m.cs = append(r.m.cs, c)
 	}
-	heap.Init(m)
-	for m.Len() > 0 {
-		c := m.cs[0]
-		if err := fn(c.rec); err != nil {
-			return err
-		}
+	heap.Init(r.m)
+	return r, nil
+}
+
+// A Reader reads a sorter's records in order.
+type Reader[T any] struct {
+	s    *Sorter[T]
+	m    *merge[T]
+	last *cursor[T] // whose record Next gave last, to advance
+}
+
+// Next returns the next record, false after the last.
+func (r *Reader[T]) Next() (T, bool, error) {
+	var zero T
+	if c := r.last; c != nil {
+		r.last = nil
 		if err := c.next(); err != nil {
-			return err
+			return zero, false, err
 		}
 		if c.ok {
-			heap.Fix(m, 0)
+			heap.Fix(r.m, 0)
 		} else {
-			heap.Pop(m)
+			heap.Pop(r.m)
 		}
 	}
-	return nil
+	if r.m.Len() == 0 {
+		return zero, false, nil
+	}
+	r.last = r.m.cs[0]
+	return r.last.rec, true, nil
 }
+
+// Close empties the sorter: its files are removed.
+func (r *Reader[T]) Close() error { return r.s.Close() }
 
 // Close removes the sorter's files and drops its records.
 func (s *Sorter[T]) Close() error {

@@ -124,7 +124,7 @@ func (l *loader) file(f wpp.Source, fi int) error {
 	spawned := make(map[uint64]int32)
 	var mine []*gor
 	for _, gid := range f.Goroutines() {
-		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil)
+		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil, l.spillAccesses)
 		if err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}
@@ -139,6 +139,10 @@ func (l *loader) file(f wpp.Source, fi int) error {
 		g.first = int32(l.next)
 		for c := int32(0); c < g.n; c = g.calls[c].next {
 			r.call(c)
+		}
+		m.close()
+		if r.err != nil {
+			return fmt.Errorf("%s: goroutine %d: %v", base, gid, r.err)
 		}
 		if r.next >= math.MaxInt32 {
 			return fmt.Errorf("%s: %w: more than %d", l.dir, ErrTooLarge, math.MaxInt32-1)

@@ -41,6 +41,8 @@ type replay struct {
 	placeValue func(a *rawAccess, fn, node int32)
 	spawned    map[uint64]int32
 	problems   *[]string
+	// err is the first error reading the accesses back (build).
+	err error
 }
 
 // replayScratch are a local replay's buffers, reused from call to call.
@@ -209,17 +211,18 @@ func (r *replay) call(c int32) int32 {
 	// index of the path of each.
 	paths := r.g.pathIDs(c, nil)
 	seq, seqPath := r.blocks(f, paths, nil, nil)
+	var accs []rawAccess
 	var byPath [][]int32
 	left := 0
 	if r.mem != nil {
-		byPath, left = r.accessesByPath(c, f, paths)
+		accs, byPath, left = r.accessesByPath(c, f, paths)
 	}
 	m := &rmatcher{r: r, kid: c + 1, end: cc.next, sites: callSites(deps, seq, nil)}
 	var spawns []uint64
 	if r.mem != nil {
 		spawns = r.mem.spawns[c]
 	}
-	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, m: m, byPath: byPath, spawns: spawns, ret: -1}
+	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, m: m, accs: accs, byPath: byPath, spawns: spawns, ret: -1}
 	cr.stmts(seq, seqPath)
 	cr.runDeferred()
 	for _, list := range byPath {
@@ -412,19 +415,23 @@ func (m *rmatcher) callback(ch int32) bool {
 	return true
 }
 
-// accessesByPath returns the memory accesses of call c by the index of
-// the path they belong to, as Load places them: the first accesses after
-// a path's record that its tail made are that path's (profile.InTail),
-// the others the next path's; and how many come after the last path's
-// record and its tail (a path cut short by a panic).
-func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]int32, left int) {
+// accessesByPath returns the memory accesses of call c, and their indexes
+// by the index of the path they belong to, as Load places them: the first
+// accesses after a path's record that its tail made are that path's
+// (profile.InTail), the others the next path's; and how many come after
+// the last path's record and its tail (a path cut short by a panic).
+func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (accs []rawAccess, byPath [][]int32, left int) {
+	accs, err := r.mem.take(c, nil)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
 	byPath = make([][]int32, len(paths))
 	var run []int32
-	for a := r.mem.head[c]; a >= 0; {
-		k := r.mem.acc[a].path
+	for a := 0; a < len(accs); {
+		k := accs[a].path
 		run = run[:0]
-		for ; a >= 0 && r.mem.acc[a].path == k; a = r.mem.acc[a].next {
-			run = append(run, a)
+		for ; a < len(accs) && accs[a].path == k; a++ {
+			run = append(run, int32(a))
 		}
 		if k < 0 {
 			left += len(run) // cannot be: an attributed access follows its path
@@ -436,7 +443,7 @@ func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]in
 			if err != nil {
 				r.problem(err.Error())
 			}
-			inTail = profile.InTail(tail, len(run), func(i int) int32 { return int32(r.mem.acc[run[i]].stmt) })
+			inTail = profile.InTail(tail, len(run), func(i int) int32 { return int32(accs[run[i]].stmt) })
 			byPath[k-1] = append(byPath[k-1], run[:inTail]...)
 		}
 		if int(k) >= len(byPath) {
@@ -445,15 +452,16 @@ func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (byPath [][]in
 		}
 		byPath[k] = append(byPath[k], run[inTail:]...)
 	}
-	return byPath, left
+	return accs, byPath, left
 }
 
 // placeStmt places at node n, of function fn, the accesses (and the
-// values' words) of list that statement si made, and returns the others.
-func (r *replay) placeStmt(list []int32, fn, si int32, n int32) []int32 {
+// values' words) of list, indexes in accs, that statement si made, and
+// returns the others.
+func (r *replay) placeStmt(accs []rawAccess, list []int32, fn, si int32, n int32) []int32 {
 	kept := list[:0]
 	for _, a := range list {
-		acc := &r.mem.acc[a]
+		acc := &accs[a]
 		switch {
 		case acc.stmt != uint32(si):
 			kept = append(kept, a)
@@ -521,8 +529,9 @@ type callReplay struct {
 	lastDef, lastBlock []int32
 	m                  *rmatcher
 	deferred           []*rsite
-	byPath             [][]int32 // the accesses yet to place, by path (build only)
-	spawns             []uint64  // the spawns yet to place (build only)
+	accs               []rawAccess // the call's accesses (build only)
+	byPath             [][]int32   // those yet to place, by path
+	spawns             []uint64    // the spawns yet to place (build only)
 	ret                int32
 }
 
@@ -566,7 +575,7 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 		cr.lastBlock[blk] = n
 	}
 	if cr.byPath != nil {
-		cr.byPath[path] = r.placeStmt(cr.byPath[path], cr.fi, si, n)
+		cr.byPath[path] = r.placeStmt(cr.accs, cr.byPath[path], cr.fi, si, n)
 	}
 	if st.Return {
 		cr.ret = n

@@ -1,6 +1,7 @@
 package slice
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -310,7 +312,6 @@ type rawAccess struct {
 	kind                 profile.WPPAccess
 	flags                uint8
 	path                 int32 // the paths its call had recorded before it
-	next                 int32 // the next access of the same call, or -1
 }
 
 // valueWord is the kind of a rawAccess that is a word of a value.
@@ -319,13 +320,89 @@ const valueWord profile.WPPAccess = 255
 // A gorMem is what the replay that numbers a goroutine needs beside its
 // compact form: its memory accesses, by call, and its spawns.
 type gorMem struct {
-	acc        []rawAccess
-	head, tail []int32
-	spawns     map[int32][]uint64
+	// accs holds the goroutine's accesses sorted by call, each call's in
+	// order (spill: a goroutine of tens of millions of accesses holds a
+	// few million in memory at a time); the replay, which takes the calls
+	// in order, reads them back through sorted (take).
+	accs   *spill.Sorter[callAccess]
+	sorted *spill.Reader[callAccess]
+	peek   *callAccess
+	spawns map[int32][]uint64
 	// attributed says that each access's path is the one it belongs to
 	// (a WET's: readGor's attributed), not the count of paths recorded
 	// before it, which the tail rule corrects (profile.InTail).
 	attributed bool
+}
+
+// A callAccess is an access of a goroutine's call.
+type callAccess struct {
+	call int32
+	rawAccess
+}
+
+// spillCallAccesses is how many accesses of a goroutine are sorted in
+// memory before they are written to a temporary file.
+const spillCallAccesses = 2 << 20
+
+func byCall(x, y callAccess) int { return cmp.Compare(x.call, y.call) }
+
+// callAccessCodec writes a callAccess in 46 bytes.
+var callAccessCodec = spill.Codec[callAccess]{
+	Size: 46,
+	Put: func(b []byte, a callAccess) {
+		le := binary.LittleEndian
+		le.PutUint32(b, uint32(a.call))
+		le.PutUint64(b[4:], a.seq)
+		le.PutUint64(b[12:], a.addr)
+		le.PutUint64(b[20:], a.size)
+		le.PutUint64(b[28:], a.src)
+		le.PutUint32(b[36:], a.stmt)
+		b[40], b[41] = byte(a.kind), a.flags
+		le.PutUint32(b[42:], uint32(a.path))
+	},
+	Get: func(b []byte) callAccess {
+		le := binary.LittleEndian
+		return callAccess{int32(le.Uint32(b)), rawAccess{seq: le.Uint64(b[4:]), addr: le.Uint64(b[12:]), size: le.Uint64(b[20:]), src: le.Uint64(b[28:]),
+			stmt: le.Uint32(b[36:]), kind: profile.WPPAccess(b[40]), flags: b[41], path: int32(le.Uint32(b[42:]))}}
+	},
+}
+
+// take returns the accesses of call c, in order: the replay takes calls
+// in increasing order, and the accesses of calls it skips (of functions
+// without statements) are dropped.
+func (m *gorMem) take(c int32, buf []rawAccess) ([]rawAccess, error) {
+	if m.sorted == nil {
+		r, err := m.accs.Records()
+		if err != nil {
+			return nil, err
+		}
+		m.sorted = r
+	}
+	for {
+		if m.peek == nil {
+			a, ok, err := m.sorted.Next()
+			if err != nil || !ok {
+				return buf, err
+			}
+			m.peek = &a
+		}
+		switch {
+		case m.peek.call < c:
+			m.peek = nil
+		case m.peek.call == c:
+			buf = append(buf, m.peek.rawAccess)
+			m.peek = nil
+		default:
+			return buf, nil
+		}
+	}
+}
+
+// close removes the files of m's accesses.
+func (m *gorMem) close() {
+	if m != nil {
+		m.accs.Close()
+	}
 }
 
 // readGor reads the events of goroutine gid of f into its compact form;
@@ -334,11 +411,13 @@ type gorMem struct {
 // builder.calls does. If f is attributed (a WET's), each memory event
 // follows the path it belongs to, a path of the call Up levels below the
 // current one (wetSource).
-func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (*gor, *gorMem, error) {
+// The accesses are sorted in memory spillAt (0: spillCallAccesses) at a
+// time.
+func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, spillAt int) (*gor, *gorMem, error) {
 	g := &gor{file: file, id: gid, start: -1}
 	var m *gorMem
 	if mem {
-		m = &gorMem{spawns: make(map[int32][]uint64)}
+		m = &gorMem{spawns: make(map[int32][]uint64), accs: spill.New(byCall, callAccessCodec, cmp.Or(spillAt, spillCallAccesses), "")}
 	}
 	// bufs[k] holds the paths of the open call k calls deep (wpp.Walk
 	// keeps the calls), until it returns.
@@ -365,19 +444,15 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 	// add appends a to the accesses of call c, k calls deep: its path is
 	// the number of paths that call recorded before it, or, attributed,
 	// the last of them.
+	var addErr error
 	add := func(a rawAccess, k int, c int32) {
-		a.path, a.next = int32(len(bufs[k])), -1
+		a.path = int32(len(bufs[k]))
 		if attributed {
 			a.path--
 		}
-		i := int32(len(m.acc))
-		m.acc = append(m.acc, a)
-		if m.tail[c] >= 0 {
-			m.acc[m.tail[c]].next = i
-		} else {
-			m.head[c] = i
+		if err := m.accs.Add(callAccess{c, a}); err != nil && addErr == nil {
+			addErr = err
 		}
-		m.tail[c] = i
 	}
 	enter := func(hash string, fn uint32, caller int32, hasCaller bool) (int32, error) {
 		fi, err := t.fn(funcKey{hash, fn})
@@ -397,10 +472,6 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 			bufs = bufs[:len(bufs)+1]
 		} else {
 			bufs = append(bufs, nil)
-		}
-		if mem {
-			m.head = append(m.head, -1)
-			m.tail = append(m.tail, -1)
 		}
 		return c, nil
 	}
@@ -431,11 +502,16 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool) (
 		}
 		return nil
 	})
+	if err == nil {
+		err = addErr
+	}
 	if err != nil {
+		m.close()
 		return nil, nil, err
 	}
 	for k := len(open) - 1; k >= 0; k-- {
 		if err := flush(k, open[k]); err != nil {
+			m.close()
 			return nil, nil, err
 		}
 	}
