@@ -27,7 +27,9 @@
 //     depend on their defer statement; a goroutine's first call on the go
 //     statement that started it;
 //   - memory accesses are placed at the nodes of the statements that made
-//     them, then replayed in their process-wide order (memory.go).
+//     them, then replayed in their process-wide order (memory.go), each
+//     process on its own: processes share no memory, so a heap address
+//     is keyed with its process.
 //
 // This is the paper's full graph, FP: every dependence instance is
 // explicit, which makes it the oracle for the compact forms, and bounds it
@@ -36,8 +38,8 @@
 //
 // # Slices
 //
-// A slice starts at a criterion's node and walks dependences backwards,
-// breadth first, each node once: definitions, memory writers, results,
+// A slice starts at a criterion's node (of one test's goroutines, with a
+// Scope) and walks dependences backwards, breadth first, each node once: definitions, memory writers, results,
 // arguments and control; a calling statement (Node.Call) joins the slice
 // with its control dependence only, not the results it goes on to use.
 // A criterion with a variable starts from that variable's definition and
@@ -45,7 +47,11 @@
 // slice and are listed (Slice.Memory). The walk is one function for the
 // three graphs below, which differ only in how they give a node's
 // dependences; so their slices, steps and order included, are equal when
-// their nodes are.
+// their nodes are. A Slice keeps its statements and how many of each
+// one's executions it holds, not its steps: those are walked again from
+// the graph when asked for (Slice.Walk), a page at a time by the
+// commands, so a slice of tens of millions of executions takes memory
+// bounded by the program (the walk's queue and two paged bitsets aside).
 //
 // # The compact graph (OPT)
 //
@@ -60,8 +66,19 @@
 // node: the call it is in (found by binary search on the calls' first
 // nodes) is replayed alone (replay.go), exactly as Load replays it, its
 // children's subtrees taken as numbered; a child's entry gets what its
-// caller's replay gives it. Replayed calls are cached (256 MB at most),
-// so a call's dependences are inferred once for all its nodes.
+// caller's replay gives it. A call of more than windowStmts statements (a
+// test's body, a main's loop) is replayed a window at a time: once from
+// its start, which leaves a checkpoint of the replay's state at each
+// window, then each window alone from its checkpoint. Replayed windows
+// are cached (replayed.go, 256 MB at most, without pointers), so a call's
+// dependences are inferred about once for all its nodes, and asking for a
+// node costs a window at most.
+//
+// Building OPT holds one goroutine's compact form and one process's
+// accesses at a time beside what it keeps: a goroutine's accesses are
+// sorted by call, and a process's by number, then its labels by reader,
+// in bounded memory (internal/spill writes what does not fit to unlinked
+// temporary files).
 //
 // How the paper's optimizations map onto this:
 //
