@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"golang.org/x/tools/go/analysis/multichecker"
@@ -95,6 +96,7 @@ ran; stats gives the δ of their numberings.
 // main runs the command named first, or prints help; anything else goes to
 // the analyzer, as vet's own calls (-V=full, -flags, a .cfg file) do.
 func main() {
+	softMemoryLimit()
 	if len(os.Args) > 1 {
 		if cmd := lookup(os.Args[1]); cmd != nil {
 			os.Exit(cmd.Main(os.Args[2:]))
@@ -120,4 +122,15 @@ func main() {
 		}
 	}
 	multichecker.Main(pathcover.Analyzer)
+}
+
+// softMemoryLimit asks the collector to keep the heap under 1.5 GiB
+// (debug.SetMemoryLimit), so that the commands that read whole recordings
+// (slice, wet build, wpp compact) stay within 2 GB where what they hold
+// allows, at the cost of more collections near it. GOMEMLIMIT, if set,
+// decides instead.
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1536 << 20)
+	}
 }
