@@ -53,6 +53,8 @@ type loader struct {
 	// spillAccesses and spillPairs, if not 0, replace the constants
 	// (tests spill a few records at a time).
 	spillAccesses, spillPairs int
+	// callAccesses sorts each goroutine's accesses in turn.
+	callAccesses *spill.Sorter[callAccess]
 	// fileDone, when set, is called when a recording's goroutines are
 	// numbered and their accesses placed.
 	fileDone func()
@@ -124,7 +126,10 @@ func (l *loader) file(f wpp.Source, fi int) error {
 	spawned := make(map[uint64]int32)
 	var mine []*gor
 	for _, gid := range f.Goroutines() {
-		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil, l.spillAccesses)
+		if l.callAccesses == nil {
+			l.callAccesses = newCallAccesses(l.spillAccesses)
+		}
+		g, m, err := readGor(l.t, f, fi, gid, true, l.value != nil, l.callAccesses)
 		if err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
 		}

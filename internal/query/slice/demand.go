@@ -270,7 +270,7 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := readGor(d.t, wpp.FileSource{WPPFile: f}, idx.file, idx.id, false, false, 0)
+	g, _, err := readGor(d.t, wpp.FileSource{WPPFile: f}, idx.file, idx.id, false, false, nil)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -43,6 +43,8 @@ type replay struct {
 	problems   *[]string
 	// err is the first error reading the accesses back (build).
 	err error
+	// accStack holds the accesses of the calls being replayed (build).
+	accStack []rawAccess
 }
 
 // replayScratch are a local replay's buffers, reused from call to call.
@@ -215,6 +217,8 @@ func (r *replay) call(c int32) int32 {
 	var byPath [][]int32
 	left := 0
 	if r.mem != nil {
+		mark := len(r.accStack)
+		defer func() { r.accStack = r.accStack[:mark] }()
 		accs, byPath, left = r.accessesByPath(c, f, paths)
 	}
 	m := &rmatcher{r: r, kid: c + 1, end: cc.next, sites: callSites(deps, seq, nil)}
@@ -421,10 +425,16 @@ func (m *rmatcher) callback(ch int32) bool {
 // (profile.InTail), the others the next path's; and how many come after
 // the last path's record and its tail (a path cut short by a panic).
 func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (accs []rawAccess, byPath [][]int32, left int) {
-	accs, err := r.mem.take(c, nil)
+	// The calls being replayed take their accesses in turn, a child's
+	// after its parent's: they share one stack (accStack), which call
+	// pops.
+	mark := len(r.accStack)
+	stack, err := r.mem.take(c, r.accStack)
 	if err != nil && r.err == nil {
 		r.err = err
 	}
+	r.accStack = stack
+	accs = stack[mark:len(stack):len(stack)]
 	byPath = make([][]int32, len(paths))
 	var run []int32
 	for a := 0; a < len(accs); {

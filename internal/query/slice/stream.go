@@ -346,6 +346,12 @@ const spillCallAccesses = 2 << 20
 
 func byCall(x, y callAccess) int { return cmp.Compare(x.call, y.call) }
 
+// newCallAccesses returns a sorter of a goroutine's accesses that holds
+// limit (0: spillCallAccesses) in memory.
+func newCallAccesses(limit int) *spill.Sorter[callAccess] {
+	return spill.New(byCall, callAccessCodec, cmp.Or(limit, spillCallAccesses), "")
+}
+
 // callAccessCodec writes a callAccess in 46 bytes.
 var callAccessCodec = spill.Codec[callAccess]{
 	Size: 46,
@@ -411,13 +417,13 @@ func (m *gorMem) close() {
 // builder.calls does. If f is attributed (a WET's), each memory event
 // follows the path it belongs to, a path of the call Up levels below the
 // current one (wetSource).
-// The accesses are sorted in memory spillAt (0: spillCallAccesses) at a
-// time.
-func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, spillAt int) (*gor, *gorMem, error) {
+// The accesses are sorted by accs (newCallAccesses), which the caller
+// reuses from goroutine to goroutine.
+func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, accs *spill.Sorter[callAccess]) (*gor, *gorMem, error) {
 	g := &gor{file: file, id: gid, start: -1}
 	var m *gorMem
 	if mem {
-		m = &gorMem{spawns: make(map[int32][]uint64), accs: spill.New(byCall, callAccessCodec, cmp.Or(spillAt, spillCallAccesses), "")}
+		m = &gorMem{spawns: make(map[int32][]uint64), accs: accs}
 	}
 	// bufs[k] holds the paths of the open call k calls deep (wpp.Walk
 	// keeps the calls), until it returns.
