@@ -307,9 +307,13 @@ func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
-	gi, c, err := o.locate(n)
-	if err != nil {
-		return nil, err
+	// Often a node of the window asked for last: no need to locate it.
+	gi, c, ok := o.replayed.lastHolds(n)
+	if !ok {
+		var err error
+		if gi, c, err = o.locate(n); err != nil {
+			return nil, err
+		}
 	}
 	nd, err := o.replayed.nodeOf(o.gors[gi], gi, n, c, o.nodeAt)
 	if err != nil {

@@ -73,6 +73,19 @@ func (rc *replayCache) checkpoints(g *gor, gi, c int32) []checkpoint {
 	return cps
 }
 
+// lastHolds says whether node n is an own node of the window asked for
+// last, and of which call.
+func (rc *replayCache) lastHolds(n int32) (gi, c int32, ok bool) {
+	d := rc.last
+	if d == nil || len(d.ids) == 0 || n < d.ids[0] || n > d.ids[len(d.ids)-1] {
+		return 0, 0, false
+	}
+	if _, ok := slices.BinarySearch(d.ids, n); !ok {
+		return 0, 0, false // a node of a child's subtree
+	}
+	return rc.lastRef.g, rc.lastRef.c, true
+}
+
 // kid returns what child ch of call p of g depends on: the window of p
 // that matched it knows.
 func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {

@@ -431,12 +431,13 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
 	// The statements in the order the walk meets them, each with its
 	// executions; their order in the source after.
-	index := make(map[fnStmt]int32)
+	// index[fn][stmt] is a statement's index in stmts, plus one (0: not
+	// met yet): looked up at every step, so not a map.
+	var index [][]int32
 	byStmt := make(map[Stmt]int32)
 	var stmts []Stmt
 	var execs []int
 	memory := make(map[string]bool)
-	memoryDone := make(map[fnStmt]bool)
 	vias := make(map[string]int32)
 	viaOf := func(via string) int32 {
 		v, ok := vias[via]
@@ -448,30 +449,33 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		return v
 	}
 	err := walkSlice(gr, s.Criterion, c.Var, viaOf, func(st *step, n *Node) error {
-		fs := fnStmt{n.Func, n.Stmt}
-		k, ok := index[fs]
-		if !ok {
+		if int(n.Func) >= len(index) {
+			index = slices.Grow(index, int(n.Func)+1-len(index))[:n.Func+1]
+		}
+		if index[n.Func] == nil {
+			index[n.Func] = make([]int32, len(gr.funcAt(n.Func).Deps.Stmts))
+		}
+		k := index[n.Func][n.Stmt] - 1
+		if k < 0 {
+			// The statement's first step.
 			f := gr.funcAt(n.Func)
 			stmt := stmtOf(f, n.Stmt)
+			var ok bool
 			if k, ok = byStmt[stmt]; !ok {
 				k = int32(len(stmts))
 				byStmt[stmt] = k
 				stmts = append(stmts, stmt)
 				execs = append(execs, 0)
 			}
-			index[fs] = k
-		}
-		execs[k]++
-		s.numSteps++
-		if !memoryDone[fs] {
-			memoryDone[fs] = true
-			f := gr.funcAt(n.Func)
+			index[n.Func][n.Stmt] = k + 1
 			s.valued = s.valued || len(f.Deps.Values) > 0
 			ds := &f.Deps.Stmts[n.Stmt]
 			for _, m := range ds.Memory {
-				memory[fmt.Sprintf("%s:%d: %s", stmtOf(f, n.Stmt).File, ds.Line, m)] = true
+				memory[fmt.Sprintf("%s:%d: %s", stmt.File, ds.Line, m)] = true
 			}
 		}
+		execs[k]++
+		s.numSteps++
 		return nil
 	})
 	if err != nil {
@@ -488,22 +492,23 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		rank[k] = int32(r)
 		s.Stmts[r], s.Execs[r] = stmts[k], execs[k]
 	}
-	for fs, k := range index {
-		index[fs] = rank[k]
+	for _, ks := range index {
+		for i, k := range ks {
+			if k > 0 {
+				ks[i] = rank[k-1] + 1
+			}
+		}
 	}
 	s.Memory = slices.Sorted(maps.Keys(memory))
 	crit, v := s.Criterion, c.Var
 	s.walk = func(fn func(st step) error) error {
 		return walkSlice(gr, crit, v, viaOf, func(st *step, n *Node) error {
-			st.stmt = index[fnStmt{n.Func, n.Stmt}]
+			st.stmt = index[n.Func][n.Stmt] - 1
 			return fn(*st)
 		})
 	}
 	return s, nil
 }
-
-// A fnStmt is a statement of a function of the graph.
-type fnStmt struct{ fn, stmt int32 }
 
 // walkSlice walks the slice of node root of gr (of variable v if not
 // empty) breadth first, calling visit with each step and its node in
