@@ -46,21 +46,32 @@ func (b *builder) place(e profile.WPPEvent, n int32) {
 type shadow map[uint64]*[8]int32
 
 func (s shadow) set(addr, size uint64, n int32) {
-	for a := addr; a < addr+size; a++ {
-		w := s[a>>3]
+	// A word at a time: one lookup for its bytes.
+	for a, end := addr, addr+size; a < end; {
+		word := a >> 3
+		w := s[word]
 		if w == nil {
 			w = new([8]int32)
-			s[a>>3] = w
+			s[word] = w
 		}
-		w[a&7] = n + 1
+		for ; a < end && a>>3 == word; a++ {
+			w[a&7] = n + 1
+		}
 	}
 }
 
-// writers appends the writers of [addr, addr+size) to to.
+// writers appends the writers of [addr, addr+size) to to, each once a
+// word (an 8-byte load of one store's bytes gives it once).
 func (s shadow) writers(addr, size uint64, to []int32) []int32 {
-	for a := addr; a < addr+size; a++ {
-		if w := s[a>>3]; w != nil && w[a&7] > 0 {
-			to = append(to, w[a&7]-1)
+	for a, end := addr, addr+size; a < end; {
+		word := a >> 3
+		w := s[word]
+		last := int32(0)
+		for ; a < end && a>>3 == word; a++ {
+			if w != nil && w[a&7] > 0 && w[a&7] != last {
+				last = w[a&7]
+				to = append(to, last-1)
+			}
 		}
 	}
 	return to
