@@ -7,37 +7,29 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 )
 
-// A Sorter sorts records of type T, stably: records that compare equal
-// come back in the order they were added.
+// A Sorter sorts records of type T by a uint64 key, stably: records of
+// the same key come back in the order they were added.
 type Sorter[T any] struct {
-	compare func(a, b T) int
-	codec   Codec[T]
-	limit   int
-	dir     string
-	held    []held[T]
-	runs    []run
-	buf     []byte
+	key   func(T) uint64
+	codec Codec[T]
+	limit int
+	dir   string
+	// recs are the records held, keys their keys and places, sorted when
+	// a run is written (radix: linear, and stable).
+	recs     []T
+	keys     []keyAt
+	scratch  []keyAt
+	runs     []run
+	buf      []byte
+	unsorted bool
 }
 
-// held is a record held in memory, with its place among them: sorting by
-// record then place is stable, and as fast as an unstable sort (the
-// standard library's stable sort moves each record O(log n) times).
-type held[T any] struct {
-	rec T
-	at  int
-}
-
-// sortHeld sorts the records held, stably.
-func (s *Sorter[T]) sortHeld() {
-	slices.SortFunc(s.held, func(a, b held[T]) int {
-		if c := s.compare(a.rec, b.rec); c != 0 {
-			return c
-		}
-		return a.at - b.at
-	})
+// keyAt is a record's key and its place in Sorter.recs.
+type keyAt struct {
+	key uint64
+	at  uint32
 }
 
 // A Codec writes a record into Size bytes and reads it back.
@@ -54,30 +46,68 @@ type run struct {
 	n    int    // records
 }
 
-// New returns a sorter that orders records by compare, holds at most
-// limit of them in memory, and writes its runs in dir (os.TempDir if "").
-func New[T any](compare func(a, b T) int, codec Codec[T], limit int, dir string) *Sorter[T] {
-	return &Sorter[T]{compare: compare, codec: codec, limit: max(limit, 1), dir: dir}
+// New returns a sorter that orders records by key, holds at most limit
+// of them in memory, and writes its runs in dir (os.TempDir if "").
+func New[T any](key func(T) uint64, codec Codec[T], limit int, dir string) *Sorter[T] {
+	return &Sorter[T]{key: key, codec: codec, limit: min(max(limit, 1), 1<<32-1), dir: dir}
 }
 
 // Add adds a record.
 func (s *Sorter[T]) Add(r T) error {
-	if len(s.held) >= s.limit {
+	if len(s.recs) >= s.limit {
 		if err := s.spill(); err != nil {
 			return err
 		}
 	}
-	s.held = append(s.held, held[T]{r, len(s.held)})
+	s.keys = append(s.keys, keyAt{s.key(r), uint32(len(s.recs))})
+	s.recs = append(s.recs, r)
+	s.unsorted = true
 	return nil
 }
 
 // Len returns how many records were added.
 func (s *Sorter[T]) Len() int {
-	n := len(s.held)
+	n := len(s.recs)
 	for _, r := range s.runs {
 		n += r.n
 	}
 	return n
+}
+
+// sortHeld sorts the keys of the records held: an LSD radix sort a byte
+// at a time, skipping the bytes all keys share, so stable.
+func (s *Sorter[T]) sortHeld() {
+	if !s.unsorted {
+		return
+	}
+	s.unsorted = false
+	var counts [8][256]int
+	for _, k := range s.keys {
+		for d := range 8 {
+			counts[d][byte(k.key>>(8*d))]++
+		}
+	}
+	if cap(s.scratch) < len(s.keys) {
+		s.scratch = make([]keyAt, len(s.keys))
+	}
+	from, to := s.keys, s.scratch[:len(s.keys)]
+	for d := range 8 {
+		if counts[d][byte(from[0].key>>(8*d))] == len(from) {
+			continue // every key has this byte
+		}
+		var at [256]int
+		sum := 0
+		for b := range 256 {
+			at[b], sum = sum, sum+counts[d][b]
+		}
+		for _, k := range from {
+			b := byte(k.key >> (8 * d))
+			to[at[b]] = k
+			at[b]++
+		}
+		from, to = to, from
+	}
+	s.keys, s.scratch = from, to
 }
 
 // spill sorts the records held and writes them as a run.
@@ -87,7 +117,7 @@ func (s *Sorter[T]) spill() error {
 	if err != nil {
 		return fmt.Errorf("spilling sorted records: %w", err)
 	}
-	r := run{f: f, name: f.Name(), n: len(s.held)}
+	r := run{f: f, name: f.Name(), n: len(s.recs)}
 	if os.Remove(r.name) == nil {
 		r.name = "" // gone from the directory, open still
 	}
@@ -97,8 +127,8 @@ func (s *Sorter[T]) spill() error {
 		s.buf = make([]byte, s.codec.Size)
 	}
 	b := s.buf[:s.codec.Size]
-	for _, h := range s.held {
-		s.codec.Put(b, h.rec)
+	for _, k := range s.keys {
+		s.codec.Put(b, s.recs[k.at])
 		if _, err := w.Write(b); err != nil {
 			return fmt.Errorf("spilling sorted records: %w", err)
 		}
@@ -106,7 +136,7 @@ func (s *Sorter[T]) spill() error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("spilling sorted records: %w", err)
 	}
-	s.held = s.held[:0]
+	s.recs, s.keys = s.recs[:0], s.keys[:0]
 	return nil
 }
 
@@ -135,35 +165,35 @@ func (s *Sorter[T]) Each(fn func(T) error) error {
 // may be added before.
 func (s *Sorter[T]) Records() (*Reader[T], error) {
 	s.sortHeld()
-	r := &Reader[T]{s: s, m: &merge[T]{compare: s.compare}}
+	r := &Reader[T]{s: s}
 	// The merge: each run, and the records held as the last, by their
-	// next record; ties go to the earlier run, which holds the records
-	// added first.
+	// next record's key; ties go to the earlier run, which holds the
+	// records added first.
 	for i := range s.runs {
 		if _, err := s.runs[i].f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		c := &cursor[T]{run: i, left: s.runs[i].n, r: bufio.NewReaderSize(s.runs[i].f, 1<<16), codec: s.codec, buf: make([]byte, s.codec.Size)}
+		c := &cursor[T]{run: i, left: s.runs[i].n, r: bufio.NewReaderSize(s.runs[i].f, 1<<16), s: s, buf: make([]byte, s.codec.Size)}
 		if err := c.next(); err != nil {
 			return nil, err
 		}
 		if c.ok {
-			r.m.cs = append(r.m.cs, c)
+			r.m = append(r.m, c)
 		}
 	}
-	if len(s.held) > 0 {
-		c := &cursor[T]{run: len(s.runs), held: s.held}
+	if len(s.recs) > 0 {
+		c := &cursor[T]{run: len(s.runs), s: s, held: s.keys}
 		c.next()
-		r.m.cs = append(r.m.cs, c)
+		r.m = append(r.m, c)
 	}
-	heap.Init(r.m)
+	heap.Init(&r.m)
 	return r, nil
 }
 
 // A Reader reads a sorter's records in order.
 type Reader[T any] struct {
 	s    *Sorter[T]
-	m    *merge[T]
+	m    merge[T]
 	last *cursor[T] // whose record Next gave last, to advance
 }
 
@@ -176,15 +206,15 @@ func (r *Reader[T]) Next() (T, bool, error) {
 			return zero, false, err
 		}
 		if c.ok {
-			heap.Fix(r.m, 0)
+			heap.Fix(&r.m, 0)
 		} else {
-			heap.Pop(r.m)
+			heap.Pop(&r.m)
 		}
 	}
-	if r.m.Len() == 0 {
+	if len(r.m) == 0 {
 		return zero, false, nil
 	}
-	r.last = r.m.cs[0]
+	r.last = r.m[0]
 	return r.last.rec, true, nil
 }
 
@@ -200,27 +230,29 @@ func (s *Sorter[T]) Close() error {
 			errs = append(errs, os.Remove(r.name))
 		}
 	}
-	s.runs, s.held = nil, s.held[:0]
+	s.runs, s.recs, s.keys, s.unsorted = nil, s.recs[:0], s.keys[:0], false
 	return errors.Join(errs...)
 }
 
-// A cursor is the next record of a run, or of the records held.
+// A cursor is the next record of a run, or of the records held, and its
+// key.
 type cursor[T any] struct {
-	run   int
-	rec   T
-	ok    bool
-	left  int
-	r     *bufio.Reader
-	codec Codec[T]
-	buf   []byte
-	held  []held[T]
+	run  int
+	rec  T
+	key  uint64
+	ok   bool
+	left int
+	r    *bufio.Reader
+	s    *Sorter[T]
+	buf  []byte
+	held []keyAt
 }
 
 func (c *cursor[T]) next() error {
 	if c.r == nil {
 		c.ok = len(c.held) > 0
 		if c.ok {
-			c.rec, c.held = c.held[0].rec, c.held[1:]
+			c.key, c.rec, c.held = c.held[0].key, c.s.recs[c.held[0].at], c.held[1:]
 		}
 		return nil
 	}
@@ -231,28 +263,26 @@ func (c *cursor[T]) next() error {
 	if _, err := io.ReadFull(c.r, c.buf); err != nil {
 		return fmt.Errorf("reading back sorted records: %w", err)
 	}
-	c.rec = c.codec.Get(c.buf)
+	c.rec = c.s.codec.Get(c.buf)
+	c.key = c.s.key(c.rec)
 	c.left--
 	return nil
 }
 
-// merge is a heap of cursors by their records, then their runs.
-type merge[T any] struct {
-	compare func(a, b T) int
-	cs      []*cursor[T]
-}
+// merge is a heap of cursors by their keys, then their runs.
+type merge[T any] []*cursor[T]
 
-func (m *merge[T]) Len() int { return len(m.cs) }
-func (m *merge[T]) Less(i, j int) bool {
-	if c := m.compare(m.cs[i].rec, m.cs[j].rec); c != 0 {
-		return c < 0
+func (m merge[T]) Len() int { return len(m) }
+func (m merge[T]) Less(i, j int) bool {
+	if m[i].key != m[j].key {
+		return m[i].key < m[j].key
 	}
-	return m.cs[i].run < m.cs[j].run
+	return m[i].run < m[j].run
 }
-func (m *merge[T]) Swap(i, j int) { m.cs[i], m.cs[j] = m.cs[j], m.cs[i] }
-func (m *merge[T]) Push(x any)    { m.cs = append(m.cs, x.(*cursor[T])) }
+func (m merge[T]) Swap(i, j int) { m[i], m[j] = m[j], m[i] }
+func (m *merge[T]) Push(x any)   { *m = append(*m, x.(*cursor[T])) }
 func (m *merge[T]) Pop() any {
-	c := m.cs[len(m.cs)-1]
-	m.cs = m.cs[:len(m.cs)-1]
+	c := (*m)[len(*m)-1]
+	*m = (*m)[:len(*m)-1]
 	return c
 }

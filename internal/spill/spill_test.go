@@ -25,6 +25,10 @@ var recCodec = Codec[rec]{
 
 func byKey(a, b rec) int { return cmp.Compare(a.key, b.key) }
 
+// keyOf spreads a key over the bytes of a uint64, so that the radix sort
+// has several bytes to sort by.
+func keyOf(r rec) uint64 { return uint64(r.key)*0x0101010101 + uint64(r.key)<<40 }
+
 // FuzzSorter sorts random records with small limits (many runs) and
 // requires what slices.SortStableFunc gives, twice in a row (a sorter is
 // reused after Each), and no file left in its directory.
@@ -35,12 +39,17 @@ func FuzzSorter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, n uint16, limit, keys uint8) {
 		dir := t.TempDir()
 		r := rand.New(rand.NewPCG(seed, 1))
-		s := New(byKey, recCodec, int(limit), dir)
+		s := New(keyOf, recCodec, int(limit), dir)
 		defer s.Close()
 		for round := range 2 {
+			// Keys of several bytes now and then.
+			wide := round == 1
 			var want []rec
 			for i := range uint32(n) {
 				x := rec{uint32(r.IntN(int(keys) + 1)), i}
+				if wide {
+					x.key = r.Uint32() % (uint32(keys)*1000 + 1)
+				}
 				want = append(want, x)
 				if err := s.Add(x); err != nil {
 					t.Fatal(err)
@@ -68,7 +77,7 @@ func FuzzSorter(f *testing.F) {
 // be gone after Close.
 func TestSorterStops(t *testing.T) {
 	dir := t.TempDir()
-	s := New(byKey, recCodec, 4, dir)
+	s := New(keyOf, recCodec, 4, dir)
 	for i := range uint32(100) {
 		s.Add(rec{100 - i, i})
 	}
@@ -88,7 +97,7 @@ func TestSorterStops(t *testing.T) {
 // TestSorterBadDir requires a directory that cannot hold the runs to be an
 // error that says so, not a panic.
 func TestSorterBadDir(t *testing.T) {
-	s := New(byKey, recCodec, 1, "/nonexistent/dir")
+	s := New(keyOf, recCodec, 1, "/nonexistent/dir")
 	s.Add(rec{1, 0})
 	if err := s.Add(rec{2, 1}); err == nil {
 		t.Fatal("no error from a directory that does not exist")

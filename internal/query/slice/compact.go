@@ -198,9 +198,9 @@ func loadCompact(l *loader) (*Compact, error) {
 	// accesses, and then the labels, are sorted in bounded memory
 	// (spill): a process of hundreds of millions of accesses writes
 	// them to temporary files.
-	acc := spill.New(bySeq, placedCodec, cmp.Or(l.spillAccesses, spillAccesses), "")
+	acc := spill.New(placedSeq, placedCodec, cmp.Or(l.spillAccesses, spillAccesses), "")
 	defer acc.Close()
-	pairs := spill.New(cmp.Compare[uint64], pairCodec, cmp.Or(l.spillPairs, spillPairs), "")
+	pairs := spill.New(pairKey, pairCodec, cmp.Or(l.spillPairs, spillPairs), "")
 	defer pairs.Close()
 	var lab labels
 	var err error
@@ -246,11 +246,12 @@ func loadCompact(l *loader) (*Compact, error) {
 }
 
 // spillAccesses and spillPairs are how many accesses (37 bytes each on
-// disk, 48 in memory) and label pairs (8 bytes) OPT's load sorts in
-// memory before it writes them to temporary files.
+// disk, 64 in memory with their keys) and label pairs (8 bytes on disk,
+// 24 in memory) OPT's load sorts in memory before it writes them to
+// temporary files: some 450 MB at most.
 const (
 	spillAccesses = 4 << 20
-	spillPairs    = 16 << 20
+	spillPairs    = 8 << 20
 )
 
 // packPairs packs the label pairs sorted (reader<<32 | writer), each once,

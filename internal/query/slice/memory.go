@@ -175,8 +175,13 @@ func replayAccesses(acc []placed, problems *[]string, read func(n int32, from []
 	m.finish()
 }
 
-// bySeq orders accesses by their numbers.
+// bySeq orders accesses by their numbers; placedSeq is that key.
 func bySeq(x, y placed) int { return cmp.Compare(x.seq, y.seq) }
+
+func placedSeq(p placed) uint64 { return p.seq }
+
+// pairKey is a label pair's key: itself.
+func pairKey(p uint64) uint64 { return p }
 
 // A memReplay replays accesses, given in the order of their numbers, over
 // a shadow memory (replayAccesses).

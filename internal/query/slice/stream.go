@@ -344,12 +344,12 @@ type callAccess struct {
 // memory before they are written to a temporary file.
 const spillCallAccesses = 2 << 20
 
-func byCall(x, y callAccess) int { return cmp.Compare(x.call, y.call) }
+func accessCall(a callAccess) uint64 { return uint64(a.call) }
 
 // newCallAccesses returns a sorter of a goroutine's accesses that holds
 // limit (0: spillCallAccesses) in memory.
 func newCallAccesses(limit int) *spill.Sorter[callAccess] {
-	return spill.New(byCall, callAccessCodec, cmp.Or(limit, spillCallAccesses), "")
+	return spill.New(accessCall, callAccessCodec, cmp.Or(limit, spillCallAccesses), "")
 }
 
 // callAccessCodec writes a callAccess in 46 bytes.
