@@ -518,7 +518,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -527,6 +527,14 @@
 //
 //	pathcover test -deps -run TestX ./pkg
 //	pathcover slice pkg/file.go:42 got
+//
+// -test TestX slices an execution of TestX (or of its subtests) from a
+// recording of many tests: the last one its goroutines ran (-instance n:
+// the n-th), counting only theirs. pathcover test records where each test
+// starts and ends; the slice then goes wherever the dependences lead.
+//
+//	pathcover test -deps ./pkg
+//	pathcover slice -test TestX pkg/file.go:42 got
 //
 // The statements are listed in source order. -why lists instead each step
 // of the slice once, breadth first from the criterion: the statement, and
@@ -574,6 +582,8 @@
 //		write the slice as JSON
 //	-maxnodes n
 //		with -graph fp, refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
+//	-test TestX
+//		slice an execution of test TestX (or its subtests) of a recording of many tests
 //	-why
 //		list each step of the slice with the dependence that brought it in
 //
