@@ -628,15 +628,6 @@ func (r *replay) blocks(f *Func, paths []uint64, seq []numbering.BlockID, seqPat
 	return seq, seqPath
 }
 
-// stmtCount returns the number of statements of blocks seq.
-func stmtCount(deps *profile.Deps, seq []numbering.BlockID) int {
-	n := 0
-	for _, blk := range seq {
-		n += len(deps.Blocks[blk])
-	}
-	return n
-}
-
 // callSites appends to sites the call sites of blocks seq, in order.
 func callSites(deps *profile.Deps, seq []numbering.BlockID, sites []*profile.DepCall) []*profile.DepCall {
 	for _, blk := range seq {
