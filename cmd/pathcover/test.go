@@ -203,7 +203,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 		fmt.Fprintf(os.Stderr, "dependences recorded (pathcover slice -dir %s FILE:LINE [VAR] slices a value)\n", profileDir)
 	}
 	if t.spec.WPP {
-		writeCutTests(name, profileDir)
+		writeCutTests(profileDir)
 		code = cmp.Or(code, compactTests(name, profileDir))
 	}
 	if t.spec.Values {
@@ -304,11 +304,10 @@ func (t *testFlags) toolexec(goArgs []string) (string, []string, error) {
 // writeCutTests says, for each recording of dir that covers only part of
 // its process's run (one that reached its size limit), which tests it
 // holds whole, which cut, and which it misses.
-func writeCutTests(name, dir string) {
+func writeCutTests(dir string) {
 	held, err := wpp.CutTests(dir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return
+		return // compactTests, which reads the same files next, says what is wrong
 	}
 	for _, h := range held {
 		fmt.Fprintf(os.Stderr, "recording cut: %s\n", printable(h.String()))
