@@ -61,7 +61,7 @@
 // (stream.go): each call's function, parent, subtree, first and last node
 // and return node, and its Ball-Larus paths, as uvarints relative to the
 // call before. The only dependences labelled are those through memory,
-// one sorted list of writers per reading node, packed in blocks of 64
+// one sorted list of writers per reading node, packed in blocks of 16
 // readers (labels.go). Everything else is inferred when a slice needs a
 // node: the call it is in (found by binary search on the calls' first
 // nodes) is replayed alone (replay.go), exactly as Load replays it, its
