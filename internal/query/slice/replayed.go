@@ -29,9 +29,13 @@ type replayCache struct {
 	// windows are the checkpoints of the calls of more than one window
 	// replayed so far: windows[ref][w] is where window w+1 begins.
 	windows map[callRef][]checkpoint
-	parts   map[partRef]*callDeps
-	// bytes is what parts holds, limit its bound.
-	bytes, limit int
+	// young and old hold the windows replayed, two generations of an
+	// LRU's approximation: a window asked for goes to young; when young
+	// holds half the limit, old is dropped and young becomes old. The
+	// windows a slice keeps asking for stay; the cache holds at most
+	// limit bytes.
+	young, old        map[partRef]*callDeps
+	youngBytes, limit int
 	// last is the window asked for last: a slice asks for the nodes of
 	// one window in turn.
 	last    *callDeps
@@ -48,7 +52,7 @@ type partRef struct{ g, c, w int32 }
 const replayCacheLimit = 256 << 20
 
 func newReplayCache(t *funcTable) *replayCache {
-	return &replayCache{t: t, r: replay{t: t}, windows: make(map[callRef][]checkpoint), parts: make(map[partRef]*callDeps), limit: replayCacheLimit}
+	return &replayCache{t: t, r: replay{t: t}, windows: make(map[callRef][]checkpoint), young: make(map[partRef]*callDeps), limit: replayCacheLimit}
 }
 
 // own returns the window of call c of g (goroutine gi) that holds c's own
@@ -66,7 +70,7 @@ func (rc *replayCache) own(g *gor, gi, c, n int32) *callDeps {
 // replaying it first if it has not been.
 func (rc *replayCache) checkpoints(g *gor, gi, c int32) []checkpoint {
 	cps, big := rc.windows[callRef{gi, c}]
-	if _, ok := rc.parts[partRef{gi, c, 0}]; !big && !ok {
+	if !big && rc.held(partRef{gi, c, 0}) == nil {
 		rc.first(g, partRef{gi, c, 0})
 		cps = rc.windows[callRef{gi, c}]
 	}
@@ -97,8 +101,8 @@ func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {
 
 // window returns window ref of its call, replayed.
 func (rc *replayCache) window(g *gor, ref partRef) *callDeps {
-	d, ok := rc.parts[ref]
-	if !ok {
+	d := rc.held(ref)
+	if d == nil {
 		cps, big := rc.windows[callRef{ref.g, ref.c}]
 		if !big {
 			d = rc.first(g, ref)
@@ -144,20 +148,29 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 	return want
 }
 
-// keep holds window ref, dropping others at random past the limit.
-func (rc *replayCache) keep(ref partRef, d *callDeps) {
-	d.size = d.bytes()
-	if rc.bytes+d.size > rc.limit {
-		for r, o := range rc.parts {
-			if rc.bytes <= rc.limit/2 {
-				break
-			}
-			rc.bytes -= o.size
-			delete(rc.parts, r)
-		}
+// held returns window ref if the cache holds it, moved to the young
+// generation.
+func (rc *replayCache) held(ref partRef) *callDeps {
+	if d, ok := rc.young[ref]; ok {
+		return d
 	}
-	rc.parts[ref] = d
-	rc.bytes += d.size
+	d, ok := rc.old[ref]
+	if ok {
+		delete(rc.old, ref)
+		rc.keep(ref, d)
+	}
+	return d
+}
+
+// keep holds window ref in the young generation.
+func (rc *replayCache) keep(ref partRef, d *callDeps) {
+	if d.size == 0 {
+		d.size = d.bytes()
+	}
+	rc.young[ref] = d
+	if rc.youngBytes += d.size; rc.youngBytes > rc.limit/2 {
+		rc.old, rc.young, rc.youngBytes = rc.young, make(map[partRef]*callDeps), 0
+	}
 }
 
 // nodeOf returns node n of call c of g (goroutine gi), with the
