@@ -67,7 +67,10 @@ lp keeps almost nothing and re-reads the recording as the slice needs
 it: slow, for runs too large for the others. wet builds the compact
 graph from the whole execution trace (DIR/profile.wet, which pathcover
 test -wet and pathcover wet build write) and the metadata, without the
-recording, which may then be deleted.
+recording, which may then be deleted. Building the compact graph sorts
+the recording's memory accesses in bounded memory: past a few million,
+it writes them to temporary files in $TMPDIR (some 40 bytes an access,
+removed as it goes), and says so if the disk is full.
 
 -html FILE writes a page that shows the slice on the source (the files of
 the module, GOROOT and the module cache only), with its steps.
