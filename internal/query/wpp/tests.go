@@ -82,10 +82,15 @@ func testsByPID(dir string) (map[uint64][]string, error) {
 		if tf == nil {
 			return nil, err
 		}
-		// pathcover.<pid>.<n>.counts
-		pid, err := strconv.ParseUint(strings.Split(tf.Counts, ".")[1], 10, 64)
+		// pathcover.<pid>.<n>.counts; a tests file that names none (cut
+		// before its first record) tells no process.
+		parts := strings.Split(tf.Counts, ".")
+		if len(parts) < 3 {
+			continue
+		}
+		pid, err := strconv.ParseUint(parts[1], 10, 64)
 		if err != nil {
-			continue // a tests file whose counter file is not named by a process
+			continue
 		}
 		ids := make([]uint64, 0, len(tf.Tests))
 		for id := range tf.Tests {

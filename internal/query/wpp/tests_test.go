@@ -45,6 +45,11 @@ func TestCutTests(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pathcover.41.1.tests"), tf, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A tests file that names no counter file (a process killed before
+	// it wrote one) tells no process: it is passed over.
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.43.1.tests"), []byte("pcovtst2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	held, err := CutTests(dir)
 	if err != nil {
 		t.Fatal(err)
