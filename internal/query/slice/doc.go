@@ -74,11 +74,11 @@
 // dependences are inferred about once for all its nodes, and asking for a
 // node costs a window at most.
 //
-// Building OPT holds one goroutine's compact form and one process's
-// accesses at a time beside what it keeps: a goroutine's accesses are
-// sorted by call, and a process's by number, then its labels by reader,
-// in bounded memory (internal/spill writes what does not fit to unlinked
-// temporary files).
+// Building OPT holds, beside what it keeps, the calls of the goroutine
+// being numbered and a bounded number of memory accesses and labels: a
+// goroutine's accesses are sorted by call, a process's by number, then
+// its labels by reader, a few million at a time in memory
+// (internal/spill writes the rest to unlinked temporary files).
 //
 // How the paper's optimizations map onto this:
 //

@@ -13,3 +13,6 @@ func ReplayInWindows(o *Compact, n int) {
 func LoadCompactSpilling(dir string, n int) (*Compact, error) {
 	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache(), spillAccesses: n, spillPairs: n})
 }
+
+// SameSlice is sameSlice, for the tests outside the package.
+var SameSlice = sameSlice

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -146,7 +145,7 @@ func TestOPTSlices(t *testing.T) {
 					if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {
 						t.Fatalf("%s: %+v: error %v, FP's %v", g.name, c, err, wantErr)
 					}
-					if !sameSlice(t, got, want) {
+					if !slice.SameSlice(t, got, want) {
 						t.Fatalf("%s: %+v: slice\n%+v\nFP's\n%+v", g.name, c, got, want)
 					}
 				}
@@ -261,7 +260,7 @@ func TestWETSlices(t *testing.T) {
 			for _, c := range criteria {
 				want, wantErr := fp.Slice(c)
 				got, err := g.Slice(c)
-				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameSlice(t, got, want) {
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slice.SameSlice(t, got, want) {
 					t.Fatalf("%+v: slice\n%+v (%v)\nFP's\n%+v (%v)", c, got, err, want, wantErr)
 				}
 			}
@@ -301,24 +300,4 @@ func TestWETSlices(t *testing.T) {
 			t.Logf("%d criteria, %d nodes, %d values; FP's problems %q, the WET's %q", len(criteria), len(fp.Nodes), values, fp.Problems, g.Problems)
 		})
 	}
-}
-
-// sameSlice reports whether slices a and b are the same: criterion,
-// statements, executions, memory and every step, walked again (nil and nil
-// are the same).
-func sameSlice(t *testing.T, a, b *slice.Slice) bool {
-	t.Helper()
-	if a == nil || b == nil {
-		return a == b
-	}
-	sa, err := a.Steps(0, a.NumSteps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := b.Steps(0, b.NumSteps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.Criterion == b.Criterion && a.Instances == b.Instances && slices.Equal(a.Stmts, b.Stmts) && slices.Equal(a.Execs, b.Execs) &&
-		slices.Equal(a.Memory, b.Memory) && reflect.DeepEqual(sa, sb)
 }

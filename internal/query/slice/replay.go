@@ -266,7 +266,7 @@ const windowStmts = 1 << 14
 type checkpoint struct {
 	// path is the index of the window's first path, off where its id is
 	// in the call's path list.
-	path, off int32
+	path, off int
 	// node is the number of the window's first node, its own or a
 	// child's.
 	node int32
@@ -306,7 +306,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 		}
 	} else {
 		r.next = int64(from.node)
-		path, off = int(from.path), int(from.off)
+		path, off = from.path, from.off
 		m.kid, cr.ret = from.kid, from.ret
 		copy(lastDef, from.lastDef)
 		copy(lastBlock, from.lastBlock)
@@ -357,7 +357,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 		}
 		var next *checkpoint
 		if more {
-			next = &checkpoint{path: int32(path), off: int32(off), node: int32(r.next), kid: m.kid, ret: cr.ret,
+			next = &checkpoint{path: path, off: off, node: int32(r.next), kid: m.kid, ret: cr.ret,
 				lastDef: slices.Clone(lastDef), lastBlock: slices.Clone(lastBlock)}
 			for _, s := range cr.deferred {
 				next.deferred = append(next.deferred, *s)
