@@ -173,7 +173,7 @@ func measureWETSlices(m *wetWorkload, dir, file string) error {
 		return err
 	}
 	criteria = criteria[:len(want)] // the budget's
-	m.SliceCriteria, m.OPTSliceMs = len(criteria), ms
+	m.SliceCriteria, m.OPTSliceMs = len(criteria), meanMs(ms)
 	o = nil
 	runtime.GC()
 
@@ -191,7 +191,7 @@ func measureWETSlices(m *wetWorkload, dir, file string) error {
 	if err != nil {
 		return fmt.Errorf("from the WET: %v", err)
 	}
-	m.WETSliceMs, m.SliceMismatches = ms, differing(got, want)
+	m.WETSliceMs, m.SliceMismatches = meanMs(ms), differing(got, want)
 	return nil
 }
 

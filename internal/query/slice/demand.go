@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -124,15 +125,34 @@ func (s *accSummary) mayWrite(lo, hi uint64) bool {
 
 // OpenDemand prepares the recordings of a -deps build in dir for slicing
 // on demand (LP). Close removes its files.
-func OpenDemand(dir string) (*Demand, error) {
-	var acc []placed
+func OpenDemand(dir string) (*Demand, error) { return openDemand(dir, 0) }
+
+// openDemand is OpenDemand sorting at most limit accesses and reads in
+// memory at a time (0: spillAccesses and spillPairs), the rest in
+// temporary files: a whole suite's run makes hundreds of millions.
+func openDemand(dir string, limit int) (*Demand, error) {
+	acc := spill.New(placedSeq, placedCodec, cmp.Or(limit, spillAccesses), "")
+	defer acc.Close()
+	// The sends, to give each receive the send of its rank: few beside
+	// the accesses, they are kept.
+	var sends []placed
+	var addErr error
 	l := &loader{dir: dir}
 	l.mem = func(a *rawAccess, g, proc int32, node int32) {
 		addr, src := accessKey(a, g, proc)
-		acc = append(acc, placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind})
+		p := placed{seq: a.seq, addr: addr, size: a.size, src: src, node: node, kind: a.kind}
+		if p.kind == profile.WPPSend {
+			sends = append(sends, p)
+		}
+		if err := acc.Add(p); err != nil && addErr == nil {
+			addErr = err
+		}
 	}
 	if err := l.load(); err != nil {
 		return nil, err
+	}
+	if addErr != nil {
+		return nil, addErr
 	}
 	names, err := profile.Need(dir, profile.KindWPP, recordDeps)
 	if err != nil {
@@ -142,39 +162,25 @@ func OpenDemand(dir string) (*Demand, error) {
 	if d.tmp, err = os.MkdirTemp("", "pathcover-lp-"); err != nil {
 		return nil, err
 	}
-	if err := d.writeAccesses(acc); err != nil {
+	reads := spill.New(pairKey, pairCodec, cmp.Or(limit, spillPairs), "")
+	defer reads.Close()
+	if err := d.writeAccesses(acc, sends, reads); err != nil {
 		d.Close()
 		return nil, err
 	}
 	return d, nil
 }
 
-// writeAccesses writes the access and read files and their summaries.
-func (d *Demand) writeAccesses(acc []placed) error {
-	slices.SortStableFunc(acc, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
+// writeAccesses writes the access file, in the order of the accesses'
+// numbers, with its summaries, then the read file.
+func (d *Demand) writeAccesses(acc *spill.Sorter[placed], sends []placed, reads *spill.Sorter[uint64]) error {
 	// A receive takes the send of its rank (see replayAccesses).
-	sends := make(map[uint64][]int32)
-	var recvs []int
-	for i := range acc {
-		a := &acc[i]
-		switch {
-		case a.kind <= profile.WPPCopy && a.size > maxMove:
-			d.Problems = appendOnce(d.Problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
-		case a.kind == profile.WPPSend:
-			sends[a.addr] = append(sends[a.addr], a.node)
-		case a.kind == profile.WPPRecv:
-			recvs = append(recvs, i)
-		}
+	slices.SortStableFunc(sends, func(x, y placed) int { return cmp.Compare(x.seq, y.seq) })
+	sent := make(map[uint64][]int32)
+	for _, s := range sends {
+		sent[s.addr] = append(sent[s.addr], s.node)
 	}
 	rank := make(map[uint64]int)
-	for _, i := range recvs {
-		a := &acc[i]
-		a.src = 1<<64 - 1
-		if k := rank[a.addr]; k < len(sends[a.addr]) {
-			a.src = uint64(sends[a.addr][k])
-		}
-		rank[a.addr]++
-	}
 	var err error
 	if d.acc, err = os.Create(filepath.Join(d.tmp, "accesses")); err != nil {
 		return err
@@ -183,9 +189,20 @@ func (d *Demand) writeAccesses(acc []placed) error {
 		return err
 	}
 	var buf []byte
-	var reads []uint64
-	for i := range acc {
-		a := &acc[i]
+	recs, err := acc.Records()
+	if err != nil {
+		return err
+	}
+	defer recs.Close()
+	i := 0
+	for ; ; i++ {
+		a, ok, err := recs.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 		if i%accBlock == 0 {
 			d.blocks = append(d.blocks, accSummary{})
 		}
@@ -193,6 +210,7 @@ func (d *Demand) writeAccesses(acc []placed) error {
 		big := a.kind <= profile.WPPCopy && a.size > maxMove
 		switch {
 		case big:
+			d.Problems = appendOnce(d.Problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
 		case a.kind == profile.WPPStore || a.kind == profile.WPPUpdate || a.kind == profile.WPPCopy:
 			if a.size > 8*bigWrite {
 				s.big = append(s.big, [2]uint64{a.addr, a.addr + a.size})
@@ -203,9 +221,17 @@ func (d *Demand) writeAccesses(acc []placed) error {
 			}
 		case a.kind == profile.WPPMapWrite:
 			s.add(a.addr, a.size|1<<63)
+		case a.kind == profile.WPPRecv:
+			a.src = 1<<64 - 1
+			if k := rank[a.addr]; k < len(sent[a.addr]) {
+				a.src = uint64(sent[a.addr][k])
+			}
+			rank[a.addr]++
 		}
 		if !big && (a.kind == profile.WPPLoad || a.kind == profile.WPPUpdate || a.kind == profile.WPPMapRead || a.kind == profile.WPPRecv) {
-			reads = append(reads, uint64(a.node)<<32|uint64(i))
+			if err := reads.Add(uint64(a.node)<<32 | uint64(i)); err != nil {
+				return err
+			}
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, a.addr)
 		buf = binary.LittleEndian.AppendUint64(buf, a.size)
@@ -222,16 +248,24 @@ func (d *Demand) writeAccesses(acc []placed) error {
 	if _, err := d.acc.Write(buf); err != nil {
 		return err
 	}
-	d.count = len(acc)
-	slices.Sort(reads)
+	d.count = i
 	buf = buf[:0]
-	for i, r := range reads {
-		if i%readBlock == 0 {
+	err = reads.Each(func(r uint64) error {
+		if d.nreads%readBlock == 0 {
 			d.readIdx = append(d.readIdx, int32(r>>32))
 		}
+		d.nreads++
 		buf = binary.LittleEndian.AppendUint64(buf, r)
+		if len(buf) >= 1<<20 {
+			_, err := d.reads.Write(buf)
+			buf = buf[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	d.nreads = len(reads)
 	_, err = d.reads.Write(buf)
 	return err
 }

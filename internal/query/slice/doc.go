@@ -39,19 +39,27 @@
 // # Slices
 //
 // A slice starts at a criterion's node (of one test's goroutines, with a
-// Scope) and walks dependences backwards, breadth first, each node once: definitions, memory writers, results,
-// arguments and control; a calling statement (Node.Call) joins the slice
-// with its control dependence only, not the results it goes on to use.
-// A criterion with a variable starts from that variable's definition and
-// the statement's control dependence. Reads that were not recorded end the
-// slice and are listed (Slice.Memory). The walk is one function for the
+// Scope) and follows dependences backwards, each node once: definitions,
+// memory writers, results, arguments and control; a calling statement
+// (Node.Call) reached only as the caller of a callee in the slice joins
+// it with its control dependence alone, not the results it goes on to
+// use, and with them as soon as another dependence reaches it too. These
+// rules make a slice's nodes the same whatever order they are met in, so
+// slicing takes them in the order the graphs answer fastest (markSlice):
+// the last node pending first, which has OPT and LP replay each window of
+// a call about once, where a breadth-first walk of a whole suite's slice
+// goes back and forth across the run, one step of each chain at a time.
+// Reads that were not recorded end the slice and are listed
+// (Slice.Memory). A Slice keeps its statements and how many of each
+// one's executions it holds, not its steps: those are walked again from
+// the graph when asked for (Slice.Walk, walkSlice), breadth first from the
+// criterion, so that a statement's first step is its shortest chain
+// back, a page at a time by the commands. Both walks are one code for the
 // three graphs below, which differ only in how they give a node's
 // dependences; so their slices, steps and order included, are equal when
-// their nodes are. A Slice keeps its statements and how many of each
-// one's executions it holds, not its steps: those are walked again from
-// the graph when asked for (Slice.Walk), a page at a time by the
-// commands, so a slice of tens of millions of executions takes memory
-// bounded by the program (the walk's queue and two paged bitsets aside).
+// their nodes are. A slice of tens of millions of executions takes memory
+// bounded by the program (bitsets of a bit per node of the run at most
+// aside, and the breadth-first walk's queue).
 //
 // # The compact graph (OPT)
 //

@@ -76,7 +76,8 @@ func FuzzLoad(f *testing.F) {
 		fuzzRecording(t, dir, hash, seed, n, false)
 		g, err := Load(dir, 100000)
 		o, oerr := LoadCompact(dir)
-		lp, lerr := OpenDemand(dir)
+		// LP sorts its accesses and reads a few at a time too.
+		lp, lerr := openDemand(dir, 1+int(seed%5))
 		if lerr == nil {
 			defer lp.Close()
 		}
@@ -336,16 +337,42 @@ func sameSlice(t *testing.T, a, b *Slice) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	sa, err := a.Steps(0, a.NumSteps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := b.Steps(0, b.NumSteps())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sa, sb := stepsAgreeing(t, a), stepsAgreeing(t, b)
 	return a.Criterion == b.Criterion && a.Instances == b.Instances && slices.Equal(a.Stmts, b.Stmts) && slices.Equal(a.Execs, b.Execs) &&
 		slices.Equal(a.Memory, b.Memory) && reflect.DeepEqual(sa, sb)
+}
+
+// stepsAgreeing returns the steps of s, walked breadth first (walkSlice),
+// having required them to be the nodes slicing found (markSlice, in
+// another order): as many, each node once, each statement's executions
+// as many as s counts.
+func stepsAgreeing(t *testing.T, s *Slice) []Step {
+	t.Helper()
+	steps, err := s.Steps(0, s.NumSteps()+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != s.NumSteps() {
+		t.Fatalf("the walk of a slice of %d steps has %d", s.NumSteps(), len(steps))
+	}
+	nodes := make(map[int32]bool)
+	execs := make(map[Stmt]int)
+	for _, st := range steps {
+		if nodes[st.Node] {
+			t.Fatalf("the walk meets node %d twice", st.Node)
+		}
+		nodes[st.Node] = true
+		execs[st.Stmt]++
+	}
+	if len(execs) != len(s.Stmts) {
+		t.Fatalf("the walk meets %d statements, the slice has %d", len(execs), len(s.Stmts))
+	}
+	for i, st := range s.Stmts {
+		if execs[st] != s.Execs[i] {
+			t.Fatalf("the walk meets %d executions of %v, the slice counts %d", execs[st], st, s.Execs[i])
+		}
+	}
+	return steps
 }
 
 // TestProcessesShareNoMemory requires a read in one process not to depend

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/bits"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -388,6 +389,34 @@ func (b *nodeBits) add(n int32) {
 	(*b)[p][n>>6&(1<<(nodePage-6)-1)] |= 1 << (n & 63)
 }
 
+func (b nodeBits) del(n int32) {
+	if p := int(n >> nodePage); p < len(b) && b[p] != nil {
+		b[p][n>>6&(1<<(nodePage-6)-1)] &^= 1 << (n & 63)
+	}
+}
+
+// last returns the greatest node of b that is at most n, or -1.
+func (b nodeBits) last(n int32) int32 {
+	const words = 1 << (nodePage - 6)
+	p := int(n >> nodePage)
+	w, mask := int(n>>6)&(words-1), ^uint64(0)>>(63-uint(n&63))
+	if p >= len(b) {
+		p, w, mask = len(b)-1, words-1, ^uint64(0)
+	}
+	for ; p >= 0; p, w, mask = p-1, words-1, ^uint64(0) {
+		page := b[p]
+		if page == nil {
+			continue
+		}
+		for ; w >= 0; w, mask = w-1, ^uint64(0) {
+			if x := page[w] & mask; x != 0 {
+				return int32(p)<<nodePage | int32(w)<<6 | int32(bits.Len64(x)-1)
+			}
+		}
+	}
+	return -1
+}
+
 // A graph is what a slice walks: FP, OPT or LP.
 type graph interface {
 	// nodeAt returns node n with its dependences.
@@ -429,7 +458,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		pick = c.Instance - 1
 	}
 	s := &Slice{Criterion: found[pick], Instances: len(found)}
-	// The statements in the order the walk meets them, each with its
+	// The statements in the order markSlice meets them, each with its
 	// executions; their order in the source after.
 	// index[fn][stmt] is a statement's index in stmts, plus one (0: not
 	// met yet): looked up at every step, so not a map.
@@ -448,7 +477,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		}
 		return v
 	}
-	err := walkSlice(gr, s.Criterion, c.Var, viaOf, func(st *step, n *Node) error {
+	err := markSlice(gr, s.Criterion, c.Var, func(n *Node) error {
 		if int(n.Func) >= len(index) {
 			index = slices.Grow(index, int(n.Func)+1-len(index))[:n.Func+1]
 		}
@@ -510,83 +539,195 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	return s, nil
 }
 
-// walkSlice walks the slice of node root of gr (of variable v if not
-// empty) breadth first, calling visit with each step and its node in
-// turn, until it returns an error. It keeps the steps waiting to be
-// visited, not those visited; viaOf numbers a step's Via.
-func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
-	var seen, callOnly nodeBits
-	// queue holds the steps to visit from head on: those added, not yet
-	// visited (a step's number is its place in the walk).
-	var queue []step
-	head, next := 0, int32(0)
-	add := func(n int32, from int32, via string, depth int32) {
-		if n < 0 || seen.has(n) {
-			return
+// The rules of a slice, which markSlice and walkSlice both follow and
+// which make its nodes the same whatever the order they are met in: the
+// root is in the slice; a node in it brings in its dependences, each as a
+// full node (definitions, memory writers, results, arguments, control),
+// and, for a function's entry, its calling statement (Node.Call) as a
+// call-only node, whose control dependence alone leads on: the call is
+// in the slice, not the results it goes on to use. A call-only node that
+// another dependence also reaches is a full node, whichever comes first.
+// A root sliced from one variable is always call-only-like: its
+// variable's definition and its control dependence lead on, nothing else.
+
+// expand calls add with each dependence of node n (the root of a slice
+// by one variable if rootVar), and whether it reaches a call-only node;
+// limited says that n is a call-only node.
+func expand(gr graph, n *Node, limited, rootVar bool, add func(d int32, via string, callOnly bool)) {
+	if limited || rootVar {
+		add(n.Control, "control", false)
+		return
+	}
+	f := gr.funcAt(n.Func)
+	ds := &f.Deps.Stmts[n.Stmt]
+	for k, d := range n.Defs {
+		if d >= 0 {
+			add(d, f.Deps.Vars[ds.Uses[k]].Name, false)
 		}
-		seen.add(n)
-		if head > 4096 && head > len(queue)/2 {
-			queue = queue[:copy(queue, queue[head:])]
-			head = 0
+	}
+	for _, d := range n.Memory {
+		add(d, "memory", false)
+	}
+	if n.Call >= 0 {
+		add(n.Call, "call", true)
+	}
+	for _, d := range n.Data {
+		if !slices.Contains(n.Defs, d) {
+			via := "result"
+			if n.Stmt == 0 {
+				via = "argument"
+			}
+			add(d, via, false)
 		}
-		queue = append(queue, step{node: n, from: from, depth: depth, via: viaOf(via)})
+	}
+	add(n.Control, "control", false)
+}
+
+// markSlice finds the nodes of the slice of node root of gr (of variable
+// v if not empty), each once, calling visit with each. It takes them in
+// the order the graphs answer fastest, not breadth first: the last node
+// pending first, so that OPT and LP meet a call's nodes together, from
+// its last, and replay each window of it about once (a breadth-first
+// walk of a whole suite's slice goes back and forth across the run, one
+// step of each chain at a time). Dependences point to earlier nodes, but
+// for a calling statement's on its callee's return: that one is taken
+// next. It keeps bitsets of the nodes seen and pending, a bit per node at
+// most, and no list.
+func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error {
+	// seen: in the slice; limited: call-only; pending: to expand; again:
+	// to expand again, as full, having been expanded as call-only.
+	var seen, limited, pending, again nodeBits
+	left, top := 0, root // nodes pending; none is above top
+	push := func(n int32) {
+		pending.add(n)
+		left++
+		top = max(top, n)
+	}
+	add := func(n int32, _ string, callOnly bool) {
+		switch {
+		case n < 0:
+		case !seen.has(n):
+			seen.add(n)
+			if callOnly {
+				limited.add(n)
+			}
+			push(n)
+		case !callOnly && limited.has(n):
+			limited.del(n)
+			if !pending.has(n) {
+				again.add(n)
+				push(n)
+			}
+		}
 	}
 	rn, err := gr.nodeAt(root)
 	if err != nil {
 		return err
 	}
-	fromVar := false
-	add(root, -1, "", 0)
+	seen.add(root)
+	push(root)
+	rootVar := false
+	if i := varIndex(gr.funcAt(rn.Func), rn.Stmt, v); v != "" && i >= 0 {
+		add(rn.Defs[i], v, false)
+		rootVar = true
+	}
+	for left > 0 {
+		n := pending.last(top)
+		pending.del(n)
+		left--
+		top = n
+		nd, err := gr.nodeAt(n)
+		if err != nil {
+			return err
+		}
+		if again.has(n) {
+			again.del(n)
+		} else if err := visit(nd); err != nil {
+			return err
+		}
+		expand(gr, nd, limited.has(n), n == root && rootVar, add)
+	}
+	return nil
+}
+
+// walkSlice walks the slice of node root of gr (of variable v if not
+// empty) breadth first, calling visit with each step and its node in
+// turn, until it returns an error. It keeps the steps waiting to be
+// visited, not those visited; viaOf numbers a step's Via.
+func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
+	var seen, limited nodeBits
+	// queue holds the steps to visit from head on: those added, not yet
+	// visited (a step's number is its place in the walk), and the
+	// call-only nodes to expand again as full (via upgrade, from their
+	// own step's number).
+	var queue []step
+	// limitedAt are the call-only nodes visited: their steps' numbers
+	// and depths, should they be expanded again.
+	limitedAt := make(map[int32][2]int32)
+	head, next := 0, int32(0)
+	var from, depth int32 // of the node expanded
+	push := func(st step) {
+		if head > 4096 && head > len(queue)/2 {
+			queue = queue[:copy(queue, queue[head:])]
+			head = 0
+		}
+		queue = append(queue, st)
+	}
+	add := func(n int32, via string, callOnly bool) {
+		switch {
+		case n < 0:
+		case !seen.has(n):
+			seen.add(n)
+			if callOnly {
+				limited.add(n)
+			}
+			push(step{node: n, from: from, depth: depth, via: viaOf(via)})
+		case !callOnly && limited.has(n):
+			limited.del(n)
+			if at, ok := limitedAt[n]; ok {
+				delete(limitedAt, n)
+				push(step{node: n, from: at[0], depth: at[1], via: upgrade})
+			}
+		}
+	}
+	rn, err := gr.nodeAt(root)
+	if err != nil {
+		return err
+	}
+	seen.add(root)
+	push(step{node: root, from: -1, via: viaOf("")})
+	rootVar := false
 	if i := varIndex(gr.funcAt(rn.Func), rn.Stmt, v); v != "" && i >= 0 {
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
-		add(rn.Defs[i], 0, v, 1)
-		fromVar = true
+		from, depth = 0, 1
+		add(rn.Defs[i], v, false)
+		rootVar = true
 	}
-	for ; head < len(queue); head, next = head+1, next+1 {
+	for ; head < len(queue); head++ {
 		st := queue[head]
 		n, err := gr.nodeAt(st.node)
 		if err != nil {
 			return err
 		}
+		if st.via == upgrade {
+			from, depth = st.from, st.depth+1
+			expand(gr, n, false, false, add)
+			continue
+		}
 		if err := visit(&st, n); err != nil {
 			return err
 		}
-		f := gr.funcAt(n.Func)
-		ds := &f.Deps.Stmts[n.Stmt]
-		i, depth := next, st.depth+1
-		if callOnly.has(st.node) || (i == 0 && fromVar) {
-			// A call statement whose callee's result is not used, or the
-			// criterion sliced from one variable (its definition is
-			// added): only the control dependence leads on.
-			add(n.Control, i, "control", depth)
-			continue
+		from, depth = next, st.depth+1
+		next++
+		isLimited := limited.has(st.node)
+		if isLimited {
+			limitedAt[st.node] = [2]int32{from, st.depth}
 		}
-		for k, d := range n.Defs {
-			if d >= 0 {
-				add(d, i, f.Deps.Vars[ds.Uses[k]].Name, depth)
-			}
-		}
-		for _, d := range n.Memory {
-			add(d, i, "memory", depth)
-		}
-		if n.Call >= 0 && !seen.has(n.Call) {
-			// The call statement is in the slice, but what it uses of
-			// its callees' results is not: only its control dependence
-			// and its arguments' definitions lead on.
-			add(n.Call, i, "call", depth)
-			callOnly.add(n.Call)
-		}
-		for _, d := range n.Data {
-			if !slices.Contains(n.Defs, d) {
-				via := "result"
-				if n.Stmt == 0 {
-					via = "argument"
-				}
-				add(d, i, via, depth)
-			}
-		}
-		add(n.Control, i, "control", depth)
+		expand(gr, n, isLimited, from == 0 && rootVar, add)
 	}
 	return nil
 }
+
+// upgrade is the via of a queued call-only node to expand again as full.
+const upgrade = -1

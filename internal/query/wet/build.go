@@ -425,6 +425,10 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 			if int(e.Part) > len(words) {
 				return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, len(words))
 			}
+			if e.Part > 0 && (len(b.valTimes[v]) == 0 || len(words[e.Part-1]) != len(b.valTimes[v])) {
+				// Its word before belongs to a value dropped, or to none.
+				return fmt.Errorf("word %d of a value at site %d without its word %d", e.Part, e.Site, e.Part-1)
+			}
 			if e.Part == 0 {
 				top.pending = append(top.pending, pending{label: v, i: len(b.valTimes[v]), stmt: b.siteStmt(top.fn, e.Site)})
 				b.valTimes[v] = append(b.valTimes[v], 0)

@@ -21,6 +21,7 @@ func main() { //@main
 	fmt.Println(stackMoves())             //@call_st
 	fmt.Println(tails())                  //@call_tails
 	fmt.Println(bodies())                 //@call_bodies
+	fmt.Println(reached())                //@call_reached
 }
 
 // Locals and control dependence: t never reaches u.
@@ -225,4 +226,29 @@ func bodies() int { //@bodies
 		hits[v%2] += v //@b_store
 	}
 	return hits[1] //@slice() b_store b_range b_make u_ret upTo bodies call_bodies main
+}
+
+// A calling statement met first as the caller of a callee in the slice,
+// and only later as the definition of a value the slice uses, is in the
+// slice with what its result depends on, whichever the walk meets first:
+// bump's return is in the slice of reached's result. Breadth first, bump's
+// entry leads to x := bump(p, 1) (as its caller) two steps before x1 does
+// (as x's definition); from the last node back, x1 comes after it too
+// (through viaResult's return, taken once y := viaResult(&s) is).
+func bump(p *int, v int) int { //@bump
+	*p += v   //@bump_store
+	return *p //@bump_ret
+}
+
+func viaResult(p *int) int { //@vr
+	x := bump(p, 1) //@vr_x
+	x1 := x + 1     //@vr_x1
+	return x1 + 1   //@vr_ret
+}
+
+func reached() int { //@reached
+	s := 10            //@r2_s
+	y := viaResult(&s) //@r2_y
+	y1 := y + 1        //@r2_y1
+	return y1 + s      //@slice() r2_y1 r2_y vr_ret vr_x1 vr_x vr bump_ret bump_store bump r2_s reached call_reached main
 }
