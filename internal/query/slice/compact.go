@@ -33,6 +33,8 @@ type Compact struct {
 	labels labels
 	// replayed holds the calls replayed to infer the dependences.
 	replayed *replayCache
+	// node is the node nodeAt gave last.
+	node Node
 }
 
 // loader reads a directory's recordings into compact goroutines,
@@ -321,7 +323,8 @@ func (o *Compact) nodeAt(n int32) (*Node, error) {
 		return nil, err
 	}
 	nd.Memory = o.memoryOf(n)
-	return nd, nil
+	o.node = nd
+	return &o.node, nil
 }
 
 func (o *Compact) funcAt(i int32) *Func { return o.t.funcs[i] }
@@ -333,7 +336,16 @@ func (o *Compact) goroutineOf(n int32) (string, uint64) {
 
 // Node returns node n with its dependences, inferred but for those
 // through memory: Load's node n, its Func an index in Funcs.
-func (o *Compact) Node(n int32) (*Node, error) { return o.nodeAt(n) }
+func (o *Compact) Node(n int32) (*Node, error) { return ownNode(o.nodeAt(n)) }
+
+// ownNode returns a copy of nd, which its graph gave to be read before it
+// is asked for another, that the caller may keep.
+func ownNode(nd *Node, err error) (*Node, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &Node{Func: nd.Func, Stmt: nd.Stmt, Data: slices.Clone(nd.Data), Control: nd.Control, Defs: slices.Clone(nd.Defs), Memory: slices.Clone(nd.Memory), Call: nd.Call}, nil
+}
 
 // ownStmts returns the statements of call c of g's own nodes, in order
 // (the entry first), as the replay numbers them.

@@ -50,6 +50,7 @@ type Demand struct {
 	loaded   map[int32]*demandGor
 	loadedN  int
 	accCache map[int][]accRecord
+	node     Node // the node nodeAt gave last
 }
 
 // ErrDeadline is the error of a slice that passed Demand.Deadline.
@@ -337,7 +338,7 @@ func (d *Demand) goroutineOf(n int32) (string, uint64) {
 func (d *Demand) Funcs() []*Func { return d.t.funcs }
 
 // Node returns node n with its dependences, as Load's node n.
-func (d *Demand) Node(n int32) (*Node, error) { return d.nodeAt(n) }
+func (d *Demand) Node(n int32) (*Node, error) { return ownNode(d.nodeAt(n)) }
 
 func (d *Demand) nodeAt(n int32) (*Node, error) {
 	if !d.Deadline.IsZero() {
@@ -368,7 +369,8 @@ func (d *Demand) nodeAt(n int32) (*Node, error) {
 	if nd.Memory, err = d.memoryOf(n); err != nil {
 		return nil, err
 	}
-	return nd, nil
+	d.node = nd
+	return &d.node, nil
 }
 
 // record returns access i of the file.

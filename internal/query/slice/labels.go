@@ -19,6 +19,16 @@ type labels struct {
 	// readers are the reading nodes packed, prev the last (add).
 	readers int
 	prev    int32
+	// last is the block decoded last, plus one (0: none): a slice asks
+	// for the nodes of a block in turn.
+	last int
+	dec  decodedBlock
+}
+
+// A decodedBlock is a block of labels decoded: writers[ends[i-1]:ends[i]]
+// are the writers of readers[i].
+type decodedBlock struct {
+	readers, ends, writers []int32
 }
 
 type labelIndex struct {
@@ -72,46 +82,62 @@ func (l *labels) add(pairs []uint64) {
 
 func (l *labels) bytes() int64 { return int64(len(l.data)) + 8*int64(len(l.blocks)) + 24 }
 
-// of returns the writers node n read from.
+// of returns the writers node n read from, valid until the next call.
 func (l *labels) of(n int32) []int32 {
-	b := sort.Search(len(l.blocks), func(i int) bool { return l.blocks[i].first > n }) - 1
-	if b < 0 {
+	b := l.last - 1
+	if !l.holds(b, n) {
+		// The block before next: a slice goes through the run backwards.
+		if b--; !l.holds(b, n) {
+			b = sort.Search(len(l.blocks), func(i int) bool { return l.blocks[i].first > n }) - 1
+			if b < 0 {
+				return nil
+			}
+		}
+		l.decode(b)
+	}
+	k, ok := slices.BinarySearch(l.dec.readers, n)
+	if !ok {
 		return nil
 	}
+	from := int32(0)
+	if k > 0 {
+		from = l.dec.ends[k-1]
+	}
+	return l.dec.writers[from:l.dec.ends[k]:l.dec.ends[k]]
+}
+
+// holds says whether block b holds node n's labels, if any.
+func (l *labels) holds(b int, n int32) bool {
+	return b >= 0 && b < len(l.blocks) && l.blocks[b].first <= n && (b+1 == len(l.blocks) || n < l.blocks[b+1].first)
+}
+
+// decode decodes block b into l.dec.
+func (l *labels) decode(b int) {
 	data := l.data[l.blocks[b].off:]
 	if b+1 < len(l.blocks) {
 		data = l.data[l.blocks[b].off:l.blocks[b+1].off]
 	}
-	k := 0
+	d := &l.dec
+	d.readers, d.ends, d.writers = d.readers[:0], d.ends[:0], d.writers[:0]
 	reader := l.blocks[b].first
-	for k < len(data) {
-		d, m := binary.Uvarint(data[k:])
+	for k := 0; k < len(data); {
+		delta, m := binary.Uvarint(data[k:])
 		k += m
-		reader += int32(d)
+		reader += int32(delta)
 		cnt, m := binary.Uvarint(data[k:])
 		k += m
-		if reader > n {
-			return nil
-		}
 		first, m := binary.Varint(data[k:])
 		k += m
-		if reader < n {
-			for range cnt - 1 {
-				_, m := binary.Uvarint(data[k:])
-				k += m
-			}
-			continue
-		}
-		ws := make([]int32, 0, cnt)
-		w := int32(int64(n) - first)
-		ws = append(ws, w)
+		w := int32(int64(reader) - first)
+		d.writers = append(d.writers, w)
 		for range cnt - 1 {
-			d, m := binary.Uvarint(data[k:])
+			delta, m := binary.Uvarint(data[k:])
 			k += m
-			w += int32(d)
-			ws = append(ws, w)
+			w += int32(delta)
+			d.writers = append(d.writers, w)
 		}
-		return ws
+		d.readers = append(d.readers, reader)
+		d.ends = append(d.ends, int32(len(d.writers)))
 	}
-	return nil
+	l.last = b + 1
 }

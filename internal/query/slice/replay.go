@@ -52,6 +52,23 @@ type replayScratch struct {
 	lastDef, lastBlock, seqPath, data, defs []int32
 	seq                                     []numbering.BlockID
 	sites                                   []*profile.DepCall
+	// out is the window being replayed: its arrays grow here, and each
+	// window is handed on copied to arrays of its size.
+	out callDeps
+}
+
+// window returns a window of function fn to replay into, its arrays the
+// buffers'.
+func (sc *replayScratch) window(fn int32) *callDeps {
+	o := &sc.out
+	*o = callDeps{fn: fn, ids: o.ids[:0], nodes: o.nodes[:0], kids: o.kids[:0], words: o.words[:0]}
+	return o
+}
+
+// done returns the window replayed into the buffers, copied.
+func (sc *replayScratch) done() *callDeps {
+	o := &sc.out
+	return &callDeps{fn: o.fn, ids: slices.Clone(o.ids), nodes: slices.Clone(o.nodes), kids: slices.Clone(o.kids), words: slices.Clone(o.words)}
 }
 
 // reset returns the buffers of the last definition of each variable of
@@ -297,7 +314,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 	cr := &callReplay{r: r, f: f, fi: cc.fn, deps: deps, local: true, entry: cc.first, lastDef: lastDef, lastBlock: lastBlock, m: m, ret: -1}
 	n, list := g.pathList(c)
 	path, off := 0, 0
-	out := &callDeps{fn: cc.fn}
+	out := sc.window(cc.fn)
 	if from == nil {
 		r.next = int64(cc.first)
 		r.node(out, cc.fn, 0, nil, -1)
@@ -352,7 +369,7 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 		if path >= n {
 			cr.runDeferred()
 			cr.matchRest()
-			each(out, nil)
+			each(sc.done(), nil)
 			return
 		}
 		var next *checkpoint
@@ -363,10 +380,10 @@ func (r *replay) localWindows(g *gor, gi, c int32, from *checkpoint, more bool, 
 				next.deferred = append(next.deferred, *s)
 			}
 		}
-		if !each(out, next) {
+		if !each(sc.done(), next) {
 			return
 		}
-		out = &callDeps{fn: cc.fn}
+		out = sc.window(cc.fn)
 	}
 }
 

@@ -36,10 +36,32 @@ type replayCache struct {
 	// limit bytes.
 	young, old        map[partRef]*callDeps
 	youngBytes, limit int
+	// front holds windows asked for lately, by a hash of their names, in
+	// front of the generations' maps: a slice asks for a few windows in
+	// turn (a call's, its callees', the call's again), and the maps'
+	// lookups were a tenth of a whole suite's slice. It is emptied with
+	// old, so that the cache holds no more than its limit.
+	front [frontSize]frontEntry
+	// replayed marks, by goroutine, the calls replayed so far: a call
+	// never replayed is not looked for in the maps (a whole suite's slice
+	// replays tens of millions of calls, each once).
+	replayed [][]uint64
 	// last is the window asked for last: a slice asks for the nodes of
 	// one window in turn.
 	last    *callDeps
 	lastRef partRef
+}
+
+type frontEntry struct {
+	ref partRef
+	d   *callDeps
+}
+
+const frontSize = 256
+
+// frontOf is where window ref goes in front.
+func frontOf(ref partRef) int {
+	return int((uint32(ref.g)*0x9e3779b1 ^ uint32(ref.c)*0x85ebca77 ^ uint32(ref.w)*0xc2b2ae3d) >> 24 % frontSize)
 }
 
 // callRef names a call: its goroutine's index and its index there.
@@ -151,7 +173,15 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 // held returns window ref if the cache holds it, moved to the young
 // generation.
 func (rc *replayCache) held(ref partRef) *callDeps {
+	f := &rc.front[frontOf(ref)]
+	if f.d != nil && f.ref == ref {
+		return f.d
+	}
+	if int(ref.g) >= len(rc.replayed) || int(ref.c>>6) >= len(rc.replayed[ref.g]) || rc.replayed[ref.g][ref.c>>6]&(1<<(ref.c&63)) == 0 {
+		return nil
+	}
 	if d, ok := rc.young[ref]; ok {
+		*f = frontEntry{ref, d}
 		return d
 	}
 	d, ok := rc.old[ref]
@@ -168,22 +198,31 @@ func (rc *replayCache) keep(ref partRef, d *callDeps) {
 		d.size = d.bytes()
 	}
 	rc.young[ref] = d
+	rc.front[frontOf(ref)] = frontEntry{ref, d}
+	if int(ref.g) >= len(rc.replayed) {
+		rc.replayed = slices.Grow(rc.replayed, int(ref.g)+1-len(rc.replayed))[:ref.g+1]
+	}
+	if w := int(ref.c >> 6); w >= len(rc.replayed[ref.g]) {
+		rc.replayed[ref.g] = slices.Grow(rc.replayed[ref.g], w+1-len(rc.replayed[ref.g]))[:w+1]
+	}
+	rc.replayed[ref.g][ref.c>>6] |= 1 << (ref.c & 63)
 	if rc.youngBytes += d.size; rc.youngBytes > rc.limit/2 {
 		rc.old, rc.young, rc.youngBytes = rc.young, make(map[partRef]*callDeps), 0
+		rc.front = [frontSize]frontEntry{}
 	}
 }
 
 // nodeOf returns node n of call c of g (goroutine gi), with the
 // dependences a local replay infers; other gives nodes of the run.
-func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, error)) (*Node, error) {
+func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, error)) (Node, error) {
 	d := rc.own(g, gi, c, n)
 	k, ok := slices.BinarySearch(d.ids, n)
 	if !ok {
-		return nil, fmt.Errorf("node %d is not in its call", n)
+		return Node{}, fmt.Errorf("node %d is not in its call", n)
 	}
 	nd := d.node(k)
 	if n != g.call(c).first {
-		return &nd, nil
+		return nd, nil
 	}
 	// The entry depends on what its caller's replay gave it.
 	if p := g.call(c).parent; p >= 0 {
@@ -191,15 +230,15 @@ func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, 
 			kd := rc.kid(g, gi, p, c)
 			nd.Data, nd.Control, nd.Call = kd.data, kd.ctl, kd.caller
 		}
-		return &nd, nil
+		return nd, nil
 	}
 	if c == 0 && g.start >= 0 {
 		gn, err := other(g.start)
 		if err != nil {
-			return nil, err
+			return Node{}, err
 		}
 		nd.Call = g.start
 		nd.Data = dedupNodes(append(slices.Clone(nd.Data), gn.Data...))
 	}
-	return &nd, nil
+	return nd, nil
 }

@@ -2,6 +2,7 @@ package slice
 
 import (
 	"cmp"
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -419,7 +420,8 @@ func (b nodeBits) last(n int32) int32 {
 
 // A graph is what a slice walks: FP, OPT or LP.
 type graph interface {
-	// nodeAt returns node n with its dependences.
+	// nodeAt returns node n with its dependences, to be read before
+	// nodeAt is called again (OPT and LP give the same Node each time).
 	nodeAt(n int32) (*Node, error)
 	funcAt(i int32) *Func
 	// goroutineOf returns the recording and the id of the goroutine
@@ -590,18 +592,25 @@ func expand(gr graph, n *Node, limited, rootVar bool, add func(d int32, via stri
 // its last, and replay each window of it about once (a breadth-first
 // walk of a whole suite's slice goes back and forth across the run, one
 // step of each chain at a time). Dependences point to earlier nodes, but
-// for a calling statement's on its callee's return: that one is taken
-// next. It keeps bitsets of the nodes seen and pending, a bit per node at
-// most, and no list.
+// for a calling statement's on its callee's return: those are taken
+// first, from a heap, so that the pending nodes below are found going
+// down once. It keeps bitsets of the nodes seen and pending, a bit per
+// node at most, and no list but that heap.
 func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error {
 	// seen: in the slice; limited: call-only; pending: to expand; again:
 	// to expand again, as full, having been expanded as call-only.
 	var seen, limited, pending, again nodeBits
-	left, top := 0, root // nodes pending; none is above top
+	// The pending nodes below pos are found by going down pending from
+	// pos, once; those above (a callee's return, and what it depends on
+	// in its call) are in above, taken first, greatest first.
+	left, pos := 0, root
+	var above nodeHeap
 	push := func(n int32) {
 		pending.add(n)
 		left++
-		top = max(top, n)
+		if n > pos {
+			heap.Push(&above, n)
+		}
 	}
 	add := func(n int32, _ string, callOnly bool) {
 		switch {
@@ -632,10 +641,15 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 		rootVar = true
 	}
 	for left > 0 {
-		n := pending.last(top)
+		var n int32
+		if above.Len() > 0 {
+			n = heap.Pop(&above).(int32)
+		} else {
+			n = pending.last(pos)
+			pos = n
+		}
 		pending.del(n)
 		left--
-		top = n
 		nd, err := gr.nodeAt(n)
 		if err != nil {
 			return err
@@ -727,6 +741,19 @@ func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit f
 		expand(gr, n, isLimited, from == 0 && rootVar, add)
 	}
 	return nil
+}
+
+// A nodeHeap is a max-heap of nodes (container/heap).
+type nodeHeap []int32
+
+func (h nodeHeap) Len() int           { return len(h) }
+func (h nodeHeap) Less(i, j int) bool { return h[i] > h[j] }
+func (h nodeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nodeHeap) Push(x any)        { *h = append(*h, x.(int32)) }
+func (h *nodeHeap) Pop() any {
+	n := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return n
 }
 
 // upgrade is the via of a queued call-only node to expand again as full.
