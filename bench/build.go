@@ -180,6 +180,8 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		spec.WPP = true
 	case "deps":
 		spec.Deps = true
+	case "depstests": // -slice's: the recording knows the tests (not timed)
+		spec.Deps, spec.Tests = true, true
 	case "wet":
 		spec.Values = true
 	case "flight":
@@ -297,4 +299,6 @@ const flightBenchEntries = 64
 
 // recording reports whether mode records whole program paths (and more):
 // its programs write .wpp files.
-func recording(mode string) bool { return mode == "wpp" || mode == "deps" || mode == "wet" }
+func recording(mode string) bool {
+	return mode == "wpp" || mode == "deps" || mode == "depstests" || mode == "wet"
+}

@@ -17,11 +17,13 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/internal/query/slice"
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
 )
 
 // The -slice run measures dynamic slicing (issue 17) on each workload's
-// tests: a -deps build records them, and the recording is sliced with
+// tests: a -deps -tests build records them (so that a cut recording says
+// which tests it holds), and the recording is sliced with
 // each of ddg's three graphs: the compact graph (OPT, slice.LoadCompact),
 // the full one (FP, slice.Load, unless the run passes its limit) and the
 // demand-driven slicer (LP, slice.OpenDemand). The same 25 criteria,
@@ -45,9 +47,14 @@ const (
 type sliceWorkload struct {
 	Workload    string
 	RecordBytes int64 // the .wpp files, memory accesses included
-	Nodes       int   // statement executions
-	Calls       int
-	Dependences int64 // data, memory, control and call edges
+	// Cut says why the recording covers only part of the tests' run, if
+	// it does, and the Tests fields which tests it holds whole, in part
+	// and not at all (wpp.CutTests).
+	Cut                                    []string
+	TestsWhole, TestsPartial, TestsMissing int
+	Nodes                                  int // statement executions
+	Calls                                  int
+	Dependences                            int64 // data, memory, control and call edges
 	// Labelled are the dependences OPT keeps: those through memory, the
 	// only ones that the paths and the call tree do not determine.
 	Labelled     int64
@@ -114,7 +121,7 @@ func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
 		return nil, err
 	}
 	h.log("build %s deps", t.name)
-	bin, _, err := h.build(t, "deps", nil)
+	bin, _, err := h.build(t, "depstests", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +134,16 @@ func (h *harness) measureSliceWorkload(w workload) (*sliceWorkload, error) {
 		h.log("%s: tests: %v", t.name, firstLine(string(out)))
 	}
 	m := &sliceWorkload{Workload: t.name}
+	held, err := wpp.CutTests(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, th := range held {
+		m.Cut = append(m.Cut, th.Cut...)
+		m.TestsWhole += len(th.Whole)
+		m.TestsPartial += len(th.Partial)
+		m.TestsMissing += len(th.Missing)
+	}
 	names, err := profile.Need(dir, profile.KindWPP, "the tests recorded nothing")
 	if err != nil {
 		return nil, err
@@ -347,7 +364,7 @@ func (r *sliceResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(slice.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps -tests` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(slice.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
 	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT: mean, median | FP | LP: mean, median |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
 		inferred := 0.0
@@ -397,6 +414,11 @@ func (r *sliceResults) Markdown() string {
 		compared += w.SlicesCompared + w.LPCriteria
 	}
 	fmt.Fprintf(&b, "Of the %d slices by FP and LP, %d differ from OPT's.\n", compared, mism)
+	for _, w := range r.Workloads {
+		if len(w.Cut) > 0 {
+			fmt.Fprintf(&b, "\n%s's recording is cut (%s): it holds %d tests whole, %d in part, %d not at all.\n", w.Workload, strings.Join(w.Cut, "; "), w.TestsWhole, w.TestsPartial, w.TestsMissing)
+		}
+	}
 	return b.String()
 }
 

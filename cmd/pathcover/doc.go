@@ -436,11 +436,13 @@
 //
 // Usage:
 //
-//	pathcover wpp traces [-dir D] [-f FILE] [-lines] [-json] [PKG.]FUNC
+//	pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-lines] [-json] [PKG.]FUNC
 //
 // Traces lists the distinct traces of FUNC (the paths a call completed, in
 // order), with how many calls took each; -lines decodes each path to its
-// branches in the source.
+// branches in the source. With -test, only the calls made by test TestX
+// (its subtests too) and the goroutines it started count: the recording
+// must know the tests' boundaries, as pathcover test -wpp records them.
 //
 // The flags are:
 //
@@ -452,6 +454,8 @@
 //		write JSON
 //	-lines
 //		decode each path to its branches in the source
+//	-test TestX
+//		count only the calls of test TestX, its subtests and the goroutines they started
 //
 // # One call: its paths, the calls and goroutines it made, its callers
 //

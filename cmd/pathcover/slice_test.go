@@ -196,6 +196,28 @@ func TestSliceCommand(t *testing.T) {
 			t.Errorf("slice -test %q s.go:13: %d executions, want %d", tc.test, n, tc.want)
 		}
 	}
+	// The whole program paths of one test: Sign ran twice in TestSum
+	// (-2, 3) and once in TestOther/four.
+	if out, code := run(t, dir, bin, "wpp", "compact", "-dir", suite); code != 0 {
+		t.Fatalf("wpp compact: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		test  string
+		calls uint64
+	}{{"", 3}, {"TestSum", 2}, {"TestOther", 1}, {"TestOther/four", 1}} {
+		args := []string{"wpp", "traces", "-dir", suite, "-json"}
+		if tc.test != "" {
+			args = append(args, "-test", tc.test)
+		}
+		out, code := run(t, dir, bin, append(args, "Sign")...)
+		var ts struct{ Calls uint64 }
+		if err := json.Unmarshal([]byte(out), &ts); code != 0 || err != nil || ts.Calls != tc.calls {
+			t.Errorf("wpp traces -test %q Sign: exit %d, %d calls, want %d (%v)\n%s", tc.test, code, ts.Calls, tc.calls, err, out)
+		}
+	}
+	if out, code := run(t, dir, bin, "wpp", "traces", "-dir", suite, "-test", "TestNope", "Sign"); code != exitNoData || !strings.Contains(out, "its tests are TestOther, TestSum") {
+		t.Errorf("wpp traces -test TestNope: exit %d\n%s", code, out)
+	}
 	for _, graph := range []string{"opt", "fp", "lp"} {
 		out, code := run(t, dir, bin, "slice", "-dir", prof, "-graph", graph, "-json", "s.go:13", "total")
 		sum, code2 := run(t, dir, bin, "slice", "-dir", suite, "-graph", graph, "-test", "TestSum", "-json", "s.go:13", "total")

@@ -41,12 +41,14 @@ D/profile.twpp unless -o names another file, and says how large it is.
 			Flags: wppCompact,
 		},
 		{
-			UsageLine: "pathcover wpp traces [-dir D] [-f FILE] [-lines] [-json] [PKG.]FUNC",
+			UsageLine: "pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-lines] [-json] [PKG.]FUNC",
 			Short:     "the distinct traces of a function, with how many calls took each",
 			Long: `
 Traces lists the distinct traces of FUNC (the paths a call completed, in
 order), with how many calls took each; -lines decodes each path to its
-branches in the source.
+branches in the source. With -test, only the calls made by test TestX
+(its subtests too) and the goroutines it started count: the recording
+must know the tests' boundaries, as pathcover test -wpp records them.
 `,
 			Flags: wppTraces,
 		},
@@ -187,6 +189,7 @@ func wppTraces(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
 	lines := fs.Bool("lines", false, "decode each path to its branches in the source")
+	test := fs.String("test", "", "count only the calls of test `TestX`, its subtests and the goroutines they started")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 1 {
@@ -203,27 +206,52 @@ func wppTraces(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: no function %s ran in the recording%s\n", cmd.LongName(), printable(args[0]), whereKnown(wp.missing))
 			return exitNoData
 		}
-		for i, k := range keys {
+		var dec wpp.Decoder
+		if *lines {
+			dec = wp.decode
+		}
+		// traces gives the traces of function k: all its calls', or
+		// those of the test's goroutines.
+		traces := func(k wpp.FuncKey) (*wpp.Traces, error) {
 			f, err := wp.file.ReadFunc(k)
 			if err != nil {
+				return nil, err
+			}
+			return wpp.FuncTraces(f, wp.name(k), dec)
+		}
+		if *test != "" {
+			t, code := wp.readAll(cmd)
+			if code != 0 {
+				return code
+			}
+			in, err := t.TestGoroutines(*test)
+			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
-				return exitFail
+				return exitNoData
 			}
-			var dec wpp.Decoder
-			if *lines {
-				dec = wp.decode
-			}
-			ts, err := wpp.FuncTraces(f, wp.name(k), dec)
+			traces = func(k wpp.FuncKey) (*wpp.Traces, error) { return t.TracesIn(k, in, wp.name(k), dec) }
+		}
+		shown := 0
+		for _, k := range keys {
+			ts, err := traces(k)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 				return exitFail
 			}
-			if i > 0 && !*asJSON {
+			if ts == nil {
+				continue // no call in the test
+			}
+			if shown > 0 && !*asJSON {
 				fmt.Println()
 			}
+			shown++
 			if code := write(cmd, withCut(ts, wp.file.Cut()), *asJSON); code != 0 {
 				return code
 			}
+		}
+		if shown == 0 {
+			fmt.Fprintf(os.Stderr, "%s: test %s made no call of %s\n", cmd.LongName(), printable(*test), printable(args[0]))
+			return exitNoData
 		}
 		return incomplete(0, wp.missing)
 	}

@@ -43,8 +43,11 @@
 // memory writers, results, arguments and control; a calling statement
 // (Node.Call) reached only as the caller of a callee in the slice joins
 // it with its control dependence alone, not the results it goes on to
-// use, and with them as soon as another dependence reaches it too. These
-// rules make a slice's nodes the same whatever order they are met in, so
+// use, and with them as soon as another dependence reaches it too; one
+// reached only through memory brings in its results only if a reader
+// came after them (a read inside its call of the literal it passed does
+// not depend on what the call returned). These rules (sliceRules, in
+// slice.go) make a slice's nodes the same whatever order they are met in, so
 // slicing takes them in the order the graphs answer fastest (markSlice):
 // the last node pending first, which has OPT and LP replay each window of
 // a call about once, where a breadth-first walk of a whole suite's slice

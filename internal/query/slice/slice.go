@@ -541,48 +541,153 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 	return s, nil
 }
 
-// The rules of a slice, which markSlice and walkSlice both follow and
-// which make its nodes the same whatever the order they are met in: the
-// root is in the slice; a node in it brings in its dependences, each as a
-// full node (definitions, memory writers, results, arguments, control),
-// and, for a function's entry, its calling statement (Node.Call) as a
-// call-only node, whose control dependence alone leads on: the call is
-// in the slice, not the results it goes on to use. A call-only node that
-// another dependence also reaches is a full node, whichever comes first.
-// A root sliced from one variable is always call-only-like: its
-// variable's definition and its control dependence lead on, nothing else.
+// The rules of a slice, which markSlice and walkSlice both follow
+// (sliceRules), and which make its nodes the same whatever the order they
+// are met in. The root is in the slice; a node in it brings in its
+// dependences: definitions, memory writers, results, arguments and
+// control, as full nodes, and, for a function's entry, its calling
+// statement (Node.Call) as a call-only node, whose control dependence
+// alone leads on (the call is in the slice, not what it goes on to use).
+// A dependence runs back in time, but a calling statement's on the
+// return of its callee: a statement's node stands for all of it, what it
+// does before the call and what it does after. So the results of a
+// statement reached only through memory (what it wrote before its call,
+// as a composite literal passed to it) are followed only where a reader
+// came after them: a read inside its own call depends on what the
+// statement did before, not on what its call went on to return. Every
+// other dependence comes after the whole statement ran. A node reached
+// in several ways is taken in the widest: full, then through memory,
+// then call-only. A root sliced from one variable leads on to that
+// variable's definition and its control dependence, nothing else.
 
-// expand calls add with each dependence of node n (the root of a slice
-// by one variable if rootVar), and whether it reaches a call-only node;
-// limited says that n is a call-only node.
-func expand(gr graph, n *Node, limited, rootVar bool, add func(d int32, via string, callOnly bool)) {
-	if limited || rootVar {
-		add(n.Control, "control", false)
+// An edgeKind is how a dependence brings a node into a slice.
+type edgeKind uint8
+
+const (
+	edgeFull   edgeKind = iota // definitions, results, arguments, control
+	edgeMemory                 // a memory writer: its later results only if read after them
+	edgeCall                   // a function's entry's calling statement
+)
+
+// sliceRules is what a walk of a slice knows of its nodes, and applies
+// the rules: push is called with each node new to the slice, again with
+// each node expanded before that must be expanded again (it was met more
+// widely since).
+type sliceRules struct {
+	root     int32
+	rootVar  bool
+	push     func(n int32, via string)
+	again    func(n int32)
+	seen     nodeBits // in the slice
+	callOnly nodeBits // met only as a calling statement
+	full     nodeBits // met as a full node
+	expanded nodeBits
+	skipped  nodeBits // expanded with results left out
+	// memReach is, for each node met through memory but not as a full
+	// node, its last reader, until it is expanded with no result left
+	// out.
+	memReach map[int32]int32
+}
+
+func newSliceRules(root int32, rootVar bool) *sliceRules {
+	r := &sliceRules{root: root, rootVar: rootVar, memReach: make(map[int32]int32)}
+	r.seen.add(root)
+	if !rootVar {
+		r.full.add(root)
+	}
+	return r
+}
+
+// add adds node n to the slice, met as kind says from node from.
+func (r *sliceRules) add(n, from int32, via string, kind edgeKind) {
+	if n < 0 || n == r.root {
+		return
+	}
+	if !r.seen.has(n) {
+		r.seen.add(n)
+		switch kind {
+		case edgeFull:
+			r.full.add(n)
+		case edgeMemory:
+			r.memReach[n] = from
+		case edgeCall:
+			r.callOnly.add(n)
+		}
+		r.push(n, via)
+		return
+	}
+	if kind == edgeCall || r.full.has(n) {
+		return
+	}
+	wasCallOnly := r.callOnly.has(n)
+	if wasCallOnly {
+		r.callOnly.del(n)
+	}
+	expanded, skipped := r.expanded.has(n), r.skipped.has(n)
+	if kind == edgeFull {
+		r.full.add(n)
+		delete(r.memReach, n)
+		if expanded && (wasCallOnly || skipped) {
+			r.again(n)
+		}
+		return
+	}
+	if expanded && !wasCallOnly && !skipped {
+		return // its results are all followed or it has none
+	}
+	if last, ok := r.memReach[n]; !ok || from > last {
+		r.memReach[n] = from
+		if expanded {
+			r.again(n)
+		}
+	} else if wasCallOnly && expanded {
+		r.again(n)
+	}
+}
+
+// expand adds the dependences of node id (n) as the rules say.
+func (r *sliceRules) expand(gr graph, id int32, n *Node) {
+	r.expanded.add(id)
+	if r.callOnly.has(id) || (id == r.root && r.rootVar) {
+		r.add(n.Control, id, "control", edgeFull)
 		return
 	}
 	f := gr.funcAt(n.Func)
 	ds := &f.Deps.Stmts[n.Stmt]
 	for k, d := range n.Defs {
 		if d >= 0 {
-			add(d, f.Deps.Vars[ds.Uses[k]].Name, false)
+			r.add(d, id, f.Deps.Vars[ds.Uses[k]].Name, edgeFull)
 		}
 	}
 	for _, d := range n.Memory {
-		add(d, "memory", false)
+		r.add(d, id, "memory", edgeMemory)
 	}
 	if n.Call >= 0 {
-		add(n.Call, "call", true)
+		r.add(n.Call, id, "call", edgeCall)
 	}
+	full := r.full.has(id)
+	reach, skipped := r.memReach[id], false
 	for _, d := range n.Data {
-		if !slices.Contains(n.Defs, d) {
-			via := "result"
-			if n.Stmt == 0 {
-				via = "argument"
-			}
-			add(d, via, false)
+		if slices.Contains(n.Defs, d) {
+			continue
 		}
+		via := "result"
+		if n.Stmt == 0 {
+			via = "argument"
+		}
+		if d > id && !full && reach <= d {
+			skipped = true // a result read by none of the readers
+			continue
+		}
+		r.add(d, id, via, edgeFull)
 	}
-	add(n.Control, "control", false)
+	r.add(n.Control, id, "control", edgeFull)
+	if skipped {
+		r.skipped.add(id)
+	} else {
+		r.skipped.del(id)
+		delete(r.memReach, id)
+	}
 }
 
 // markSlice finds the nodes of the slice of node root of gr (of variable
@@ -597,9 +702,14 @@ func expand(gr graph, n *Node, limited, rootVar bool, add func(d int32, via stri
 // down once. It keeps bitsets of the nodes seen and pending, a bit per
 // node at most, and no list but that heap.
 func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error {
-	// seen: in the slice; limited: call-only; pending: to expand; again:
-	// to expand again, as full, having been expanded as call-only.
-	var seen, limited, pending, again nodeBits
+	rn, err := gr.nodeAt(root)
+	if err != nil {
+		return err
+	}
+	vi := varIndex(gr.funcAt(rn.Func), rn.Stmt, v)
+	rules := newSliceRules(root, v != "" && vi >= 0)
+	// pending: to expand; again: to expand again, met more widely.
+	var pending, again nodeBits
 	// The pending nodes below pos are found by going down pending from
 	// pos, once; those above (a callee's return, and what it depends on
 	// in its call) are in above, taken first, greatest first.
@@ -612,33 +722,16 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 			heap.Push(&above, n)
 		}
 	}
-	add := func(n int32, _ string, callOnly bool) {
-		switch {
-		case n < 0:
-		case !seen.has(n):
-			seen.add(n)
-			if callOnly {
-				limited.add(n)
-			}
+	rules.push = func(n int32, _ string) { push(n) }
+	rules.again = func(n int32) {
+		if !pending.has(n) {
+			again.add(n)
 			push(n)
-		case !callOnly && limited.has(n):
-			limited.del(n)
-			if !pending.has(n) {
-				again.add(n)
-				push(n)
-			}
 		}
 	}
-	rn, err := gr.nodeAt(root)
-	if err != nil {
-		return err
-	}
-	seen.add(root)
 	push(root)
-	rootVar := false
-	if i := varIndex(gr.funcAt(rn.Func), rn.Stmt, v); v != "" && i >= 0 {
-		add(rn.Defs[i], v, false)
-		rootVar = true
+	if rules.rootVar {
+		rules.add(rn.Defs[vi], root, v, edgeFull)
 	}
 	for left > 0 {
 		var n int32
@@ -659,7 +752,7 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 		} else if err := visit(nd); err != nil {
 			return err
 		}
-		expand(gr, nd, limited.has(n), n == root && rootVar, add)
+		rules.expand(gr, n, nd)
 	}
 	return nil
 }
@@ -669,15 +762,19 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 // turn, until it returns an error. It keeps the steps waiting to be
 // visited, not those visited; viaOf numbers a step's Via.
 func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
-	var seen, limited nodeBits
+	rn, err := gr.nodeAt(root)
+	if err != nil {
+		return err
+	}
+	vi := varIndex(gr.funcAt(rn.Func), rn.Stmt, v)
+	rules := newSliceRules(root, v != "" && vi >= 0)
 	// queue holds the steps to visit from head on: those added, not yet
-	// visited (a step's number is its place in the walk), and the
-	// call-only nodes to expand again as full (via upgrade, from their
-	// own step's number).
+	// visited (a step's number is its place in the walk), and the nodes
+	// to expand again (via upgrade, from their own step's number).
 	var queue []step
-	// limitedAt are the call-only nodes visited: their steps' numbers
-	// and depths, should they be expanded again.
-	limitedAt := make(map[int32][2]int32)
+	// stepAt are the steps' numbers and depths of the nodes visited that
+	// may be expanded again: call-only, or with results left out.
+	stepAt := make(map[int32][2]int32)
 	head, next := 0, int32(0)
 	var from, depth int32 // of the node expanded
 	push := func(st step) {
@@ -687,36 +784,20 @@ func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit f
 		}
 		queue = append(queue, st)
 	}
-	add := func(n int32, via string, callOnly bool) {
-		switch {
-		case n < 0:
-		case !seen.has(n):
-			seen.add(n)
-			if callOnly {
-				limited.add(n)
-			}
-			push(step{node: n, from: from, depth: depth, via: viaOf(via)})
-		case !callOnly && limited.has(n):
-			limited.del(n)
-			if at, ok := limitedAt[n]; ok {
-				delete(limitedAt, n)
-				push(step{node: n, from: at[0], depth: at[1], via: upgrade})
-			}
+	rules.push = func(n int32, via string) {
+		push(step{node: n, from: from, depth: depth, via: viaOf(via)})
+	}
+	rules.again = func(n int32) {
+		if at, ok := stepAt[n]; ok {
+			push(step{node: n, from: at[0], depth: at[1], via: upgrade})
 		}
 	}
-	rn, err := gr.nodeAt(root)
-	if err != nil {
-		return err
-	}
-	seen.add(root)
 	push(step{node: root, from: -1, via: viaOf("")})
-	rootVar := false
-	if i := varIndex(gr.funcAt(rn.Func), rn.Stmt, v); v != "" && i >= 0 {
+	if rules.rootVar {
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
 		from, depth = 0, 1
-		add(rn.Defs[i], v, false)
-		rootVar = true
+		rules.add(rn.Defs[vi], root, v, edgeFull)
 	}
 	for ; head < len(queue); head++ {
 		st := queue[head]
@@ -726,19 +807,17 @@ func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit f
 		}
 		if st.via == upgrade {
 			from, depth = st.from, st.depth+1
-			expand(gr, n, false, false, add)
-			continue
+		} else {
+			if err := visit(&st, n); err != nil {
+				return err
+			}
+			from, depth = next, st.depth+1
+			next++
 		}
-		if err := visit(&st, n); err != nil {
-			return err
+		rules.expand(gr, st.node, n)
+		if rules.callOnly.has(st.node) || rules.skipped.has(st.node) {
+			stepAt[st.node] = [2]int32{from, depth - 1}
 		}
-		from, depth = next, st.depth+1
-		next++
-		isLimited := limited.has(st.node)
-		if isLimited {
-			limitedAt[st.node] = [2]int32{from, st.depth}
-		}
-		expand(gr, n, isLimited, from == 0 && rootVar, add)
 	}
 	return nil
 }

@@ -37,6 +37,9 @@ type Process struct {
 	// numbers its WPP file gave them.
 	Packages   map[uint32]string
 	Goroutines []*Goroutine
+	// Tests are the tests that ran, each with its goroutine, as the WPP
+	// file's test chunks say (recorded with -tests: pathcover test).
+	Tests []profile.WPPTest
 }
 
 // A ProcessEnd is how a process's recording ended, as its WPP file's
@@ -194,6 +197,11 @@ type Source interface {
 	Events(g uint64, fn func(profile.WPPEvent) error) error
 }
 
+// A TestSource is a Source that knows which goroutine ran each test.
+type TestSource interface {
+	TestRuns() []profile.WPPTest
+}
+
 // FileSource adapts a profile.WPPFile.
 type FileSource struct{ *profile.WPPFile }
 
@@ -204,6 +212,7 @@ func (s FileSource) Goroutines() []uint64        { return s.WPPFile.Goroutines()
 func (s FileSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
 	return s.WPPFile.Events(g, fn)
 }
+func (s FileSource) TestRuns() []profile.WPPTest { return s.WPPFile.Tests }
 
 // Compact compacts recordings, one goroutine at a time: each goroutine's
 // stream is split into calls, each call's paths become its trace (stored
@@ -220,6 +229,9 @@ func Compact(sources []Source) (*TWPP, error) {
 		}
 		pkgs := s.Packages()
 		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(pkgs)}
+		if ts, ok := s.(TestSource); ok {
+			p.Tests = slices.Clone(ts.TestRuns())
+		}
 		for _, g := range s.Goroutines() {
 			gr, err := t.goroutine(g, s)
 			if err != nil {

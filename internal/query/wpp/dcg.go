@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/pathcover/pathcover/internal/wire"
+	"github.com/pathcover/pathcover/profile"
 )
 
 // Terminal kinds, in a terminal's first number.
@@ -268,8 +269,20 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 				}
 			}
 		}
+		b = binary.AppendUvarint(b, uint64(len(p.Tests)))
+		for _, t := range p.Tests {
+			b = binary.AppendUvarint(b, t.Goroutine)
+			b = appendString(b, t.Name)
+			b = appendString(b, t.Parent)
+			b = binary.AppendUvarint(b, boolUint(t.Ended))
+		}
 	}
 	return b, nil
+}
+
+// appendString appends s, its length first.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // A callsReader reads a calls section into t, whose functions are read.
@@ -282,6 +295,7 @@ type callsReader struct {
 	ruleLen   []uint64 // items of each rule's expansion, at most maxItems+1
 	shared    []int    // shared node number → node
 	budget    uint64   // items left to expand
+	tests     bool     // processes list their tests (version 4)
 }
 
 // A pendingNode is a node being read: its items expanded, with the
@@ -294,8 +308,8 @@ type pendingNode struct {
 
 // decodeCalls reads the calls section: the nodes and processes of t,
 // whose functions are read.
-func (t *TWPP) decodeCalls(d *wire.Decoder, pkgs []string, procs []fileProcess) {
-	r := &callsReader{t: t, d: d, budget: maxItems, traceBase: make([]int, len(t.Funcs)+1)}
+func (t *TWPP) decodeCalls(d *wire.Decoder, pkgs []string, procs []fileProcess, tests bool) {
+	r := &callsReader{t: t, d: d, budget: maxItems, traceBase: make([]int, len(t.Funcs)+1), tests: tests}
 	for i, f := range t.Funcs {
 		r.traceBase[i+1] = r.traceBase[i] + len(f.Traces)
 	}
@@ -599,6 +613,20 @@ func (r *callsReader) process(pkgs []string) *Process {
 			}
 		}
 		p.Goroutines = append(p.Goroutines, g)
+	}
+	if !r.tests {
+		return p
+	}
+	nt := d.Count("elements", 4)
+	for range nt {
+		t := profile.WPPTest{Goroutine: d.Uvarint("")}
+		t.Name = string(d.Bytes(d.Count("bytes", 1)))
+		t.Parent = string(d.Bytes(d.Count("bytes", 1)))
+		t.Ended = d.Uvarint("") != 0
+		if d.Err != nil {
+			return nil
+		}
+		p.Tests = append(p.Tests, t)
 	}
 	return p
 }

@@ -4,7 +4,7 @@ package wpp
 // default), holds a TWPP. Every number is a uvarint (encoding/binary)
 // unless said otherwise.
 //
-//	file     = magic "pcovtwpp" (8 bytes) version(=3) headerLen header headerSum data
+//	file     = magic "pcovtwpp" (8 bytes) version(=4) headerLen header headerSum data
 //	header   = nPackages hash(16 bytes)^nPackages
 //	           nFuncs { package index section calls } calls:section
 //	           nProcs { nameLen name end }^nProcs
@@ -35,9 +35,13 @@ package wpp
 //	tree         = trace<<1|open body tree^k    (a node, then the trees of its k private calls, in order)
 //	body         = nSymbols symbol^nSymbols     (expanded: the node's items)
 //	process      = pid start nPackages { number package }^nPackages
-//	               nGoroutines goroutine^nGoroutines
+//	               nGoroutines goroutine^nGoroutines nTests test^nTests
 //	                                            (its name and end are the header's
 //	                                             nProcs entries, in the same order)
+//	test         = goroutine nameLen name parentLen parent ended
+//	                                            (a test that ran, as the WPP file's
+//	                                             test chunks say: profile.WPPTest;
+//	                                             version 3, which has none, is read too)
 //	goroutine    = id parent spawn stopped body tree^k
 //	                                            (body: its roots, as calls at dAt 0;
 //	                                             then the trees of its k private roots)
@@ -91,7 +95,9 @@ import (
 
 const (
 	magic   = "pcovtwpp"
-	version = 3
+	version = 4
+	// noTests is the version before the processes listed their tests.
+	noTests = 3
 	// maxTracePaths bounds the paths of all traces a reader expands.
 	maxTracePaths = 1 << 28
 	// maxInflate bounds how much larger than its bytes in the file a
@@ -319,6 +325,7 @@ type File struct {
 	calls   section
 	procs   []fileProcess
 	closer  io.Closer
+	tests   bool // its processes list their tests (version 4)
 }
 
 // MaxFileSize is the largest TWPP file read: compaction makes a TWPP a
@@ -380,7 +387,8 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		return nil, errors.New("not a TWPP file")
 	}
 	d := &wire.Decoder{B: head[8:n], Off: 8, What: "header"}
-	if v := d.Uvarint(""); d.Err == nil && v != version {
+	v := d.Uvarint("")
+	if d.Err == nil && v != version && v != noTests {
 		return nil, fmt.Errorf("TWPP format version %d, not %d: written by another version of pathcover", v, version)
 	}
 	hlen := d.Uvarint("")
@@ -400,7 +408,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	if err := verifySum("header", whole[:len(whole)-4], binary.LittleEndian.Uint32(whole[len(whole)-4:])); err != nil {
 		return nil, err
 	}
-	f := &File{r: r, dataOff: int64(len(whole)), size: size, byKey: make(map[FuncKey]int)}
+	f := &File{r: r, dataOff: int64(len(whole)), size: size, byKey: make(map[FuncKey]int), tests: v == version}
 	dataLen := size - f.dataOff
 	d = &wire.Decoder{B: hb, Off: int(start), What: "header"}
 	np := d.Count("elements", 16)
@@ -647,7 +655,7 @@ func (f *File) ReadAll() (*TWPP, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.decodeCalls(d, f.pkgs, f.procs)
+	t.decodeCalls(d, f.pkgs, f.procs, f.tests)
 	if err := d.End(); err != nil {
 		return nil, err
 	}

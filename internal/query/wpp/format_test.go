@@ -35,6 +35,11 @@ func uvarints(vs ...any) []byte {
 // packages, one function (package 0, index 0) whose section is funcSec,
 // and the calls section calls, both stored as they are.
 func assemble(pkgs []string, funcSec, calls []byte) []byte {
+	return assembleVersion(version, pkgs, funcSec, calls)
+}
+
+// assembleVersion is assemble, of format version v.
+func assembleVersion(v int, pkgs []string, funcSec, calls []byte) []byte {
 	var h []byte
 	h = append(h, uvarints(len(pkgs))...)
 	for _, p := range pkgs {
@@ -44,12 +49,14 @@ func assemble(pkgs []string, funcSec, calls []byte) []byte {
 	h = append(h, uvarints(1, 0, 0, 0, len(funcSec), len(funcSec), uint64(profile.Checksum(funcSec)), 1)...)
 	h = append(h, uvarints(len(funcSec), len(calls), len(calls), uint64(profile.Checksum(calls)))...)
 	h = append(h, uvarints(1, 1, "p", profile.WPPEnded, 0, 0)...) // process p, whose recording ended
-	return withHeader(h, append(bytes.Clone(funcSec), calls...))
+	return withHeaderVersion(v, h, append(bytes.Clone(funcSec), calls...))
 }
 
 // withHeader is a TWPP file of header h, with its checksum, and data.
-func withHeader(h, data []byte) []byte {
-	out := uvarints(magic, version, len(h), h)
+func withHeader(h, data []byte) []byte { return withHeaderVersion(version, h, data) }
+
+func withHeaderVersion(v int, h, data []byte) []byte {
+	out := uvarints(magic, v, len(h), h)
 	out = binary.LittleEndian.AppendUint32(out, profile.Checksum(out))
 	return append(out, data...)
 }
@@ -71,10 +78,16 @@ func TestHandWritten(t *testing.T) {
 	hash := testHashes[1]
 	// One trace: 1 call, one DBB [5], the sequence form: DBB 0.
 	funcSec := uvarints(1, 1, 1, 1, 5, 0, 1, 0)
-	calls := func(terms, rules, shared, root, tree []byte) []byte {
+	// Goroutine 1 ran test TestA/x, which ended.
+	tests := uvarints(1, 1, len("TestA/x"), "TestA/x", len("TestA"), "TestA", 1)
+	callsWith := func(terms, rules, shared, root, tree, tests []byte) []byte {
 		return uvarints(terms, rules, shared,
 			1, 7, 0, 1, 1, 0, // process p (the header's), pid 7, package 1 is package 0
-			1, 1, 0, 0, 0, root, tree) // goroutine 1: its roots, then the private trees
+			1, 1, 0, 0, 0, root, tree, // goroutine 1: its roots, then the private trees
+			tests)
+	}
+	calls := func(terms, rules, shared, root, tree []byte) []byte {
+		return callsWith(terms, rules, shared, root, tree, tests)
 	}
 	privateTerm := uvarints(1, 0<<2|termPrivate)
 	rootBody := uvarints(1, 0<<1) // one symbol: terminal 0
@@ -92,6 +105,14 @@ func TestHandWritten(t *testing.T) {
 	if p := tw.Processes[0]; !reflect.DeepEqual(got, want) || p.File != "p" || p.PID != 7 || !p.Start.Equal(time.Unix(0, 0)) {
 		t.Fatalf("read %+v: %v, want %v", tw.Processes[0], got, want)
 	}
+	if ts, want := tw.Processes[0].Tests, []profile.WPPTest{{Goroutine: 1, Name: "TestA/x", Parent: "TestA", Ended: true}}; !reflect.DeepEqual(ts, want) {
+		t.Fatalf("tests %+v, want %+v", ts, want)
+	}
+	// Version 3, before the tests: the same, without them.
+	v3 := assembleVersion(noTests, []string{hash}, funcSec, callsWith(privateTerm, uvarints(0), uvarints(0), rootBody, leaf, nil))
+	if tw, err := readBytes(v3); err != nil || len(tw.Processes) != 1 || tw.Processes[0].Tests != nil {
+		t.Fatalf("version 3: %v", err)
+	}
 
 	for _, c := range []struct {
 		name string
@@ -108,8 +129,11 @@ func TestHandWritten(t *testing.T) {
 		{"a root that is a spawn", assemble([]string{hash}, funcSec, calls(uvarints(1, 0<<2|termSpawn, 9), uvarints(0), uvarints(0), rootBody, nil)), "a goroutine's root of kind 1"},
 		{"a terminal out of range", assemble([]string{hash}, funcSec, calls(privateTerm, uvarints(0), uvarints(0), uvarints(1, 1<<1), leaf)), "terminal 1 out of range [0,1)"},
 		{"a path 0 levels up", assemble([]string{hash}, funcSec, calls(uvarints(1, 0<<2|termUp, 0), uvarints(0), uvarints(0), rootBody, nil)), "a path 0 calls up"},
-		{"a private tree missing", assemble([]string{hash}, funcSec, calls(privateTerm, uvarints(0), uvarints(0), rootBody, nil)), "truncated"},
+		{"a private tree missing", assemble([]string{hash}, funcSec, callsWith(privateTerm, uvarints(0), uvarints(0), rootBody, nil, nil)), "truncated"},
 		{"a byte left over", assemble([]string{hash}, funcSec, append(calls(privateTerm, uvarints(0), uvarints(0), rootBody, leaf), 0)), "1 bytes left over"},
+		{"a test's name past the end", assemble([]string{hash}, funcSec, callsWith(privateTerm, uvarints(0), uvarints(0), rootBody, leaf, uvarints(1, 1, 99, "TestA"))), "cannot fit"},
+		{"tests in a version 3 file", assembleVersion(noTests, []string{hash}, funcSec, calls(privateTerm, uvarints(0), uvarints(0), rootBody, leaf)), "left over"},
+		{"a version to come", assembleVersion(version+1, []string{hash}, funcSec, calls(privateTerm, uvarints(0), uvarints(0), rootBody, leaf)), "written by another version"},
 		{"a function section cut short", assemble([]string{hash}, funcSec[:3], calls(privateTerm, uvarints(0), uvarints(0), rootBody, leaf)), "cannot fit"},
 	} {
 		_, err := readBytes(c.file)

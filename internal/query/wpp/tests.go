@@ -130,13 +130,7 @@ func (h TestsHeld) String() string {
 // goroutines hold its subtests'. It returns nil if f recorded no such
 // test.
 func TestGoroutines(f *profile.WPPFile, name string) (map[uint64]bool, error) {
-	in := make(map[uint64]bool)
-	for _, t := range f.Tests {
-		if t.Name == name || strings.HasPrefix(t.Name, name+"/") {
-			in[t.Goroutine] = true
-		}
-	}
-	if len(in) == 0 {
+	if !ranTest(f.Tests, name) {
 		return nil, nil
 	}
 	// Each goroutine's creator, from its first record.
@@ -152,6 +146,29 @@ func TestGoroutines(f *profile.WPPFile, name string) (map[uint64]bool, error) {
 			return nil, err
 		}
 	}
+	return testClosure(f.Tests, name, children), nil
+}
+
+// ranTest reports whether tests hold test name or one under it.
+func ranTest(tests []profile.WPPTest, name string) bool {
+	return slices.ContainsFunc(tests, func(t profile.WPPTest) bool { return isUnder(t.Name, name) })
+}
+
+// isUnder reports whether test is test name or one of its subtests.
+func isUnder(test, name string) bool {
+	return test == name || strings.HasPrefix(test, name+"/")
+}
+
+// testClosure returns the goroutines that ran test name or a test under
+// it, and those they started (children: each goroutine's), directly or
+// not.
+func testClosure(tests []profile.WPPTest, name string, children map[uint64][]uint64) map[uint64]bool {
+	in := make(map[uint64]bool)
+	for _, t := range tests {
+		if isUnder(t.Name, name) {
+			in[t.Goroutine] = true
+		}
+	}
 	queue := slices.Collect(maps.Keys(in))
 	for len(queue) > 0 {
 		g := queue[len(queue)-1]
@@ -163,7 +180,89 @@ func TestGoroutines(f *profile.WPPFile, name string) (map[uint64]bool, error) {
 			}
 		}
 	}
-	return in, nil
+	return in
+}
+
+// TestGoroutines returns, by process, the goroutines of t that ran test
+// name or a test under it, and those they started (as TestGoroutines of a
+// recording). It fails, naming the tests t holds, if none ran test name.
+func (t *TWPP) TestGoroutines(name string) (map[*Process]map[uint64]bool, error) {
+	in := make(map[*Process]map[uint64]bool)
+	var top []string
+	for _, p := range t.Processes {
+		for _, ts := range p.Tests {
+			if ts.Parent == "" {
+				top = append(top, ts.Name)
+			}
+		}
+		if !ranTest(p.Tests, name) {
+			continue
+		}
+		children := make(map[uint64][]uint64)
+		for _, g := range p.Goroutines {
+			if g.Parent != 0 {
+				children[g.Parent] = append(children[g.Parent], g.ID)
+			}
+		}
+		in[p] = testClosure(p.Tests, name, children)
+	}
+	if len(in) > 0 {
+		return in, nil
+	}
+	if len(top) == 0 {
+		return nil, errors.New("the recording holds no test (record with pathcover test -wpp, which records the tests' boundaries)")
+	}
+	slices.Sort(top)
+	return nil, fmt.Errorf("no test %s ran in the recording; its tests are %s", name, strings.Join(slices.Compact(top), ", "))
+}
+
+// TracesIn returns the traces of function k that the calls made on the
+// goroutines of in (TestGoroutines) took, with how many of those calls
+// took each, decoded with dec if not nil; nil if none of them called k.
+func (t *TWPP) TracesIn(k FuncKey, in map[*Process]map[uint64]bool, name string, dec Decoder) (*Traces, error) {
+	fi, ok := t.funcIndex[k]
+	if !ok {
+		return nil, nil
+	}
+	// How many times each node is made in those goroutines: their
+	// roots once each, then each node's calls as many times as it is
+	// (a node's calls come before it).
+	times := make([]uint64, len(t.Nodes))
+	for p, gs := range in {
+		for _, g := range p.Goroutines {
+			if gs[g.ID] {
+				for _, r := range g.Roots {
+					times[r] = satAdd(times[r], 1)
+				}
+			}
+		}
+	}
+	f := t.Funcs[fi]
+	calls := make([]uint64, len(f.Traces))
+	for n := len(t.Nodes) - 1; n >= 0; n-- {
+		if times[n] == 0 {
+			continue
+		}
+		nd := t.Nodes[n]
+		for _, it := range nd.Items {
+			if it.Kind == ItemCall {
+				times[it.Node] = satAdd(times[it.Node], times[n])
+			}
+		}
+		if nd.Func == fi {
+			calls[nd.Trace] = satAdd(calls[nd.Trace], times[n])
+		}
+	}
+	scoped := &Func{Key: k}
+	for i, tr := range f.Traces {
+		if calls[i] > 0 {
+			scoped.Traces = append(scoped.Traces, &Trace{Paths: tr.Paths, Calls: calls[i]})
+		}
+	}
+	if len(scoped.Traces) == 0 {
+		return nil, nil
+	}
+	return FuncTraces(scoped, name, dec)
 }
 
 // errFirst stops a walk of events at the first.

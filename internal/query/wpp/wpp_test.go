@@ -16,11 +16,14 @@ import (
 
 // memSource is a recording in memory.
 type memSource struct {
-	name string
-	h    profile.WPPHeader
-	pkgs map[uint32]string
-	gs   map[uint64][]profile.WPPEvent
+	name  string
+	h     profile.WPPHeader
+	pkgs  map[uint32]string
+	gs    map[uint64][]profile.WPPEvent
+	tests []profile.WPPTest
 }
+
+func (s *memSource) TestRuns() []profile.WPPTest { return s.tests }
 
 func (s *memSource) Header() profile.WPPHeader   { return s.h }
 func (s *memSource) Name() string                { return s.name }
@@ -88,6 +91,16 @@ func randomSource(seed uint64) *memSource {
 		}
 		s.gs[uint64(g+1)] = evs
 	}
+	// Tests on some goroutines (from a generator of their own, so that
+	// the events of a seed stay what they were).
+	rt := rand.New(rand.NewPCG(seed, 5))
+	for g := range uint64(len(s.gs)) {
+		if rt.IntN(2) == 0 {
+			t := []profile.WPPTest{{Name: "TestA"}, {Name: "TestA/x", Parent: "TestA"}, {Name: "TestB"}}[rt.IntN(3)]
+			t.Goroutine, t.Ended = g+1, rt.IntN(4) != 0
+			s.tests = append(s.tests, t)
+		}
+	}
 	return s
 }
 
@@ -153,7 +166,7 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 				t.Fatalf("%s: expanded events differ from the recording", s.name)
 			}
 			p := tw.Processes[i]
-			if p.PID != s.h.PID || !p.Start.Equal(s.h.Start) || !reflect.DeepEqual(p.Cut(), s.h.Cut()) || !reflect.DeepEqual(p.Packages, s.pkgs) {
+			if p.PID != s.h.PID || !p.Start.Equal(s.h.Start) || !reflect.DeepEqual(p.Cut(), s.h.Cut()) || !reflect.DeepEqual(p.Packages, s.pkgs) || !reflect.DeepEqual(p.Tests, s.tests) {
 				t.Fatalf("process %+v, header %+v", p, s.h)
 			}
 		}
@@ -239,6 +252,104 @@ func TestTraceCounts(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: traces %v, want %v", seed, got, want)
 		}
+	}
+}
+
+// callCounts counts, on raw streams, the calls of each function with each
+// trace (func|paths → calls), collecting each call's paths with an
+// explicit stack: not as Compact does.
+func callCounts(streams [][]profile.WPPEvent) map[string]uint64 {
+	want := make(map[string]uint64)
+	for _, evs := range streams {
+		type call struct {
+			key   string
+			paths []string
+		}
+		var stack []*call
+		flush := func(c *call) { want[c.key+"|"+strings.Join(c.paths, ",")]++ }
+		for _, e := range evs {
+			switch e.Kind {
+			case profile.WPPEnter:
+				stack = append(stack, &call{key: fmt.Sprintf("%s/%d", testHashes[e.Pkg], e.Func)})
+			case profile.WPPPath:
+				c := stack[len(stack)-1-int(e.Up)]
+				c.paths = append(c.paths, fmt.Sprint(e.Path))
+			case profile.WPPReturn:
+				flush(stack[len(stack)-1])
+				stack = stack[:len(stack)-1]
+			}
+		}
+		for _, c := range stack {
+			flush(c)
+		}
+	}
+	return want
+}
+
+// TestTracesIn checks the traces of one test's goroutines (TracesIn) on
+// random recordings against callCounts of the streams of the goroutines
+// that ran the test, or a subtest, and of those they started, found by
+// following the streams' start events.
+func TestTracesIn(t *testing.T) {
+	scoped := 0
+	for seed := range uint64(150) {
+		s := randomSource(seed)
+		tw := roundTrip(t, []*memSource{s})
+		for _, name := range []string{"TestA", "TestA/x", "TestB"} {
+			in := make(map[uint64]bool)
+			for _, ts := range s.tests {
+				if ts.Name == name || strings.HasPrefix(ts.Name, name+"/") {
+					in[ts.Goroutine] = true
+				}
+			}
+			for changed := true; changed; {
+				changed = false
+				for g, evs := range s.gs {
+					if len(evs) > 0 && in[evs[0].Parent] && !in[g] {
+						in[g], changed = true, true
+					}
+				}
+			}
+			gs, err := tw.TestGoroutines(name)
+			if len(in) == 0 {
+				if err == nil {
+					t.Fatalf("seed %d: %s ran in no goroutine, TestGoroutines gives %v", seed, name, gs)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("seed %d: %s: %v", seed, name, err)
+			}
+			var streams [][]profile.WPPEvent
+			for g := range in {
+				streams = append(streams, s.gs[g])
+			}
+			want := callCounts(streams)
+			got := make(map[string]uint64)
+			for _, f := range tw.Funcs {
+				ts, err := tw.TracesIn(f.Key, gs, "", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ts == nil {
+					continue
+				}
+				for _, tr := range ts.Traces {
+					var ps []string
+					for _, p := range tr.Paths {
+						ps = append(ps, fmt.Sprint(p))
+					}
+					got[f.Key.String()+"|"+strings.Join(ps, ",")] += tr.Calls
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, %s (goroutines %v): traces %v, want %v", seed, name, in, got, want)
+			}
+			scoped++
+		}
+	}
+	if scoped < 100 {
+		t.Fatalf("only %d recordings ran a test", scoped)
 	}
 }
 

@@ -22,6 +22,7 @@ func main() { //@main
 	fmt.Println(tails())                  //@call_tails
 	fmt.Println(bodies())                 //@call_bodies
 	fmt.Println(reached())                //@call_reached
+	fmt.Println(literals())               //@call_literals
 }
 
 // Locals and control dependence: t never reaches u.
@@ -251,4 +252,19 @@ func reached() int { //@reached
 	y := viaResult(&s) //@r2_y
 	y1 := y + 1        //@r2_y1
 	return y1 + s      //@slice() r2_y1 r2_y vr_ret vr_x1 vr_x vr bump_ret bump_store bump r2_s reached call_reached main
+}
+
+// A statement's node stands for all of it, before its call and after: a
+// read inside the call of what the statement wrote before it (the literal
+// it passes) depends on that, not on what the call went on to return, so
+// head's return is not in the slice of its own read.
+func head(xs []int) int { //@head
+	v := xs[0] //@slice() head hd_call literals call_literals main
+	w := v * 2
+	return w
+}
+
+func literals() int { //@literals
+	n := head([]int{7, 8}) //@hd_call
+	return n
 }
