@@ -638,11 +638,12 @@
 //
 // Usage:
 //
-//	pathcover wet trace [-dir D] [-f FILE] [-g index] [-t T] [-n n] [-back] [-lines] [-json]
+//	pathcover wet trace [-dir D] [-f FILE] [-g index | -test TestX] [-t T] [-n n] [-back] [-lines] [-json]
 //
-// Trace shows goroutine index's control flow (0 is the first recorded), from
-// the path of timestamp T (default its first, or with -back its last), n
-// events forwards, or backwards with -back; -lines decodes paths.
+// Trace shows goroutine index's control flow (0 is the first recorded; with
+// -test, the goroutine that ran test TestX), from the path of timestamp T
+// (default its first, or with -back its last), n events forwards, or
+// backwards with -back; -lines decodes paths.
 //
 // The flags are:
 //
@@ -662,15 +663,18 @@
 //		print n events (default 50)
 //	-t T
 //		start at the path of timestamp T (default -1)
+//	-test TestX
+//		the goroutine that ran test TestX (instead of -g)
 //
 // # The values a variable took, in order
 //
 // Usage:
 //
-//	pathcover wet values [-dir D] [-f FILE] [-json] [PKG.]FUNC VAR
+//	pathcover wet values [-dir D] [-f FILE] [-test TestX] [-json] [PKG.]FUNC VAR
 //
 // Values lists the values VAR took in FUNC, in order, each with the
-// timestamp of the path it was given in.
+// timestamp of the path it was given in; with -test, those taken in test
+// TestX's goroutines alone (its subtests', and those it started).
 //
 // The flags are:
 //
@@ -680,14 +684,17 @@
 //		read the WET file (default DIR/profile.wet)
 //	-json
 //		write JSON
+//	-test TestX
+//		answer for test TestX alone: its subtests and the goroutines they started too (record with pathcover test)
 //
 // # The memory accesses of a line's statements, in order
 //
 // Usage:
 //
-//	pathcover wet addrs [-dir D] [-f FILE] [-json] FILE:LINE
+//	pathcover wet addrs [-dir D] [-f FILE] [-test TestX] [-json] FILE:LINE
 //
-// Addrs lists the memory accesses of the statements at FILE:LINE, in order.
+// Addrs lists the memory accesses of the statements at FILE:LINE, in order;
+// with -test, those made in test TestX's goroutines alone.
 //
 // The flags are:
 //
@@ -697,15 +704,18 @@
 //		read the WET file (default DIR/profile.wet)
 //	-json
 //		write JSON
+//	-test TestX
+//		answer for test TestX alone: its subtests and the goroutines they started too (record with pathcover test)
 //
 // # The access that last wrote what a line's access read
 //
 // Usage:
 //
-//	pathcover wet writer [-dir D] [-f FILE] [-instance n] [-json] FILE:LINE
+//	pathcover wet writer [-dir D] [-f FILE] [-instance n] [-test TestX] [-json] FILE:LINE
 //
-// Writer gives, for the last (or n-th, from 1) access at FILE:LINE, the
-// access that last wrote the first byte it touched, before it.
+// Writer gives, for the last (or n-th, from 1) access at FILE:LINE (with
+// -test, of those made in test TestX's goroutines), the access that last
+// wrote the first byte it touched, before it, wherever it was made.
 //
 // The flags are:
 //
@@ -717,6 +727,8 @@
 //		the n-th access at the line, from 1 (default the last)
 //	-json
 //		write JSON
+//	-test TestX
+//		answer for test TestX alone: its subtests and the goroutines they started too (record with pathcover test)
 //
 // # Where two runs first differ, goroutine by goroutine
 //

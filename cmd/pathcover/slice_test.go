@@ -269,7 +269,76 @@ func TestSquares(t *testing.T) {
 		t.Fatalf("Squares = %d", got)
 	}
 }
+
+func TestOne(t *testing.T) {
+	t.Run("six", func(t *testing.T) {
+		if Squares([]int{6}) != 36 {
+			t.Fatal("six")
+		}
+	})
+}
 `,
+}
+
+// TestWETOfOneTest queries the WET of a recording of two tests for one
+// of them (-test): the totals wet values gives at the loop's line are
+// those the test's own calls printed.
+func TestWETOfOneTest(t *testing.T) {
+	t.Parallel()
+	dir := module(t, valuesModule)
+	prof := t.TempDir()
+	out, code := run(t, dir, bin, "test", "-wet", "-dir", prof, "./...")
+	if code != 1 {
+		t.Fatalf("pathcover test -wet: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "wet", "build", "-dir", prof); code != 0 {
+		t.Fatalf("wet build: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		test   string
+		totals []string // printed by the program: x 2 total 4, ...
+	}{{"", []string{"4", "13", "29", "54", "36"}}, {"TestSquares", []string{"4", "13", "29", "54"}}, {"TestOne", []string{"36"}}, {"TestOne/six", []string{"36"}}} {
+		args := []string{"wet", "values", "-dir", prof, "-json"}
+		if tc.test != "" {
+			args = append(args, "-test", tc.test)
+		}
+		out, code := run(t, dir, bin, append(args, "Squares", "total")...)
+		var vals []struct {
+			Value string
+			Line  int
+		}
+		if err := json.Unmarshal([]byte(out), &vals); code != 0 || err != nil {
+			t.Fatalf("wet values -test %q: exit %d, %v\n%s", tc.test, code, err, out)
+		}
+		var got []string
+		for _, v := range vals {
+			if v.Line == 8 {
+				got = append(got, v.Value)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tc.totals))
+		if !slices.Equal(got, want) {
+			t.Errorf("wet values -test %q Squares total at line 8: %q, want %q", tc.test, got, want)
+		}
+	}
+	// The goroutine that ran TestOne/six called Squares.
+	if out, code := run(t, dir, bin, "wet", "trace", "-dir", prof, "-test", "TestOne/six", "-json"); code != 0 || !strings.Contains(out, "Squares") || strings.Contains(out, "TestSquares") {
+		t.Errorf("wet trace -test TestOne/six: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"wet", "values", "-dir", prof, "-test", "TestNope", "Squares", "total"}, exitNoData, "its tests are TestOne, TestSquares"},
+		{[]string{"wet", "addrs", "-dir", prof, "-test", "TestNope", "s.go:8"}, exitNoData, "no test TestNope"},
+		{[]string{"wet", "trace", "-dir", prof, "-g", "0", "-test", "TestOne"}, 2, "give one"},
+	} {
+		if out, code := run(t, dir, bin, tc.args...); code != tc.code || !strings.Contains(out, tc.msg) {
+			t.Errorf("pathcover %s: exit %d, want %d with %q\n%s", strings.Join(tc.args, " "), code, tc.code, tc.msg, out)
+		}
+	}
 }
 
 // TestSliceValues checks the values a -wet recording gives a slice's

@@ -41,38 +41,42 @@ D/profile.wet, unless -o names another file, and says how large it is.
 			Flags: wetBuild,
 		},
 		{
-			UsageLine: "pathcover wet trace [-dir D] [-f FILE] [-g index] [-t T] [-n n] [-back] [-lines] [-json]",
+			UsageLine: "pathcover wet trace [-dir D] [-f FILE] [-g index | -test TestX] [-t T] [-n n] [-back] [-lines] [-json]",
 			Short:     "a goroutine's control flow, forwards or backwards from a timestamp",
 			Long: `
-Trace shows goroutine index's control flow (0 is the first recorded), from
-the path of timestamp T (default its first, or with -back its last), n
-events forwards, or backwards with -back; -lines decodes paths.
+Trace shows goroutine index's control flow (0 is the first recorded; with
+-test, the goroutine that ran test TestX), from the path of timestamp T
+(default its first, or with -back its last), n events forwards, or
+backwards with -back; -lines decodes paths.
 `,
 			Flags: wetTrace,
 		},
 		{
-			UsageLine: "pathcover wet values [-dir D] [-f FILE] [-json] [PKG.]FUNC VAR",
+			UsageLine: "pathcover wet values [-dir D] [-f FILE] [-test TestX] [-json] [PKG.]FUNC VAR",
 			Short:     "the values a variable took, in order",
 			Long: `
 Values lists the values VAR took in FUNC, in order, each with the
-timestamp of the path it was given in.
+timestamp of the path it was given in; with -test, those taken in test
+TestX's goroutines alone (its subtests', and those it started).
 `,
 			Flags: wetValues,
 		},
 		{
-			UsageLine: "pathcover wet addrs [-dir D] [-f FILE] [-json] FILE:LINE",
+			UsageLine: "pathcover wet addrs [-dir D] [-f FILE] [-test TestX] [-json] FILE:LINE",
 			Short:     "the memory accesses of a line's statements, in order",
 			Long: `
-Addrs lists the memory accesses of the statements at FILE:LINE, in order.
+Addrs lists the memory accesses of the statements at FILE:LINE, in order;
+with -test, those made in test TestX's goroutines alone.
 `,
 			Flags: wetAddrs,
 		},
 		{
-			UsageLine: "pathcover wet writer [-dir D] [-f FILE] [-instance n] [-json] FILE:LINE",
+			UsageLine: "pathcover wet writer [-dir D] [-f FILE] [-instance n] [-test TestX] [-json] FILE:LINE",
 			Short:     "the access that last wrote what a line's access read",
 			Long: `
-Writer gives, for the last (or n-th, from 1) access at FILE:LINE, the
-access that last wrote the first byte it touched, before it.
+Writer gives, for the last (or n-th, from 1) access at FILE:LINE (with
+-test, of those made in test TestX's goroutines), the access that last
+wrote the first byte it touched, before it, wherever it was made.
 `,
 			Flags: wetWriter,
 		},
@@ -244,6 +248,7 @@ func wetTrace(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
 	g := fs.Int("g", 0, "the goroutine: its `index` among those recorded")
+	test := fs.String("test", "", "the goroutine that ran test `TestX` (instead of -g)")
 	from := fs.Int64("t", -1, "start at the path of timestamp `T`")
 	n := fs.Int("n", 50, "print `n` events")
 	back := fs.Bool("back", false, "walk backwards")
@@ -260,6 +265,18 @@ func wetTrace(fs *flag.FlagSet) Run {
 		}
 		if !*asJSON {
 			writeCut(os.Stdout, wp.w.Cut())
+		}
+		if *test != "" {
+			if flagSet(fs, "g") {
+				fmt.Fprintf(os.Stderr, "%s: -g and -test both name the goroutine: give one\n", cmd.LongName())
+				return exitUsage
+			}
+			gi, err := wp.w.TestGoroutine(*test)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+				return exitNoData
+			}
+			*g = gi
 		}
 		c, err := wp.w.Cursor(*g)
 		if err != nil {
@@ -410,6 +427,7 @@ func (wp *wetProfile) stmtOrder(fn int, mf *profile.Func) func(t uint64, stmt in
 func wetValues(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	test := wetTestFlag(fs)
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 2 {
@@ -417,6 +435,10 @@ func wetValues(fs *flag.FlagSet) Run {
 			return exitUsage
 		}
 		wp, code := openWET(cmd, *dir, *file)
+		if code != 0 {
+			return code
+		}
+		inTest, code := wp.inTest(cmd, *test)
 		if code != 0 {
 			return code
 		}
@@ -446,8 +468,8 @@ func wetValues(fs *flag.FlagSet) Run {
 					continue
 				}
 				for _, x := range wp.w.ValuesOf(l) {
-					if len(x.Words) < v.Kind.Words() {
-						continue // cut short by a kill
+					if len(x.Words) < v.Kind.Words() || !inTest(x.T) {
+						continue // cut short by a kill, or another test's
 					}
 					o := 2*order(x.T, site.Stmt) + 1
 					if !site.After {
@@ -534,7 +556,7 @@ func fileLine(arg string) (string, int, bool) {
 
 // accessesAtArg opens the WET and returns the accesses at arg, FILE:LINE,
 // or an exit status.
-func accessesAtArg(cmd *Command, dir, file, arg string) (*wetProfile, []wetAccess, int) {
+func accessesAtArg(cmd *Command, dir, file, test, arg string) (*wetProfile, []wetAccess, int) {
 	name, line, ok := fileLine(arg)
 	if !ok {
 		fmt.Fprintf(os.Stderr, "%s: %s is not FILE:LINE\n", cmd.LongName(), printable(arg))
@@ -544,7 +566,35 @@ func accessesAtArg(cmd *Command, dir, file, arg string) (*wetProfile, []wetAcces
 	if code != 0 {
 		return nil, nil, code
 	}
-	return wp, wp.accessesAt(name, line), 0
+	inTest, code := wp.inTest(cmd, test)
+	if code != 0 {
+		return nil, nil, code
+	}
+	at := wp.accessesAt(name, line)
+	return wp, slices.DeleteFunc(at, func(a wetAccess) bool { return !inTest(a.T) }), 0
+}
+
+// wetTestFlag registers -test, which the queries of a WET answer for one
+// test with.
+func wetTestFlag(fs *flag.FlagSet) *string {
+	return fs.String("test", "", "answer for test `TestX` alone: its subtests and the goroutines they started too (record with pathcover test)")
+}
+
+// inTest returns whether a timestamp's path ran in test's goroutines
+// (always, if test is empty), or an exit status.
+func (wp *wetProfile) inTest(cmd *Command, test string) (func(t uint64) bool, int) {
+	if test == "" {
+		return func(uint64) bool { return true }, 0
+	}
+	in, err := wp.w.TestGoroutines(test)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
+		return nil, exitNoData
+	}
+	return func(t uint64) bool {
+		g, ok := wp.w.Goroutine(t)
+		return ok && in[g]
+	}, 0
 }
 
 func isMap(k profile.WPPAccess) bool { return k == profile.WPPMapRead || k == profile.WPPMapWrite }
@@ -566,13 +616,14 @@ func wetWriter(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
 	instance := fs.Int("instance", 0, "the `n`-th access at the line, from 1 (default the last)")
+	test := wetTestFlag(fs)
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 1 || *instance < 0 {
 			fs.Usage()
 			return exitUsage
 		}
-		wp, at, code := accessesAtArg(cmd, *dir, *file, args[0])
+		wp, at, code := accessesAtArg(cmd, *dir, *file, *test, args[0])
 		if code != 0 {
 			return code
 		}
@@ -624,13 +675,14 @@ var accessNames = [...]string{"load", "store", "update", "copy", "map read", "ma
 func wetAddrs(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the WET `file` (default DIR/profile.wet)")
+	test := wetTestFlag(fs)
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 1 {
 			fs.Usage()
 			return exitUsage
 		}
-		wp, out, code := accessesAtArg(cmd, *dir, *file, args[0])
+		wp, out, code := accessesAtArg(cmd, *dir, *file, *test, args[0])
 		if code != 0 {
 			return code
 		}
@@ -746,4 +798,11 @@ func decodeSteps(m *profile.Meta, fn int, path uint64) ([]string, error) {
 		out = append(out, report.StepText(s))
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line set flag name of fs.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -32,6 +32,9 @@ type WET struct {
 type Process struct {
 	File string
 	End  wpp.ProcessEnd
+	// Tests are the tests that ran, each with its goroutine (recorded
+	// with -tests: pathcover test).
+	Tests []profile.WPPTest
 }
 
 // Cut says, for each process whose recording covers only part of its
@@ -193,7 +196,11 @@ func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, e
 	b := &builder{p: p, w: &WET{}, funcs: make(map[funcKey]int), nodes: make(map[nodeKey]int),
 		values: make(map[siteKey]int), accesses: make(map[accessKey]int)}
 	for pi, s := range sources {
-		b.w.Processes = append(b.w.Processes, Process{filepath.Base(s.Name()), wpp.EndOf(s.Header())})
+		p := Process{File: filepath.Base(s.Name()), End: wpp.EndOf(s.Header())}
+		if ts, ok := s.(wpp.TestSource); ok {
+			p.Tests = slices.Clone(ts.TestRuns())
+		}
+		b.w.Processes = append(b.w.Processes, p)
 		for _, g := range s.Goroutines() {
 			if err := b.goroutine(pi, s, g); err != nil {
 				return nil, fmt.Errorf("%s, goroutine %d: %v", s.Name(), g, err)

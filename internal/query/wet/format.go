@@ -18,7 +18,7 @@ import (
 // Every number is a uvarint (encoding/binary); a string is its length and
 // its bytes; a stream is a bidi stream's encoding (internal/query/wet/bidi/encode.go).
 //
-//	file      = magic "pcovwet4" section(stats) section(funcs) section(nodes)
+//	file      = magic "pcovwet5" section(stats) section(funcs) section(nodes)
 //	            section(goroutines) section(groups) section(accesses)
 //	            section(processes)
 //	section   = length sum content                 (sum: 4 bytes, little-endian)
@@ -34,8 +34,12 @@ import (
 //	accesses  = n { func stmt access when field^5 }^n
 //	when      = 0 times | 1 n k node^k skips        (times: a stream; skips: 0 stream | 1 value)
 //	field     = 0 stream | 1 value | 2 index delta (seq addr size src flags)
-//	processes = n { name flags limit errno }^n      (the WPP files, and how each
+//	processes = n { name flags limit errno tests }^n (the WPP files, and how each
 //	                                                 recording ended: wpp.ProcessEnd)
+//	tests     = n { goroutine name parent ended }^n (the tests that ran, as the WPP
+//	                                                 file's test chunks say:
+//	                                                 profile.WPPTest; version 4,
+//	                                                 "pcovwet4", has none and is read too)
 //
 // A section's sum is the CRC-32C (profile.Checksum) of its content, which
 // the reader checks for every section before it decodes any: a corrupt
@@ -62,7 +66,10 @@ import (
 // two groups, and each stream as bidi.Parse does; a file that it accepts
 // answers every query without an error.
 
-const magic = "pcovwet4"
+const magic = "pcovwet5"
+
+// magicNoTests is the version before the processes listed their tests.
+const magicNoTests = "pcovwet4"
 
 // sectionNames name the file's sections, in order, in errors.
 var sectionNames = [...]string{"stats", "functions", "nodes", "goroutines", "value groups", "access labels", "processes"}
@@ -230,6 +237,17 @@ func (w *WET) Write(out io.Writer) error {
 		uv(p.End.Flags())
 		uv(p.End.Limit)
 		uv(uint64(p.End.WriteErrno))
+		uv(uint64(len(p.Tests)))
+		for _, t := range p.Tests {
+			uv(t.Goroutine)
+			str(t.Name)
+			str(t.Parent)
+			ended := uint64(0)
+			if t.Ended {
+				ended = 1
+			}
+			uv(ended)
+		}
 	}
 	if err := endSection(); err != nil {
 		return err
@@ -270,7 +288,8 @@ func ReadFile(name string) (*WET, error) {
 
 // Parse reads a WET from its encoding.
 func Parse(data []byte) (*WET, error) {
-	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+	withTests := len(data) >= len(magic) && string(data[:len(magic)]) == magic
+	if !withTests && (len(data) < len(magic) || string(data[:len(magic)]) != magicNoTests) {
 		if len(data) >= len(magic) && string(data[:len(magic)-1]) == magic[:len(magic)-1] {
 			return nil, fmt.Errorf("a WET file of version %q, not %q: written by another version of pathcover", data[len(magic)-1:len(magic)], magic[len(magic)-1:])
 		}
@@ -389,6 +408,17 @@ func Parse(data []byte) (*WET, error) {
 			break
 		}
 		p.End = end
+		if withTests {
+			nt := r.Count("tests", 4)
+			for range nt {
+				t := profile.WPPTest{Goroutine: r.Uvarint("test's goroutine"), Name: r.str("test's name"), Parent: r.str("test's parent")}
+				t.Ended = r.Small("test's end", 2) == 1
+				p.Tests = append(p.Tests, t)
+			}
+			if r.Err != nil {
+				break
+			}
+		}
 		w.Processes = append(w.Processes, p)
 	}
 	if r.Err == nil && r.Pos != len(r.B) {

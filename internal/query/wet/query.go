@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
+	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -300,4 +301,52 @@ func (w *WET) execTimes(e *Execs) []uint64 {
 		out[i] = runs[j]
 	}
 	return out
+}
+
+// TestGoroutines returns the goroutines (their indexes in w.Goroutines)
+// that ran test name or a test under it (name/...), and those they
+// started, directly or not, as the recording's test chunks say. It
+// fails, naming the tests recorded, if none ran test name.
+func (w *WET) TestGoroutines(name string) (map[int]bool, error) {
+	in := make(map[int]bool)
+	var all [][]profile.WPPTest
+	for pi, p := range w.Processes {
+		all = append(all, p.Tests)
+		children := make(map[uint64][]uint64)
+		for _, g := range w.Goroutines {
+			if g.Process == pi && g.Parent != 0 {
+				children[g.Parent] = append(children[g.Parent], g.ID)
+			}
+		}
+		ids := wpp.TestClosure(p.Tests, name, children)
+		for gi, g := range w.Goroutines {
+			if g.Process == pi && ids[g.ID] {
+				in[gi] = true
+			}
+		}
+	}
+	if len(in) == 0 {
+		return nil, wpp.NoSuchTest(name, all)
+	}
+	return in, nil
+}
+
+// TestGoroutine returns the goroutine (its index in w.Goroutines) that
+// ran test name itself, the first if several processes ran it.
+func (w *WET) TestGoroutine(name string) (int, error) {
+	var all [][]profile.WPPTest
+	for pi, p := range w.Processes {
+		all = append(all, p.Tests)
+		for _, t := range p.Tests {
+			if t.Name != name {
+				continue
+			}
+			for gi, g := range w.Goroutines {
+				if g.Process == pi && g.ID == t.Goroutine {
+					return gi, nil
+				}
+			}
+		}
+	}
+	return 0, wpp.NoSuchTest(name, all)
 }

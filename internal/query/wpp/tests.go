@@ -146,7 +146,7 @@ func TestGoroutines(f *profile.WPPFile, name string) (map[uint64]bool, error) {
 			return nil, err
 		}
 	}
-	return testClosure(f.Tests, name, children), nil
+	return TestClosure(f.Tests, name, children), nil
 }
 
 // ranTest reports whether tests hold test name or one under it.
@@ -159,10 +159,10 @@ func isUnder(test, name string) bool {
 	return test == name || strings.HasPrefix(test, name+"/")
 }
 
-// testClosure returns the goroutines that ran test name or a test under
-// it, and those they started (children: each goroutine's), directly or
-// not.
-func testClosure(tests []profile.WPPTest, name string, children map[uint64][]uint64) map[uint64]bool {
+// TestClosure returns the goroutines that ran test name or a test under
+// it, as tests say, and those they started (children: each goroutine's),
+// directly or not; none if no test of tests is name or under it.
+func TestClosure(tests []profile.WPPTest, name string, children map[uint64][]uint64) map[uint64]bool {
 	in := make(map[uint64]bool)
 	for _, t := range tests {
 		if isUnder(t.Name, name) {
@@ -188,32 +188,42 @@ func testClosure(tests []profile.WPPTest, name string, children map[uint64][]uin
 // recording). It fails, naming the tests t holds, if none ran test name.
 func (t *TWPP) TestGoroutines(name string) (map[*Process]map[uint64]bool, error) {
 	in := make(map[*Process]map[uint64]bool)
-	var top []string
+	var all [][]profile.WPPTest
 	for _, p := range t.Processes {
-		for _, ts := range p.Tests {
-			if ts.Parent == "" {
-				top = append(top, ts.Name)
-			}
-		}
-		if !ranTest(p.Tests, name) {
-			continue
-		}
+		all = append(all, p.Tests)
 		children := make(map[uint64][]uint64)
 		for _, g := range p.Goroutines {
 			if g.Parent != 0 {
 				children[g.Parent] = append(children[g.Parent], g.ID)
 			}
 		}
-		in[p] = testClosure(p.Tests, name, children)
+		if gs := TestClosure(p.Tests, name, children); len(gs) > 0 {
+			in[p] = gs
+		}
 	}
-	if len(in) > 0 {
-		return in, nil
+	if len(in) == 0 {
+		return nil, NoSuchTest(name, all)
+	}
+	return in, nil
+}
+
+// NoSuchTest is the error of a query for test name of a recording whose
+// processes ran tests (each process's): it names the top-level tests
+// that ran, or says that the recording knows of none.
+func NoSuchTest(name string, tests [][]profile.WPPTest) error {
+	var top []string
+	for _, ts := range tests {
+		for _, t := range ts {
+			if t.Parent == "" {
+				top = append(top, t.Name)
+			}
+		}
 	}
 	if len(top) == 0 {
-		return nil, errors.New("the recording holds no test (record with pathcover test -wpp, which records the tests' boundaries)")
+		return errors.New("the recording holds no test (record with pathcover test, which records the tests' boundaries)")
 	}
 	slices.Sort(top)
-	return nil, fmt.Errorf("no test %s ran in the recording; its tests are %s", name, strings.Join(slices.Compact(top), ", "))
+	return fmt.Errorf("no test %s ran in the recording; its tests are %s", name, strings.Join(slices.Compact(top), ", "))
 }
 
 // TracesIn returns the traces of function k that the calls made on the
