@@ -165,8 +165,9 @@ type rsite struct {
 	call        *profile.DepCall
 	caller, ctl int32
 	deferred    bool
-	args        [][]int32
+	args        []int32 // the nodes its arguments depend on, all of them
 	result      []int32
+	ret         [1]int32 // result's array, for a callee's return
 }
 
 // A rmatcher gives a call's sites the calls it made (as matcher).
@@ -405,12 +406,9 @@ func (m *rmatcher) run(out *callDeps, s *rsite) {
 	if m.kid < m.end && r.t.matches(r.g.call(m.kid).fn, s.call) {
 		ch := m.kid
 		m.kid = r.g.call(ch).next
-		var data []int32
-		for _, a := range s.args {
-			data = append(data, a...)
-		}
-		if ret := r.child(out, ch, data, s.ctl, s.caller); ret >= 0 {
-			s.result = []int32{ret}
+		if ret := r.child(out, ch, s.args, s.ctl, s.caller); ret >= 0 {
+			s.ret[0] = ret
+			s.result = s.ret[:]
 		}
 		return
 	}
@@ -419,9 +417,7 @@ func (m *rmatcher) run(out *callDeps, s *rsite) {
 		m.kid = r.g.call(ch).next
 		r.child(out, ch, nil, s.ctl, -1)
 	}
-	for _, a := range s.args {
-		s.result = append(s.result, a...)
-	}
+	s.result = s.args
 }
 
 // callback reports whether call ch is a call back from the code the
@@ -515,28 +511,24 @@ func uses(st *profile.DepStmt, lastDef []int32, data, defs []int32) ([]int32, []
 	return data, defs
 }
 
-// args returns, for each argument of call dc, the nodes it depends on:
-// the last definitions of the variables it reads and the results of the
-// calls (earlier sites of its statement) whose results it passes, which
-// are marked passed.
-func args(dc *profile.DepCall, lastDef []int32, sites []*rsite, passed []bool) [][]int32 {
-	var out [][]int32
-	for ai := range max(len(dc.Args), len(dc.ArgCalls)) {
-		var from []int32
-		if ai < len(dc.Args) {
-			for _, v := range dc.Args[ai] {
-				if d := lastDef[v]; d >= 0 {
-					from = append(from, d)
-				}
+// args returns the nodes the arguments of call dc depend on: the last
+// definitions of the variables they read and the results of the calls
+// (earlier sites of its statement) whose results they pass, which are
+// marked passed.
+func args(dc *profile.DepCall, lastDef []int32, sites []*rsite, passed []bool) []int32 {
+	var out []int32
+	for _, vs := range dc.Args {
+		for _, v := range vs {
+			if d := lastDef[v]; d >= 0 {
+				out = append(out, d)
 			}
 		}
-		if ai < len(dc.ArgCalls) {
-			for _, j := range dc.ArgCalls[ai] {
-				from = append(from, sites[j].result...)
-				passed[j] = true
-			}
+	}
+	for _, js := range dc.ArgCalls {
+		for _, j := range js {
+			out = append(out, sites[j].result...)
+			passed[j] = true
 		}
-		out = append(out, from)
 	}
 	return out
 }
@@ -556,6 +548,11 @@ type callReplay struct {
 	lastDef, lastBlock []int32
 	m                  *rmatcher
 	deferred           []*rsite
+	// sites and passed are a statement's, reused from one to the next
+	// (a call's statements do not nest).
+	sites              []rsite
+	sitePtrs           []*rsite
+	passed             []bool
 	accs               []rawAccess // the call's accesses (build only)
 	byPath             [][]int32   // those yet to place, by path
 	spawns             []uint64    // the spawns yet to place (build only)
@@ -572,20 +569,28 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 		data, defs = uses(st, cr.lastDef, r.scratch.data[:0], r.scratch.defs[:0])
 	}
 	n := r.node(out, cr.fi, si, nil, ctl)
-	sites := make([]*rsite, len(st.Calls))
-	passed := make([]bool, len(st.Calls))
+	nc := len(st.Calls)
+	cr.sites = slices.Grow(cr.sites[:0], nc)[:nc]
+	cr.sitePtrs = slices.Grow(cr.sitePtrs[:0], nc)[:nc]
+	cr.passed = slices.Grow(cr.passed[:0], nc)[:nc]
+	sites, passed := cr.sitePtrs, cr.passed
+	clear(passed)
 	for ci := range st.Calls {
 		dc := &st.Calls[ci]
-		s := &rsite{call: dc, deferred: st.Defer && ci == len(st.Calls)-1, caller: n, ctl: ctl}
+		s := &cr.sites[ci]
+		*s = rsite{call: dc, deferred: st.Defer && ci == len(st.Calls)-1, caller: n, ctl: ctl}
 		if cr.local {
 			s.args = args(dc, cr.lastDef, sites, passed)
 		}
-		sites[ci] = s
 		if s.deferred {
+			// It runs when the call ends: it outlives the statement.
+			s = &rsite{call: s.call, deferred: true, caller: n, ctl: ctl, args: s.args}
 			cr.deferred = append(cr.deferred, s)
+			sites[ci] = s
 			m.next++
 			continue
 		}
+		sites[ci] = s
 		m.run(out, s)
 	}
 	if cr.local {

@@ -33,35 +33,51 @@ type replayCache struct {
 	// LRU's approximation: a window asked for goes to young; when young
 	// holds half the limit, old is dropped and young becomes old. The
 	// windows a slice keeps asking for stay; the cache holds at most
-	// limit bytes.
-	young, old        map[partRef]*callDeps
+	// limit bytes. Each is a table with a place for each window (by a
+	// hash of its name), not a map: a whole suite's slice replays tens
+	// of millions of calls, and a map's insertions and lookups were a
+	// fifth of its time; a window that takes another's place drops it.
+	young, old        *windowTable
 	youngBytes, limit int
-	// front holds windows asked for lately, by a hash of their names, in
-	// front of the generations' maps: a slice asks for a few windows in
-	// turn (a call's, its callees', the call's again), and the maps'
-	// lookups were a tenth of a whole suite's slice. It is emptied with
-	// old, so that the cache holds no more than its limit.
-	front [frontSize]frontEntry
-	// replayed marks, by goroutine, the calls replayed so far: a call
-	// never replayed is not looked for in the maps (a whole suite's slice
-	// replays tens of millions of calls, each once).
-	replayed [][]uint64
 	// last is the window asked for last: a slice asks for the nodes of
 	// one window in turn.
 	last    *callDeps
 	lastRef partRef
 }
 
-type frontEntry struct {
+// A windowTable holds windows, each in the place of its name's hash.
+type windowTable struct {
+	slots []windowEntry // a power of two of them
+	shift uint          // 32 - log2(len(slots))
+}
+
+type windowEntry struct {
 	ref partRef
 	d   *callDeps
 }
 
-const frontSize = 256
+// newWindowTable returns a table for a generation of limit bytes: a
+// place for each 256 bytes, about the smallest window, up to 2^19.
+func newWindowTable(limit int) *windowTable {
+	bits := uint(10)
+	for bits < 19 && 256<<bits < limit {
+		bits++
+	}
+	return &windowTable{slots: make([]windowEntry, 1<<bits), shift: 32 - bits}
+}
 
-// frontOf is where window ref goes in front.
-func frontOf(ref partRef) int {
-	return int((uint32(ref.g)*0x9e3779b1 ^ uint32(ref.c)*0x85ebca77 ^ uint32(ref.w)*0xc2b2ae3d) >> 24 % frontSize)
+// slot returns the place of window ref in t.
+func (t *windowTable) slot(ref partRef) *windowEntry {
+	h := uint32(ref.g)*0x9e3779b1 ^ uint32(ref.c)*0x85ebca77 ^ uint32(ref.w)*0xc2b2ae3d
+	return &t.slots[h>>t.shift]
+}
+
+// get returns window ref if t holds it.
+func (t *windowTable) get(ref partRef) *callDeps {
+	if e := t.slot(ref); e.d != nil && e.ref == ref {
+		return e.d
+	}
+	return nil
 }
 
 // callRef names a call: its goroutine's index and its index there.
@@ -74,7 +90,7 @@ type partRef struct{ g, c, w int32 }
 const replayCacheLimit = 256 << 20
 
 func newReplayCache(t *funcTable) *replayCache {
-	return &replayCache{t: t, r: replay{t: t}, windows: make(map[callRef][]checkpoint), young: make(map[partRef]*callDeps), limit: replayCacheLimit}
+	return &replayCache{t: t, r: replay{t: t}, windows: make(map[callRef][]checkpoint), limit: replayCacheLimit}
 }
 
 // own returns the window of call c of g (goroutine gi) that holds c's own
@@ -173,20 +189,15 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 // held returns window ref if the cache holds it, moved to the young
 // generation.
 func (rc *replayCache) held(ref partRef) *callDeps {
-	f := &rc.front[frontOf(ref)]
-	if f.d != nil && f.ref == ref {
-		return f.d
+	if rc.young == nil {
+		rc.young, rc.old = newWindowTable(rc.limit/2), newWindowTable(rc.limit/2)
 	}
-	if int(ref.g) >= len(rc.replayed) || int(ref.c>>6) >= len(rc.replayed[ref.g]) || rc.replayed[ref.g][ref.c>>6]&(1<<(ref.c&63)) == 0 {
-		return nil
-	}
-	if d, ok := rc.young[ref]; ok {
-		*f = frontEntry{ref, d}
+	if d := rc.young.get(ref); d != nil {
 		return d
 	}
-	d, ok := rc.old[ref]
-	if ok {
-		delete(rc.old, ref)
+	d := rc.old.get(ref)
+	if d != nil {
+		*rc.old.slot(ref) = windowEntry{}
 		rc.keep(ref, d)
 	}
 	return d
@@ -197,18 +208,17 @@ func (rc *replayCache) keep(ref partRef, d *callDeps) {
 	if d.size == 0 {
 		d.size = d.bytes()
 	}
-	rc.young[ref] = d
-	rc.front[frontOf(ref)] = frontEntry{ref, d}
-	if int(ref.g) >= len(rc.replayed) {
-		rc.replayed = slices.Grow(rc.replayed, int(ref.g)+1-len(rc.replayed))[:ref.g+1]
+	if rc.young == nil {
+		rc.young, rc.old = newWindowTable(rc.limit/2), newWindowTable(rc.limit/2)
 	}
-	if w := int(ref.c >> 6); w >= len(rc.replayed[ref.g]) {
-		rc.replayed[ref.g] = slices.Grow(rc.replayed[ref.g], w+1-len(rc.replayed[ref.g]))[:w+1]
+	e := rc.young.slot(ref)
+	if e.d != nil {
+		rc.youngBytes -= e.d.size // it takes the place of another
 	}
-	rc.replayed[ref.g][ref.c>>6] |= 1 << (ref.c & 63)
+	*e = windowEntry{ref, d}
 	if rc.youngBytes += d.size; rc.youngBytes > rc.limit/2 {
-		rc.old, rc.young, rc.youngBytes = rc.young, make(map[partRef]*callDeps), 0
-		rc.front = [frontSize]frontEntry{}
+		clear(rc.old.slots)
+		rc.old, rc.young, rc.youngBytes = rc.young, rc.old, 0
 	}
 }
 

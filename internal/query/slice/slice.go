@@ -665,8 +665,10 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 	if n.Call >= 0 {
 		r.add(n.Call, id, "call", edgeCall)
 	}
+	// Only a node met through memory alone (not full, not call-only) has
+	// a memReach, and keeps it while results are left out.
 	full := r.full.has(id)
-	reach, skipped := r.memReach[id], false
+	skipped := false
 	for _, d := range n.Data {
 		if slices.Contains(n.Defs, d) {
 			continue
@@ -675,7 +677,7 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 		if n.Stmt == 0 {
 			via = "argument"
 		}
-		if d > id && !full && reach <= d {
+		if d > id && !full && r.memReach[id] <= d {
 			skipped = true // a result read by none of the readers
 			continue
 		}
@@ -684,8 +686,10 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 	r.add(n.Control, id, "control", edgeFull)
 	if skipped {
 		r.skipped.add(id)
-	} else {
-		r.skipped.del(id)
+		return
+	}
+	r.skipped.del(id)
+	if !full {
 		delete(r.memReach, id)
 	}
 }
