@@ -309,11 +309,12 @@ func pages(s *slice.Slice, vals map[int32][]slice.Value, fn func(first int, step
 func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, cut []string) error {
 	head, err := json.Marshal(struct {
 		Criterion int32
+		Instance  int
 		Instances int
 		Stmts     []slice.Stmt
 		Execs     []int
 		Memory    []string
-	}{s.Criterion, s.Instances, s.Stmts, s.Execs, s.Memory})
+	}{s.Criterion, s.Instance, s.Instances, s.Stmts, s.Execs, s.Memory})
 	if err != nil {
 		return err
 	}
@@ -351,7 +352,7 @@ func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, c
 // with the dependence that brought it in and its values. It fails only if
 // the steps cannot be walked again (the recording changed or went).
 func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why bool) error {
-	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions\n", max(1, s.Instances), s.Instances, len(s.Stmts), s.NumSteps())
+	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions\n", max(1, s.Instance), s.Instances, len(s.Stmts), s.NumSteps())
 	if why {
 		err := pages(s, vals, func(first int, steps []slice.Step) error {
 			for i, st := range steps {

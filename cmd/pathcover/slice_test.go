@@ -144,9 +144,15 @@ func TestSliceCommand(t *testing.T) {
 		t.Errorf("slice -json: %d instances (want 2, one a loop round), %d statements, %d steps", s.Instances, len(s.Stmts), len(s.Steps))
 	}
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-instance", "1", "-json", "s.go:13", "total")
-	var first struct{ Stmts []struct{ Line int } }
-	if err := json.Unmarshal([]byte(out), &first); code != 0 || err != nil || len(first.Stmts) >= len(s.Stmts) {
-		t.Errorf("slice -instance 1: exit %d, %v: %d statements, the last round's %d", code, err, len(first.Stmts), len(s.Stmts))
+	var first struct {
+		Instance, Instances int
+		Stmts               []struct{ Line int }
+	}
+	if err := json.Unmarshal([]byte(out), &first); code != 0 || err != nil || len(first.Stmts) >= len(s.Stmts) || first.Instance != 1 || first.Instances != 2 {
+		t.Errorf("slice -instance 1: exit %d, %v: execution %d of %d, %d statements, the last round's %d", code, err, first.Instance, first.Instances, len(first.Stmts), len(s.Stmts))
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", prof, "-instance", "1", "s.go:13", "total"); code != 0 || !strings.Contains(out, "slice of execution 1 of 2:") {
+		t.Errorf("slice -instance 1: exit %d\n%s", code, out)
 	}
 
 	for _, tc := range []struct {

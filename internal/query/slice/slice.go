@@ -109,9 +109,10 @@ func (sc *Scope) within(gr graph, found []int32) []int32 {
 // they are asked for (Walk, Steps), a page at a time by those that print
 // them.
 type Slice struct {
-	// Criterion is the node sliced from, and Instances how many executions
-	// of its statement the run had.
+	// Criterion is the node sliced from, Instance which execution of its
+	// statement it is (from 1), and Instances how many the run had.
 	Criterion int32
+	Instance  int
 	Instances int
 	// Stmts are the slice's statements, in source order, and Execs how
 	// many of each one's executions the slice holds.
@@ -187,9 +188,10 @@ func (s *Slice) Steps(from, to int) ([]Step, error) {
 }
 
 // FromSteps makes a Slice of steps (breadth first from the criterion, as
-// Walk numbers them), for tools and tests that make slices of their own.
+// Walk numbers them), of the last of instances executions, for tools and
+// tests that make slices of their own.
 func FromSteps(instances int, steps []Step, memory []string) *Slice {
-	s := &Slice{Instances: instances, Memory: memory, numSteps: len(steps)}
+	s := &Slice{Instance: instances, Instances: instances, Memory: memory, numSteps: len(steps)}
 	if len(steps) > 0 {
 		s.Criterion = steps[0].Node
 	}
@@ -230,12 +232,13 @@ func (s *Slice) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(sliceJSON{s.Criterion, s.Instances, s.Stmts, s.Execs, steps, s.Memory})
+	return json.Marshal(sliceJSON{s.Criterion, s.Instance, s.Instances, s.Stmts, s.Execs, steps, s.Memory})
 }
 
 // sliceJSON is the JSON of a Slice.
 type sliceJSON struct {
 	Criterion int32
+	Instance  int
 	Instances int
 	Stmts     []Stmt
 	Execs     []int
@@ -459,7 +462,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		}
 		pick = c.Instance - 1
 	}
-	s := &Slice{Criterion: found[pick], Instances: len(found)}
+	s := &Slice{Criterion: found[pick], Instance: pick + 1, Instances: len(found)}
 	// The statements in the order markSlice meets them, each with its
 	// executions; their order in the source after.
 	// index[fn][stmt] is a statement's index in stmts, plus one (0: not
