@@ -550,13 +550,13 @@ type callReplay struct {
 	deferred           []*rsite
 	// sites and passed are a statement's, reused from one to the next
 	// (a call's statements do not nest).
-	sites              []rsite
-	sitePtrs           []*rsite
-	passed             []bool
-	accs               []rawAccess // the call's accesses (build only)
-	byPath             [][]int32   // those yet to place, by path
-	spawns             []uint64    // the spawns yet to place (build only)
-	ret                int32
+	sites    []rsite
+	sitePtrs []*rsite
+	passed   []bool
+	accs     []rawAccess // the call's accesses (build only)
+	byPath   [][]int32   // those yet to place, by path
+	spawns   []uint64    // the spawns yet to place (build only)
+	ret      int32
 }
 
 // stmt replays statement si of block blk, run in the call's path of index
