@@ -39,10 +39,23 @@ type replayCache struct {
 	// fifth of its time; a window that takes another's place drops it.
 	young, old        *windowTable
 	youngBytes, limit int
+	// front holds the windows asked for lately, in front of the tables,
+	// whose places are in memory a slice goes through at random: a
+	// slice asks for a few windows in turn (a call's, its callees', the
+	// call's again). It is emptied with old; it may hold 64 windows the
+	// tables dropped.
+	front [frontSize]windowEntry
 	// last is the window asked for last: a slice asks for the nodes of
 	// one window in turn.
 	last    *callDeps
 	lastRef partRef
+}
+
+const frontSize = 64
+
+// hashRef is the hash of a window's name.
+func hashRef(ref partRef) uint32 {
+	return uint32(ref.g)*0x9e3779b1 ^ uint32(ref.c)*0x85ebca77 ^ uint32(ref.w)*0xc2b2ae3d
 }
 
 // A windowTable holds windows, each in the place of its name's hash.
@@ -68,8 +81,7 @@ func newWindowTable(limit int) *windowTable {
 
 // slot returns the place of window ref in t.
 func (t *windowTable) slot(ref partRef) *windowEntry {
-	h := uint32(ref.g)*0x9e3779b1 ^ uint32(ref.c)*0x85ebca77 ^ uint32(ref.w)*0xc2b2ae3d
-	return &t.slots[h>>t.shift]
+	return &t.slots[hashRef(ref)>>t.shift]
 }
 
 // get returns window ref if t holds it.
@@ -98,6 +110,13 @@ func newReplayCache(t *funcTable) *replayCache {
 func (rc *replayCache) own(g *gor, gi, c, n int32) *callDeps {
 	if d := rc.last; d != nil && rc.lastRef.g == gi && rc.lastRef.c == c && len(d.ids) > 0 && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
 		return d
+	}
+	if _, big := rc.windows[callRef{gi, c}]; !big {
+		// A call of one window, or one not replayed yet: most are.
+		if d := rc.held(partRef{gi, c, 0}); d != nil {
+			rc.last, rc.lastRef = d, partRef{gi, c, 0}
+			return d
+		}
 	}
 	cps := rc.checkpoints(g, gi, c)
 	w := int32(sort.Search(len(cps), func(i int) bool { return cps[i].node > n }))
@@ -189,10 +208,15 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 // held returns window ref if the cache holds it, moved to the young
 // generation.
 func (rc *replayCache) held(ref partRef) *callDeps {
+	f := &rc.front[hashRef(ref)>>(32-6)]
+	if f.d != nil && f.ref == ref {
+		return f.d
+	}
 	if rc.young == nil {
 		rc.young, rc.old = newWindowTable(rc.limit/2), newWindowTable(rc.limit/2)
 	}
 	if d := rc.young.get(ref); d != nil {
+		*f = windowEntry{ref, d}
 		return d
 	}
 	d := rc.old.get(ref)
@@ -216,9 +240,11 @@ func (rc *replayCache) keep(ref partRef, d *callDeps) {
 		rc.youngBytes -= e.d.size // it takes the place of another
 	}
 	*e = windowEntry{ref, d}
+	rc.front[hashRef(ref)>>(32-6)] = windowEntry{ref, d}
 	if rc.youngBytes += d.size; rc.youngBytes > rc.limit/2 {
 		clear(rc.old.slots)
 		rc.old, rc.young, rc.youngBytes = rc.young, rc.old, 0
+		rc.front = [frontSize]windowEntry{}
 	}
 }
 
