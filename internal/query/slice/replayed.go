@@ -150,6 +150,12 @@ func (rc *replayCache) lastHolds(n int32) (gi, c int32, ok bool) {
 // kid returns what child ch of call p of g depends on: the window of p
 // that matched it knows.
 func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {
+	if _, big := rc.windows[callRef{gi, p}]; !big {
+		if d := rc.held(partRef{gi, p, 0}); d != nil {
+			kd, _ := d.kid(ch)
+			return kd
+		}
+	}
 	cps := rc.checkpoints(g, gi, p)
 	w := int32(sort.Search(len(cps), func(i int) bool { return cps[i].kid > ch }))
 	kd, _ := rc.window(g, partRef{gi, p, w}).kid(ch)
