@@ -49,6 +49,9 @@ type replayCache struct {
 	// one window in turn.
 	last    *callDeps
 	lastRef partRef
+	// lastN is the node lastHolds found last, at lastK in last's ids.
+	lastN int32
+	lastK int
 }
 
 const frontSize = 64
@@ -141,9 +144,11 @@ func (rc *replayCache) lastHolds(n int32) (gi, c int32, ok bool) {
 	if d == nil || len(d.ids) == 0 || n < d.ids[0] || n > d.ids[len(d.ids)-1] {
 		return 0, 0, false
 	}
-	if _, ok := slices.BinarySearch(d.ids, n); !ok {
+	k, ok := slices.BinarySearch(d.ids, n)
+	if !ok {
 		return 0, 0, false // a node of a child's subtree
 	}
+	rc.lastN, rc.lastK = n, k
 	return rc.lastRef.g, rc.lastRef.c, true
 }
 
@@ -258,13 +263,15 @@ func (rc *replayCache) keep(ref partRef, d *callDeps) {
 // dependences a local replay infers; other gives nodes of the run.
 func (rc *replayCache) nodeOf(g *gor, gi, n, c int32, other func(int32) (*Node, error)) (Node, error) {
 	d := rc.own(g, gi, c, n)
-	k, ok := slices.BinarySearch(d.ids, n)
+	k, ok := rc.lastK, d == rc.last && n == rc.lastN // lastHolds found it
 	if !ok {
-		return Node{}, fmt.Errorf("node %d is not in its call", n)
+		if k, ok = slices.BinarySearch(d.ids, n); !ok {
+			return Node{}, fmt.Errorf("node %d is not in its call", n)
+		}
 	}
 	nd := d.node(k)
-	if n != g.call(c).first {
-		return nd, nil
+	if k != 0 || rc.lastRef.w != 0 {
+		return nd, nil // not the call's entry, the first node of its first window
 	}
 	// The entry depends on what its caller's replay gave it.
 	if p := g.call(c).parent; p >= 0 {
