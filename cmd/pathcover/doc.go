@@ -734,18 +734,22 @@
 //
 // Usage:
 //
-//	pathcover wet diff [-json] DIR_A DIR_B
+//	pathcover wet diff [-test TestX] [-json] DIR_A DIR_B
 //
 // Diff says where two runs (of one program, or of two versions of it: a
 // passing and a failing input, two commits) first differ, goroutine by
 // goroutine: in control flow (paths compared by the branches they take in
 // the source) or in a value (numbers, booleans, lengths, nil or not); exit
-// status 1 if they do.
+// status 1 if they do. With -test, the goroutines of test TestX in each run
+// are compared (its own, then those it started, in the order recorded),
+// whatever ran before them.
 //
 // The flags are:
 //
 //	-json
 //		write JSON
+//	-test TestX
+//		compare the goroutines of test TestX in each run (its own, then those it started, in the order recorded)
 //
 // # Show the paths that led to a failure (pppexec -flight)
 //

@@ -345,6 +345,33 @@ func TestWETOfOneTest(t *testing.T) {
 			t.Errorf("pathcover %s: exit %d, want %d with %q\n%s", strings.Join(tc.args, " "), code, tc.code, tc.msg, out)
 		}
 	}
+	// TestOne's input changed, in place (so that the paths' files are
+	// the same): wet diff -test finds TestSquares the same and TestOne
+	// diverging in a value.
+	edited := strings.Replace(valuesModule["s_test.go"], "Squares([]int{6}) != 36", "Squares([]int{7}) != 49", 1)
+	if err := os.WriteFile(filepath.Join(dir, "s_test.go"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof2 := t.TempDir()
+	if out, code := run(t, dir, bin, "test", "-wet", "-dir", prof2, "./..."); code != 1 {
+		t.Fatalf("pathcover test -wet of the edited module: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "wet", "build", "-dir", prof2); code != 0 {
+		t.Fatalf("wet build: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "wet", "diff", "-test", "TestSquares", prof, prof2); code != 0 || !strings.Contains(out, "the runs do the same") {
+		t.Errorf("wet diff -test TestSquares: exit %d\n%s", code, out)
+	}
+	out, code = run(t, dir, bin, "wet", "diff", "-test", "TestOne", "-json", prof, prof2)
+	var d struct {
+		A, B struct{ Value *struct{ Var string } }
+	}
+	if err := json.Unmarshal([]byte(out), &d); code != 1 || err != nil || d.A.Value == nil || d.B.Value == nil || d.A.Value.Var != d.B.Value.Var {
+		t.Errorf("wet diff -test TestOne: exit %d, %v: want a value that differs\n%s", code, err, out)
+	}
+	if out, code := run(t, dir, bin, "wet", "diff", "-test", "TestNope", prof, prof2); code != exitNoData || !strings.Contains(out, "no test TestNope") {
+		t.Errorf("wet diff -test TestNope: exit %d\n%s", code, out)
+	}
 }
 
 // TestSliceValues checks the values a -wet recording gives a slice's

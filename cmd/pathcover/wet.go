@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,14 +82,16 @@ wrote the first byte it touched, before it, wherever it was made.
 			Flags: wetWriter,
 		},
 		{
-			UsageLine: "pathcover wet diff [-json] DIR_A DIR_B",
+			UsageLine: "pathcover wet diff [-test TestX] [-json] DIR_A DIR_B",
 			Short:     "where two runs first differ, goroutine by goroutine",
 			Long: `
 Diff says where two runs (of one program, or of two versions of it: a
 passing and a failing input, two commits) first differ, goroutine by
 goroutine: in control flow (paths compared by the branches they take in
 the source) or in a value (numbers, booleans, lengths, nil or not); exit
-status 1 if they do.
+status 1 if they do. With -test, the goroutines of test TestX in each run
+are compared (its own, then those it started, in the order recorded),
+whatever ran before them.
 `,
 			Flags: wetDiff,
 		},
@@ -711,6 +714,7 @@ func sameFile(path, name string) bool {
 }
 
 func wetDiff(fs *flag.FlagSet) Run {
+	test := fs.String("test", "", "compare the goroutines of test `TestX` in each run (its own, then those it started, in the order recorded)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 2 {
@@ -740,7 +744,22 @@ func wetDiff(fs *flag.FlagSet) Run {
 		if missing != nil {
 			differ = exitNoData
 		}
-		d, err := wet.Diff(runs[0], runs[1])
+		var d *wet.Divergence
+		var err error
+		if *test == "" {
+			d, err = wet.Diff(runs[0], runs[1])
+		} else {
+			var gs [2][]int
+			for i, r := range runs {
+				in, err := r.W.TestGoroutines(*test)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %s: %s\n", cmd.LongName(), args[i], printable(err.Error()))
+					return exitNoData
+				}
+				gs[i] = slices.Sorted(maps.Keys(in))
+			}
+			d, err = wet.DiffIn(runs[0], runs[1], gs[0], gs[1])
+		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitFail
@@ -755,7 +774,11 @@ func wetDiff(fs *flag.FlagSet) Run {
 			fmt.Println("the runs do the same: the same control flow, and the same values")
 			return incomplete(0, missing)
 		}
-		fmt.Printf("the runs diverge in goroutine %d (the %d-th recorded), after %d events in step:\n", d.Goroutine, d.Goroutine+1, d.Matched)
+		if *test == "" {
+			fmt.Printf("the runs diverge in goroutine %d (the %d-th recorded), after %d events in step:\n", d.Goroutine, d.Goroutine+1, d.Matched)
+		} else {
+			fmt.Printf("the runs diverge in test %s's goroutines (A's goroutine %d, B's %d), after %d events in step:\n", *test, d.Goroutine, d.GoroutineB, d.Matched)
+		}
 		for i, s := range []wet.Side{d.A, d.B} {
 			fmt.Printf("  %s (%s):", "AB"[i:i+1], args[i])
 			switch {

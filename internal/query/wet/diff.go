@@ -31,9 +31,11 @@ type Run struct {
 // in each), how many events of its trace matched before, and what each
 // run did there (an event, or a value, or nothing at the end).
 type Divergence struct {
-	Goroutine int
-	Matched   int
-	A, B      Side
+	// Goroutine and GoroutineB are the goroutines compared, their
+	// indexes in A's and in B's WET (the same unless DiffIn paired them).
+	Goroutine, GoroutineB int
+	Matched               int
+	A, B                  Side
 }
 
 // A Side is one run's side of a divergence.
@@ -145,24 +147,49 @@ func (s *side) indexValues() {
 // with the i-th of the other) and returns where they first differ, or nil
 // if they do not.
 func Diff(a, b *Run) (*Divergence, error) {
+	all := func(r *Run) []int {
+		gs := make([]int, len(r.W.Goroutines))
+		for i := range gs {
+			gs[i] = i
+		}
+		return gs
+	}
+	return DiffIn(a, b, all(a), all(b))
+}
+
+// DiffIn is Diff of goroutines ga of a with gb of b (indexes in their
+// WETs), paired in order: one test's goroutines in each run (TestGoroutines).
+func DiffIn(a, b *Run, ga, gb []int) (*Divergence, error) {
 	sa, sb := &side{r: a}, &side{r: b}
 	sa.indexValues()
 	sb.indexValues()
-	for g := range max(len(a.W.Goroutines), len(b.W.Goroutines)) {
-		if g >= len(a.W.Goroutines) || g >= len(b.W.Goroutines) {
-			d := &Divergence{Goroutine: g}
-			d.A.End, d.B.End = g >= len(a.W.Goroutines), g >= len(b.W.Goroutines)
+	for i := range max(len(ga), len(gb)) {
+		if i >= len(ga) || i >= len(gb) {
+			d := &Divergence{Goroutine: -1, GoroutineB: -1}
+			if i < len(ga) {
+				d.Goroutine = ga[i]
+			}
+			if i < len(gb) {
+				d.GoroutineB = gb[i]
+			}
+			d.A.End, d.B.End = i >= len(ga), i >= len(gb)
 			return d, nil
 		}
-		ca, _ := a.W.Cursor(g)
-		cb, _ := b.W.Cursor(g)
+		ca, err := a.W.Cursor(ga[i])
+		if err != nil {
+			return nil, err
+		}
+		cb, err := b.W.Cursor(gb[i])
+		if err != nil {
+			return nil, err
+		}
 		for matched := 0; ; matched++ {
 			ea, oka := ca.Next()
 			eb, okb := cb.Next()
 			if !oka && !okb {
 				break
 			}
-			d := &Divergence{Goroutine: g, Matched: matched}
+			d := &Divergence{Goroutine: ga[i], GoroutineB: gb[i], Matched: matched}
 			if !oka || !okb || !sa.same(ea, sb, eb) {
 				d.A, d.B = sa.sideOf(ea, oka), sb.sideOf(eb, okb)
 				return d, nil
