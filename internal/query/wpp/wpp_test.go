@@ -215,30 +215,11 @@ func TestTraceCounts(t *testing.T) {
 	for seed := range uint64(100) {
 		s := randomSource(seed)
 		tw := roundTrip(t, []*memSource{s})
-		want := make(map[string]uint64) // func|paths → calls
+		var streams [][]profile.WPPEvent
 		for _, evs := range s.gs {
-			type call struct {
-				key   string
-				paths []string
-			}
-			var stack []*call
-			flush := func(c *call) { want[c.key+"|"+strings.Join(c.paths, ",")]++ }
-			for _, e := range evs {
-				switch e.Kind {
-				case profile.WPPEnter:
-					stack = append(stack, &call{key: fmt.Sprintf("%s/%d", testHashes[e.Pkg], e.Func)})
-				case profile.WPPPath:
-					c := stack[len(stack)-1-int(e.Up)]
-					c.paths = append(c.paths, fmt.Sprint(e.Path))
-				case profile.WPPReturn:
-					flush(stack[len(stack)-1])
-					stack = stack[:len(stack)-1]
-				}
-			}
-			for _, c := range stack {
-				flush(c)
-			}
+			streams = append(streams, evs)
 		}
+		want := callCounts(streams)
 		got := make(map[string]uint64)
 		for _, f := range tw.Funcs {
 			for _, tr := range f.Traces {
