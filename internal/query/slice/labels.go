@@ -11,7 +11,8 @@ import (
 // are packed in blocks of labelBlock reading nodes, each a run of
 // uvarints: the node less the one before, the number of writers, the
 // first writer as a signed distance from the node (zigzag), the others
-// less the one before (they are sorted). A lookup decodes one block.
+// less the one before (they are sorted). A lookup decodes one block, kept
+// for the lookups after it.
 type labels struct {
 	data   []byte
 	blocks []labelIndex
@@ -36,9 +37,10 @@ type labelIndex struct {
 	off   uint32
 }
 
-// labelBlock is 16: a lookup decodes half a block on average, once for
-// every node a slice visits; with 64 that was a ninth of a whole-suite
-// slice's time. The index takes half a byte a reading node.
+// labelBlock is 16: a lookup outside the block decoded last decodes a
+// whole block (a slice that jumps across the run pays it at each node;
+// one that goes back through it, once a block). The index takes half a
+// byte a reading node.
 const labelBlock = 16
 
 // packLabels packs pairs, reader<<32 | writer, sorted and distinct.
