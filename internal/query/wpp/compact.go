@@ -141,7 +141,12 @@ func (k FuncKey) String() string { return k.Hash + "/" + strconv.FormatUint(uint
 type Func struct {
 	Key    FuncKey
 	Traces []*Trace
-	index  map[string]int
+	index  map[string]int // traces by pathsKey
+	// onePath[p] is the trace of the one path p, or -1; leaf[i] the node
+	// of a returned call of trace i that made no call, or -1 (Compact's
+	// shortcuts past the keys: most calls are of one of these).
+	onePath []int32
+	leaf    []int32
 }
 
 // A Trace is a sequence of the Ball-Larus paths that a call completed, in
@@ -221,6 +226,7 @@ func (s FileSource) TestRuns() []profile.WPPTest { return s.WPPFile.Tests }
 // made the same subtree).
 func Compact(sources []Source) (*TWPP, error) {
 	t := &TWPP{funcIndex: make(map[FuncKey]int), nodeIndex: make(map[string]int)}
+	c := &compactor{t: t}
 	for _, s := range sources {
 		h := s.Header()
 		name := s.Name()
@@ -233,7 +239,7 @@ func Compact(sources []Source) (*TWPP, error) {
 			p.Tests = slices.Clone(ts.TestRuns())
 		}
 		for _, g := range s.Goroutines() {
-			gr, err := t.goroutine(g, s)
+			gr, err := c.goroutine(g, s)
 			if err != nil {
 				return nil, fmt.Errorf("%s: goroutine %d: %v", name, g, err)
 			}
@@ -244,7 +250,9 @@ func Compact(sources []Source) (*TWPP, error) {
 	return t, nil
 }
 
-// A frame is a call being split off its goroutine's stream.
+// A frame is a call being split off its goroutine's stream. Frames are
+// reused (compactor.free): a call's paths and items are copied only when
+// they make a new trace or a new node.
 type frame struct {
 	fn    int
 	at    uint64 // the caller's paths when it was entered
@@ -252,11 +260,21 @@ type frame struct {
 	items []Item
 }
 
+// A compactor is what Compact reuses from call to call: most calls of a
+// recording are short calls that end in a trace and a node already seen,
+// and finding those must cost no allocation.
+type compactor struct {
+	t    *TWPP
+	free []*frame
+	key  []byte // scratch for appendPathsKey and appendNodeKey
+}
+
 // goroutine splits goroutine g's stream into calls (Walk).
-func (t *TWPP) goroutine(g uint64, s Source) (*Goroutine, error) {
+func (c *compactor) goroutine(g uint64, s Source) (*Goroutine, error) {
+	t := c.t
 	gr := &Goroutine{ID: g}
 	enter := func(hash string, fn uint32, caller *frame, _ bool) (*frame, error) {
-		f := &frame{fn: t.funcOf(FuncKey{hash, fn})}
+		f := c.newFrame(t.funcOf(FuncKey{hash, fn}))
 		if caller != nil {
 			// Paths the caller completes while this call runs
 			// (up events) come after it in the caller's trace.
@@ -276,7 +294,7 @@ func (t *TWPP) goroutine(g uint64, s Source) (*Goroutine, error) {
 		case profile.WPPSpawn:
 			st.Call.items = append(st.Call.items, Item{At: uint64(len(st.Call.paths)), Kind: ItemSpawn, Spawn: st.Spawn})
 		case profile.WPPReturn:
-			t.close(st.Call, false, st.Caller, gr)
+			c.close(st.Call, false, st.Caller, gr)
 		case profile.WPPStop:
 			gr.Stopped = true
 		case profile.WPPMemory, profile.WPPValue:
@@ -295,31 +313,90 @@ func (t *TWPP) goroutine(g uint64, s Source) (*Goroutine, error) {
 		if i > 0 {
 			caller = open[i-1]
 		}
-		t.close(open[i], true, caller, gr)
+		c.close(open[i], true, caller, gr)
 	}
 	return gr, nil
 }
 
+func (c *compactor) newFrame(fn int) *frame {
+	if n := len(c.free); n > 0 {
+		f := c.free[n-1]
+		c.free = c.free[:n-1]
+		f.fn, f.at, f.paths, f.items = fn, 0, f.paths[:0], f.items[:0]
+		return f
+	}
+	return &frame{fn: fn}
+}
+
 // close makes a node of a call that returned (or was open at the end),
 // and adds it to its caller's items, or, with no caller, to the
-// goroutine's roots.
-func (t *TWPP) close(f *frame, open bool, caller *frame, gr *Goroutine) {
+// goroutine's roots. The frame is free again after.
+func (c *compactor) close(f *frame, open bool, caller *frame, gr *Goroutine) {
+	t := c.t
 	fn := t.Funcs[f.fn]
-	key := pathsKey(f.paths)
-	ti, ok := fn.index[key]
-	if !ok {
-		ti = len(fn.Traces)
-		fn.index[key] = ti
-		fn.Traces = append(fn.Traces, &Trace{Paths: f.paths})
-	}
+	ti := c.trace(fn, f.paths)
 	fn.Traces[ti].Calls++
-	n := t.intern(&Node{Func: f.fn, Trace: ti, Open: open, Items: f.items})
+	var n int
+	if len(f.items) == 0 && !open {
+		// A call that made no call (most calls): its node is its
+		// trace's leaf.
+		for len(fn.leaf) <= ti {
+			fn.leaf = append(fn.leaf, -1)
+		}
+		if n = int(fn.leaf[ti]); n < 0 {
+			n = t.intern(&Node{Func: f.fn, Trace: ti}, c.key[:0])
+			fn.leaf[ti] = int32(n)
+		}
+	} else {
+		c.key = appendNodeKey(c.key[:0], f.fn, ti, open, f.items)
+		var ok bool
+		if n, ok = t.nodeIndex[string(c.key)]; !ok {
+			n = t.intern(&Node{Func: f.fn, Trace: ti, Open: open, Items: slices.Clone(f.items)}, c.key)
+		}
+	}
+	c.free = append(c.free, f)
 	if caller == nil {
 		gr.Roots = append(gr.Roots, n)
 		return
 	}
 	caller.items = append(caller.items, Item{At: f.at, Kind: ItemCall, Node: n})
 }
+
+// trace returns the index of fn's trace of paths, adding a copy of paths
+// if there is none.
+func (c *compactor) trace(fn *Func, paths []uint64) int {
+	if len(paths) == 1 && paths[0] < uint64(len(fn.onePath)) && fn.onePath[paths[0]] >= 0 {
+		return int(fn.onePath[paths[0]])
+	}
+	c.key = appendPathsKey(c.key[:0], paths)
+	if ti, ok := fn.index[string(c.key)]; ok {
+		return ti
+	}
+	tr := &Trace{}
+	if len(paths) > 0 {
+		tr.Paths = slices.Clone(paths)
+	}
+	return fn.addTrace(tr, string(c.key))
+}
+
+// addTrace adds tr, whose pathsKey is key, to f's traces.
+func (f *Func) addTrace(tr *Trace, key string) int {
+	ti := len(f.Traces)
+	f.index[key] = ti
+	f.Traces = append(f.Traces, tr)
+	if len(tr.Paths) == 1 && tr.Paths[0] < maxOnePath {
+		p := int(tr.Paths[0])
+		for len(f.onePath) <= p {
+			f.onePath = append(f.onePath, -1)
+		}
+		f.onePath[p] = int32(ti)
+	}
+	return ti
+}
+
+// maxOnePath bounds the path ids whose one-path traces are found by
+// index (Func.onePath) rather than by key.
+const maxOnePath = 1 << 12
 
 func (t *TWPP) funcOf(k FuncKey) int {
 	i, ok := t.funcIndex[k]
@@ -331,11 +408,13 @@ func (t *TWPP) funcOf(k FuncKey) int {
 	return i
 }
 
-// intern returns the index of the node equal to n, adding n if there is
-// none.
-func (t *TWPP) intern(n *Node) int {
-	key := nodeKey(n)
-	if i, ok := t.nodeIndex[key]; ok {
+// intern adds n, whose appendNodeKey is key (or empty: made here), if no node equals it, and returns
+// the index of the node equal to it.
+func (t *TWPP) intern(n *Node, key []byte) int {
+	if len(key) == 0 {
+		key = appendNodeKey(nil, n.Func, n.Trace, n.Open, n.Items)
+	}
+	if i, ok := t.nodeIndex[string(key)]; ok {
 		return i
 	}
 	n.Calls = 1
@@ -344,7 +423,7 @@ func (t *TWPP) intern(n *Node) int {
 			n.Calls = satAdd(n.Calls, t.Nodes[it.Node].Calls)
 		}
 	}
-	t.nodeIndex[key] = len(t.Nodes)
+	t.nodeIndex[string(key)] = len(t.Nodes)
 	t.Nodes = append(t.Nodes, n)
 	return len(t.Nodes) - 1
 }
@@ -358,36 +437,56 @@ func satAdd(a, b uint64) uint64 {
 
 // pathsKey is paths as uvarints, one after the other (a uvarint ends
 // itself, so different paths make different keys).
-func pathsKey(paths []uint64) string {
-	b := make([]byte, 0, 2*len(paths))
+func pathsKey(paths []uint64) string { return string(appendPathsKey(nil, paths)) }
+
+func appendPathsKey(b []byte, paths []uint64) []byte {
 	for _, p := range paths {
 		b = binary.AppendUvarint(b, p)
 	}
-	return string(b)
+	return b
 }
 
-func nodeKey(n *Node) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d.%d.%v|", n.Func, n.Trace, n.Open)
-	for _, it := range n.Items {
-		fmt.Fprintf(&b, "%d.%d.%d.%d.%d,", it.At, it.Kind, it.Node, it.Spawn, it.Up)
+// appendNodeKey appends the key of a node to b: its function, trace and
+// openness, then each item as its kind and the fields of that kind, all
+// uvarints (so different nodes make different keys).
+func appendNodeKey(b []byte, fn, trace int, open bool, items []Item) []byte {
+	b = binary.AppendUvarint(b, uint64(fn))
+	b = binary.AppendUvarint(b, uint64(trace))
+	if open {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return b.String()
+	for _, it := range items {
+		b = append(b, byte(it.Kind))
+		b = binary.AppendUvarint(b, it.At)
+		switch it.Kind {
+		case ItemCall:
+			b = binary.AppendUvarint(b, uint64(it.Node))
+		case ItemSpawn:
+			b = binary.AppendUvarint(b, it.Spawn)
+		case ItemUp:
+			b = binary.AppendUvarint(b, uint64(it.Up))
+		}
+	}
+	return b
 }
 
-// rebuildIndexes makes the maps Compact keeps, for a TWPP read from a file.
+// rebuildIndexes makes the indexes Compact keeps, for a TWPP read from a
+// file.
 func (t *TWPP) rebuildIndexes() {
 	t.funcIndex = make(map[FuncKey]int)
 	for i, f := range t.Funcs {
 		t.funcIndex[f.Key] = i
-		f.index = make(map[string]int)
-		for j, tr := range f.Traces {
-			f.index[pathsKey(tr.Paths)] = j
+		traces := f.Traces
+		f.Traces, f.index, f.onePath, f.leaf = nil, make(map[string]int), nil, nil
+		for _, tr := range traces {
+			f.addTrace(tr, pathsKey(tr.Paths))
 		}
 	}
 	t.nodeIndex = make(map[string]int)
 	for i, n := range t.Nodes {
-		t.nodeIndex[nodeKey(n)] = i
+		t.nodeIndex[string(appendNodeKey(nil, n.Func, n.Trace, n.Open, n.Items))] = i
 	}
 }
 
