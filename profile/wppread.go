@@ -241,11 +241,20 @@ func (w *WPPFile) Events(g uint64, fn func(WPPEvent) error) error {
 			return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off, err)
 		}
 		for i := 0; i < len(buf) && buf[i] != 0; {
-			e, n, err := DecodeWPPEvent(buf[i:])
-			if err != nil {
-				return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
+			var e WPPEvent
+			if x := buf[i]; x < 0x80 && (x&3 == wppTagPath || x&3 == wppTagPathReturn) {
+				// A path of a one-byte record, most records: decoded
+				// here, as DecodeWPPEvent would.
+				e = WPPEvent{Kind: WPPPath, Path: uint64(x >> 2), Returns: x&3 == wppTagPathReturn}
+				i++
+			} else {
+				var n int
+				var err error
+				if e, n, err = DecodeWPPEvent(buf[i:]); err != nil {
+					return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
+				}
+				i += n
 			}
-			i += n
 			returns := e.Returns
 			e.Returns = false
 			if err := fn(e); err != nil {

@@ -585,57 +585,99 @@ func TestCall(t *testing.T) {
 	}
 }
 
-// TestHot checks the hot sequences within calls against brute force over
-// the raw stream.
+// TestHot checks every sequence Hot counts, within calls and across
+// them, against brute force over the raw streams: each call's paths
+// collected with an explicit stack, and each goroutine's paths in the
+// order they ran, each with the call it belongs to.
 func TestHot(t *testing.T) {
-	s := randomSource(7)
-	tw := roundTrip(t, []*memSource{s})
-	hot, err := tw.Hot(1<<20, 3, nil)
+	for seed := range uint64(300) {
+		checkHot(t, []*memSource{randomSource(seed), randomSource(seed + 1000)}, 2+int(seed%5))
+	}
+}
+
+// FuzzHot is TestHot on the fuzzer's seeds.
+func FuzzHot(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint8(3))
+	f.Fuzz(func(t *testing.T, a, b uint64, maxLen uint8) {
+		checkHot(t, []*memSource{randomSource(a), randomSource(b)}, 2+int(maxLen%6))
+	})
+}
+
+func checkHot(t *testing.T, srcs []*memSource, maxLen int) {
+	t.Helper()
+	tw := roundTrip(t, srcs)
+	hot, err := tw.Hot(1<<30, maxLen, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(map[string]uint64)
-	for _, h := range hot {
-		if !h.Interprocedural {
-			got[fmt.Sprint(h.Steps)] = h.Count
+	for i, h := range hot {
+		got[fmt.Sprint(h.Interprocedural, h.Steps)] = h.Count
+		if h.Weight != h.Count*uint64(len(h.Steps)) {
+			t.Errorf("%v: weight %d, count %d", h.Steps, h.Weight, h.Count)
+		}
+		if i > 0 && hot[i-1].Weight < h.Weight {
+			t.Errorf("%v (weight %d) after one of weight %d", h.Steps, h.Weight, hot[i-1].Weight)
 		}
 	}
 	want := make(map[string]uint64)
-	for _, evs := range s.gs {
-		type call struct {
-			fn    FuncKey
-			paths []uint64
-		}
-		var stack []*call
-		count := func(c *call) {
-			for i := range c.paths {
-				for l := 2; l <= 3 && i+l <= len(c.paths); l++ {
-					var steps []HotStep
-					for _, p := range c.paths[i : i+l] {
-						steps = append(steps, HotStep{Func: c.fn, Path: p})
+	type call struct {
+		fn    FuncKey
+		paths []uint64
+	}
+	window := func(steps []HotStep) []HotStep { return slices.Clone(steps) }
+	for _, s := range srcs {
+		for _, evs := range s.gs {
+			var stack []*call
+			count := func(c *call) {
+				for i := range c.paths {
+					for l := 2; l <= maxLen && i+l <= len(c.paths); l++ {
+						var steps []HotStep
+						for _, p := range c.paths[i : i+l] {
+							steps = append(steps, HotStep{Func: c.fn, Path: p})
+						}
+						want[fmt.Sprint(false, steps)]++
 					}
-					want[fmt.Sprint(steps)]++
 				}
 			}
-		}
-		for _, e := range evs {
-			switch e.Kind {
-			case profile.WPPEnter:
-				stack = append(stack, &call{fn: FuncKey{testHashes[e.Pkg], e.Func}})
-			case profile.WPPPath:
-				c := stack[len(stack)-1-int(e.Up)]
-				c.paths = append(c.paths, e.Path)
-			case profile.WPPReturn:
-				count(stack[len(stack)-1])
-				stack = stack[:len(stack)-1]
+			var run []HotStep // the goroutine's paths in order
+			var of []*call    // the call of each
+			for _, e := range evs {
+				switch e.Kind {
+				case profile.WPPEnter:
+					stack = append(stack, &call{fn: FuncKey{testHashes[e.Pkg], e.Func}})
+				case profile.WPPPath:
+					c := stack[len(stack)-1-int(e.Up)]
+					c.paths = append(c.paths, e.Path)
+					run, of = append(run, HotStep{Func: c.fn, Path: e.Path}), append(of, c)
+					for l := 2; l <= maxLen && l <= len(run); l++ {
+						calls := of[len(of)-l:]
+						if slices.ContainsFunc(calls, func(c *call) bool { return c != calls[0] }) {
+							want[fmt.Sprint(true, window(run[len(run)-l:]))]++
+						}
+					}
+				case profile.WPPReturn:
+					count(stack[len(stack)-1])
+					stack = stack[:len(stack)-1]
+				}
 			}
-		}
-		for _, c := range stack {
-			count(c)
+			for _, c := range stack {
+				count(c)
+			}
 		}
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("hot sequences in calls:\n got %v\nwant %v", got, want)
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: got %d, want %d", k, got[k], v)
+			}
+		}
+		for k, v := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: got %d, want none", k, v)
+			}
+		}
+		t.FailNow()
 	}
 }
 

@@ -1,0 +1,397 @@
+package wpp
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// A HotPath is a sequence of consecutive paths and how often it ran.
+type HotPath struct {
+	// Steps are the paths, each of its function.
+	Steps []HotStep
+	Count uint64
+	// Weight is Count × len(Steps): the paths it stands for.
+	Weight uint64
+	// Interprocedural says the sequence crosses calls.
+	Interprocedural bool
+}
+
+// A HotStep is one path of a hot sequence.
+type HotStep struct {
+	Func FuncKey
+	Name string `json:",omitempty"`
+	Path uint64
+}
+
+// HotPaths are the hottest sequences.
+type HotPaths []HotPath
+
+// Hot returns the k heaviest sequences of 2 to maxLen consecutive path
+// events (Larus's hot subpaths: weight is length × frequency), heaviest
+// first, then shortest, then by their steps (function, then path), a
+// sequence within one call before the same across calls:
+//
+//   - within one call: counted on each function's distinct traces,
+//     weighted by their calls;
+//   - across calls: the windows of each goroutine's paths, in the order
+//     they ran, that hold paths of two calls or more, counted on the
+//     call graph's DAG without expanding it (hotCounter), so in time
+//     linear in the TWPP, not in the run.
+func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
+	if maxLen < 2 {
+		return nil, fmt.Errorf("hot sequences of at most %d paths", maxLen)
+	}
+	h := &hotCounter{t: t, maxLen: maxLen, index: make(map[string]int)}
+	for fi, f := range t.Funcs {
+		for _, tr := range f.Traces {
+			seq := h.seq[:0]
+			for _, p := range tr.Paths {
+				seq = append(seq, hotTok{fn: int32(fi), path: p})
+			}
+			h.seq = seq
+			h.count(seq, tr.Calls, false)
+		}
+	}
+	if err := h.acrossCalls(); err != nil {
+		return nil, err
+	}
+	name := func(fi int32) string { return "" }
+	if names != nil {
+		cache := make(map[int32]string)
+		name = func(fi int32) string {
+			s, ok := cache[fi]
+			if !ok {
+				s = names(t.Funcs[fi].Key)
+				cache[fi] = s
+			}
+			return s
+		}
+	}
+	slices.SortFunc(h.entries, func(a, b hotEntry) int {
+		return cmp.Or(cmp.Compare(b.weight(), a.weight()), cmp.Compare(len(a.steps), len(b.steps)), h.compareSteps(a.steps, b.steps), compareBool(a.inter, b.inter))
+	})
+	out := make(HotPaths, 0, min(k, len(h.entries)))
+	for _, e := range h.entries[:min(k, len(h.entries))] {
+		hp := HotPath{Count: e.count, Weight: e.weight(), Interprocedural: e.inter}
+		for _, s := range e.steps {
+			hp.Steps = append(hp.Steps, HotStep{Func: t.Funcs[s.fn].Key, Name: name(s.fn), Path: s.path})
+		}
+		out = append(out, hp)
+	}
+	return out, nil
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// A hotTok is a path in a sequence that hotCounter counts windows of: of
+// function fn, completed by call src (a number the counter gives each
+// call, or each occurrence of a summarised subtree, of the sequence).
+// A gap (fn < 0) stands for paths left out: no window spans it.
+type hotTok struct {
+	fn   int32
+	src  int32
+	path uint64
+}
+
+var hotGap = hotTok{fn: -1}
+
+// A hotEntry is a sequence counted, with its count.
+type hotEntry struct {
+	steps []hotTok // src unset
+	count uint64
+	inter bool
+}
+
+func (e hotEntry) weight() uint64 { return satMul(e.count, uint64(len(e.steps))) }
+
+// A hotSummary is what a parent's windows see of a subtree: its first
+// and last maxLen-1 paths, with a gap between if it has more than twice
+// that many, or else all its paths (head).
+type hotSummary struct {
+	head, tail []hotTok
+}
+
+// A hotCounter counts windows of consecutive paths.
+//
+// Across calls it works on the DAG of call subtrees. Every window of a
+// goroutine's paths that spans two calls or more has one lowest call
+// whose subtree holds it all; it is counted there, once per occurrence
+// of that subtree in the run (occ, from the goroutines' roots down the
+// DAG), and at the goroutine if it spans two of its roots. A subtree's
+// sequence of paths is its call's own paths and, where it made a call,
+// the callee's summary (hotSummary): a window that reaches into a
+// callee sees at most maxLen-1 of its first or last paths, and one
+// that lies within the callee is the callee's to count. So each
+// distinct node's sequence is built once from its trace and its
+// callees' summaries, and the work is linear in the DAG.
+//
+// A path up (ItemUp: a range-over-func loop body's path, completed by
+// a caller while the iterator runs) belongs to a call outside the
+// subtree that recorded it, so a subtree with such paths that escape
+// it (esc > 0) has no sequence of its own: it is expanded in place in
+// the sequence of its lowest caller whose subtree they do not escape,
+// with the cursors of Expand.
+type hotCounter struct {
+	t       *TWPP
+	maxLen  int
+	index   map[string]int // entries by key
+	entries []hotEntry
+	key     []byte
+	seq     []hotTok
+
+	esc     []uint32 // per node: how many of its callers its paths up reach
+	summary []hotSummary
+	srcs    int32
+}
+
+// count adds weight to each window of seq of 2 to maxLen paths with no
+// gap, that (inter) spans two sources or more, or (!inter) any window.
+func (h *hotCounter) count(seq []hotTok, weight uint64, inter bool) {
+	for end := range seq {
+		if seq[end].fn < 0 {
+			continue
+		}
+		for l := 2; l <= h.maxLen && l <= end+1; l++ {
+			w := seq[end+1-l : end+1]
+			if w[0].fn < 0 {
+				break
+			}
+			if inter && sameSource(w) {
+				continue
+			}
+			h.add(w, weight, inter)
+		}
+	}
+}
+
+func sameSource(w []hotTok) bool {
+	for _, x := range w[1:] {
+		if x.src != w[0].src {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
+	b := h.key[:0]
+	if inter {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	for _, x := range w {
+		b = binary.AppendUvarint(b, uint64(x.fn))
+		b = binary.AppendUvarint(b, x.path)
+	}
+	h.key = b
+	i, ok := h.index[string(b)]
+	if !ok {
+		i = len(h.entries)
+		h.index[string(b)] = i
+		steps := make([]hotTok, len(w))
+		for j, x := range w {
+			steps[j] = hotTok{fn: x.fn, path: x.path}
+		}
+		h.entries = append(h.entries, hotEntry{steps: steps, inter: inter})
+	}
+	h.entries[i].count = satAdd(h.entries[i].count, weight)
+}
+
+func (h *hotCounter) compareSteps(a, b []hotTok) int {
+	for i := range min(len(a), len(b)) {
+		fa, fb := h.t.Funcs[a[i].fn].Key, h.t.Funcs[b[i].fn].Key
+		if c := cmp.Or(strings.Compare(fa.Hash, fb.Hash), cmp.Compare(fa.Index, fb.Index), cmp.Compare(a[i].path, b[i].path)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// acrossCalls counts the windows that span calls (hotCounter).
+func (h *hotCounter) acrossCalls() error {
+	t := h.t
+	h.esc = make([]uint32, len(t.Nodes))
+	h.summary = make([]hotSummary, len(t.Nodes))
+	occ := make([]uint64, len(t.Nodes))
+	for ni, n := range t.Nodes {
+		if n.Func < 0 || n.Func >= len(t.Funcs) || n.Trace < 0 || n.Trace >= len(t.Funcs[n.Func].Traces) {
+			return fmt.Errorf("node %d: no function %d, trace %d", ni, n.Func, n.Trace)
+		}
+		var esc uint32
+		for _, it := range n.Items {
+			switch it.Kind {
+			case ItemCall:
+				if it.Node < 0 || it.Node >= ni {
+					return fmt.Errorf("node %d calls node %d, not one before it", ni, it.Node)
+				}
+				if e := h.esc[it.Node]; e > 0 {
+					esc = max(esc, e-1)
+				}
+			case ItemUp:
+				esc = max(esc, it.Up)
+			}
+		}
+		h.esc[ni] = esc
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			for _, r := range g.Roots {
+				if r < 0 || r >= len(t.Nodes) {
+					return fmt.Errorf("goroutine %d: no node %d", g.ID, r)
+				}
+				occ[r] = satAdd(occ[r], 1)
+			}
+		}
+	}
+	for ni := len(t.Nodes) - 1; ni >= 0; ni-- {
+		for _, it := range t.Nodes[ni].Items {
+			if it.Kind == ItemCall {
+				occ[it.Node] = satAdd(occ[it.Node], occ[ni])
+			}
+		}
+	}
+	// Children come before their callers, so each closed node's callees
+	// are summarised when it is reached.
+	for ni := range t.Nodes {
+		if h.esc[ni] > 0 {
+			continue
+		}
+		h.srcs = 0
+		var stack []hotCursor
+		h.seq = h.seq[:0]
+		if err := h.gen(ni, &stack); err != nil {
+			return err
+		}
+		if occ[ni] > 0 {
+			h.count(h.seq, occ[ni], true)
+		}
+		h.summary[ni] = h.summarise(h.seq)
+	}
+	for _, p := range t.Processes {
+		for _, g := range p.Goroutines {
+			h.srcs = 0
+			h.seq = h.seq[:0]
+			for _, r := range g.Roots {
+				if h.esc[r] > 0 {
+					return fmt.Errorf("goroutine %d: a path %d calls up, below the goroutine's first call", g.ID, h.esc[r])
+				}
+				h.emitSummary(r)
+			}
+			h.count(h.seq, 1, true)
+		}
+	}
+	return nil
+}
+
+// summarise is the summary of a subtree whose sequence is seq. Every gap
+// in a sequence has maxLen-1 paths or more on each side (a summary's
+// head and tail), so a summary's head and tail hold no gap.
+func (h *hotCounter) summarise(seq []hotTok) hotSummary {
+	m := h.maxLen - 1
+	if len(seq) <= 2*m {
+		return hotSummary{head: slices.Clone(seq)}
+	}
+	return hotSummary{head: slices.Clone(seq[:m]), tail: slices.Clone(seq[len(seq)-m:])}
+}
+
+// emitSummary appends closed node ni's summary to the sequence, as one
+// source.
+func (h *hotCounter) emitSummary(ni int) {
+	src := h.newSource()
+	s := h.summary[ni]
+	for _, x := range s.head {
+		h.seq = append(h.seq, hotTok{fn: x.fn, src: src, path: x.path})
+	}
+	if s.tail == nil {
+		return
+	}
+	h.seq = append(h.seq, hotGap)
+	for _, x := range s.tail {
+		h.seq = append(h.seq, hotTok{fn: x.fn, src: src, path: x.path})
+	}
+}
+
+func (h *hotCounter) newSource() int32 {
+	h.srcs++
+	return h.srcs
+}
+
+// A hotCursor is a call being expanded into a sequence: its paths emitted
+// so far, as Expand's cursor.
+type hotCursor struct {
+	fn    int32
+	src   int32
+	paths []uint64
+	next  int
+}
+
+// gen appends the sequence of call ni, expanded as Expand does but for
+// its callees whose paths up do not escape them, which are summarised.
+func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
+	t := h.t
+	n := t.Nodes[ni]
+	*stack = append(*stack, hotCursor{fn: int32(n.Func), src: h.newSource(), paths: t.Funcs[n.Func].Traces[n.Trace].Paths})
+	me := len(*stack) - 1
+	own := func(upTo int) {
+		c := &(*stack)[me]
+		for ; c.next < upTo && c.next < len(c.paths); c.next++ {
+			h.seq = append(h.seq, hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
+		}
+	}
+	for _, it := range n.Items {
+		own(int(min(it.At, uint64(len((*stack)[me].paths)))))
+		switch it.Kind {
+		case ItemCall:
+			if h.esc[it.Node] == 0 {
+				h.emitSummary(it.Node)
+			} else if err := h.gen(it.Node, stack); err != nil {
+				return err
+			}
+		case ItemUp:
+			s := *stack
+			if int(it.Up) >= len(s) {
+				return fmt.Errorf("node %d: a path %d calls up, above its lowest caller that holds it", ni, it.Up)
+			}
+			owner := &s[len(s)-1-int(it.Up)]
+			if owner.next >= len(owner.paths) {
+				return fmt.Errorf("node %d: a path %d calls up, past the end of that call's trace", ni, it.Up)
+			}
+			h.seq = append(h.seq, hotTok{fn: owner.fn, src: owner.src, path: owner.paths[owner.next]})
+			owner.next++
+		}
+	}
+	own(len((*stack)[me].paths))
+	*stack = (*stack)[:me]
+	return nil
+}
+
+// WriteText writes the hot paths, heaviest first.
+func (hs HotPaths) WriteText(w io.Writer) error {
+	for i, h := range hs {
+		kind := "in one call"
+		if h.Interprocedural {
+			kind = "across calls"
+		}
+		fmt.Fprintf(w, "%d. %d runs × %d paths = %d, %s:\n", i+1, h.Count, len(h.Steps), h.Weight, kind)
+		for _, s := range h.Steps {
+			fmt.Fprintf(w, "     %s path %d\n", refName(s.Func, s.Name), s.Path)
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the hot paths as JSON.
+func (hs HotPaths) WriteJSON(w io.Writer) error { return writeJSON(w, hs) }
