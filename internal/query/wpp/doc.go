@@ -98,6 +98,9 @@
 // node's number of calls. Hot counts, for sequences of 2 to n consecutive
 // paths, how often they ran, weighted by length (Larus's hot subpaths):
 // within one call on the distinct traces, each weighted by its calls; and
-// across calls on each goroutine's paths in the order they ran, expanded,
-// in time linear in the recording.
+// across calls on the DAG, never expanded: a sequence is counted at the
+// lowest call whose subtree holds it, once per distinct subtree and
+// weighted by how often that subtree occurs, from its trace and its
+// callees' first and last n-1 paths (hot.go), so in time linear in the
+// TWPP, not in the run (btree's whole suite, 62 M paths: 1 s).
 package wpp
