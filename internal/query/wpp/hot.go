@@ -2,7 +2,6 @@ package wpp
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -45,10 +44,10 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	if maxLen < 2 {
 		return nil, fmt.Errorf("hot sequences of at most %d paths", maxLen)
 	}
-	h := &hotCounter{t: t, maxLen: maxLen, index: make(map[string]int)}
+	h := &hotCounter{t: t, maxLen: maxLen}
 	for fi, f := range t.Funcs {
 		for _, tr := range f.Traces {
-			seq := h.seq[:0]
+			seq := slices.Grow(h.seq[:0], len(tr.Paths))
 			for _, p := range tr.Paths {
 				seq = append(seq, hotTok{fn: int32(fi), path: p})
 			}
@@ -146,9 +145,9 @@ type hotSummary struct {
 type hotCounter struct {
 	t       *TWPP
 	maxLen  int
-	index   map[string]int // entries by key
 	entries []hotEntry
-	key     []byte
+	hashes  []uint64 // of each entry
+	table   []int32  // entry+1 by hash; 0 free
 	seq     []hotTok
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
@@ -185,29 +184,66 @@ func sameSource(w []hotTok) bool {
 	return true
 }
 
+// add adds weight to the count of window w, found in the counter's own
+// hash table (open addressing on the window's functions and paths: the
+// hottest loop of a suite makes windows by the hundred million, and a
+// map keyed by an encoding of each cost more than the rest of Hot).
 func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
-	b := h.key[:0]
+	hash := uint64(len(w))
 	if inter {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
+		hash |= 1 << 8
 	}
 	for _, x := range w {
-		b = binary.AppendUvarint(b, uint64(x.fn))
-		b = binary.AppendUvarint(b, x.path)
+		hash = (hash^uint64(x.fn))*0x9e3779b97f4a7c15 ^ x.path
+		hash *= 0xbf58476d1ce4e5b9
 	}
-	h.key = b
-	i, ok := h.index[string(b)]
-	if !ok {
-		i = len(h.entries)
-		h.index[string(b)] = i
-		steps := make([]hotTok, len(w))
-		for j, x := range w {
-			steps[j] = hotTok{fn: x.fn, path: x.path}
+	if 2*len(h.entries) >= len(h.table) {
+		h.grow()
+	}
+	mask := uint64(len(h.table) - 1)
+	for i := hash >> 20 & mask; ; i = (i + 1) & mask {
+		e := h.table[i]
+		if e == 0 {
+			h.table[i] = int32(len(h.entries)) + 1
+			h.hashes = append(h.hashes, hash)
+			steps := make([]hotTok, len(w))
+			for j, x := range w {
+				steps[j] = hotTok{fn: x.fn, path: x.path}
+			}
+			h.entries = append(h.entries, hotEntry{steps: steps, inter: inter, count: weight})
+			return
 		}
-		h.entries = append(h.entries, hotEntry{steps: steps, inter: inter})
+		if h.hashes[e-1] == hash && h.entries[e-1].is(w, inter) {
+			h.entries[e-1].count = satAdd(h.entries[e-1].count, weight)
+			return
+		}
 	}
-	h.entries[i].count = satAdd(h.entries[i].count, weight)
+}
+
+// is says whether e counts window w.
+func (e *hotEntry) is(w []hotTok, inter bool) bool {
+	if e.inter != inter || len(e.steps) != len(w) {
+		return false
+	}
+	for i, x := range w {
+		if e.steps[i].fn != x.fn || e.steps[i].path != x.path {
+			return false
+		}
+	}
+	return true
+}
+
+// grow doubles the hash table.
+func (h *hotCounter) grow() {
+	h.table = make([]int32, max(1<<10, 2*len(h.table)))
+	mask := uint64(len(h.table) - 1)
+	for ei, hash := range h.hashes {
+		i := hash >> 20 & mask
+		for h.table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		h.table[i] = int32(ei) + 1
+	}
 }
 
 func (h *hotCounter) compareSteps(a, b []hotTok) int {
