@@ -227,41 +227,54 @@ func (w *WPPFile) Goroutines() []uint64 {
 	return ids
 }
 
-// Events calls fn with each event of goroutine g, in order: a
-// path-and-return record as its path, then its return. A record is never
-// split between chunks (rt takes a new chunk when the next record might
-// not fit), so each chunk decodes on its own, up to its first zero byte
-// where a record would begin; a malformed record is an error naming the
-// goroutine and the offset.
+// Events calls fn with each event of goroutine g, in order, as Records
+// does, each event fn's own.
 func (w *WPPFile) Events(g uint64, fn func(WPPEvent) error) error {
+	return w.Records(g, func(e *WPPEvent) error { return fn(*e) })
+}
+
+// Records calls fn with each event of goroutine g, in order: a
+// path-and-return record as its path, then its return. The event is
+// valid only until fn returns (Records decodes each record into the same
+// event: a suite's recording holds hundreds of millions, and copies of
+// them cost more than their decoding). A record is never split between
+// chunks (rt takes a new chunk when the next record might not fit), so
+// each chunk decodes on its own, up to its first zero byte where a
+// record would begin; a malformed record is an error naming the
+// goroutine and the offset.
+func (w *WPPFile) Records(g uint64, fn func(*WPPEvent) error) error {
 	var buf []byte
+	var e WPPEvent
 	for _, c := range w.chunks[g] {
 		buf = slices.Grow(buf[:0], c.size)[:c.size]
 		if _, err := w.r.ReadAt(buf, c.off); err != nil {
 			return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off, err)
 		}
 		for i := 0; i < len(buf) && buf[i] != 0; {
-			var e WPPEvent
 			if x := buf[i]; x < 0x80 && (x&3 == wppTagPath || x&3 == wppTagPathReturn) {
 				// A path of a one-byte record, most records: decoded
-				// here, as DecodeWPPEvent would.
+				// here, as decodeWPPEvent would.
 				e = WPPEvent{Kind: WPPPath, Path: uint64(x >> 2), Returns: x&3 == wppTagPathReturn}
 				i++
+			} else if x < 0x80 && x&3 == wppTagEnter && x>>2 != 0 && i+1 < len(buf) && buf[i+1] < 0x80 {
+				// A call of a two-byte record: the next most.
+				e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(buf[i+1])}
+				i += 2
 			} else {
-				var n int
-				var err error
-				if e, n, err = DecodeWPPEvent(buf[i:]); err != nil {
+				n, err := decodeWPPEvent(&e, buf[i:])
+				if err != nil {
 					return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
 				}
 				i += n
 			}
 			returns := e.Returns
 			e.Returns = false
-			if err := fn(e); err != nil {
+			if err := fn(&e); err != nil {
 				return err
 			}
 			if returns {
-				if err := fn(WPPEvent{Kind: WPPReturn}); err != nil {
+				e = WPPEvent{Kind: WPPReturn}
+				if err := fn(&e); err != nil {
 					return err
 				}
 			}
@@ -300,6 +313,16 @@ const wppShortPath = 1 << 61
 // its length in bytes: one event, or, for a path-and-return record, its
 // path with Returns set.
 func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
+	var e WPPEvent
+	n, err := decodeWPPEvent(&e, b)
+	if err != nil {
+		return WPPEvent{}, 0, err
+	}
+	return e, n, nil
+}
+
+// decodeWPPEvent is DecodeWPPEvent into *e, all of whose fields it sets.
+func decodeWPPEvent(e *WPPEvent, b []byte) (int, error) {
 	n := 0
 	next := func() (uint64, error) {
 		v, k := binary.Uvarint(b[n:])
@@ -320,115 +343,114 @@ func DecodeWPPEvent(b []byte) (WPPEvent, int, error) {
 	}
 	x, err := next()
 	if err != nil {
-		return WPPEvent{}, 0, err
+		return 0, err
 	}
-	var e WPPEvent
 	switch x & 3 {
 	case wppTagPath:
-		e = WPPEvent{Kind: WPPPath, Path: x >> 2}
+		*e = WPPEvent{Kind: WPPPath, Path: x >> 2}
 	case wppTagPathReturn:
-		e = WPPEvent{Kind: WPPPath, Path: x >> 2, Returns: true}
+		*e = WPPEvent{Kind: WPPPath, Path: x >> 2, Returns: true}
 	case wppTagEnter:
 		fn, err := next()
 		if err != nil {
-			return WPPEvent{}, 0, err
+			return 0, err
 		}
 		if x>>2 == 0 || x>>2 > 1<<32-1 || fn > 1<<32-1 {
-			return WPPEvent{}, 0, fmt.Errorf("enter event names package %d, function %d", x>>2, fn)
+			return 0, fmt.Errorf("enter event names package %d, function %d", x>>2, fn)
 		}
-		e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(fn)}
+		*e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(fn)}
 	case wppTagControl:
 		switch x >> 2 {
 		case 0:
-			return WPPEvent{}, 0, fmt.Errorf("no record: a zero byte")
+			return 0, fmt.Errorf("no record: a zero byte")
 		case wppControlReturn:
-			e = WPPEvent{Kind: WPPReturn}
+			*e = WPPEvent{Kind: WPPReturn}
 		case wppControlSpawn:
 			s, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
-			e = WPPEvent{Kind: WPPSpawn, Spawn: s}
+			*e = WPPEvent{Kind: WPPSpawn, Spawn: s}
 		case wppControlStart:
 			p, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
 			s, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
-			e = WPPEvent{Kind: WPPStart, Parent: p, Spawn: s}
+			*e = WPPEvent{Kind: WPPStart, Parent: p, Spawn: s}
 		case wppControlStop:
-			e = WPPEvent{Kind: WPPStop}
+			*e = WPPEvent{Kind: WPPStop}
 		case wppControlUp:
 			up, err := upOf("path")
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
 			id, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
-			e = WPPEvent{Kind: WPPPath, Up: up, Path: id}
+			*e = WPPEvent{Kind: WPPPath, Up: up, Path: id}
 		case wppControlMemory, wppControlMemoryUp:
 			var up uint32
 			if x>>2 == wppControlMemoryUp {
 				if up, err = upOf("memory"); err != nil {
-					return WPPEvent{}, 0, err
+					return 0, err
 				}
 			}
 			var v [5]uint64
 			for i := range 4 {
 				if v[i], err = next(); err != nil {
-					return WPPEvent{}, 0, err
+					return 0, err
 				}
 			}
 			op := v[0]
 			if op>>5 > 1<<32-1 {
-				return WPPEvent{}, 0, fmt.Errorf("memory event of statement %d", op>>5)
+				return 0, fmt.Errorf("memory event of statement %d", op>>5)
 			}
-			e = WPPEvent{Kind: WPPMemory, Up: up, Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
+			*e = WPPEvent{Kind: WPPMemory, Up: up, Stmt: uint32(op >> 5), Access: WPPAccess(op & 7), Flags: uint8(op >> 3 & 3), Seq: v[1], Addr: v[2], Size: v[3]}
 			if e.Access == WPPCopy {
 				if e.Src, err = next(); err != nil {
-					return WPPEvent{}, 0, err
+					return 0, err
 				}
 			} else if e.Flags&WPPStackSrc != 0 {
-				return WPPEvent{}, 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
+				return 0, fmt.Errorf("memory event of kind %d with a source", e.Access)
 			}
 		case wppControlValue, wppControlValueUp:
 			var up uint32
 			if x>>2 == wppControlValueUp {
 				if up, err = upOf("value"); err != nil {
-					return WPPEvent{}, 0, err
+					return 0, err
 				}
 			}
 			op, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
 			v, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
 			if op>>3 > 1<<32-1 {
-				return WPPEvent{}, 0, fmt.Errorf("value of site %d", op>>3)
+				return 0, fmt.Errorf("value of site %d", op>>3)
 			}
-			e = WPPEvent{Kind: WPPValue, Up: up, Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
+			*e = WPPEvent{Kind: WPPValue, Up: up, Site: uint32(op >> 3), Part: uint8(op & 7), Value: v}
 		case wppControlLongPath, wppControlLongPathReturn:
 			id, err := next()
 			if err != nil {
-				return WPPEvent{}, 0, err
+				return 0, err
 			}
 			if id < wppShortPath {
-				return WPPEvent{}, 0, fmt.Errorf("long path event of the short id %d", id)
+				return 0, fmt.Errorf("long path event of the short id %d", id)
 			}
-			e = WPPEvent{Kind: WPPPath, Path: id, Returns: x>>2 == wppControlLongPathReturn}
+			*e = WPPEvent{Kind: WPPPath, Path: id, Returns: x>>2 == wppControlLongPathReturn}
 		default:
-			return WPPEvent{}, 0, fmt.Errorf("unknown control event %d", x>>2)
+			return 0, fmt.Errorf("unknown control event %d", x>>2)
 		}
 	}
-	return e, n, nil
+	return n, nil
 }
 
 // AppendWPPEvent appends the record of e to b, as rt writes it: the

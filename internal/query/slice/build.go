@@ -277,7 +277,7 @@ func (b *builder) calls(f *profile.WPPFile, gid uint64, start *uint64) ([]*call,
 		switch st.Kind {
 		case profile.WPPMemory:
 			seq += st.Seq
-			e := st.WPPEvent
+			e := *st.WPPEvent
 			e.Seq = seq                                                         // from here on, the access's number in the process
 			st.Call.mem = append(st.Call.mem, memAccess{e, len(st.Call.paths)}) // Up levels below: a range-over-func body's caller
 		case profile.WPPPath:

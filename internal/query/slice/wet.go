@@ -146,7 +146,12 @@ func (s *wetSource) problems() []string {
 // package is the WET's function, its function that function's index in
 // its metadata; each path is followed by the accesses of its execution,
 // with the path's Up and their numbers as differences.
-func (s *wetSource) Events(id uint64, fn func(profile.WPPEvent) error) error {
+func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error {
+	var cur profile.WPPEvent // what yield is handed, reused
+	fn := func(e profile.WPPEvent) error {
+		cur = e
+		return yield(&cur)
+	}
 	gi, ok := s.gors[id]
 	if !ok {
 		return fmt.Errorf("no goroutine %d", id)

@@ -381,7 +381,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		return &frame{fn: b.fn(hash, fn), lastNode: -1}, nil
 	}
 	stack, err := wpp.Walk(s, g, enter, func(st *wpp.Step[*frame]) error {
-		e := &st.WPPEvent
+		e := st.WPPEvent
 		record = profile.AppendWPPEvent(record[:0], *e)
 		b.w.Stats.RecordBytes += int64(len(record))
 		switch e.Kind {

@@ -33,9 +33,9 @@ func (s *memSource) Goroutines() []uint64 {
 	slices.Sort(ids)
 	return ids
 }
-func (s *memSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+func (s *memSource) Events(g uint64, fn func(*profile.WPPEvent) error) error {
 	for _, e := range s.gs[g] {
-		if err := fn(e); err != nil {
+		if err := fn(&e); err != nil {
 			return err
 		}
 	}

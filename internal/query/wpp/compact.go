@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ type TWPP struct {
 	Nodes []*Node
 
 	funcIndex map[FuncKey]int
-	nodeIndex map[string]int
+	nodes     nodeTable
 }
 
 // A Process is one process's recording (one WPP file).
@@ -199,7 +200,9 @@ type Source interface {
 	Name() string
 	Packages() map[uint32]string
 	Goroutines() []uint64
-	Events(g uint64, fn func(profile.WPPEvent) error) error
+	// Events calls fn with each event of goroutine g in order; the
+	// event is valid only until fn returns (profile.WPPFile.Records).
+	Events(g uint64, fn func(*profile.WPPEvent) error) error
 }
 
 // A TestSource is a Source that knows which goroutine ran each test.
@@ -214,40 +217,132 @@ func (s FileSource) Header() profile.WPPHeader   { return s.WPPFile.Header }
 func (s FileSource) Name() string                { return s.WPPFile.Name }
 func (s FileSource) Packages() map[uint32]string { return s.WPPFile.Packages }
 func (s FileSource) Goroutines() []uint64        { return s.WPPFile.Goroutines() }
-func (s FileSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
-	return s.WPPFile.Events(g, fn)
+func (s FileSource) Events(g uint64, fn func(*profile.WPPEvent) error) error {
+	return s.WPPFile.Records(g, fn)
 }
 func (s FileSource) TestRuns() []profile.WPPTest { return s.WPPFile.Tests }
 
-// Compact compacts recordings, one goroutine at a time: each goroutine's
-// stream is split into calls, each call's paths become its trace (stored
-// once per function however many calls took it), and each call, with the
-// items between its paths, becomes a node (stored once however many calls
-// made the same subtree).
+// Compact compacts recordings: each goroutine's stream is split into
+// calls, each call's paths become its trace (stored once per function
+// however many calls took it), and each call, with the items between its
+// paths, becomes a node (stored once however many calls made the same
+// subtree).
+//
+// Goroutines are compacted in parallel, each into a TWPP of its own
+// (compactor), and merged into the result in the order of the sources
+// and of their goroutines (merge): the result is the one compacting
+// them one after the other would make, function for function and node
+// for node, whatever the number of workers. At most a few goroutines'
+// TWPPs wait to be merged at a time.
 func Compact(sources []Source) (*TWPP, error) {
-	t := &TWPP{funcIndex: make(map[FuncKey]int), nodeIndex: make(map[string]int)}
-	c := &compactor{t: t}
+	return compactWith(sources, runtime.GOMAXPROCS(0))
+}
+
+func compactWith(sources []Source, workers int) (*TWPP, error) {
+	t := &TWPP{funcIndex: make(map[FuncKey]int)}
+	type job struct {
+		s    Source
+		p    *Process
+		g    uint64
+		gr   *Goroutine
+		part *TWPP
+		err  error
+		done chan struct{}
+	}
+	var all []*job
 	for _, s := range sources {
 		h := s.Header()
 		name := s.Name()
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
 		}
-		pkgs := s.Packages()
-		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(pkgs)}
+		p := &Process{File: name, PID: h.PID, Start: h.Start, ProcessEnd: EndOf(h), Packages: maps.Clone(s.Packages())}
 		if ts, ok := s.(TestSource); ok {
 			p.Tests = slices.Clone(ts.TestRuns())
 		}
-		for _, g := range s.Goroutines() {
-			gr, err := c.goroutine(g, s)
-			if err != nil {
-				return nil, fmt.Errorf("%s: goroutine %d: %v", name, g, err)
-			}
-			p.Goroutines = append(p.Goroutines, gr)
-		}
 		t.Processes = append(t.Processes, p)
+		for _, g := range s.Goroutines() {
+			all = append(all, &job{s: s, p: p, g: g, done: make(chan struct{})})
+		}
+	}
+	run := func(j *job) {
+		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}}
+		j.gr, j.err = c.goroutine(j.g, j.s)
+		j.part = c.t
+		close(j.done)
+	}
+	// Jobs are handed out in order, no more than ahead of the merge.
+	jobs := make(chan *job)
+	ahead := make(chan struct{}, 2*workers)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		defer close(jobs)
+		for _, j := range all {
+			select {
+			case ahead <- struct{}{}:
+			case <-quit:
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	for range max(workers, 1) {
+		go func() {
+			for j := range jobs {
+				run(j)
+			}
+		}()
+	}
+	for _, j := range all {
+		<-j.done
+		<-ahead
+		if j.err != nil {
+			return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, j.g, j.err)
+		}
+		t.merge(j.part, j.gr)
+		j.p.Goroutines = append(j.p.Goroutines, j.gr)
+		j.part = nil
 	}
 	return t, nil
+}
+
+// merge adds part, the TWPP of goroutine gr alone, to t, and makes gr's
+// roots t's nodes. Functions, traces and nodes new to t are added in the
+// order part has them, the order they first ran in gr.
+func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
+	funcs := make([]int, len(part.Funcs))
+	traces := make([][]int, len(part.Funcs))
+	for i, pf := range part.Funcs {
+		funcs[i] = t.funcOf(pf.Key)
+		f := t.Funcs[funcs[i]]
+		traces[i] = make([]int, len(pf.Traces))
+		for j, tr := range pf.Traces {
+			ti, ok := f.traceOf(tr.Paths)
+			if !ok {
+				ti = f.addTrace(&Trace{Paths: tr.Paths}, pathsKey(tr.Paths))
+			}
+			f.Traces[ti].Calls = satAdd(f.Traces[ti].Calls, tr.Calls)
+			traces[i][j] = ti
+		}
+	}
+	nodes := make([]int, len(part.Nodes))
+	for i, n := range part.Nodes {
+		n.Func, n.Trace = funcs[n.Func], traces[n.Func][n.Trace]
+		for k := range n.Items {
+			if n.Items[k].Kind == ItemCall {
+				n.Items[k].Node = nodes[n.Items[k].Node]
+			}
+		}
+		nodes[i] = t.intern(n)
+	}
+	for k, r := range gr.Roots {
+		gr.Roots[k] = nodes[r]
+	}
 }
 
 // A frame is a call being split off its goroutine's stream. Frames are
@@ -266,15 +361,42 @@ type frame struct {
 type compactor struct {
 	t    *TWPP
 	free []*frame
-	key  []byte // scratch for appendPathsKey and appendNodeKey
+	key  []byte // scratch for appendPathsKey
+	// funcs are the TWPP's functions (index+1, 0 unknown) by package
+	// and index in it; last the package of the call before.
+	funcs    map[string][]int32
+	lastHash string
+	last     []int32
+}
+
+// funcOf is t.funcOf of function fn of package hash, found without
+// hashing FuncKey: calls follow calls of the same package.
+func (c *compactor) funcOf(hash string, fn uint32) int {
+	if hash != c.lastHash || c.last == nil {
+		if c.funcs == nil {
+			c.funcs = make(map[string][]int32)
+		}
+		c.lastHash, c.last = hash, c.funcs[hash]
+	}
+	if int(fn) < len(c.last) && c.last[fn] > 0 {
+		return int(c.last[fn]) - 1
+	}
+	i := c.t.funcOf(FuncKey{hash, fn})
+	if fn < 1<<16 {
+		for len(c.last) <= int(fn) {
+			c.last = append(c.last, 0)
+		}
+		c.last[fn] = int32(i) + 1
+		c.funcs[hash] = c.last
+	}
+	return i
 }
 
 // goroutine splits goroutine g's stream into calls (Walk).
 func (c *compactor) goroutine(g uint64, s Source) (*Goroutine, error) {
-	t := c.t
 	gr := &Goroutine{ID: g}
 	enter := func(hash string, fn uint32, caller *frame, _ bool) (*frame, error) {
-		f := c.newFrame(t.funcOf(FuncKey{hash, fn}))
+		f := c.newFrame(c.funcOf(hash, fn))
 		if caller != nil {
 			// Paths the caller completes while this call runs
 			// (up events) come after it in the caller's trace.
@@ -344,14 +466,14 @@ func (c *compactor) close(f *frame, open bool, caller *frame, gr *Goroutine) {
 			fn.leaf = append(fn.leaf, -1)
 		}
 		if n = int(fn.leaf[ti]); n < 0 {
-			n = t.intern(&Node{Func: f.fn, Trace: ti}, c.key[:0])
+			n = t.intern(&Node{Func: f.fn, Trace: ti})
 			fn.leaf[ti] = int32(n)
 		}
 	} else {
-		c.key = appendNodeKey(c.key[:0], f.fn, ti, open, f.items)
+		h := nodeHash(f.fn, ti, open, f.items)
 		var ok bool
-		if n, ok = t.nodeIndex[string(c.key)]; !ok {
-			n = t.intern(&Node{Func: f.fn, Trace: ti, Open: open, Items: slices.Clone(f.items)}, c.key)
+		if n, ok = t.findNode(h, f.fn, ti, open, f.items); !ok {
+			n = t.addNode(h, &Node{Func: f.fn, Trace: ti, Open: open, Items: slices.Clone(f.items)})
 		}
 	}
 	c.free = append(c.free, f)
@@ -377,6 +499,15 @@ func (c *compactor) trace(fn *Func, paths []uint64) int {
 		tr.Paths = slices.Clone(paths)
 	}
 	return fn.addTrace(tr, string(c.key))
+}
+
+// traceOf returns the index of f's trace of paths, if it has one.
+func (f *Func) traceOf(paths []uint64) (int, bool) {
+	if len(paths) == 1 && paths[0] < uint64(len(f.onePath)) && f.onePath[paths[0]] >= 0 {
+		return int(f.onePath[paths[0]]), true
+	}
+	ti, ok := f.index[string(appendPathsKey(nil, paths))]
+	return ti, ok
 }
 
 // addTrace adds tr, whose pathsKey is key, to f's traces.
@@ -408,24 +539,92 @@ func (t *TWPP) funcOf(k FuncKey) int {
 	return i
 }
 
-// intern adds n, whose appendNodeKey is key (or empty: made here), if no node equals it, and returns
-// the index of the node equal to it.
-func (t *TWPP) intern(n *Node, key []byte) int {
-	if len(key) == 0 {
-		key = appendNodeKey(nil, n.Func, n.Trace, n.Open, n.Items)
-	}
-	if i, ok := t.nodeIndex[string(key)]; ok {
+// intern returns the index of the node equal to n, adding n if there is
+// none.
+func (t *TWPP) intern(n *Node) int {
+	h := nodeHash(n.Func, n.Trace, n.Open, n.Items)
+	if i, ok := t.findNode(h, n.Func, n.Trace, n.Open, n.Items); ok {
 		return i
 	}
+	return t.addNode(h, n)
+}
+
+// addNode adds n, whose nodeHash is h and which equals no node, and
+// counts its calls.
+func (t *TWPP) addNode(h uint64, n *Node) int {
 	n.Calls = 1
 	for _, it := range n.Items {
 		if it.Kind == ItemCall {
 			n.Calls = satAdd(n.Calls, t.Nodes[it.Node].Calls)
 		}
 	}
-	t.nodeIndex[string(key)] = len(t.Nodes)
 	t.Nodes = append(t.Nodes, n)
+	t.nodes.add(h)
 	return len(t.Nodes) - 1
+}
+
+// A nodeTable finds nodes by their contents, by open addressing on their
+// nodeHash (a suite's recording looks up a node for each of its hundreds
+// of millions of calls; a map keyed by an encoding of the node cost
+// more than the rest of the compaction).
+type nodeTable struct {
+	slots  []int32  // node index+1 by hash; 0 free
+	hashes []uint64 // of each node
+}
+
+func (nt *nodeTable) add(h uint64) {
+	nt.hashes = append(nt.hashes, h)
+	if 2*len(nt.hashes) > len(nt.slots) {
+		nt.slots = make([]int32, max(1<<10, 2*len(nt.slots))) // a power of 2
+		for i, h := range nt.hashes {
+			nt.place(h, i)
+		}
+		return
+	}
+	nt.place(h, len(nt.hashes)-1)
+}
+
+func (nt *nodeTable) place(h uint64, i int) {
+	mask := uint64(len(nt.slots) - 1)
+	j := h >> 20 & mask
+	for nt.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	nt.slots[j] = int32(i) + 1
+}
+
+// findNode returns the index of the node of these contents, whose
+// nodeHash is h, if there is one.
+func (t *TWPP) findNode(h uint64, fn, trace int, open bool, items []Item) (int, bool) {
+	nt := &t.nodes
+	if len(nt.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(nt.slots) - 1)
+	for j := h >> 20 & mask; nt.slots[j] != 0; j = (j + 1) & mask {
+		i := int(nt.slots[j]) - 1
+		if nt.hashes[i] != h {
+			continue
+		}
+		if n := t.Nodes[i]; n.Func == fn && n.Trace == trace && n.Open == open && slices.Equal(n.Items, items) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// nodeHash hashes a node's contents.
+func nodeHash(fn, trace int, open bool, items []Item) uint64 {
+	h := uint64(fn)*0x9e3779b97f4a7c15 ^ uint64(trace)
+	if open {
+		h = ^h
+	}
+	h *= 0xbf58476d1ce4e5b9
+	for _, it := range items {
+		h = (h ^ it.At) * 0x9e3779b97f4a7c15
+		h = (h ^ uint64(it.Kind)<<56 ^ uint64(it.Node) ^ it.Spawn<<8 ^ uint64(it.Up)<<32) * 0xbf58476d1ce4e5b9
+	}
+	return h ^ h>>29
 }
 
 func satAdd(a, b uint64) uint64 {
@@ -446,32 +645,6 @@ func appendPathsKey(b []byte, paths []uint64) []byte {
 	return b
 }
 
-// appendNodeKey appends the key of a node to b: its function, trace and
-// openness, then each item as its kind and the fields of that kind, all
-// uvarints (so different nodes make different keys).
-func appendNodeKey(b []byte, fn, trace int, open bool, items []Item) []byte {
-	b = binary.AppendUvarint(b, uint64(fn))
-	b = binary.AppendUvarint(b, uint64(trace))
-	if open {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
-	for _, it := range items {
-		b = append(b, byte(it.Kind))
-		b = binary.AppendUvarint(b, it.At)
-		switch it.Kind {
-		case ItemCall:
-			b = binary.AppendUvarint(b, uint64(it.Node))
-		case ItemSpawn:
-			b = binary.AppendUvarint(b, it.Spawn)
-		case ItemUp:
-			b = binary.AppendUvarint(b, uint64(it.Up))
-		}
-	}
-	return b
-}
-
 // rebuildIndexes makes the indexes Compact keeps, for a TWPP read from a
 // file.
 func (t *TWPP) rebuildIndexes() {
@@ -484,9 +657,9 @@ func (t *TWPP) rebuildIndexes() {
 			f.addTrace(tr, pathsKey(tr.Paths))
 		}
 	}
-	t.nodeIndex = make(map[string]int)
-	for i, n := range t.Nodes {
-		t.nodeIndex[string(appendNodeKey(nil, n.Func, n.Trace, n.Open, n.Items))] = i
+	t.nodes = nodeTable{}
+	for _, n := range t.Nodes {
+		t.nodes.add(nodeHash(n.Func, n.Trace, n.Open, n.Items))
 	}
 }
 

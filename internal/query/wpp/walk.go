@@ -34,7 +34,7 @@ func Walk[F any](s Source, g uint64, enter func(hash string, fn uint32, caller F
 	var stack []F
 	var st Step[F]
 	first, stopped := true, false
-	err = s.Events(g, func(e profile.WPPEvent) error {
+	err = s.Events(g, func(e *profile.WPPEvent) error {
 		if stopped {
 			return fmt.Errorf("an event after the stop")
 		}
@@ -97,7 +97,8 @@ var kindArticle = map[profile.WPPEventKind]string{
 
 // A Step is an event of a goroutine's stream, resolved by Walk.
 type Step[F any] struct {
-	profile.WPPEvent
+	// The event is valid only until the visitor returns.
+	*profile.WPPEvent
 	// Call is the call the event is of: the call entered, the call
 	// returning, the call Up levels below the current one that completed
 	// a path or made a memory access or recorded a value, or the call that
@@ -146,10 +147,10 @@ func (s *processSource) Goroutines() []uint64 {
 	return ids
 }
 
-func (s *processSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+func (s *processSource) Events(g uint64, fn func(*profile.WPPEvent) error) error {
 	gr := s.byID[g]
 	if gr == nil {
 		return fmt.Errorf("no goroutine %d in %s", g, s.p.File)
 	}
-	return s.t.ExpandGoroutine(s.p, gr, fn)
+	return s.t.ExpandGoroutine(s.p, gr, func(e profile.WPPEvent) error { return fn(&e) })
 }

@@ -36,9 +36,9 @@ func (s *memSource) Goroutines() []uint64 {
 	slices.Sort(ids)
 	return ids
 }
-func (s *memSource) Events(g uint64, fn func(profile.WPPEvent) error) error {
+func (s *memSource) Events(g uint64, fn func(*profile.WPPEvent) error) error {
 	for _, e := range s.gs[g] {
-		if err := fn(e); err != nil {
+		if err := fn(&e); err != nil {
 			return err
 		}
 	}
@@ -697,4 +697,47 @@ func dots(s []uint64) string {
 		parts = append(parts, fmt.Sprint(v))
 	}
 	return strings.Join(parts, ".")
+}
+
+// TestCompactWorkers checks that the goroutines compacted in parallel and
+// merged make the same TWPP, byte for byte, as one worker compacting them
+// in turn, and that a goroutine's error is the first in order whatever
+// the workers.
+func TestCompactWorkers(t *testing.T) {
+	write := func(srcs []Source, workers int) []byte {
+		tw, err := compactWith(srcs, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := tw.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for seed := range uint64(100) {
+		srcs := []Source{randomSource(seed), randomSource(seed + 500), randomSource(seed + 1000)}
+		one := write(srcs, 1)
+		for _, w := range []int{2, 5} {
+			if !bytes.Equal(write(srcs, w), one) {
+				t.Fatalf("seed %d: %d workers make another TWPP than one", seed, w)
+			}
+		}
+	}
+	bad := randomSource(3)
+	for g := range bad.gs {
+		bad.gs[g] = append(bad.gs[g], profile.WPPEvent{Kind: profile.WPPStart})
+	}
+	var want string
+	for _, w := range []int{1, 2, 5} {
+		_, err := compactWith([]Source{randomSource(1), bad}, w)
+		if err == nil {
+			t.Fatal("a start event after others compacted")
+		}
+		if w == 1 {
+			want = err.Error()
+		} else if err.Error() != want {
+			t.Errorf("%d workers: %v, want %s", w, err, want)
+		}
+	}
 }
