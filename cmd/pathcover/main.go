@@ -129,8 +129,12 @@ func main() {
 // (slice, wet build, wpp compact) stay within 2 GB where what they hold
 // allows, at the cost of more collections near it. GOMEMLIMIT, if set,
 // decides instead.
-func softMemoryLimit() {
+func softMemoryLimit() { setSoftMemoryLimit(1536 << 20) }
+
+// setSoftMemoryLimit sets the collector's soft limit to bytes unless
+// GOMEMLIMIT decides.
+func setSoftMemoryLimit(bytes int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1536 << 20)
+		debug.SetMemoryLimit(bytes)
 	}
 }

@@ -96,6 +96,10 @@ func wppCompact(fs *flag.FlagSet) Run {
 			fs.Usage()
 			return exitUsage
 		}
+		// A TWPP holds every distinct call subtree; what compress/flate's
+		// suite holds (740 MB live) fits in 1 GB only if the collector
+		// keeps the heap near it.
+		setSoftMemoryLimit(896 << 20)
 		name, st, err := wpp.CompactDir(*dir, *out)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
