@@ -656,6 +656,10 @@ type wppWorkload struct {
 	// Build times, seconds: wpp.CompactDir, and Sequitur with the writing
 	// of its grammar files.
 	CompactSeconds, SequiturSeconds float64
+	// HotSeconds is the time of `pathcover wpp hot`'s work with its
+	// defaults: the TWPP read whole, then its 10 heaviest sequences of
+	// at most 4 paths (TWPP.Hot).
+	HotSeconds float64
 	// Funcs is how many functions ran; Timed how many of them the
 	// extraction times average over.
 	Funcs, Timed int
@@ -761,6 +765,13 @@ func (h *harness) measureWPPWorkload(w workload, maxFuncs int) (*wppWorkload, er
 	}
 	m.SequiturSeconds = time.Since(start).Seconds()
 
+	h.log("%s: hot paths", t.name)
+	start = time.Now()
+	if err := hotOf(twpp); err != nil {
+		return nil, err
+	}
+	m.HotSeconds = time.Since(start).Seconds()
+
 	tf, err := wpp.Open(twpp)
 	if err != nil {
 		return nil, err
@@ -820,6 +831,21 @@ func (h *harness) measureWPPWorkload(w workload, maxFuncs int) (*wppWorkload, er
 	return m, nil
 }
 
+// hotOf does what `pathcover wpp hot` does with its defaults.
+func hotOf(twpp string) error {
+	f, err := wpp.Open(twpp)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	t, err := f.ReadAll()
+	if err != nil {
+		return err
+	}
+	_, err = t.Hot(10, 4, nil)
+	return err
+}
+
 func fileSize(name string) (int64, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
@@ -836,7 +862,7 @@ func (r *wppResults) Markdown() string {
 		cmd += " " + f
 	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -wpp` build.\n\n", cmd, r.Date, r.Machine, r.GoVersion)
-	b.WriteString("| workload | events | raw WPP | .wpp files | TWPP | TWPP traces + calls | raw / TWPP | Sequitur | TWPP / Sequitur | compaction time, TWPP | Sequitur |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | events | raw WPP | .wpp files | TWPP | TWPP traces + calls | raw / TWPP | Sequitur | TWPP / Sequitur | compaction time, TWPP | raw WPP compacted a second | Sequitur | wpp hot |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var factors, seqRatios, rawSpeedups, seqSlowdowns []float64
 	for _, w := range r.Workloads {
 		limit := ""
@@ -850,8 +876,15 @@ func (r *wppResults) Markdown() string {
 		if w.TWPPTraceBytes+w.TWPPCallBytes > 0 {
 			parts = byteSize(w.TWPPTraceBytes) + " + " + byteSize(w.TWPPCallBytes)
 		}
-		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s | %s | %.1f× | %s | %.2f× | %.1f s | %.1f s |\n", w.Workload, limit, count(w.Events),
-			byteSize(w.RawBytes), byteSize(w.RawFileBytes), byteSize(w.TWPPBytes), parts, f, byteSize(w.SequiturBytes), s, w.CompactSeconds, w.SequiturSeconds)
+		speed, hot := "–", "–" // not in the JSON of older runs
+		if w.CompactSeconds > 0 {
+			speed = byteSize(int64(float64(w.RawBytes)/w.CompactSeconds)) + "/s"
+		}
+		if w.HotSeconds > 0 {
+			hot = fmt.Sprintf("%.2f s", w.HotSeconds)
+		}
+		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s | %s | %.1f× | %s | %.2f× | %.1f s | %s | %.1f s | %s |\n", w.Workload, limit, count(w.Events),
+			byteSize(w.RawBytes), byteSize(w.RawFileBytes), byteSize(w.TWPPBytes), parts, f, byteSize(w.SequiturBytes), s, w.CompactSeconds, speed, w.SequiturSeconds, hot)
 	}
 	fmt.Fprintf(&b, "\nraw WPP is the bytes of the events (the chunks' payloads), .wpp files the files with their unused space; TWPP is profile.twpp (wpp.CompactDir), its traces the functions' sections and its calls the call graph's section, as stored; Sequitur the grammar files of bench/wpp.go. Median over workloads: raw / TWPP %.1f× (the paper: 7 to 64×), TWPP / Sequitur %.2f× (the paper: Sequitur 3.92× smaller on average; the aim: at most 2×).\n\n",
 		median(factors), median(seqRatios))
