@@ -158,36 +158,30 @@ type hotCounter struct {
 // count adds weight to each window of seq of 2 to maxLen paths with no
 // gap, that (inter) spans two sources or more, or (!inter) any window.
 func (h *hotCounter) count(seq []hotTok, weight uint64, inter bool) {
+	run := 0 // where the run of seq[end]'s source starts
 	for end := range seq {
 		if seq[end].fn < 0 {
+			run = end + 1
 			continue
 		}
-		for l := 2; l <= h.maxLen && l <= end+1; l++ {
+		if end > run && seq[end].src != seq[end-1].src {
+			run = end
+		}
+		first := 2
+		if inter {
+			// Windows within the run are of one source.
+			first = max(first, end-run+2)
+		}
+		for l := first; l <= h.maxLen && l <= end+1; l++ {
 			w := seq[end+1-l : end+1]
 			if w[0].fn < 0 {
 				break
-			}
-			if inter && sameSource(w) {
-				continue
 			}
 			h.add(w, weight, inter)
 		}
 	}
 }
 
-func sameSource(w []hotTok) bool {
-	for _, x := range w[1:] {
-		if x.src != w[0].src {
-			return false
-		}
-	}
-	return true
-}
-
-// add adds weight to the count of window w, found in the counter's own
-// hash table (open addressing on the window's functions and paths: the
-// hottest loop of a suite makes windows by the hundred million, and a
-// map keyed by an encoding of each cost more than the rest of Hot).
 func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
 	hash := uint64(len(w))
 	if inter {
