@@ -322,9 +322,14 @@ func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
 		f := t.Funcs[funcs[i]]
 		traces[i] = make([]int, len(pf.Traces))
 		for j, tr := range pf.Traces {
-			ti, ok := f.traceOf(tr.Paths)
+			ti, ok := f.onePathTrace(tr.Paths)
 			if !ok {
-				ti = f.addTrace(&Trace{Paths: tr.Paths}, pathsKey(tr.Paths))
+				// (Once a trace: a benchmark's loop makes traces of
+				// millions of paths.)
+				key := pathsKey(tr.Paths)
+				if ti, ok = f.index[key]; !ok {
+					ti = f.addTrace(&Trace{Paths: tr.Paths}, key)
+				}
 			}
 			f.Traces[ti].Calls = satAdd(f.Traces[ti].Calls, tr.Calls)
 			traces[i][j] = ti
@@ -487,8 +492,8 @@ func (c *compactor) close(f *frame, open bool, caller *frame, gr *Goroutine) {
 // trace returns the index of fn's trace of paths, adding a copy of paths
 // if there is none.
 func (c *compactor) trace(fn *Func, paths []uint64) int {
-	if len(paths) == 1 && paths[0] < uint64(len(fn.onePath)) && fn.onePath[paths[0]] >= 0 {
-		return int(fn.onePath[paths[0]])
+	if ti, ok := fn.onePathTrace(paths); ok {
+		return ti
 	}
 	c.key = appendPathsKey(c.key[:0], paths)
 	if ti, ok := fn.index[string(c.key)]; ok {
@@ -501,13 +506,13 @@ func (c *compactor) trace(fn *Func, paths []uint64) int {
 	return fn.addTrace(tr, string(c.key))
 }
 
-// traceOf returns the index of f's trace of paths, if it has one.
-func (f *Func) traceOf(paths []uint64) (int, bool) {
+// onePathTrace returns the index of f's trace of paths if it is one path
+// that Func.onePath finds.
+func (f *Func) onePathTrace(paths []uint64) (int, bool) {
 	if len(paths) == 1 && paths[0] < uint64(len(f.onePath)) && f.onePath[paths[0]] >= 0 {
 		return int(f.onePath[paths[0]]), true
 	}
-	ti, ok := f.index[string(appendPathsKey(nil, paths))]
-	return ti, ok
+	return 0, false
 }
 
 // addTrace adds tr, whose pathsKey is key, to f's traces.

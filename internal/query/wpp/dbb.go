@@ -1,5 +1,7 @@
 package wpp
 
+import "slices"
+
 // Dynamic basic blocks and timestamps: how one trace is stored.
 //
 // A dynamic basic block (DBB) of a trace is a chain of paths p1 … pk such
@@ -32,8 +34,22 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 		nsucc, npred   int // distinct successors and predecessors, up to 2
 		atEnd, atStart bool
 	}
-	nodes := make(map[uint64]*node)
+	// Path ids are small in most functions: their nodes, and the chains
+	// by head below, are then found by index, not by hashing (a
+	// benchmark's loop makes traces of millions of paths).
+	maxPath := slices.Max(trace)
+	dense := maxPath < 1<<16
+	var byID []node
+	var nodes map[uint64]*node
+	if dense {
+		byID = make([]node, maxPath+1)
+	} else {
+		nodes = make(map[uint64]*node)
+	}
 	get := func(p uint64) *node {
+		if dense {
+			return &byID[p]
+		}
 		n := nodes[p]
 		if n == nil {
 			n = &node{}
@@ -57,17 +73,29 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 	// linked reports whether a is always followed by b and b always
 	// preceded by a.
 	linked := func(a uint64) (uint64, bool) {
-		n := nodes[a]
+		n := get(a)
 		if n.atEnd || n.nsucc != 1 || n.succ == a {
 			return 0, false
 		}
-		m := nodes[n.succ]
+		m := get(n.succ)
 		return n.succ, !m.atStart && m.npred == 1
 	}
-	index := make(map[uint64]int) // chain head → index in dict
+	var index map[uint64]int // chain head → index in dict
+	var indexByID []int32    // or, dense, index+1 by head
+	if dense {
+		indexByID = make([]int32, maxPath+1)
+	} else {
+		index = make(map[uint64]int)
+	}
 	for i := 0; i < len(trace); {
 		head := trace[i]
-		d, ok := index[head]
+		var d int
+		var ok bool
+		if dense {
+			d, ok = int(indexByID[head])-1, indexByID[head] > 0
+		} else {
+			d, ok = index[head]
+		}
 		if !ok {
 			chain := []uint64{head}
 			for p := head; ; {
@@ -79,7 +107,11 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 				p = q
 			}
 			d = len(dict)
-			index[head] = d
+			if dense {
+				indexByID[head] = int32(d) + 1
+			} else {
+				index[head] = d
+			}
 			dict = append(dict, chain)
 		}
 		seq = append(seq, d)

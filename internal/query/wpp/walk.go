@@ -34,6 +34,8 @@ func Walk[F any](s Source, g uint64, enter func(hash string, fn uint32, caller F
 	var stack []F
 	var st Step[F]
 	first, stopped := true, false
+	var lastPkg uint32 // the package of the last call, lastHash its hash
+	var lastHash string
 	err = s.Events(g, func(e *profile.WPPEvent) error {
 		if stopped {
 			return fmt.Errorf("an event after the stop")
@@ -49,10 +51,14 @@ func Walk[F any](s Source, g uint64, enter func(hash string, fn uint32, caller F
 				return fmt.Errorf("a start event after others")
 			}
 		case profile.WPPEnter:
-			hash, ok := pkgs[e.Pkg]
-			if !ok {
-				return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+			if e.Pkg != lastPkg || lastHash == "" {
+				h, ok := pkgs[e.Pkg]
+				if !ok {
+					return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
+				}
+				lastPkg, lastHash = e.Pkg, h
 			}
+			hash := lastHash
 			f, err := enter(hash, e.Func, st.Top, st.InCall)
 			if err != nil {
 				return err
