@@ -424,3 +424,29 @@ func TestSwitchMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestWPPTargets: the whole-program-path targets are the median and the
+// slowest compaction speed over workloads of 1 MB or more, and the
+// slowest wpp hot over all.
+func TestWPPTargets(t *testing.T) {
+	r := &wppResults{Workloads: []*wppWorkload{
+		{Workload: "a", RawBytes: 100 << 20, CompactSeconds: 1, HotSeconds: 0.5},
+		{Workload: "b", RawBytes: 60 << 20, CompactSeconds: 2, HotSeconds: 1.5},
+		{Workload: "c", RawBytes: 70 << 20, CompactSeconds: 1, HotSeconds: 0.2},
+		{Workload: "tiny", RawBytes: 1 << 10, CompactSeconds: 1, HotSeconds: 0.1},
+	}}
+	got := r.targets()
+	for _, want := range []string{
+		"| ≥ 50 MB/s | 70.0 MB/s | yes |",
+		"| ≥ 50 MB/s | 30.0 MB/s (b) | **no** |",
+		"| < 1 s | 1.50 s (b) | **no** |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("targets lack %q:\n%s", want, got)
+		}
+	}
+	r.Workloads[0].HotSeconds = 0 // a run older than the field
+	if got := r.targets(); got != "" {
+		t.Errorf("targets of an old run:\n%s", got)
+	}
+}
