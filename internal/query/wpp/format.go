@@ -86,7 +86,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pathcover/pathcover/internal/atomicfile"
 	"github.com/pathcover/pathcover/internal/wire"
@@ -118,36 +120,19 @@ func verifySum(what string, b []byte, sum uint32) error {
 	return profile.VerifyChecksum(what, b, sum)
 }
 
-// Write writes t in the TWPP format.
+// Write writes t in the TWPP format. Its sections, the call graph's and
+// each function's, are encoded and deflated in parallel, and written in
+// order: the file is the same whatever the number of cores.
 func (t *TWPP) Write(w io.Writer) error {
-	var data bytes.Buffer
 	type entry struct {
 		off, len, raw int
 		sum           uint32
+		body          []byte // as stored: deflated if that is smaller
+		err           error
 	}
-	add := func(raw []byte) (entry, error) {
-		e := entry{off: data.Len(), raw: len(raw)}
-		z, err := deflate(raw)
-		if err != nil {
-			return e, err
-		}
-		if len(z) < len(raw) {
-			data.Write(z)
-		} else {
-			data.Write(raw)
-		}
-		e.len = data.Len() - e.off
-		e.sum = profile.Checksum(data.Bytes()[e.off:])
-		return e, nil
-	}
-	funcs := make([]entry, len(t.Funcs))
 	traceBase := make([]int, len(t.Funcs))
 	traces := 0
 	for i, f := range t.Funcs {
-		var err error
-		if funcs[i], err = add(encodeFunc(f)); err != nil {
-			return err
-		}
 		traceBase[i] = traces
 		traces += len(f.Traces)
 	}
@@ -155,12 +140,65 @@ func (t *TWPP) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cb, err := t.encodeCalls(pkgIndex, traceBase)
-	if err != nil {
-		return err
+	// Section 0 is the call graph's (the largest, so first), i+1
+	// function i's.
+	sections := make([]entry, 1+len(t.Funcs))
+	encode := func(i int) {
+		var raw []byte
+		if i == 0 {
+			raw, sections[0].err = t.encodeCalls(pkgIndex, traceBase)
+			if sections[0].err != nil {
+				return
+			}
+		} else {
+			raw = encodeFunc(t.Funcs[i-1])
+		}
+		z, err := deflate(raw)
+		if err != nil {
+			sections[i].err = err
+			return
+		}
+		sections[i].raw, sections[i].body = len(raw), raw
+		if len(z) < len(raw) {
+			sections[i].body = z
+		}
 	}
-	calls, err := add(cb)
-	if err != nil {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(sections))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				encode(i)
+			}
+		}()
+	}
+	for i := range sections {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var data bytes.Buffer
+	add := func(e *entry) error {
+		if e.err != nil {
+			return e.err
+		}
+		e.off = data.Len()
+		data.Write(e.body)
+		e.len = len(e.body)
+		e.sum = profile.Checksum(e.body)
+		e.body = nil
+		return nil
+	}
+	funcs := sections[1:]
+	for i := range funcs {
+		if err := add(&funcs[i]); err != nil {
+			return err
+		}
+	}
+	calls := &sections[0]
+	if err := add(calls); err != nil {
 		return err
 	}
 
