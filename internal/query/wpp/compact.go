@@ -239,6 +239,7 @@ func Compact(sources []Source) (*TWPP, error) {
 }
 
 func compactWith(sources []Source, workers int) (*TWPP, error) {
+	workers = max(workers, 1)
 	t := &TWPP{funcIndex: make(map[FuncKey]int)}
 	type job struct {
 		s    Source
@@ -291,7 +292,7 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 			}
 		}
 	}()
-	for range max(workers, 1) {
+	for range workers {
 		go func() {
 			for j := range jobs {
 				run(j)

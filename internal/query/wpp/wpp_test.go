@@ -729,7 +729,7 @@ func TestCompactWorkers(t *testing.T) {
 		bad.gs[g] = append(bad.gs[g], profile.WPPEvent{Kind: profile.WPPStart})
 	}
 	var want string
-	for _, w := range []int{1, 2, 5} {
+	for _, w := range []int{1, 2, 5, 0} {
 		_, err := compactWith([]Source{randomSource(1), bad}, w)
 		if err == nil {
 			t.Fatal("a start event after others compacted")
