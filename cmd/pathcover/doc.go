@@ -496,7 +496,7 @@
 //	-k value
 //		deprecated: -n
 //	-len m
-//		sequences of at most m paths (default 4)
+//		sequences of at most m paths (2 to 64) (default 4)
 //	-n n
 //		list the n heaviest sequences (default 10)
 //

@@ -308,10 +308,10 @@ func wppHot(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
 	k := countFlag(fs, 10, "list the `n` heaviest sequences", "k")
-	maxLen := fs.Int("len", 4, "sequences of at most `m` paths")
+	maxLen := fs.Int("len", 4, fmt.Sprintf("sequences of at most `m` paths (2 to %d)", wpp.MaxHotLen))
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
-		if len(args) != 0 || *k < 1 || *maxLen < 2 {
+		if len(args) != 0 || *k < 1 || *maxLen < 2 || *maxLen > wpp.MaxHotLen {
 			fs.Usage()
 			return exitUsage
 		}

@@ -25,7 +25,7 @@ type TWPP struct {
 	Nodes []*Node
 
 	funcIndex map[FuncKey]int
-	nodes     nodeTable
+	nodes     hashIndex // Nodes by nodeHash
 }
 
 // A Process is one process's recording (one WPP file).
@@ -569,54 +569,15 @@ func (t *TWPP) addNode(h uint64, n *Node) int {
 	return len(t.Nodes) - 1
 }
 
-// A nodeTable finds nodes by their contents, by open addressing on their
-// nodeHash (a suite's recording looks up a node for each of its hundreds
-// of millions of calls; a map keyed by an encoding of the node cost
-// more than the rest of the compaction).
-type nodeTable struct {
-	slots  []int32  // node index+1 by hash; 0 free
-	hashes []uint64 // of each node
-}
-
-func (nt *nodeTable) add(h uint64) {
-	nt.hashes = append(nt.hashes, h)
-	if 2*len(nt.hashes) > len(nt.slots) {
-		nt.slots = make([]int32, max(1<<10, 2*len(nt.slots))) // a power of 2
-		for i, h := range nt.hashes {
-			nt.place(h, i)
-		}
-		return
-	}
-	nt.place(h, len(nt.hashes)-1)
-}
-
-func (nt *nodeTable) place(h uint64, i int) {
-	mask := uint64(len(nt.slots) - 1)
-	j := h >> 20 & mask
-	for nt.slots[j] != 0 {
-		j = (j + 1) & mask
-	}
-	nt.slots[j] = int32(i) + 1
-}
-
 // findNode returns the index of the node of these contents, whose
-// nodeHash is h, if there is one.
+// nodeHash is h, if there is one. (A suite's recording looks up a node
+// for each of its hundreds of millions of calls; a map keyed by an
+// encoding of the node cost more than the rest of the compaction.)
 func (t *TWPP) findNode(h uint64, fn, trace int, open bool, items []Item) (int, bool) {
-	nt := &t.nodes
-	if len(nt.slots) == 0 {
-		return 0, false
-	}
-	mask := uint64(len(nt.slots) - 1)
-	for j := h >> 20 & mask; nt.slots[j] != 0; j = (j + 1) & mask {
-		i := int(nt.slots[j]) - 1
-		if nt.hashes[i] != h {
-			continue
-		}
-		if n := t.Nodes[i]; n.Func == fn && n.Trace == trace && n.Open == open && slices.Equal(n.Items, items) {
-			return i, true
-		}
-	}
-	return 0, false
+	return t.nodes.find(h, func(i int) bool {
+		n := t.Nodes[i]
+		return n.Func == fn && n.Trace == trace && n.Open == open && slices.Equal(n.Items, items)
+	})
 }
 
 // nodeHash hashes a node's contents.
@@ -663,7 +624,7 @@ func (t *TWPP) rebuildIndexes() {
 			f.addTrace(tr, pathsKey(tr.Paths))
 		}
 	}
-	t.nodes = nodeTable{}
+	t.nodes = hashIndex{}
 	for _, n := range t.Nodes {
 		t.nodes.add(nodeHash(n.Func, n.Trace, n.Open, n.Items))
 	}

@@ -36,9 +36,11 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 	}
 	// Path ids are small in most functions: their nodes, and the chains
 	// by head below, are then found by index, not by hashing (a
-	// benchmark's loop makes traces of millions of paths).
+	// benchmark's loop makes traces of millions of paths), where the
+	// tables by id are not much larger than the trace (a function has
+	// thousands of short traces as often as one long one).
 	maxPath := slices.Max(trace)
-	dense := maxPath < 1<<16
+	dense := maxPath < 1<<16 && maxPath < 4*uint64(len(trace))+64
 	var byID []node
 	var nodes map[uint64]*node
 	if dense {

@@ -3,6 +3,7 @@ package wpp
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -152,15 +153,7 @@ func loopSource(rounds, depth int) *memSource {
 func twppSize(t *testing.T, s *memSource) int {
 	t.Helper()
 	roundTrip(t, []*memSource{s})
-	tw, err := Compact([]Source{s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := tw.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Len()
+	return len(compactedFile(t, []Source{s}, runtime.GOMAXPROCS(0)))
 }
 
 // TestLoopCost: more rounds of a loop whose callees alternate, and more

@@ -29,6 +29,10 @@ type HotStep struct {
 // HotPaths are the hottest sequences.
 type HotPaths []HotPath
 
+// MaxHotLen bounds the sequences Hot counts: each distinct call subtree
+// keeps its first and last MaxHotLen-1 paths while Hot runs.
+const MaxHotLen = 64
+
 // Hot returns the k heaviest sequences of 2 to maxLen consecutive path
 // events (Larus's hot subpaths: weight is length × frequency), heaviest
 // first, then shortest, then by their steps (function, then path), a
@@ -41,8 +45,8 @@ type HotPaths []HotPath
 //     call graph's DAG without expanding it (hotCounter), so in time
 //     linear in the TWPP, not in the run.
 func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
-	if maxLen < 2 {
-		return nil, fmt.Errorf("hot sequences of at most %d paths", maxLen)
+	if maxLen < 2 || maxLen > MaxHotLen {
+		return nil, fmt.Errorf("hot sequences of at most %d paths: 2 to %d", maxLen, MaxHotLen)
 	}
 	h := &hotCounter{t: t, maxLen: maxLen}
 	for fi, f := range t.Funcs {
@@ -134,7 +138,7 @@ type hotSummary struct {
 // callee sees at most maxLen-1 of its first or last paths, and one
 // that lies within the callee is the callee's to count. So each
 // distinct node's sequence is built once from its trace and its
-// callees' summaries, and the work is linear in the DAG.
+// callees' summaries, and the work grows with the DAG, not the run.
 //
 // A path up (ItemUp: a range-over-func loop body's path, completed by
 // a caller while the iterator runs) belongs to a call outside the
@@ -146,8 +150,7 @@ type hotCounter struct {
 	t       *TWPP
 	maxLen  int
 	entries []hotEntry
-	hashes  []uint64 // of each entry
-	table   []int32  // entry+1 by hash; 0 free
+	index   hashIndex // entries by their hash
 	seq     []hotTok
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
@@ -182,6 +185,9 @@ func (h *hotCounter) count(seq []hotTok, weight uint64, inter bool) {
 	}
 }
 
+// add adds weight to the count of window w, found by a hash of its
+// functions and paths (hashIndex: the hottest loop of a suite makes
+// windows by the hundred million).
 func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
 	hash := uint64(len(w))
 	if inter {
@@ -191,27 +197,16 @@ func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
 		hash = (hash^uint64(x.fn))*0x9e3779b97f4a7c15 ^ x.path
 		hash *= 0xbf58476d1ce4e5b9
 	}
-	if 2*len(h.entries) >= len(h.table) {
-		h.grow()
+	if i, ok := h.index.find(hash, func(i int) bool { return h.entries[i].is(w, inter) }); ok {
+		h.entries[i].count = satAdd(h.entries[i].count, weight)
+		return
 	}
-	mask := uint64(len(h.table) - 1)
-	for i := hash >> 20 & mask; ; i = (i + 1) & mask {
-		e := h.table[i]
-		if e == 0 {
-			h.table[i] = int32(len(h.entries)) + 1
-			h.hashes = append(h.hashes, hash)
-			steps := make([]hotTok, len(w))
-			for j, x := range w {
-				steps[j] = hotTok{fn: x.fn, path: x.path}
-			}
-			h.entries = append(h.entries, hotEntry{steps: steps, inter: inter, count: weight})
-			return
-		}
-		if h.hashes[e-1] == hash && h.entries[e-1].is(w, inter) {
-			h.entries[e-1].count = satAdd(h.entries[e-1].count, weight)
-			return
-		}
+	steps := make([]hotTok, len(w))
+	for j, x := range w {
+		steps[j] = hotTok{fn: x.fn, path: x.path}
 	}
+	h.entries = append(h.entries, hotEntry{steps: steps, inter: inter, count: weight})
+	h.index.add(hash)
 }
 
 // is says whether e counts window w.
@@ -225,19 +220,6 @@ func (e *hotEntry) is(w []hotTok, inter bool) bool {
 		}
 	}
 	return true
-}
-
-// grow doubles the hash table.
-func (h *hotCounter) grow() {
-	h.table = make([]int32, max(1<<10, 2*len(h.table)))
-	mask := uint64(len(h.table) - 1)
-	for ei, hash := range h.hashes {
-		i := hash >> 20 & mask
-		for h.table[i] != 0 {
-			i = (i + 1) & mask
-		}
-		h.table[i] = int32(ei) + 1
-	}
 }
 
 func (h *hotCounter) compareSteps(a, b []hotTok) int {

@@ -595,6 +595,20 @@ func TestHot(t *testing.T) {
 	}
 }
 
+// TestHotLengths: Hot refuses sequences shorter than 2 paths or longer
+// than MaxHotLen, whose summaries it would keep for every subtree.
+func TestHotLengths(t *testing.T) {
+	tw := roundTrip(t, []*memSource{randomSource(4)})
+	for _, l := range []int{-1, 0, 1, MaxHotLen + 1, 1 << 40} {
+		if _, err := tw.Hot(10, l, nil); err == nil {
+			t.Errorf("Hot of sequences of %d paths: no error", l)
+		}
+	}
+	if _, err := tw.Hot(10, MaxHotLen, nil); err != nil {
+		t.Errorf("Hot of sequences of %d paths: %v", MaxHotLen, err)
+	}
+}
+
 // FuzzHot is TestHot on the fuzzer's seeds.
 func FuzzHot(f *testing.F) {
 	f.Add(uint64(1), uint64(2), uint8(3))
@@ -704,17 +718,7 @@ func dots(s []uint64) string {
 // in turn, and that a goroutine's error is the first in order whatever
 // the workers.
 func TestCompactWorkers(t *testing.T) {
-	write := func(srcs []Source, workers int) []byte {
-		tw, err := compactWith(srcs, workers)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := tw.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
+	write := func(srcs []Source, workers int) []byte { return compactedFile(t, srcs, workers) }
 	for seed := range uint64(100) {
 		srcs := []Source{randomSource(seed), randomSource(seed + 500), randomSource(seed + 1000)}
 		one := write(srcs, 1)
@@ -740,4 +744,18 @@ func TestCompactWorkers(t *testing.T) {
 			t.Errorf("%d workers: %v, want %s", w, err, want)
 		}
 	}
+}
+
+// compactedFile is the TWPP file that workers compacting srcs write.
+func compactedFile(t *testing.T, srcs []Source, workers int) []byte {
+	t.Helper()
+	tw, err := compactWith(srcs, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tw.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
