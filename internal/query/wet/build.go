@@ -4,10 +4,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"maps"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -192,9 +197,20 @@ const (
 
 // Build builds the WET of recordings, naming functions from profile p
 // (which may be nil), and compresses its labels (Options for bidi).
+//
+// It reads each recording once, in order, and writes each label's
+// entries, once they are final, to a column spilled to a temporary file
+// in dir (os.TempDir if ""): what it holds while it reads is the
+// program's (its functions, paths, labels and their last entries), not
+// the run's. Then it compresses the labels one at a time from their
+// columns (the second tier), holding the WET's compressed streams.
 func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, error) {
-	b := &builder{p: p, w: &WET{}, funcs: make(map[funcKey]int), nodes: make(map[nodeKey]int),
-		values: make(map[siteKey]int), accesses: make(map[accessKey]int)}
+	return buildIn("", p, sources, opt)
+}
+
+func buildIn(dir string, p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, error) {
+	b := newBuilder(dir, p)
+	defer b.cols.Close()
 	for pi, s := range sources {
 		p := Process{File: filepath.Base(s.Name()), End: wpp.EndOf(s.Header())}
 		if ts, ok := s.(wpp.TestSource); ok {
@@ -210,7 +226,9 @@ func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, e
 	if err := b.countStatements(); err != nil {
 		return nil, err
 	}
-	b.compress(opt)
+	if err := b.compress(opt); err != nil {
+		return nil, err
+	}
 	return b.w, nil
 }
 
@@ -235,28 +253,98 @@ type accessKey struct {
 	kind profile.WPPAccess
 }
 
-// builder holds the first tier: every label uncompressed.
+// builder holds the first tier: every label's entries, in columns
+// spilled to disk (column), and those not final yet in memory.
 type builder struct {
 	p        *profile.Profile
 	w        *WET
+	cols     *spill.Columns
 	funcs    map[funcKey]int
 	nodes    map[nodeKey]int
 	values   map[siteKey]int
 	accesses map[accessKey]int
 	t        uint64 // the next timestamp
-	// the labels' words, by index in w's slices
-	nodeTimes [][]uint64
-	traces    [][]uint64
-	valTimes  [][]uint64
-	valWords  [][][]uint64
-	acc       []*accessWords
-	tails     map[int]map[int32]bool // by node: the statements after its count
-	// stmtNodes are, by function and statement, the nodes whose paths run
-	// it (countStatements).
-	stmtNodes map[[2]int][]int
+	// the labels, by index in w's slices
+	nodeLabels []*nodeLabel
+	traces     []*column
+	vals       []*valueLabel
+	acc        []*accessLabel
+	tails      map[int]map[int32]bool // by node: the statements after its count
+	// stmtIDs number the statements of the functions that ran, and
+	// stmtRuns count each one's executions so far (the run of its nodes'
+	// executions an entry's timestamp is in: Execs).
+	stmtIDs  map[[2]int]int32
+	stmtRuns []int64
+	// stmtNodeIndex lists, by function and statement, the nodes whose
+	// paths run it (stmtNodes), once the recordings are read.
+	stmtNodeIndex map[[2]int][]int
+	// nodeErr is the first error decoding a node's path.
+	nodeErr error
 	// keys number each map's keys (keyNumber), and mapKeys count them.
 	keys    map[mapKey]uint64
 	mapKeys map[mapKey]uint64
+	// touched are the value and access labels given entries in the
+	// goroutine being read: they are finished at its end.
+	touchedVals, touchedAcc []int
+}
+
+func newBuilder(dir string, p *profile.Profile) *builder {
+	return &builder{p: p, w: &WET{}, cols: spill.NewColumns(dir), funcs: make(map[funcKey]int), nodes: make(map[nodeKey]int),
+		values: make(map[siteKey]int), accesses: make(map[accessKey]int), stmtIDs: make(map[[2]int]int32)}
+}
+
+// A column is a label's entries, spilled (spill.Column), with what the
+// second tier asks of them without reading them: whether they are all one
+// value, and a hash of them, which tells columns apart.
+type column struct {
+	*spill.Column
+	first  uint64
+	varied bool
+	hash   uint64
+}
+
+func (b *builder) column() *column { return &column{Column: b.cols.New()} }
+
+func (c *column) add(v uint64) {
+	if c.Len() == 0 {
+		c.first = v
+	} else if v != c.first {
+		c.varied = true
+	}
+	c.hash = (c.hash^v)*0x100000001b3 + 0x9e3779b97f4a7c15
+	c.Append(v)
+}
+
+// constant returns the column's value if every entry is the same, and
+// there is at least one.
+func (c *column) constant() (uint64, bool) { return c.first, c.Len() > 0 && !c.varied }
+
+// equal reports whether two columns hold the same entries.
+func (c *column) equal(d *column) (bool, error) {
+	if c.Len() != d.Len() || c.hash != d.hash {
+		return false, nil
+	}
+	rc, rd := c.Reader(), d.Reader()
+	for {
+		x, ok := rc.Next()
+		y, _ := rd.Next()
+		if !ok || x != y {
+			if err := c.Err(); err != nil {
+				return false, err
+			}
+			return !ok, nil
+		}
+	}
+}
+
+// A nodeLabel is a node's executions, and what its path holds: its
+// statements (sorted, with their numbers in stmtIDs), the statements of
+// its tail among them, and how many statements its blocks hold.
+type nodeLabel struct {
+	times      *column
+	stmts, ids []int32
+	tail       []int // indexes in stmts
+	nstmts     int64
 }
 
 // A mapKey is a key's hash in a map of a process (hash 0 for the map).
@@ -285,48 +373,75 @@ func (b *builder) keyNumber(p int, m, hash uint64) uint64 {
 	return b.keys[k]
 }
 
-type accessWords struct{ times, seq, addr, size, src, flags []uint64 }
+// noRun is an entry's place in its statement's executions (an
+// entryRun) when its timestamp is not one of them.
+const noRun = -1
+
+// A valueLabel is a value site's entries: in columns, those final, and
+// in rows, those after (the first at index base), waiting for their
+// timestamp or their words. made and words count the entries and each
+// word's entries as the recording gives them (a word added late counts
+// the entries before it as zeros), until the goroutine ends: they say
+// which records are out of turn, and which values a kill cut short.
+type valueLabel struct {
+	times, runs *column
+	words       []*column
+	rows        []valueRow
+	base        int
+	made        int
+	wordsMade   []int
+	// doomed is the first row that lacked a word when the next began (a
+	// value cut short: its words never come), -1 if none: it and the rows
+	// after wait for the goroutine's end, which drops them.
+	doomed   int
+	runsGone bool // an entry's timestamp is not an execution of its statement
+	touched  bool
+}
+
+type valueRow struct {
+	t       uint64
+	run     int64
+	words   []uint64
+	stamped bool
+	orphan  bool
+}
+
+// An accessLabel is an access label's entries, as a valueLabel's: the
+// columns of AccessLabel's fields and of runs (Execs), and the rows not
+// stamped yet.
+type accessLabel struct {
+	times, seq, addr, size, src, flags, runs *column
+	rows                                     []accessRow
+	base                                     int
+	runsGone, touched                        bool
+}
+
+type accessRow struct {
+	t, seq, addr, size, src, flags uint64
+	run                            int64
+	stamped                        bool
+}
 
 // A frame is a call open in a goroutine: its function, its last path
-// (node -1 before the first) and that path's timestamp, and the labels'
+// (node -1 before the first) and that path's timestamp, the executions
+// before it of that path's tail statements (runs, as stmts' entries:
+// entries stamped with lastT are of those statements), and the labels'
 // entries made since, which belong to the last path or to the next one
 // (stamp).
 type frame struct {
 	fn       int
 	lastNode int
 	lastT    uint64
+	runs     []int64
 	pending  []pending
 }
 
-// A pending entry is the i-th entry of a value site's label (access
-// false) or of an access label (by index, since the labels grow), made by
-// statement stmt.
+// A pending entry is row i of a value site's label (access false) or of
+// an access label, made by statement stmt.
 type pending struct {
 	access   bool
 	label, i int
 	stmt     int32
-}
-
-// orphan marks entry p as made after its call's last completed path (a
-// panic, or a call still open at the end): an access keeps its entry,
-// flagged AccessOrphan; a value is dropped, as one cut short is.
-func (b *builder) orphan(p pending) {
-	if p.access {
-		b.acc[p.label].flags[p.i] |= AccessOrphan
-		return
-	}
-	b.valTimes[p.label][p.i] = orphanTime
-}
-
-// orphanTime marks a value to drop.
-const orphanTime = ^uint64(0)
-
-// times returns the timestamps of the label p is an entry of.
-func (b *builder) times(p pending) []uint64 {
-	if p.access {
-		return b.acc[p.label].times
-	}
-	return b.valTimes[p.label]
 }
 
 func (b *builder) fn(hash string, index uint32) int {
@@ -345,10 +460,86 @@ func (b *builder) fn(hash string, index uint32) int {
 	return len(b.w.Funcs) - 1
 }
 
+// node returns the node of path path of function fn, made on first use
+// with its statements (where the metadata describes them).
+func (b *builder) node(fn int, path uint64) int {
+	k := nodeKey{fn, path}
+	if n, ok := b.nodes[k]; ok {
+		return n
+	}
+	n := len(b.w.Nodes)
+	b.nodes[k] = n
+	b.w.Nodes = append(b.w.Nodes, Node{Func: fn, Path: path})
+	nl := &nodeLabel{times: b.column()}
+	b.nodeLabels = append(b.nodeLabels, nl)
+	if err := b.pathStmts(n, nl); err != nil && b.nodeErr == nil {
+		b.nodeErr = err
+	}
+	return n
+}
+
+// pathStmts finds the statements of node n's path: those of its blocks,
+// and statement 0 (the entry) if the path starts at the function's entry.
+func (b *builder) pathStmts(n int, nl *nodeLabel) error {
+	node := b.w.Nodes[n]
+	mf := b.meta(node.Func)
+	if mf == nil || mf.Deps == nil {
+		return nil
+	}
+	num, err := mf.Numbering()
+	if err != nil {
+		return fmt.Errorf("%s: %v", mf.Name, err)
+	}
+	edges, err := num.Decode(node.Path)
+	if err != nil {
+		return fmt.Errorf("%s: path %d: %v", mf.Name, node.Path, err)
+	}
+	blocks := num.Blocks(edges)
+	set := make(map[int32]bool)
+	if len(blocks) > 0 && int32(blocks[0]) == mf.Entry {
+		set[0] = true
+	}
+	for _, blk := range blocks {
+		if int(blk) < len(mf.Deps.Blocks) {
+			nl.nstmts += int64(len(mf.Deps.Blocks[blk]))
+			for _, st := range mf.Deps.Blocks[blk] {
+				set[st] = true
+			}
+		}
+	}
+	nl.stmts = slices.Sorted(maps.Keys(set))
+	tail := b.tail(n)
+	for i, st := range nl.stmts {
+		k := [2]int{node.Func, int(st)}
+		id, ok := b.stmtIDs[k]
+		if !ok {
+			id = int32(len(b.stmtRuns))
+			b.stmtIDs[k] = id
+			b.stmtRuns = append(b.stmtRuns, 0)
+		}
+		nl.ids = append(nl.ids, id)
+		if tail[st] {
+			nl.tail = append(nl.tail, i)
+		}
+	}
+	return nil
+}
+
+// run returns the executions of statement stmt before this one of node
+// n: the place of this execution among its statement's (Execs), or noRun
+// if n's path does not hold stmt.
+func (b *builder) run(n int, stmt int32) int64 {
+	nl := b.nodeLabels[n]
+	if i, ok := slices.BinarySearch(nl.stmts, stmt); ok && stmt >= 0 {
+		return b.stmtRuns[nl.ids[i]]
+	}
+	return noRun
+}
+
 // goroutine adds goroutine g of process pi's recording s.
 func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	gr := Goroutine{Process: pi, ID: g, Start: b.t}
-	var trace []uint64
+	trace := b.column()
 	var seq uint64
 	// stamp gives the entries made since f's last path their path
 	// execution, when f completes its next one (node, at t) or returns (node
@@ -359,21 +550,34 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	// (profile.InTail); the rest the next one's.
 	stamp := func(f *frame, node int, t uint64) {
 		i := 0
-		if f.lastNode >= 0 {
+		if f.lastNode >= 0 && len(f.pending) > 0 {
 			i = profile.InTail(b.tail(f.lastNode), len(f.pending), func(i int) int32 { return f.pending[i].stmt })
+			nl := b.nodeLabels[f.lastNode]
 			for _, p := range f.pending[:i] {
-				b.times(p)[p.i] = f.lastT
+				run := int64(noRun)
+				for k, si := range nl.tail {
+					if nl.stmts[si] == p.stmt && p.stmt >= 0 {
+						run = f.runs[k]
+					}
+				}
+				b.settle(p, f.lastT, run, false)
 			}
 		}
 		for _, p := range f.pending[i:] {
-			b.times(p)[p.i] = t
-			if node < 0 {
-				b.orphan(p)
+			run := int64(noRun)
+			if node >= 0 {
+				run = b.run(node, p.stmt)
 			}
+			b.settle(p, t, run, node < 0)
 		}
 		f.pending = f.pending[:0]
 		if node >= 0 {
 			f.lastNode, f.lastT = node, t
+			nl := b.nodeLabels[node]
+			f.runs = f.runs[:0]
+			for _, si := range nl.tail {
+				f.runs = append(f.runs, b.stmtRuns[nl.ids[si]])
+			}
 		}
 	}
 	var record []byte
@@ -388,66 +592,34 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 		case profile.WPPStart:
 			gr.Parent, gr.Spawn = e.Parent, e.Spawn
 		case profile.WPPEnter:
-			trace = append(trace, uint64(st.Call.fn)<<3|SymEnter)
+			trace.add(uint64(st.Call.fn)<<3 | SymEnter)
 		case profile.WPPPath:
 			f := st.Call
-			k := nodeKey{f.fn, e.Path}
-			n, ok := b.nodes[k]
-			if !ok {
-				n = len(b.w.Nodes)
-				b.nodes[k] = n
-				b.w.Nodes = append(b.w.Nodes, Node{Func: f.fn, Path: e.Path})
-				b.nodeTimes = append(b.nodeTimes, nil)
-			}
+			n := b.node(f.fn, e.Path)
 			if e.Up > 0 {
-				trace = append(trace, uint64(e.Up)<<3|SymUp)
+				trace.add(uint64(e.Up)<<3 | SymUp)
 			}
-			trace = append(trace, uint64(n)<<3) // SymPath is 0
-			b.nodeTimes[n] = append(b.nodeTimes[n], b.t)
+			trace.add(uint64(n) << 3) // SymPath is 0
+			nl := b.nodeLabels[n]
+			nl.times.add(b.t)
 			stamp(f, n, b.t)
+			for _, id := range nl.ids {
+				b.stmtRuns[id]++
+			}
 			b.t++
 		case profile.WPPReturn:
 			// What the call recorded after its last path's tail belongs
 			// to a path that did not complete (it panicked): it takes the
 			// goroutine's next timestamp.
 			stamp(st.Call, -1, b.t)
-			trace = append(trace, SymReturn)
+			trace.add(SymReturn)
 		case profile.WPPSpawn:
-			trace = append(trace, e.Spawn<<3|SymSpawn)
+			trace.add(e.Spawn<<3 | SymSpawn)
 		case profile.WPPStop:
 			gr.Stopped = true
-			trace = append(trace, SymStop)
+			trace.add(SymStop)
 		case profile.WPPValue:
-			top := st.Call // Up levels below: a range-over-func body's caller
-			k := siteKey{top.fn, e.Site}
-			v, ok := b.values[k]
-			if !ok {
-				v = len(b.w.Values)
-				b.values[k] = v
-				b.w.Values = append(b.w.Values, ValueLabel{Func: top.fn, Site: e.Site})
-				b.valTimes = append(b.valTimes, nil)
-				b.valWords = append(b.valWords, nil)
-			}
-			words := b.valWords[v]
-			if int(e.Part) > len(words) {
-				return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, len(words))
-			}
-			if e.Part > 0 && (len(b.valTimes[v]) == 0 || len(words[e.Part-1]) != len(b.valTimes[v])) {
-				// Its word before belongs to a value dropped, or to none.
-				return fmt.Errorf("word %d of a value at site %d without its word %d", e.Part, e.Site, e.Part-1)
-			}
-			if e.Part == 0 {
-				top.pending = append(top.pending, pending{label: v, i: len(b.valTimes[v]), stmt: b.siteStmt(top.fn, e.Site)})
-				b.valTimes[v] = append(b.valTimes[v], 0)
-			}
-			if int(e.Part) == len(words) {
-				b.valWords[v] = append(words, make([]uint64, len(b.valTimes[v])-1))
-			}
-			w := &b.valWords[v][e.Part]
-			if len(*w) != len(b.valTimes[v])-1 {
-				return fmt.Errorf("value site %d: word %d out of turn", e.Site, e.Part)
-			}
-			*w = append(*w, e.Value)
+			return b.value(st.Call, e) // Up levels below: a range-over-func body's caller
 		case profile.WPPMemory:
 			top := st.Call // Up levels below: a range-over-func body's caller
 			seq += e.Seq
@@ -457,20 +629,20 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 				a = len(b.w.Accesses)
 				b.accesses[k] = a
 				b.w.Accesses = append(b.w.Accesses, AccessLabel{Func: top.fn, Stmt: e.Stmt, Access: e.Access})
-				b.acc = append(b.acc, &accessWords{})
+				b.acc = append(b.acc, &accessLabel{times: b.column(), seq: b.column(), addr: b.column(), size: b.column(),
+					src: b.column(), flags: b.column(), runs: b.column()})
 			}
-			aw := b.acc[a]
-			top.pending = append(top.pending, pending{access: true, label: a, i: len(aw.times), stmt: int32(e.Stmt)})
-			aw.times = append(aw.times, 0)
-			aw.seq = append(aw.seq, seq)
-			aw.addr = append(aw.addr, e.Addr)
+			al := b.acc[a]
+			if !al.touched {
+				al.touched = true
+				b.touchedAcc = append(b.touchedAcc, a)
+			}
+			top.pending = append(top.pending, pending{access: true, label: a, i: al.base + len(al.rows), stmt: int32(e.Stmt)})
 			size := e.Size
 			if e.Access == profile.WPPMapRead || e.Access == profile.WPPMapWrite {
 				size = b.keyNumber(pi, e.Addr, e.Size)
 			}
-			aw.size = append(aw.size, size)
-			aw.src = append(aw.src, e.Src)
-			aw.flags = append(aw.flags, uint64(e.Flags))
+			al.rows = append(al.rows, accessRow{seq: seq, addr: e.Addr, size: size, src: e.Src, flags: uint64(e.Flags)})
 		}
 		return nil
 	})
@@ -480,40 +652,170 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	for _, f := range stack {
 		stamp(f, -1, b.t) // calls still open at the end: their last paths did not complete
 	}
-	// A value whose later words never came (a kill) is dropped.
-	for v := range b.valWords {
-		n := len(b.valTimes[v])
-		for _, w := range b.valWords[v] {
-			n = min(n, len(w))
-		}
-		b.valTimes[v] = b.valTimes[v][:n]
-		for i := range b.valWords[v] {
-			b.valWords[v][i] = b.valWords[v][i][:n]
-		}
-		// And so is one made after its call's last completed path.
-		if !slices.Contains(b.valTimes[v], orphanTime) {
-			continue
-		}
-		keep := 0
-		for j, t := range b.valTimes[v] {
-			if t == orphanTime {
-				continue
-			}
-			b.valTimes[v][keep] = t
-			for i := range b.valWords[v] {
-				b.valWords[v][i][keep] = b.valWords[v][i][j]
-			}
-			keep++
-		}
-		b.valTimes[v] = b.valTimes[v][:keep]
-		for i := range b.valWords[v] {
-			b.valWords[v][i] = b.valWords[v][i][:keep]
-		}
-	}
+	b.finishGoroutine()
 	gr.End = b.t
 	b.w.Goroutines = append(b.w.Goroutines, gr)
 	b.traces = append(b.traces, trace)
 	return nil
+}
+
+// value adds a value record of call f.
+func (b *builder) value(f *frame, e *profile.WPPEvent) error {
+	k := siteKey{f.fn, e.Site}
+	v, ok := b.values[k]
+	if !ok {
+		v = len(b.w.Values)
+		b.values[k] = v
+		b.w.Values = append(b.w.Values, ValueLabel{Func: f.fn, Site: e.Site})
+		b.vals = append(b.vals, &valueLabel{times: b.column(), runs: b.column(), doomed: -1})
+	}
+	vl := b.vals[v]
+	if !vl.touched {
+		vl.touched = true
+		b.touchedVals = append(b.touchedVals, v)
+	}
+	nwords := len(vl.wordsMade)
+	if int(e.Part) > nwords {
+		return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, nwords)
+	}
+	if e.Part > 0 && (vl.made == 0 || vl.wordsMade[e.Part-1] != vl.made) {
+		// Its word before belongs to a value dropped, or to none.
+		return fmt.Errorf("word %d of a value at site %d without its word %d", e.Part, e.Site, e.Part-1)
+	}
+	if e.Part == 0 {
+		if n := len(vl.rows); n > 0 && len(vl.rows[n-1].words) < nwords && vl.doomed < 0 {
+			vl.doomed = vl.base + n - 1 // its words never come
+		}
+		f.pending = append(f.pending, pending{label: v, i: vl.made, stmt: b.siteStmt(f.fn, e.Site)})
+		vl.rows = append(vl.rows, valueRow{})
+		vl.made++
+		b.flushValues(vl)
+	}
+	if int(e.Part) == nwords {
+		// A word no value had: the values before have it zero.
+		vl.wordsMade = append(vl.wordsMade, vl.made-1)
+		c := b.column()
+		for range vl.times.Len() {
+			c.add(0)
+		}
+		vl.words = append(vl.words, c)
+	}
+	if vl.wordsMade[e.Part] != vl.made-1 {
+		return fmt.Errorf("value site %d: word %d out of turn", e.Site, e.Part)
+	}
+	vl.wordsMade[e.Part]++
+	row := &vl.rows[len(vl.rows)-1]
+	for len(row.words) < int(e.Part) {
+		row.words = append(row.words, 0)
+	}
+	row.words = append(row.words, e.Value)
+	return nil
+}
+
+// settle gives pending entry p its timestamp t and its place among its
+// statement's executions (run, noRun if t is none of them); orphan marks
+// it made after its call's last completed path (a panic, or a call still
+// open at the end): an access keeps its entry, flagged AccessOrphan; a
+// value is dropped, as one cut short is.
+func (b *builder) settle(p pending, t uint64, run int64, orphan bool) {
+	if p.access {
+		al := b.acc[p.label]
+		r := &al.rows[p.i-al.base]
+		r.t, r.run, r.stamped = t, run, true
+		if orphan {
+			r.flags |= AccessOrphan
+		}
+		b.flushAccesses(al)
+		return
+	}
+	vl := b.vals[p.label]
+	r := &vl.rows[p.i-vl.base]
+	r.t, r.run, r.stamped, r.orphan = t, run, true, orphan
+	b.flushValues(vl)
+}
+
+// flushAccesses writes the label's stamped rows from its first on.
+func (b *builder) flushAccesses(al *accessLabel) {
+	i := 0
+	for ; i < len(al.rows) && al.rows[i].stamped; i++ {
+		r := &al.rows[i]
+		al.times.add(r.t)
+		al.seq.add(r.seq)
+		al.addr.add(r.addr)
+		al.size.add(r.size)
+		al.src.add(r.src)
+		al.flags.add(r.flags)
+		if r.run == noRun {
+			al.runsGone = true
+		}
+		al.runs.add(uint64(max(r.run, 0)))
+	}
+	al.rows = al.rows[:copy(al.rows, al.rows[i:])]
+	al.base += i
+}
+
+// flushValues writes the label's rows that are final from its first on:
+// stamped, and with a row after them (so their words are all there), and
+// before a row cut short (which the goroutine's end drops, and the rows
+// after it).
+func (b *builder) flushValues(vl *valueLabel) {
+	i := 0
+	for ; i < len(vl.rows)-1 && vl.rows[i].stamped && (vl.doomed < 0 || vl.base+i < vl.doomed); i++ {
+		b.writeValue(vl, &vl.rows[i])
+	}
+	vl.rows = vl.rows[:copy(vl.rows, vl.rows[i:])]
+	vl.base += i
+}
+
+// writeValue writes row r to the label's columns, unless it is dropped;
+// words it lacks are zeros.
+func (b *builder) writeValue(vl *valueLabel, r *valueRow) {
+	if r.orphan {
+		return
+	}
+	vl.times.add(r.t)
+	if r.run == noRun {
+		vl.runsGone = true
+	}
+	vl.runs.add(uint64(max(r.run, 0)))
+	for k, c := range vl.words {
+		w := uint64(0)
+		if k < len(r.words) {
+			w = r.words[k]
+		}
+		c.add(w)
+	}
+}
+
+// finishGoroutine writes what the labels given entries in the goroutine
+// hold: every entry is stamped now. A value whose later words never came
+// (a kill) is dropped, with those after it; and so is one made after its
+// call's last completed path.
+func (b *builder) finishGoroutine() {
+	for _, a := range b.touchedAcc {
+		al := b.acc[a]
+		b.flushAccesses(al)
+		al.touched = false
+	}
+	for _, v := range b.touchedVals {
+		vl := b.vals[v]
+		vl.touched = false
+		n := vl.made
+		for _, m := range vl.wordsMade {
+			n = min(n, m)
+		}
+		keep := max(n-vl.base, 0)
+		for i := range vl.rows[:keep] {
+			b.writeValue(vl, &vl.rows[i])
+		}
+		vl.rows = vl.rows[:0]
+		vl.made, vl.doomed = vl.times.Len(), -1
+		for k := range vl.wordsMade {
+			vl.wordsMade[k] = vl.made
+		}
+		vl.base = vl.made
+	}
+	b.touchedAcc, b.touchedVals = b.touchedAcc[:0], b.touchedVals[:0]
 }
 
 // meta returns the metadata of function fn, or nil.
@@ -555,90 +857,113 @@ func (b *builder) tail(n int) map[int32]bool {
 	return t
 }
 
-// countStatements counts the statement executions of the run: per node,
-// the statements of its path's blocks (where the metadata describes them)
-// times its executions.
+// countStatements counts the path and statement executions of the run:
+// per node, the statements of its path's blocks (where the metadata
+// describes them) times its executions; and indexes the nodes by the
+// statements their paths run (stmtNodes).
 func (b *builder) countStatements() error {
-	for n, node := range b.w.Nodes {
-		execs := int64(len(b.nodeTimes[n]))
+	if b.nodeErr != nil {
+		return b.nodeErr
+	}
+	b.stmtNodeIndex = make(map[[2]int][]int)
+	for n, nl := range b.nodeLabels {
+		execs := int64(nl.times.Len())
 		b.w.Stats.Paths += execs
-		f := b.w.Funcs[node.Func]
-		if b.p == nil {
-			continue
+		b.w.Stats.Statements += nl.nstmts * execs
+		for _, st := range nl.stmts {
+			k := [2]int{b.w.Nodes[n].Func, int(st)}
+			b.stmtNodeIndex[k] = append(b.stmtNodeIndex[k], n)
 		}
-		m := b.p.Metas[f.Hash]
-		if m == nil || int(f.Index) >= len(m.Funcs) || m.Funcs[f.Index].Deps == nil {
-			continue
-		}
-		mf := &m.Funcs[f.Index]
-		num, err := mf.Numbering()
-		if err != nil {
-			return fmt.Errorf("%s: %v", mf.Name, err)
-		}
-		edges, err := num.Decode(node.Path)
-		if err != nil {
-			return fmt.Errorf("%s: path %d: %v", mf.Name, node.Path, err)
-		}
-		stmts := 0
-		blocks := num.Blocks(edges)
-		if b.stmtNodes == nil {
-			b.stmtNodes = make(map[[2]int][]int)
-		}
-		if len(blocks) > 0 && int32(blocks[0]) == mf.Entry {
-			b.stmtNodes[[2]int{node.Func, 0}] = append(b.stmtNodes[[2]int{node.Func, 0}], n) // the entry
-		}
-		for _, blk := range blocks {
-			if int(blk) < len(mf.Deps.Blocks) {
-				stmts += len(mf.Deps.Blocks[blk])
-				for _, st := range mf.Deps.Blocks[blk] {
-					if k := ([2]int{node.Func, int(st)}); len(b.stmtNodes[k]) == 0 || b.stmtNodes[k][len(b.stmtNodes[k])-1] != n {
-						b.stmtNodes[k] = append(b.stmtNodes[k], n)
-					}
-				}
-			}
-		}
-		b.w.Stats.Statements += int64(stmts) * execs
 	}
 	return nil
 }
 
-// compress makes every label a bidi stream, and counts the sizes.
-func (b *builder) compress(opt *bidi.Options) {
+// stmtNodes returns the nodes whose paths run statement stmt of function
+// fn, in order.
+func (b *builder) stmtNodes(fn int, stmt int32) []int {
+	return b.stmtNodeIndex[[2]int{fn, int(stmt)}]
+}
+
+// compress makes every label a bidi stream from its column, and counts the
+// sizes. The labels are compressed in parallel (each a task of its own,
+// reading its columns and making its streams), and gathered in order.
+func (b *builder) compress(opt *bidi.Options) error {
+	if err := b.cols.Err(); err != nil {
+		return err
+	}
 	st := &b.w.Stats
-	stream := func(vals []uint64) *bidi.Stream {
-		s := bidi.Compress(vals, opt)
+	// stream compresses c, counting its words and bytes in sizes.
+	stream := func(c *column, sizes *Stats) (*bidi.Stream, error) {
+		s, err := bidi.CompressSource(c, opt)
+		if err != nil {
+			return nil, err
+		}
 		enc, _ := s.MarshalBinary()
-		st.Tier1Words += int64(len(vals))
-		st.Tier2Bytes += int64(len(enc))
-		return s
+		sizes.Tier1Words += int64(c.Len())
+		sizes.Tier2Bytes += int64(len(enc))
+		return s, nil
 	}
 	// The nodes' labels are not in the file: the traces say them (a
 	// node's timestamps are where its symbol is in them), and the reader
 	// makes them again (nodeTimes). They are first-tier words all the same.
-	for n := range b.w.Nodes {
-		b.w.Nodes[n].Times = bidi.Compress(b.nodeTimes[n], opt)
-		st.Tier1Words += int64(len(b.nodeTimes[n]))
+	err := parallel(len(b.nodeLabels), func(n int) error {
+		s, err := bidi.CompressSource(b.nodeLabels[n].times, opt)
+		b.w.Nodes[n].Times = s
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	for g := range b.w.Goroutines {
-		b.w.Goroutines[g].Trace = stream(b.traces[g])
+	for _, nl := range b.nodeLabels {
+		st.Tier1Words += int64(nl.times.Len())
 	}
-	b.groupValues(opt, b.metaGroups)
-	for a, aw := range b.acc {
-		st.Accesses += int64(len(aw.times))
-		l := &b.w.Accesses[a]
+	sizes := make([]Stats, len(b.traces))
+	err = parallel(len(b.traces), func(g int) error {
+		s, err := stream(b.traces[g], &sizes[g])
+		b.w.Goroutines[g].Trace = s
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, sz := range sizes {
+		st.add(sz)
+	}
+	if err := b.groupValues(opt, b.metaGroups); err != nil {
+		return err
+	}
+	sizes = make([]Stats, len(b.acc))
+	err = parallel(len(b.acc), func(a int) error {
+		al, l, sz := b.acc[a], &b.w.Accesses[a], &sizes[a]
+		sz.Accesses += int64(al.times.Len())
 		var size int64
-		l.Times, l.Execs, size = b.when(l.Func, int32(l.Stmt), aw.times, opt)
-		st.Tier1Words += int64(len(aw.times))
-		st.Tier2Bytes += size
-		for k, vals := range [5][]uint64{aw.seq, aw.addr, aw.size, aw.src, aw.flags} {
-			if c, ok := constant(vals); ok {
-				st.Tier1Words += int64(len(vals))
-				st.Tier2Bytes += constBytes(c)
-				l.Constant[k] = c
+		var err error
+		l.Times, l.Execs, size, err = b.when(l.Func, int32(l.Stmt), al.times, al.runs, al.runsGone, opt)
+		if err != nil {
+			return err
+		}
+		sz.Tier1Words += int64(al.times.Len())
+		sz.Tier2Bytes += size
+		for k, c := range [5]*column{al.seq, al.addr, al.size, al.src, al.flags} {
+			if v, ok := c.constant(); ok {
+				sz.Tier1Words += int64(c.Len())
+				sz.Tier2Bytes += constBytes(v)
+				l.Constant[k] = v
 				continue
 			}
-			*l.fields()[k] = stream(vals)
+			s, err := stream(c, sz)
+			if err != nil {
+				return err
+			}
+			*l.fields()[k] = s
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, sz := range sizes {
+		st.add(sz)
 	}
 	// A stream that repeats another's values is written as a reference
 	// (share.go).
@@ -655,78 +980,168 @@ func (b *builder) compress(opt *bidi.Options) {
 			st.GroupedValueBytes -= saved
 		}
 	}
+	return b.cols.Err()
+}
+
+// add adds the sizes of t to s.
+func (s *Stats) add(t Stats) {
+	s.RecordBytes += t.RecordBytes
+	s.Tier1Words += t.Tier1Words
+	s.Tier2Bytes += t.Tier2Bytes
+	s.ValueBytes += t.ValueBytes
+	s.Paths += t.Paths
+	s.Statements += t.Statements
+	s.ValueRecords += t.ValueRecords
+	s.Accesses += t.Accesses
+	s.SiteValueBytes += t.SiteValueBytes
+	s.GroupedValueBytes += t.GroupedValueBytes
+}
+
+// parallel calls task with 0 to n-1, on as many goroutines as the
+// program may run at once, and returns the error of the lowest task that
+// failed.
+func parallel(n int, task func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = task(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // when encodes the timestamps of a label of function fn whose entries
 // statement stmt made (-1 if the metadata does not say): as a stream, or
-// as executions of the statement if that is smaller (Execs). It returns
-// the encoding's bytes in the file, its tag included.
-func (b *builder) when(fn int, stmt int32, times []uint64, opt *bidi.Options) (*bidi.Stream, *Execs, int64) {
-	s := bidi.Compress(times, opt)
+// as executions of the statement if that is smaller (Execs), where runs
+// gives each entry's place among them (unless runsGone: some entry's
+// timestamp is none of them). It returns the encoding's bytes in the
+// file, its tag included.
+func (b *builder) when(fn int, stmt int32, times, runs *column, runsGone bool, opt *bidi.Options) (*bidi.Stream, *Execs, int64, error) {
+	s, err := bidi.CompressSource(times, opt)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	enc, _ := s.MarshalBinary()
 	size := 1 + int64(len(enc))
-	if e, esize := b.execs(fn, stmt, times, opt); e != nil && esize < size {
-		return nil, e, esize
+	if stmt < 0 || runsGone || times.Len() == 0 {
+		return s, nil, size, nil
 	}
-	return s, nil, size
+	e, esize, err := b.execs(fn, stmt, runs, opt)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if e != nil && esize < size {
+		return nil, e, esize, nil
+	}
+	return s, nil, size, nil
 }
 
-// execs returns times as executions of statement stmt of function fn,
-// and their size in the file, or nil if a timestamp is not one of them
-// (an access of a call that did not complete its path) or the metadata
-// does not say.
-func (b *builder) execs(fn int, stmt int32, times []uint64, opt *bidi.Options) (*Execs, int64) {
-	if stmt < 0 {
-		return nil, 0
+// execs returns timestamps as executions of statement stmt of function
+// fn, whose places among them are runs, and their size in the file; nil
+// if the statement ran in no node.
+func (b *builder) execs(fn int, stmt int32, runs *column, opt *bidi.Options) (*Execs, int64, error) {
+	nodes := b.stmtNodes(fn, stmt)
+	if len(nodes) == 0 {
+		return nil, 0, nil
 	}
-	nodes := b.stmtNodes[[2]int{fn, int(stmt)}]
-	if len(nodes) == 0 || len(times) == 0 {
-		return nil, 0
-	}
-	var runs []uint64
-	for _, n := range nodes {
-		runs = append(runs, b.nodeTimes[n]...)
-	}
-	slices.Sort(runs)
-	skips := make([]uint64, len(times))
-	prev := 0
-	for i, t := range times {
-		j, ok := slices.BinarySearch(runs, t)
-		if !ok {
-			return nil, 0
-		}
-		d := int64(j - prev)
-		skips[i], prev = uint64(d<<1^d>>63), j
-	}
-	e := &Execs{N: len(times), Nodes: nodes}
-	size := 1 + int64(len(binary.AppendUvarint(nil, uint64(len(times))))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
+	skips := skipSource{runs}
+	e := &Execs{N: runs.Len(), Nodes: nodes}
+	size := 1 + int64(len(binary.AppendUvarint(nil, uint64(runs.Len())))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
 	for _, n := range nodes {
 		size += int64(len(binary.AppendUvarint(nil, uint64(n))))
 	}
 	// A constant skip of 0 would say nothing of how many entries there
 	// are: such a label keeps a stream (the reader bounds a constant's
 	// entries by the executions).
-	if c, ok := constant(skips); ok && c != 0 {
-		e.SkipConstant = c
-		return e, size + constBytes(c)
+	c, ok, err := skips.constant()
+	if err != nil {
+		return nil, 0, err
 	}
-	e.Skips = bidi.Compress(skips, opt)
+	if ok && c != 0 {
+		e.SkipConstant = c
+		return e, size + constBytes(c), nil
+	}
+	if e.Skips, err = bidi.CompressSource(skips, opt); err != nil {
+		return nil, 0, err
+	}
 	enc, _ := e.Skips.MarshalBinary()
-	return e, size + 1 + int64(len(enc))
+	return e, size + 1 + int64(len(enc)), nil
 }
 
-// constant returns the value of vals if they are all the same, and at
-// least one.
-func constant(vals []uint64) (uint64, bool) {
-	if len(vals) == 0 {
-		return 0, false
+// skipSource is the skips of Execs from the places of a label's entries
+// among their statement's executions (runs): each the zigzag-coded
+// difference from the one before (the first from 0).
+type skipSource struct{ runs *column }
+
+func zigzag(d int64) uint64 { return uint64(d<<1 ^ d>>63) }
+
+func (s skipSource) Len() int { return s.runs.Len() }
+
+func (s skipSource) Read(i int, buf []uint64) (int, error) {
+	from := max(i-1, 0)
+	tmp := make([]uint64, len(buf)+i-from)
+	n, err := s.runs.Read(from, tmp)
+	if err != nil {
+		return 0, err
 	}
-	for _, v := range vals[1:] {
-		if v != vals[0] {
-			return 0, false
+	prev := uint64(0)
+	if i > 0 {
+		if n == 0 {
+			return 0, nil
 		}
+		prev, tmp, n = tmp[0], tmp[1:], n-1
 	}
-	return vals[0], true
+	for k := range n {
+		buf[k], prev = zigzag(int64(tmp[k]-prev)), tmp[k]
+	}
+	return n, nil
+}
+
+func (s skipSource) Backward(yield func(uint64) bool) error {
+	var next uint64
+	have, stopped := false, false
+	err := s.runs.Backward(func(v uint64) bool {
+		if have && !yield(zigzag(int64(next-v))) {
+			stopped = true
+			return false
+		}
+		next, have = v, true
+		return true
+	})
+	if err != nil || stopped || !have {
+		return err
+	}
+	yield(zigzag(int64(next)))
+	return nil
+}
+
+// constant returns the skips' value if they are all the same.
+func (s skipSource) constant() (uint64, bool, error) {
+	r := s.runs.Reader()
+	prev, first, n := uint64(0), uint64(0), 0
+	for v, ok := r.Next(); ok; v, ok = r.Next() {
+		z := zigzag(int64(v - prev))
+		if n == 0 {
+			first = z
+		} else if z != first {
+			return 0, false, nil
+		}
+		prev = v
+		n++
+	}
+	return first, n > 0, s.runs.Err()
 }
 
 // BuildDir builds the WET of the recordings (*.wpp) of profile directory

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -244,28 +245,34 @@ func subset(a, b map[input]bool) bool {
 }
 
 // siteValues are one site's values as the builder holds them: its
-// timestamps and its words (words[k][i], the k-th word of the i-th value).
+// timestamps, their places among its statement's executions (runs,
+// unless runsGone) and its words (words[k] the k-th word of each value).
 type siteValues struct {
-	site  uint32
-	times []uint64
-	words [][]uint64
+	site        uint32
+	times, runs *column
+	runsGone    bool
+	words       []*column
 }
 
 // dynamicGroups splits a static group by what the recording shows: the
 // sites whose timestamps are the same, in the order of their first site.
-func dynamicGroups(sites []*siteValues) [][]*siteValues {
+func dynamicGroups(sites []*siteValues) ([][]*siteValues, error) {
 	var out [][]*siteValues
 next:
 	for _, s := range sites {
 		for i, g := range out {
-			if slices.Equal(g[0].times, s.times) {
+			same, err := g[0].times.equal(s.times)
+			if err != nil {
+				return nil, err
+			}
+			if same {
 				out[i] = append(g, s)
 				continue next
 			}
 		}
 		out = append(out, []*siteValues{s})
 	}
-	return out
+	return out, nil
 }
 
 // encodedGroup is a group made streams, with the bytes of its second
@@ -276,27 +283,39 @@ type encodedGroup struct {
 	valueBytes, allBytes int64
 }
 
+// maxPatternTuples bounds the distinct tuples of a group's values that
+// encodeGroup holds to make a pattern: past it the group keeps each
+// member's values (a pattern pays where tuples repeat; with more than
+// this many distinct ones, it would hold them all in memory to find out).
+const maxPatternTuples = 1 << 20
+
 // encodeGroup makes the group of sites (all with the same timestamps)
 // streams, with a pattern if that makes its values' streams smaller; when
 // encodes the timestamps (builder.when).
-func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, when func(times []uint64) (*bidi.Stream, *Execs, int64)) encodedGroup {
-	enc := func(vals []uint64) (*bidi.Stream, int64) {
-		s := bidi.Compress(vals, opt)
+func (b *builder) encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, when func(s *siteValues) (*bidi.Stream, *Execs, int64, error)) (encodedGroup, error) {
+	enc := func(c *column) (*bidi.Stream, int64, error) {
+		s, err := bidi.CompressSource(c, opt)
+		if err != nil {
+			return nil, 0, err
+		}
 		b, _ := s.MarshalBinary()
-		return s, int64(len(b))
+		return s, int64(len(b)), nil
 	}
 	// word encodes a word's values: a constant, or a stream.
-	word := func(vals []uint64) (*bidi.Stream, uint64, int64) {
-		if c, ok := constant(vals); ok {
-			return nil, c, constBytes(c)
+	word := func(c *column) (*bidi.Stream, uint64, int64, error) {
+		if v, ok := c.constant(); ok {
+			return nil, v, constBytes(v), nil
 		}
-		s, size := enc(vals)
-		return s, 0, size
+		s, size, err := enc(c)
+		return s, 0, size, err
 	}
 	g := encodedGroup{ValueGroup: ValueGroup{Func: fn}}
 	var timeBytes int64
-	g.Times, g.Execs, timeBytes = when(sites[0].times)
-	n := len(sites[0].times)
+	var err error
+	if g.Times, g.Execs, timeBytes, err = when(sites[0]); err != nil {
+		return g, err
+	}
+	n := sites[0].times.Len()
 
 	// Every value of every site.
 	plain := make([][]*bidi.Stream, len(sites))
@@ -305,53 +324,76 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, when func(times
 	for m, s := range sites {
 		g.Sites = append(g.Sites, s.site)
 		for _, w := range s.words {
-			st, c, size := word(w)
+			st, c, size, err := word(w)
+			if err != nil {
+				return g, err
+			}
 			plain[m], plainConst[m] = append(plain[m], st), append(plainConst[m], c)
 			plainBytes += size
-			plainWords += int64(len(w))
+			plainWords += int64(w.Len())
 		}
 	}
 	// The distinct tuples and the pattern.
 	tuples := make(map[string]uint64)
-	pattern := make([]uint64, n)
-	unique := make([][][]uint64, len(sites))
+	pattern := b.column()
+	unique := make([][]*column, len(sites))
+	var readers []*spill.ColumnReader
 	for m, s := range sites {
-		unique[m] = make([][]uint64, len(s.words))
+		for range s.words {
+			unique[m] = append(unique[m], b.column())
+		}
+		for _, w := range s.words {
+			readers = append(readers, w.Reader())
+		}
 	}
 	var key []byte
-	for i := range n {
+	row := make([]uint64, len(readers))
+	for range n {
 		key = key[:0]
-		for _, s := range sites {
-			for _, w := range s.words {
-				x := w[i]
-				key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
-			}
+		for k, r := range readers {
+			x, _ := r.Next()
+			row[k] = x
+			key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
 		}
 		t, ok := tuples[string(key)]
 		if !ok {
+			if len(tuples) == maxPatternTuples {
+				tuples = nil // no pattern: see maxPatternTuples
+				break
+			}
 			t = uint64(len(tuples))
 			tuples[string(key)] = t
-			for m, s := range sites {
-				for k, w := range s.words {
-					unique[m][k] = append(unique[m][k], w[i])
+			k := 0
+			for m := range sites {
+				for _, u := range unique[m] {
+					u.add(row[k])
+					k++
 				}
 			}
 		}
-		pattern[i] = t
+		pattern.add(t)
+	}
+	if err := b.cols.Err(); err != nil {
+		return g, err
 	}
 	var patBytes, patWords int64
 	var patStream *bidi.Stream
 	grouped := make([][]*bidi.Stream, len(sites))
 	groupedConst := make([][]uint64, len(sites))
-	if len(tuples) < n {
-		patStream, patBytes = enc(pattern)
+	if tuples != nil && len(tuples) < n {
+		if patStream, patBytes, err = enc(pattern); err != nil {
+			return g, err
+		}
 		patWords = int64(n)
 		for m := range sites {
 			for _, w := range unique[m] {
-				st, c, size := word(w)
+				st, c, size, err := word(w)
+				if err != nil {
+					return g, err
+				}
 				grouped[m], groupedConst[m] = append(grouped[m], st), append(groupedConst[m], c)
 				patBytes += size
-				patWords += int64(len(w))
+				patWords += int64(w.Len())
 			}
 		}
 	}
@@ -364,7 +406,7 @@ func encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, when func(times
 		g.valueBytes, g.tier1Words = plainBytes, g.tier1Words+plainWords
 	}
 	g.allBytes = timeBytes + g.valueBytes
-	return g
+	return g, nil
 }
 
 // metaGroups are the static groups of function fn's metadata.
@@ -381,7 +423,7 @@ func (b *builder) metaGroups(fn int) [][]uint32 {
 // Stats.GroupedValueBytes). The function
 // static gives a function's static groups (staticGroups of its metadata),
 // nil if it has none.
-func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32) {
+func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32) error {
 	st := &b.w.Stats
 	byFunc := make(map[int][]int) // a function's site labels
 	var fns []int
@@ -391,14 +433,22 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 		}
 		byFunc[l.Func] = append(byFunc[l.Func], v)
 	}
-	var labels []ValueLabel
-	for _, fn := range fns {
+	// Each function's sites are grouped and encoded as a task of its
+	// own, and gathered in the order of the functions.
+	type encoded struct {
+		g         encodedGroup
+		siteBytes int64
+	}
+	results := make([][]encoded, len(fns))
+	sizes := make([]Stats, len(fns))
+	err := parallel(len(fns), func(i int) error {
+		fn := fns[i]
 		sites := make(map[uint32]*siteValues)
 		var order []uint32
 		for _, v := range byFunc[fn] {
-			l := b.w.Values[v]
-			st.ValueRecords += int64(len(b.valTimes[v]))
-			sites[l.Site] = &siteValues{site: l.Site, times: b.valTimes[v], words: b.valWords[v]}
+			l, vl := b.w.Values[v], b.vals[v]
+			sizes[i].ValueRecords += int64(vl.times.Len())
+			sites[l.Site] = &siteValues{site: l.Site, times: vl.times, runs: vl.runs, runsGone: vl.runsGone, words: vl.words}
 			order = append(order, l.Site)
 		}
 		slices.Sort(order)
@@ -424,49 +474,77 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 			}
 		}
 		for _, part := range parts {
-			for _, dg := range dynamicGroups(part) {
-				stmt := b.siteStmt(fn, dg[0].site)
-				g := encodeGroup(fn, dg, opt, func(times []uint64) (*bidi.Stream, *Execs, int64) {
-					return b.when(fn, stmt, times, opt)
+			dgs, err := dynamicGroups(part)
+			if err != nil {
+				return err
+			}
+			for _, dg := range dgs {
+				g, err := b.encodeGroup(fn, dg, opt, func(s *siteValues) (*bidi.Stream, *Execs, int64, error) {
+					return b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
 				})
-				st.Tier1Words += g.tier1Words
-				st.Tier2Bytes += g.allBytes
-				st.ValueBytes += g.valueBytes
-				st.GroupedValueBytes += g.allBytes
-				gi := len(b.w.ValueGroups)
-				b.w.ValueGroups = append(b.w.ValueGroups, g.ValueGroup)
-				for m, s := range g.Sites {
-					labels = append(labels, ValueLabel{Func: fn, Site: s, Group: gi, Member: m})
+				if err != nil {
+					return err
 				}
-				if len(dg) == 1 && g.Pattern == nil {
-					st.SiteValueBytes += g.allBytes // the same streams
-				} else {
-					st.SiteValueBytes += b.siteBytes(fn, dg, opt)
+				e := encoded{g: g, siteBytes: g.allBytes} // alone, the same streams
+				if len(dg) > 1 || g.Pattern != nil {
+					if e.siteBytes, err = b.siteBytes(fn, dg, opt); err != nil {
+						return err
+					}
 				}
+				results[i] = append(results[i], e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var labels []ValueLabel
+	for i, fn := range fns {
+		st.add(sizes[i])
+		for _, e := range results[i] {
+			g := e.g
+			st.Tier1Words += g.tier1Words
+			st.Tier2Bytes += g.allBytes
+			st.ValueBytes += g.valueBytes
+			st.GroupedValueBytes += g.allBytes
+			st.SiteValueBytes += e.siteBytes
+			gi := len(b.w.ValueGroups)
+			b.w.ValueGroups = append(b.w.ValueGroups, g.ValueGroup)
+			for m, s := range g.Sites {
+				labels = append(labels, ValueLabel{Func: fn, Site: s, Group: gi, Member: m})
 			}
 		}
 	}
 	b.w.Values = labels
+	return nil
 }
 
 // siteBytes returns what the sites' values would take in the second tier
 // without groups: each its own timestamps and words (a constant word as
 // in a group).
-func (b *builder) siteBytes(fn int, sites []*siteValues, opt *bidi.Options) int64 {
+func (b *builder) siteBytes(fn int, sites []*siteValues, opt *bidi.Options) (int64, error) {
 	var n int64
 	for _, s := range sites {
-		_, _, size := b.when(fn, b.siteStmt(fn, s.site), s.times, opt)
+		_, _, size, err := b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
+		if err != nil {
+			return 0, err
+		}
 		n += size
-		for _, vals := range s.words {
-			if c, ok := constant(vals); ok {
-				n += constBytes(c)
+		for _, c := range s.words {
+			if v, ok := c.constant(); ok {
+				n += constBytes(v)
 				continue
 			}
-			enc, _ := bidi.Compress(vals, opt).MarshalBinary()
+			st, err := bidi.CompressSource(c, opt)
+			if err != nil {
+				return 0, err
+			}
+			enc, _ := st.MarshalBinary()
 			n += int64(len(enc))
 		}
 	}
-	return n
+	return n, nil
 }
 
 // constBytes is what a constant field or word takes in the file: its tag

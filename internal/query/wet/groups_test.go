@@ -73,7 +73,8 @@ func TestValueGroups(t *testing.T) {
 	patterned, plain, multi := 0, 0, 0
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 77))
-		b := &builder{w: &WET{}}
+		b := newBuilder(t.TempDir(), nil)
+		defer b.cols.Close()
 		static := make(map[int][][]uint32)
 		want := make(map[[2]int][]Value)
 		for fn := range 1 + r.IntN(3) {
@@ -99,7 +100,10 @@ func TestValueGroups(t *testing.T) {
 				}
 				for m := range members {
 					words := 1 + r.IntN(2)
-					sv := siteValues{site: site, times: times, words: make([][]uint64, words)}
+					sv := struct {
+						times []uint64
+						words [][]uint64
+					}{times: times, words: make([][]uint64, words)}
 					if m > 0 && r.IntN(6) == 0 && n > 0 {
 						sv.times = times[:n-1] // this site's last value never came
 					}
@@ -122,8 +126,7 @@ func TestValueGroups(t *testing.T) {
 						want[[2]int{fn, int(site)}] = []Value{}
 					}
 					b.w.Values = append(b.w.Values, ValueLabel{Func: fn, Site: site})
-					b.valTimes = append(b.valTimes, sv.times)
-					b.valWords = append(b.valWords, sv.words)
+					b.addValues(sv.times, sv.words)
 					sg = append(sg, site)
 					site++
 				}
@@ -132,10 +135,11 @@ func TestValueGroups(t *testing.T) {
 		}
 		r.Shuffle(len(b.w.Values), func(i, j int) {
 			b.w.Values[i], b.w.Values[j] = b.w.Values[j], b.w.Values[i]
-			b.valTimes[i], b.valTimes[j] = b.valTimes[j], b.valTimes[i]
-			b.valWords[i], b.valWords[j] = b.valWords[j], b.valWords[i]
+			b.vals[i], b.vals[j] = b.vals[j], b.vals[i]
 		})
-		b.groupValues(nil, func(fn int) [][]uint32 { return static[fn] })
+		if err := b.groupValues(nil, func(fn int) [][]uint32 { return static[fn] }); err != nil {
+			t.Fatal(err)
+		}
 		// A group shares its members' timestamps and keeps a pattern only
 		// where it pays: never larger than each site alone.
 		if st := b.w.Stats; st.GroupedValueBytes > st.SiteValueBytes || st.GroupedValueBytes < st.ValueBytes {
@@ -196,4 +200,21 @@ func TestValueGroups(t *testing.T) {
 	if patterned == 0 || plain == 0 || multi == 0 {
 		t.Errorf("%d groups with a pattern, %d without, %d of several sites: want some of each", patterned, plain, multi)
 	}
+}
+
+// addValues gives the builder a value label's entries: times, and
+// words[k] the k-th word of each (the caller adds its ValueLabel).
+func (b *builder) addValues(times []uint64, words [][]uint64) {
+	vl := &valueLabel{times: b.column(), runs: b.column(), runsGone: true, doomed: -1}
+	for range words {
+		vl.words = append(vl.words, b.column())
+	}
+	for i, t := range times {
+		vl.times.add(t)
+		vl.runs.add(0)
+		for k, w := range words {
+			vl.words[k].add(w[i])
+		}
+	}
+	b.vals = append(b.vals, vl)
 }

@@ -374,7 +374,8 @@ func FuzzParse(f *testing.F) {
 	// Value groups: three sites recorded together, with and without a
 	// pattern.
 	for _, repeat := range []int{1, 3, 1000} {
-		b := &builder{w: &WET{Funcs: []Func{{Hash: "h"}}}}
+		b := newBuilder(f.TempDir(), nil)
+		b.w.Funcs = []Func{{Hash: "h"}}
 		for site := range uint32(3) {
 			var times []uint64
 			words := [][]uint64{nil}
@@ -383,9 +384,10 @@ func FuzzParse(f *testing.F) {
 				words[0] = append(words[0], uint64(site)<<20|uint64(i%repeat))
 			}
 			b.w.Values = append(b.w.Values, ValueLabel{Site: site})
-			b.valTimes, b.valWords = append(b.valTimes, times), append(b.valWords, words)
+			b.addValues(times, words)
 		}
 		b.groupValues(nil, func(int) [][]uint32 { return [][]uint32{{0, 1, 2}} })
+		b.cols.Close()
 		var buf bytes.Buffer
 		b.w.Write(&buf)
 		f.Add(buf.Bytes())
@@ -813,4 +815,18 @@ func sharedRecording(n int) *memSource {
 	}
 	evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
 	return &memSource{name: "shared", pkgs: map[uint32]string{1: strings.Repeat("ab", 16)}, gs: map[uint64][]profile.WPPEvent{1: evs}}
+}
+
+// constant returns the value of vals if they are all the same, and at
+// least one.
+func constant(vals []uint64) (uint64, bool) {
+	if len(vals) == 0 {
+		return 0, false
+	}
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			return 0, false
+		}
+	}
+	return vals[0], true
 }

@@ -354,3 +354,38 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// opaque is values as a Source that is not Values, so that EncodeSource
+// and CompressSource read it as they read a spilled column.
+type opaque struct{ Values }
+
+// TestEncodeSource: a source read from its end gives the stream Encode
+// gives for its values in memory, byte for byte, with every method; and
+// CompressSource chooses as Compress does, sampling through Read.
+func TestEncodeSource(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200 {
+		vals := randomValues(r)
+		for _, m := range allMethods() {
+			want, _ := Encode(vals, m)
+			got, err := EncodeSource(opaque{vals}, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, _ := want.MarshalBinary()
+			gb, _ := got.MarshalBinary()
+			if !bytes.Equal(wb, gb) {
+				t.Fatalf("%v of %d values: EncodeSource differs from Encode", m, len(vals))
+			}
+		}
+		opt := &Options{WarmUp: 1 + r.IntN(200)}
+		want, _ := Compress(vals, opt).MarshalBinary()
+		s, err := CompressSource(opaque{vals}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.MarshalBinary(); !bytes.Equal(want, got) {
+			t.Fatalf("%d values, warm-up %d: CompressSource differs from Compress", len(vals), opt.WarmUp)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package bidi
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 )
@@ -174,12 +175,48 @@ func DefaultCandidates(n int) []Method {
 // that take the fewest bits for it compress the whole stream, and the
 // smallest is kept (the first of those that tie).
 func Compress(vals []uint64, opt *Options) *Stream {
+	s, _ := CompressSource(Values(vals), opt)
+	return s
+}
+
+// A Source is a sequence of values that need not be in memory (a column
+// spilled to disk): CompressSource reads a sample of it at four places,
+// and each finalist's encoding reads it whole from the last value to the
+// first, as Encode pushes them.
+type Source interface {
+	Len() int
+	// Read fills buf with the values from i on and returns how many (fewer
+	// than len(buf) only at the end).
+	Read(i int, buf []uint64) (int, error)
+	// Backward calls yield with the values from the last to the first,
+	// until it returns false.
+	Backward(yield func(uint64) bool) error
+}
+
+// Values are values in memory as a Source.
+type Values []uint64
+
+func (v Values) Len() int { return len(v) }
+
+func (v Values) Read(i int, buf []uint64) (int, error) { return copy(buf, v[min(i, len(v)):]), nil }
+
+func (v Values) Backward(yield func(uint64) bool) error {
+	for i := len(v) - 1; i >= 0 && yield(v[i]); i-- {
+	}
+	return nil
+}
+
+// CompressSource is Compress of a Source: the same stream, read as it
+// needs it, so that what it holds is the sample and the finalists'
+// streams, not the values.
+func CompressSource(src Source, opt *Options) (*Stream, error) {
 	var o Options
 	if opt != nil {
 		o = *opt
 	}
+	n := src.Len()
 	if o.Candidates == nil {
-		o.Candidates = DefaultCandidates(len(vals))
+		o.Candidates = DefaultCandidates(n)
 	}
 	if o.WarmUp <= 0 {
 		o.WarmUp = 4096
@@ -187,7 +224,10 @@ func Compress(vals []uint64, opt *Options) *Stream {
 	if o.Finalists <= 0 {
 		o.Finalists = 3
 	}
-	head := sample(vals, o.WarmUp)
+	head, err := sample(src, o.WarmUp)
+	if err != nil {
+		return nil, err
+	}
 	type tried struct {
 		s    *Stream
 		bits int
@@ -205,36 +245,85 @@ func Compress(vals []uint64, opt *Options) *Stream {
 		ranked = append(ranked, tried{s, 0})
 	}
 	slices.SortStableFunc(ranked, func(a, b tried) int { return a.bits - b.bits })
-	if len(head) == len(vals) {
-		return ranked[0].s // the sample is the stream
+	if len(head) == n {
+		return ranked[0].s, nil // the sample is the stream
 	}
 	var best *Stream
 	bestBits := 0
 	for _, t := range ranked[:min(o.Finalists, len(ranked))] {
-		s, _ := Encode(vals, t.s.method)
+		s, err := EncodeSource(src, t.s.method)
+		if err != nil {
+			return nil, err
+		}
 		if b := s.Bits(); best == nil || b < bestBits {
 			best, bestBits = s, b
 		}
 	}
-	return best
+	return best, nil
+}
+
+// EncodeSource is Encode of a Source: the values are pushed on the right
+// stack from the last, each once the W values before it (its context)
+// have been read, and the first W are the window.
+func EncodeSource(src Source, m Method) (*Stream, error) {
+	if vals, ok := src.(Values); ok {
+		return Encode(vals, m)
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	n := src.Len()
+	s := newStream(m, n)
+	w := len(s.win)
+	// q holds the last values read, latest last: v[j] v[j-1] … v[j-w]
+	// once full, when v[j] is pushed with its context v[j-1] … v[j-w].
+	q := make([]uint64, 0, w+1)
+	read := 0
+	err := src.Backward(func(v uint64) bool {
+		read++
+		q = append(q, v)
+		if len(q) == w+1 {
+			s.rc.push(&s.right, q[0], q[1:])
+			copy(q, q[1:])
+			q = q[:w]
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if read != n {
+		return nil, fmt.Errorf("bidi: a source of %d values gave %d", n, read)
+	}
+	for i := range q {
+		s.win[i] = q[len(q)-1-i]
+	}
+	return s, nil
 }
 
 // samplePlaces is how many places of a stream Compress samples.
 const samplePlaces = 4
 
-// sample returns vals if it holds at most n values, else n of them from
+// sample returns src's values if it holds at most n, else n of them from
 // samplePlaces evenly spaced places.
-func sample(vals []uint64, n int) []uint64 {
-	if len(vals) <= n {
-		return vals
+func sample(src Source, n int) ([]uint64, error) {
+	if vals, ok := src.(Values); ok && len(vals) <= n {
+		return vals, nil
+	}
+	if src.Len() <= n {
+		out := make([]uint64, src.Len())
+		_, err := src.Read(0, out)
+		return out, err
 	}
 	chunk := max(n/samplePlaces, 1)
-	out := make([]uint64, 0, samplePlaces*chunk)
+	out := make([]uint64, samplePlaces*chunk)
 	for k := range samplePlaces {
-		at := k * (len(vals) - chunk) / (samplePlaces - 1)
-		out = append(out, vals[at:at+chunk]...)
+		at := k * (src.Len() - chunk) / (samplePlaces - 1)
+		if _, err := src.Read(at, out[k*chunk:(k+1)*chunk]); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // Values returns all the values, leaving the cursor where it was.
