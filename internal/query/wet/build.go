@@ -3,8 +3,8 @@ package wet
 import (
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"maps"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
