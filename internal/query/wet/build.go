@@ -30,6 +30,8 @@ type WET struct {
 	Accesses    []AccessLabel
 	// Stats are its sizes, from Build.
 	Stats Stats
+	// shared are the streams that repeat others (sharedStreams).
+	shared *sharing
 }
 
 // A Process is one process's recording: its WPP file's name, and how

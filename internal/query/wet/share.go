@@ -51,58 +51,86 @@ func (w *WET) wordStreams() (out []*bidi.Stream, values int) {
 // sharedStreams returns, for each of w's wordStreams, a reference to an
 // earlier one whose values it repeats, or them plus a constant; nil where
 // it repeats none. A reference is always to a stream the file holds.
+// Build finds them once and keeps them for Write, with the streams they
+// were found for: a WET whose streams changed since has them found again.
+// The streams are walked, not decompressed whole: a stream's values may
+// not fit in memory.
 func (w *WET) sharedStreams() []*streamRef {
+	streams, values := w.wordStreams()
+	if w.shared != nil && slices.Equal(w.shared.streams, streams) {
+		return w.shared.refs
+	}
 	type stored struct {
 		index int
 		s     *bidi.Stream
 	}
-	streams, values := w.wordStreams()
 	refs := make([]*streamRef, len(streams))
-	seed := maphash.MakeSeed()
+	keys := make([][2]uint64, len(streams))
+	firsts := make([]uint64, len(streams))
+	seed := maphash.Comparable(maphash.MakeSeed(), 0)
+	parallel(len(streams), func(i int) error {
+		keys[i][0] = uint64(streams[i].Len())
+		firsts[i], keys[i][1] = hashDiffs(seed, streams[i])
+		return nil
+	})
 	byKey := make(map[[2]uint64][]stored) // length, hash of the values less the first
 	for i, s := range streams {
-		vals := s.Values()
-		if len(vals) == 0 {
+		if s.Len() == 0 {
 			continue
 		}
-		k := [2]uint64{uint64(len(vals)), hashDiffs(seed, vals)}
 		found := false
-		for _, c := range byKey[k] {
-			if cv := c.s.Values(); sameShape(cv, vals) {
-				refs[i] = &streamRef{index: c.index, delta: vals[0] - cv[0], value: i < values}
+		for _, c := range byKey[keys[i]] {
+			if sameShape(c.s, s) {
+				refs[i] = &streamRef{index: c.index, delta: firsts[i] - firsts[c.index], value: i < values}
 				found = true
 				break
 			}
 		}
 		if !found {
-			byKey[k] = append(byKey[k], stored{i, s})
+			byKey[keys[i]] = append(byKey[keys[i]], stored{i, s})
 		}
 	}
+	w.shared = &sharing{streams: streams, refs: refs}
 	return refs
 }
 
-// hashDiffs hashes vals less vals[0].
-func hashDiffs(seed maphash.Seed, vals []uint64) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var b [8]byte
-	for _, v := range vals {
-		binary.LittleEndian.PutUint64(b[:], v-vals[0])
-		h.Write(b[:])
-	}
-	return h.Sum64()
+// sharing is what sharedStreams found, and for which streams.
+type sharing struct {
+	streams []*bidi.Stream
+	refs    []*streamRef
 }
 
-// sameShape reports whether b is a plus a constant.
-func sameShape(a, b []uint64) bool {
-	if len(a) != len(b) {
+// hashDiffs returns the first value of s and a hash of its values less
+// that one, walking a copy of s.
+func hashDiffs(seed uint64, s *bidi.Stream) (first, h uint64) {
+	c := s.Clone()
+	c.Seek(0)
+	first, _ = c.Next()
+	h = seed
+	for v, ok := first, true; ok; v, ok = c.Next() {
+		h = (h ^ (v - first)) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return first, h
+}
+
+// sameShape reports whether the values of b are those of a plus a
+// constant, walking copies of both.
+func sameShape(a, b *bidi.Stream) bool {
+	if a.Len() != b.Len() {
 		return false
 	}
-	d := b[0] - a[0]
-	for i := range a {
-		if b[i] != a[i]+d {
+	ca, cb := a.Clone(), b.Clone()
+	ca.Seek(0)
+	cb.Seek(0)
+	x0, _ := ca.Next()
+	y0, _ := cb.Next()
+	for x, y, ok := x0, y0, true; ok; {
+		if y-x != y0-x0 {
 			return false
 		}
+		x, ok = ca.Next()
+		y, _ = cb.Next()
 	}
 	return true
 }

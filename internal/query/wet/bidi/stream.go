@@ -248,13 +248,17 @@ func CompressSource(src Source, opt *Options) (*Stream, error) {
 	if len(head) == n {
 		return ranked[0].s, nil // the sample is the stream
 	}
+	var methods []Method
+	for _, t := range ranked[:min(o.Finalists, len(ranked))] {
+		methods = append(methods, t.s.method)
+	}
+	finals, err := encodeSource(src, methods)
+	if err != nil {
+		return nil, err
+	}
 	var best *Stream
 	bestBits := 0
-	for _, t := range ranked[:min(o.Finalists, len(ranked))] {
-		s, err := EncodeSource(src, t.s.method)
-		if err != nil {
-			return nil, err
-		}
+	for _, s := range finals {
 		if b := s.Bits(); best == nil || b < bestBits {
 			best, bestBits = s, b
 		}
@@ -266,26 +270,48 @@ func CompressSource(src Source, opt *Options) (*Stream, error) {
 // stack from the last, each once the W values before it (its context)
 // have been read, and the first W are the window.
 func EncodeSource(src Source, m Method) (*Stream, error) {
-	if vals, ok := src.(Values); ok {
-		return Encode(vals, m)
-	}
-	if err := m.check(); err != nil {
+	s, err := encodeSource(src, []Method{m})
+	if err != nil {
 		return nil, err
 	}
+	return s[0], nil
+}
+
+// encodeSource encodes src with each method, reading it once.
+func encodeSource(src Source, methods []Method) ([]*Stream, error) {
+	out := make([]*Stream, len(methods))
+	if vals, ok := src.(Values); ok {
+		for i, m := range methods {
+			var err error
+			if out[i], err = Encode(vals, m); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	n := src.Len()
-	s := newStream(m, n)
-	w := len(s.win)
-	// q holds the last values read, latest last: v[j] v[j-1] … v[j-w]
-	// once full, when v[j] is pushed with its context v[j-1] … v[j-w].
-	q := make([]uint64, 0, w+1)
+	// q[i] holds the last values read for method i, latest last: v[j]
+	// v[j-1] … v[j-W] once full, when v[j] is pushed with its context
+	// v[j-1] … v[j-W].
+	q := make([][]uint64, len(methods))
+	for i, m := range methods {
+		if err := m.check(); err != nil {
+			return nil, err
+		}
+		out[i] = newStream(m, n)
+		q[i] = make([]uint64, 0, len(out[i].win)+1)
+	}
 	read := 0
 	err := src.Backward(func(v uint64) bool {
 		read++
-		q = append(q, v)
-		if len(q) == w+1 {
-			s.rc.push(&s.right, q[0], q[1:])
-			copy(q, q[1:])
-			q = q[:w]
+		for i, s := range out {
+			qi := append(q[i], v)
+			if w := len(s.win); len(qi) == w+1 {
+				s.rc.push(&s.right, qi[0], qi[1:])
+				copy(qi, qi[1:])
+				qi = qi[:w]
+			}
+			q[i] = qi
 		}
 		return true
 	})
@@ -295,10 +321,12 @@ func EncodeSource(src Source, m Method) (*Stream, error) {
 	if read != n {
 		return nil, fmt.Errorf("bidi: a source of %d values gave %d", n, read)
 	}
-	for i := range q {
-		s.win[i] = q[len(q)-1-i]
+	for i, s := range out {
+		for k := range q[i] {
+			s.win[k] = q[i][len(q[i])-1-k]
+		}
 	}
-	return s, nil
+	return out, nil
 }
 
 // samplePlaces is how many places of a stream Compress samples.
