@@ -281,6 +281,10 @@ type encodedGroup struct {
 	ValueGroup
 	tier1Words           int64
 	valueBytes, allBytes int64
+	// timeBytes are the first member's timestamps' bytes, and wordBytes
+	// each member's words' without a pattern (siteBytes).
+	timeBytes int64
+	wordBytes []int64
 }
 
 // maxPatternTuples bounds the distinct tuples of a group's values that
@@ -321,6 +325,7 @@ func (b *builder) encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, wh
 	plain := make([][]*bidi.Stream, len(sites))
 	plainConst := make([][]uint64, len(sites))
 	var plainBytes, plainWords int64
+	g.timeBytes, g.wordBytes = timeBytes, make([]int64, len(sites))
 	for m, s := range sites {
 		g.Sites = append(g.Sites, s.site)
 		for _, w := range s.words {
@@ -331,6 +336,7 @@ func (b *builder) encodeGroup(fn int, sites []*siteValues, opt *bidi.Options, wh
 			plain[m], plainConst[m] = append(plain[m], st), append(plainConst[m], c)
 			plainBytes += size
 			plainWords += int64(w.Len())
+			g.wordBytes[m] += size
 		}
 	}
 	// The distinct tuples and the pattern.
@@ -487,7 +493,7 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 				}
 				e := encoded{g: g, siteBytes: g.allBytes} // alone, the same streams
 				if len(dg) > 1 || g.Pattern != nil {
-					if e.siteBytes, err = b.siteBytes(fn, dg, opt); err != nil {
+					if e.siteBytes, err = b.siteBytes(fn, dg, &g, opt); err != nil {
 						return err
 					}
 				}
@@ -522,27 +528,19 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 
 // siteBytes returns what the sites' values would take in the second tier
 // without groups: each its own timestamps and words (a constant word as
-// in a group).
-func (b *builder) siteBytes(fn int, sites []*siteValues, opt *bidi.Options) (int64, error) {
-	var n int64
-	for _, s := range sites {
-		_, _, size, err := b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
-		if err != nil {
-			return 0, err
-		}
-		n += size
-		for _, c := range s.words {
-			if v, ok := c.constant(); ok {
-				n += constBytes(v)
-				continue
-			}
-			st, err := bidi.CompressSource(c, opt)
+// in a group). Their words are those of the group g without a pattern,
+// and the first member's timestamps g's.
+func (b *builder) siteBytes(fn int, sites []*siteValues, g *encodedGroup, opt *bidi.Options) (int64, error) {
+	n := g.timeBytes
+	for m, s := range sites {
+		if m > 0 {
+			_, _, size, err := b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
 			if err != nil {
 				return 0, err
 			}
-			enc, _ := st.MarshalBinary()
-			n += int64(len(enc))
+			n += size
 		}
+		n += g.wordBytes[m]
 	}
 	return n, nil
 }
