@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/pathcover/pathcover/numbering"
@@ -302,13 +303,19 @@ func (f *Func) Tail(id uint64) (map[int32]bool, error) {
 // another statement's is a second execution, of the next path; the records
 // from there on are the next path execution's.
 func InTail(tail map[int32]bool, n int, stmt func(i int) int32) int {
-	seen := make(map[int32]bool)
+	var buf [16]int32 // the statements seen: a few (it runs for every path)
+	seen := buf[:0]
 	for i := range n {
 		st := stmt(i)
-		if !tail[st] || seen[st] && stmt(i-1) != st {
+		if !tail[st] {
 			return i
 		}
-		seen[st] = true
+		if i == 0 || stmt(i-1) != st {
+			if slices.Contains(seen, st) {
+				return i
+			}
+			seen = append(seen, st)
+		}
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -24,6 +25,38 @@ func TestInTail(t *testing.T) {
 		got := InTail(tail, len(c.stmts), func(i int) int32 { return c.stmts[i] })
 		if got != c.want {
 			t.Errorf("InTail(%v) = %d, want %d", c.stmts, got, c.want)
+		}
+	}
+}
+
+// TestInTailRandom compares InTail with the rule as it reads, on random
+// records: a record is the path's while its statement is in the tail and
+// was not seen before, unless it follows a record of its own statement.
+func TestInTailRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		tail := make(map[int32]bool)
+		for range r.IntN(6) {
+			tail[int32(r.IntN(30))] = true
+		}
+		stmts := make([]int32, r.IntN(40))
+		for i := range stmts {
+			stmts[i] = int32(r.IntN(30))
+			if i > 0 && r.IntN(3) == 0 {
+				stmts[i] = stmts[i-1]
+			}
+		}
+		want := len(stmts)
+		seen := make(map[int32]bool)
+		for i, st := range stmts {
+			if !tail[st] || seen[st] && stmts[i-1] != st {
+				want = i
+				break
+			}
+			seen[st] = true
+		}
+		if got := InTail(tail, len(stmts), func(i int) int32 { return stmts[i] }); got != want {
+			t.Fatalf("InTail(%v, %v) = %d, want %d", tail, stmts, got, want)
 		}
 	}
 }

@@ -345,7 +345,8 @@ func (c *column) equal(d *column) (bool, error) {
 type nodeLabel struct {
 	times      *column
 	stmts, ids []int32
-	tail       []int // indexes in stmts
+	tailSet    map[int32]bool // builder.tail
+	tail       []int          // indexes in stmts
 	nstmts     int64
 }
 
@@ -472,7 +473,7 @@ func (b *builder) node(fn int, path uint64) int {
 	n := len(b.w.Nodes)
 	b.nodes[k] = n
 	b.w.Nodes = append(b.w.Nodes, Node{Func: fn, Path: path})
-	nl := &nodeLabel{times: b.column()}
+	nl := &nodeLabel{times: b.column(), tailSet: b.tail(n)}
 	b.nodeLabels = append(b.nodeLabels, nl)
 	if err := b.pathStmts(n, nl); err != nil && b.nodeErr == nil {
 		b.nodeErr = err
@@ -498,6 +499,7 @@ func (b *builder) pathStmts(n int, nl *nodeLabel) error {
 	}
 	blocks := num.Blocks(edges)
 	set := make(map[int32]bool)
+	tail := nl.tailSet
 	if len(blocks) > 0 && int32(blocks[0]) == mf.Entry {
 		set[0] = true
 	}
@@ -510,7 +512,6 @@ func (b *builder) pathStmts(n int, nl *nodeLabel) error {
 		}
 	}
 	nl.stmts = slices.Sorted(maps.Keys(set))
-	tail := b.tail(n)
 	for i, st := range nl.stmts {
 		k := [2]int{node.Func, int(st)}
 		id, ok := b.stmtIDs[k]
@@ -553,8 +554,8 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 	stamp := func(f *frame, node int, t uint64) {
 		i := 0
 		if f.lastNode >= 0 && len(f.pending) > 0 {
-			i = profile.InTail(b.tail(f.lastNode), len(f.pending), func(i int) int32 { return f.pending[i].stmt })
 			nl := b.nodeLabels[f.lastNode]
+			i = profile.InTail(nl.tailSet, len(f.pending), func(i int) int32 { return f.pending[i].stmt })
 			for _, p := range f.pending[:i] {
 				run := int64(noRun)
 				for k, si := range nl.tail {
