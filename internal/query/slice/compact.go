@@ -86,7 +86,12 @@ func (l *loader) load() error {
 	}
 	l.t = newFuncTable(l.p)
 	if l.wet != nil {
-		for pi, src := range wetSources(l.wet, l.value != nil) {
+		srcs, done, err := wetSources(l.wet, l.value != nil)
+		if err != nil {
+			return err
+		}
+		defer done()
+		for pi, src := range srcs {
 			if err := l.file(src, pi); err != nil {
 				return err
 			}

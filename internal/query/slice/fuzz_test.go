@@ -154,7 +154,11 @@ func FuzzLoad(f *testing.F) {
 			if err != nil {
 				t.Fatalf("the WET's file: %v", err)
 			}
-			if ow, err = LoadWET(dir, w); err != nil {
+			// Its accesses sorted on disk, a few at a time.
+			spillWET = 1 + int(seed%5)
+			ow, err = LoadWET(dir, w)
+			spillWET = 1 << 20
+			if err != nil {
 				t.Fatalf("LoadWET: %v", err)
 			}
 			if ow.Nodes() != len(g.Nodes) {

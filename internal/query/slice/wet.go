@@ -2,10 +2,12 @@ package slice
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/pathcover/pathcover/internal/query/wet"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -34,41 +36,138 @@ func LoadWET(dir string, w *wet.WET) (*Compact, error) {
 
 // A wetSource is the goroutines of one process of a WET as a recording
 // (wpp.Source): package k of its events is the WET's function k, so that
-// an enter names the function's metadata hash and index.
+// an enter names the function's metadata hash and index. The processes'
+// sources must be read in order, and each one's goroutines in order
+// (Goroutines): their accesses and values come from one reader each,
+// sorted by timestamp (wetEntries), which every source shares.
 type wetSource struct {
 	w       *wet.WET
 	process int
 	gors    map[uint64]int // goroutine id to index in w.Goroutines
 	ids     []uint64
-	// acc holds each goroutine's accesses by timestamp, then number;
-	// vals its values by timestamp, if asked for (wetSources).
-	acc  map[int][]wetAccess
-	vals map[int][]wetValue
-	left int
+	acc     *wetEntries[wetAccess]
+	vals    *wetEntries[wetValue] // nil unless asked for (wetSources)
+	left    int
 }
 
-// A wetValue is one value of a WET, with its site.
+// A wetValue is one value of a WET, with its site. A value of more than
+// maxWetWords words keeps its first ones: the kinds recorded have at
+// most three (profile.ValueKind.Words).
 type wetValue struct {
-	wet.Value
-	fn   int
-	site uint32
+	T     uint64
+	fn    int32
+	site  uint32
+	n     uint8
+	words [maxWetWords]uint64
 }
+
+const maxWetWords = 4
 
 // A wetAccess is one access of a WET, with its statement.
 type wetAccess struct {
 	wet.Access
-	fn   int
+	fn   int32
 	stmt uint32
 }
 
+// wetAccessCodec and wetValueCodec write them for a spill.Sorter.
+var wetAccessCodec = spill.Codec[wetAccess]{
+	Size: 8*5 + 2 + 4 + 4,
+	Put: func(b []byte, a wetAccess) {
+		le := binary.LittleEndian
+		le.PutUint64(b, a.T)
+		le.PutUint64(b[8:], a.Seq)
+		le.PutUint64(b[16:], a.Addr)
+		le.PutUint64(b[24:], a.Size)
+		le.PutUint64(b[32:], a.Src)
+		b[40], b[41] = byte(a.Kind), a.Flags
+		le.PutUint32(b[42:], uint32(a.fn))
+		le.PutUint32(b[46:], a.stmt)
+	},
+	Get: func(b []byte) wetAccess {
+		le := binary.LittleEndian
+		return wetAccess{Access: wet.Access{T: le.Uint64(b), Seq: le.Uint64(b[8:]), Addr: le.Uint64(b[16:]), Size: le.Uint64(b[24:]),
+			Src: le.Uint64(b[32:]), Kind: profile.WPPAccess(b[40]), Flags: b[41]}, fn: int32(le.Uint32(b[42:])), stmt: le.Uint32(b[46:])}
+	},
+}
+
+var wetValueCodec = spill.Codec[wetValue]{
+	Size: 8 + 4 + 4 + 1 + 8*maxWetWords,
+	Put: func(b []byte, v wetValue) {
+		le := binary.LittleEndian
+		le.PutUint64(b, v.T)
+		le.PutUint32(b[8:], uint32(v.fn))
+		le.PutUint32(b[12:], v.site)
+		b[16] = v.n
+		for k, w := range v.words {
+			le.PutUint64(b[17+8*k:], w)
+		}
+	},
+	Get: func(b []byte) wetValue {
+		le := binary.LittleEndian
+		v := wetValue{T: le.Uint64(b), fn: int32(le.Uint32(b[8:])), site: le.Uint32(b[12:]), n: b[16]}
+		for k := range v.words {
+			v.words[k] = le.Uint64(b[17+8*k:])
+		}
+		return v
+	},
+}
+
+// spillWET is how many accesses or values wetSources holds before it
+// sorts them on disk (a variable for tests).
+var spillWET = 1 << 20
+
+// wetEntries are a WET's accesses or values sorted by timestamp, read
+// once in order: a spill.Sorter's reader, and the next entry.
+type wetEntries[T any] struct {
+	sorter *spill.Sorter[T]
+	r      *spill.Reader[T]
+	next   T
+	ok     bool
+	err    error
+}
+
+func newWETEntries[T any](key func(T) uint64, codec spill.Codec[T]) *wetEntries[T] {
+	return &wetEntries[T]{sorter: spill.New(key, codec, spillWET, "")}
+}
+
+// start sorts what was added, and reads the first.
+func (e *wetEntries[T]) start() error {
+	var err error
+	if e.r, err = e.sorter.Records(); err != nil {
+		return err
+	}
+	e.advance()
+	return e.err
+}
+
+func (e *wetEntries[T]) advance() {
+	e.next, e.ok, e.err = e.r.Next()
+	if e.err != nil {
+		e.ok = false
+	}
+}
+
+func (e *wetEntries[T]) close() {
+	if e != nil {
+		e.sorter.Close()
+	}
+}
+
 // wetSources returns the processes of w as sources, in order, with their
-// values if vals.
-func wetSources(w *wet.WET, vals bool) []*wetSource {
+// values if vals, and a function that removes their files.
+func wetSources(w *wet.WET, vals bool) ([]*wetSource, func(), error) {
+	acc := newWETEntries(func(a wetAccess) uint64 { return a.T }, wetAccessCodec)
+	var values *wetEntries[wetValue]
+	if vals {
+		values = newWETEntries(func(v wetValue) uint64 { return v.T }, wetValueCodec)
+	}
+	closeAll := func() { acc.close(); values.close() }
 	var out []*wetSource
 	for i := range w.Goroutines {
 		g := &w.Goroutines[i]
 		for len(out) <= g.Process {
-			out = append(out, &wetSource{w: w, process: len(out), gors: make(map[uint64]int), acc: make(map[int][]wetAccess), vals: make(map[int][]wetValue)})
+			out = append(out, &wetSource{w: w, process: len(out), gors: make(map[uint64]int), acc: acc, vals: values})
 		}
 		s := out[g.Process]
 		s.gors[g.ID] = i
@@ -77,8 +176,8 @@ func wetSources(w *wet.WET, vals bool) []*wetSource {
 	// Each access goes to the goroutine whose timestamps hold it; one
 	// stamped past its goroutine's last path (a call still open at the end)
 	// has no path to follow.
-	goroutineAt := func(t uint64) (int, bool) {
-		return slices.BinarySearchFunc(w.Goroutines, t, func(g wet.Goroutine, t uint64) int {
+	inGoroutine := func(t uint64) bool {
+		_, ok := slices.BinarySearchFunc(w.Goroutines, t, func(g wet.Goroutine, t uint64) int {
 			if g.End <= t {
 				return -1
 			}
@@ -87,39 +186,52 @@ func wetSources(w *wet.WET, vals bool) []*wetSource {
 			}
 			return 0
 		})
+		return ok
 	}
+	cols := spill.NewColumns("")
+	defer cols.Close()
 	for i := range w.Accesses {
 		l := &w.Accesses[i]
-		for _, a := range w.AccessesOf(l) {
-			gi, ok := goroutineAt(a.T)
-			if !ok {
+		err := w.EachAccess(l, cols, func(a wet.Access) error {
+			if !inGoroutine(a.T) {
 				if len(out) > 0 {
 					out[0].left++
 				}
-				continue
+				return nil
 			}
-			s := out[w.Goroutines[gi].Process]
-			s.acc[gi] = append(s.acc[gi], wetAccess{a, l.Func, l.Stmt})
+			return acc.sorter.Add(wetAccess{a, int32(l.Func), l.Stmt})
+		})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
 		}
 	}
 	for i := 0; vals && i < len(w.Values); i++ {
 		l := &w.Values[i]
-		for _, v := range w.ValuesOf(l) {
-			if gi, ok := goroutineAt(v.T); ok {
-				s := out[w.Goroutines[gi].Process]
-				s.vals[gi] = append(s.vals[gi], wetValue{v, l.Func, l.Site})
+		err := w.EachValue(l, cols, func(v wet.Value) error {
+			if !inGoroutine(v.T) {
+				return nil
 			}
+			x := wetValue{T: v.T, fn: int32(l.Func), site: l.Site, n: uint8(min(len(v.Words), maxWetWords))}
+			copy(x.words[:], v.Words)
+			return values.sorter.Add(x)
+		})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
 		}
 	}
-	for _, s := range out {
-		for _, list := range s.acc {
-			slices.SortFunc(list, func(a, b wetAccess) int { return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Seq, b.Seq)) })
-		}
-		for _, list := range s.vals {
-			slices.SortStableFunc(list, func(a, b wetValue) int { return cmp.Compare(a.T, b.T) })
+	if err := acc.start(); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	if vals {
+		if err := values.start(); err != nil {
+			closeAll()
+			return nil, nil, err
 		}
 	}
-	return out
+	return out, closeAll, nil
 }
 
 func (s *wetSource) Header() profile.WPPHeader { return profile.WPPHeader{} }
@@ -166,7 +278,15 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 	if err != nil {
 		return err
 	}
-	acc, vals := s.acc[gi], s.vals[gi]
+	// The accesses before this goroutine's first timestamp were of no
+	// goroutine (counted as left) or of one read before.
+	for s.acc.ok && s.acc.next.T < g.Start {
+		s.acc.advance()
+	}
+	for s.vals != nil && s.vals.ok && s.vals.next.T < g.Start {
+		s.vals.advance()
+	}
+	var same []wetAccess // one path execution's accesses, by number
 	var seq uint64
 	var up uint32
 	for {
@@ -194,13 +314,21 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 			// Accesses stamped before this path are of no path of
 			// theirs; those of another function, of a call that did not
 			// complete its path.
-			for len(acc) > 0 && acc[0].T <= e.T {
-				a := acc[0]
-				acc = acc[1:]
-				if a.T < e.T || a.fn != e.Func || a.Flags&wet.AccessOrphan != 0 {
+			same = same[:0]
+			for s.acc.ok && s.acc.next.T <= e.T {
+				a := s.acc.next
+				s.acc.advance()
+				if a.T < e.T || int(a.fn) != e.Func || a.Flags&wet.AccessOrphan != 0 {
 					s.left++
 					continue
 				}
+				same = append(same, a)
+			}
+			if s.acc.err != nil {
+				return s.acc.err
+			}
+			slices.SortFunc(same, func(a, b wetAccess) int { return cmp.Compare(a.Seq, b.Seq) })
+			for _, a := range same {
 				ev := profile.WPPEvent{Kind: profile.WPPMemory, Up: up, Stmt: a.stmt, Access: a.Kind, Flags: a.Flags, Seq: a.Seq - seq, Addr: a.Addr, Size: a.Size, Src: a.Src}
 				seq = a.Seq
 				if err := fn(ev); err != nil {
@@ -209,17 +337,20 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 			}
 			// Its values, a word an event. (The WET keeps the order of
 			// a site's values, not that between sites.)
-			for len(vals) > 0 && vals[0].T <= e.T {
-				v := vals[0]
-				vals = vals[1:]
-				if v.T < e.T || v.fn != e.Func {
+			for s.vals != nil && s.vals.ok && s.vals.next.T <= e.T {
+				v := s.vals.next
+				s.vals.advance()
+				if v.T < e.T || int(v.fn) != e.Func {
 					continue
 				}
-				for k, word := range v.Words {
+				for k, word := range v.words[:v.n] {
 					if err := fn(profile.WPPEvent{Kind: profile.WPPValue, Up: up, Site: v.site, Part: uint8(k), Value: word}); err != nil {
 						return err
 					}
 				}
+			}
+			if s.vals != nil && s.vals.err != nil {
+				return s.vals.err
 			}
 			up = 0
 			continue
@@ -230,6 +361,10 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 			return err
 		}
 	}
-	s.left += len(acc)
-	return nil
+	// What is left of the goroutine's timestamps had no path.
+	for s.acc.ok && s.acc.next.T < g.End {
+		s.acc.advance()
+		s.left++
+	}
+	return s.acc.err
 }

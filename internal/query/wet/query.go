@@ -140,27 +140,11 @@ type Value struct {
 
 // ValuesOf returns the values of value site l, in the order recorded.
 func (w *WET) ValuesOf(l *ValueLabel) []Value {
-	g := &w.ValueGroups[l.Group]
-	times := w.times(g.Times, g.Execs)
-	words := make([][]uint64, len(g.Words[l.Member]))
-	for k := range g.Words[l.Member] {
-		words[k] = g.wordValues(l.Member, k)
-	}
-	var pattern []uint64
-	if g.Pattern != nil {
-		pattern = g.Pattern.Values()
-	}
-	out := make([]Value, len(times))
-	for i, t := range times {
-		out[i] = Value{T: t, Words: make([]uint64, len(words))}
-		j := i
-		if pattern != nil {
-			j = int(pattern[i]) // the index of its tuple
-		}
-		for k := range words {
-			out[i].Words[k] = words[k][j]
-		}
-	}
+	out := make([]Value, 0, w.ValueGroups[l.Group].count())
+	w.EachValue(l, nil, func(v Value) error {
+		out = append(out, Value{T: v.T, Words: slices.Clone(v.Words)})
+		return nil
+	})
 	return out
 }
 
@@ -174,11 +158,11 @@ type Access struct {
 
 // AccessesOf returns the accesses of label l, in the order made.
 func (w *WET) AccessesOf(l *AccessLabel) []Access {
-	times, seq, addr, size, src, flags := w.times(l.Times, l.Execs), l.fieldValues(0), l.fieldValues(1), l.fieldValues(2), l.fieldValues(3), l.fieldValues(4)
-	out := make([]Access, len(times))
-	for i := range times {
-		out[i] = Access{T: times[i], Seq: seq[i], Kind: l.Access, Addr: addr[i], Size: size[i], Src: src[i], Flags: uint8(flags[i])}
-	}
+	out := make([]Access, 0, l.count())
+	w.EachAccess(l, nil, func(a Access) error {
+		out = append(out, a)
+		return nil
+	})
 	return out
 }
 
@@ -247,15 +231,6 @@ func covers(addr, size, q uint64, stack bool) bool {
 	return q >= addr && q-addr < size
 }
 
-// times returns a label's timestamps: the stream's, or if it is nil those
-// of the executions.
-func (w *WET) times(s *bidi.Stream, e *Execs) []uint64 {
-	if e == nil {
-		return s.Values()
-	}
-	return w.execTimes(e)
-}
-
 // check reports whether e's skips index executions 0 to execs-1 only,
 // which execTimes needs.
 func (e *Execs) check(execs int) error {
@@ -275,32 +250,6 @@ func (e *Execs) check(execs int) error {
 		}
 	}
 	return nil
-}
-
-// execTimes returns the timestamps of executions e: the executions of a
-// statement, from its nodes' labels, indexed by the skips (which the
-// reader checks: Execs.check).
-func (w *WET) execTimes(e *Execs) []uint64 {
-	var runs []uint64
-	for _, n := range e.Nodes {
-		runs = append(runs, w.Nodes[n].Times.Values()...)
-	}
-	slices.Sort(runs)
-	var skips []uint64
-	if e.Skips != nil {
-		skips = e.Skips.Values()
-	}
-	out := make([]uint64, e.N)
-	j := 0
-	for i := range out {
-		s := e.SkipConstant
-		if skips != nil {
-			s = skips[i]
-		}
-		j += int(int64(s>>1) ^ -int64(s&1))
-		out[i] = runs[j]
-	}
-	return out
 }
 
 // TestGoroutines returns the goroutines (their indexes in w.Goroutines)

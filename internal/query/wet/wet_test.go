@@ -11,6 +11,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
 	"github.com/pathcover/pathcover/internal/query/wpp"
+	"github.com/pathcover/pathcover/internal/spill"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -647,6 +648,33 @@ func TestExecs(t *testing.T) {
 				t.Fatalf("seed %d, value site %d: %v, want %v", seed, i, got, want)
 			}
 		}
+		// And with the executions merged into a spilled column, as a
+		// label of many is read.
+		spillRuns = 0
+		cols := spill.NewColumns(t.TempDir())
+		for i := range w.Accesses {
+			var got []Access
+			if err := y.EachAccess(&y.Accesses[i], cols, func(a Access) error { got = append(got, a); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if want := w.AccessesOf(&w.Accesses[i]); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, label %d, spilled: %v, want %v", seed, i, got, want)
+			}
+		}
+		for i := range w.Values {
+			var got []Value
+			if err := y.EachValue(&y.Values[i], cols, func(v Value) error {
+				got = append(got, Value{T: v.T, Words: slices.Clone(v.Words)})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if want := w.ValuesOf(&w.Values[i]); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, value site %d, spilled: %v, want %v", seed, i, got, want)
+			}
+		}
+		cols.Close()
+		spillRuns = 1 << 20
 	}
 	if total == 0 || groups == 0 {
 		t.Fatalf("%d labels could be given as executions, %d of them value groups", total, groups)
