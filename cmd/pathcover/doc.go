@@ -626,6 +626,11 @@
 //
 // Build builds the whole execution trace of the profile's recordings into
 // D/profile.wet, unless -o names another file, and says how large it is.
+// It reads the recordings once and holds what the program has (its
+// functions, paths and labels), not what the run did: each label's entries
+// go to a temporary file (in TMPDIR, removed at once) as they are read, a
+// few bytes each, and are compressed from there, so a run of hundreds of
+// millions of statements builds in a few hundred megabytes of memory.
 //
 // The flags are:
 //

@@ -51,6 +51,27 @@
 // constant (a pointer recorded as a value and the loads at it), is kept
 // once: the file refers to it (share.go).
 //
+// # Building in bounded memory
+//
+// Build reads the recordings once, goroutine by goroutine, and holds
+// what the program has, not what the run did: its functions, nodes and
+// labels, each label's last entries, and a count of each statement's
+// executions so far (an entry's place among them, which Execs needs, is
+// known when it is stamped). An entry is final once its path execution
+// stamps it (and, for a value, once its every word has come: a kill can
+// cut the last value short, and a goroutine's end drops it); from there
+// on it goes to its label's column (spill.Columns), a chunk at a time,
+// in a temporary file. Then each label is compressed from its columns
+// (bidi.CompressSource, the same streams Compress makes of the values in
+// memory), labels in parallel, and the WET holds only the second tier.
+// Value groups compare their sites' timestamps and find their tuples
+// reading columns; a pattern is given up past maxPatternTuples distinct
+// tuples. TestBuildBoundedMemory builds a WET whose labels take twice its
+// memory limit.
+//
+// The queries read a label whole the same way (EachAccess, EachValue),
+// and slices over a WET sort its accesses by timestamp on disk.
+//
 // # Slices
 //
 // Slices over the WET (the paper's 6.1) are the compact graph of package
