@@ -55,10 +55,12 @@ type wetResults struct {
 	GoVersion string
 	Selection []string
 	Workloads []*wetWorkload
-	Warnings  []string
+	// Long is the long run of -long, if asked for.
+	Long     *wetLongRun `json:",omitempty"`
+	Warnings []string
 }
 
-func (h *harness) runWET(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+func (h *harness) runWET(selected []workload, set map[string]bool, run string, long int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
 	r := &wetResults{Date: time.Now().Format("2006-01-02"), Machine: machine(), GoVersion: goVersion()}
 	if set["quick"] {
 		r.Selection = append(r.Selection, "-quick")
@@ -72,6 +74,13 @@ func (h *harness) runWET(selected []workload, set map[string]bool, run string, s
 		return 1
 	}
 	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureWETWorkload)
+	if long > 0 {
+		r.Selection = append(r.Selection, fmt.Sprintf("-long %d", long))
+		var err error
+		if r.Long, err = h.measureWETLong(long); err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the long run: %v", err))
+		}
+	}
 	if len(r.Workloads) == 0 {
 		fmt.Fprintf(stderr, "bench: no workload could be measured\n")
 		return 1
@@ -233,6 +242,9 @@ func (r *wetResults) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %.2f s | %s | %.2f s | %s | %d, %d |\n", w.Workload, w.OPTBuildSeconds, millis(w.OPTSliceMs), w.WETLoadSeconds, millis(w.WETSliceMs), w.SliceCriteria, w.SliceMismatches)
 		}
 		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`slice.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`slice.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
+	}
+	if r.Long != nil {
+		r.Long.markdown(&b)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nNot measured: %s\n", w)
