@@ -202,16 +202,12 @@ const (
 //
 // It reads each recording once, in order, and writes each label's
 // entries, once they are final, to a column spilled to a temporary file
-// in dir (os.TempDir if ""): what it holds while it reads is the
-// program's (its functions, paths, labels and their last entries), not
-// the run's. Then it compresses the labels one at a time from their
-// columns (the second tier), holding the WET's compressed streams.
+// in os.TempDir: what it holds while it reads is the program's (its
+// functions, paths, labels and their last entries), not the run's. Then
+// it compresses the labels from their columns (the second tier), a few at
+// a time, holding the WET's compressed streams.
 func Build(p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, error) {
-	return buildIn("", p, sources, opt)
-}
-
-func buildIn(dir string, p *profile.Profile, sources []wpp.Source, opt *bidi.Options) (*WET, error) {
-	b := newBuilder(dir, p)
+	b := newBuilder("", p)
 	defer b.cols.Close()
 	for pi, s := range sources {
 		p := Process{File: filepath.Base(s.Name()), End: wpp.EndOf(s.Header())}
