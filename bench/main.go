@@ -21,6 +21,9 @@ import (
 )
 
 func main() {
+	if os.Getenv(peakHelperEnv) == "1" {
+		os.Exit(peakHelper(os.Args[1:]))
+	}
 	os.Exit(benchMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -45,7 +48,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
 	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
-	long := fs.Int("long", 0, "with -wet, also measure a long run: example/cmd/calc on `n` lines, its WET built and sliced by pathcover, each step's time and peak memory (bench/wetlong.go; 1000000 lines: 207 M statements, a 1.6 GB recording)")
+	long := fs.Int("long", 0, "with -wet, measure a long run instead of the workloads: example/cmd/calc on `n` lines, its WET built and sliced by pathcover, each step's time and peak memory (bench/wetlong.go; 1000000 lines: 207 M statements, a 1.6 GB recording)")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2 (or -cpu): goroutines on both cores share the counters")
 	cpu := fs.Int("cpu", 0, "the benchmarks' -test.cpu: `n` Ps (default 1, or 2 with -parallel); -parallel -cpu=1 times the parallel benchmarks on one P, to weigh what parallel code pays against serial code")

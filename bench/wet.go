@@ -73,14 +73,16 @@ func (h *harness) runWET(selected []workload, set map[string]bool, run string, l
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureWETWorkload)
 	if long > 0 {
-		r.Selection = append(r.Selection, fmt.Sprintf("-long %d", long))
+		r.Selection = []string{fmt.Sprintf("-long %d", long)}
 		var err error
 		if r.Long, err = h.measureWETLong(long); err != nil {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the long run: %v", err))
+			fmt.Fprintf(stderr, "bench: the long run: %v\n", err)
+			return 1
 		}
+		return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 	}
+	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureWETWorkload)
 	if len(r.Workloads) == 0 {
 		fmt.Fprintf(stderr, "bench: no workload could be measured\n")
 		return 1
@@ -211,6 +213,11 @@ func (r *wetResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
+	if r.Long != nil {
+		fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s.\n", cmd, r.Date, r.Machine, r.GoVersion)
+		r.Long.markdown(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -wet` build, made a WET (`wet.BuildDir`).\n\n", cmd, r.Date, r.Machine, r.GoVersion)
 	b.WriteString("| workload | statements run | values | accesses | recording, B/stmt | tier 1, B/stmt | tier 2, B/stmt | tier 1 / tier 2 | values' share | value groups | build |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var factors, shares, perStmt []float64
@@ -242,9 +249,6 @@ func (r *wetResults) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %.2f s | %s | %.2f s | %s | %d, %d |\n", w.Workload, w.OPTBuildSeconds, millis(w.OPTSliceMs), w.WETLoadSeconds, millis(w.WETSliceMs), w.SliceCriteria, w.SliceMismatches)
 		}
 		b.WriteString("\nSlices over the WET (the paper's 6.1): the compact graph (OPT) built from the WET's file and the metadata alone (`slice.LoadWET`: the traces give each call's paths, the accesses' labels the dependences through memory), against the one built from the recording (`slice.LoadCompact`); the same statements that ran, chosen at random as `-slice` chooses them, sliced from their last execution with both.\n")
-	}
-	if r.Long != nil {
-		r.Long.markdown(&b)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "\nNot measured: %s\n", w)

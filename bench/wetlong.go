@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,22 +129,63 @@ func (h *harness) measureWETLong(lines int) (*wetLongRun, error) {
 }
 
 // timedCommand runs a command, and returns its wall time and peak memory
-// and its standard output; a failure is in the step's Error.
+// and its standard output; a failure is in the step's Error. The command
+// runs under a small helper process (peakHelper): a process started
+// from this one would count this one's memory in its peak (Linux keeps
+// the high-water mark of the address space it replaced at exec, and Go
+// starts commands sharing its own).
 func (h *harness) timedCommand(name, bin string, args ...string) (wetLongStep, string) {
-	cmd := exec.Command(bin, args...)
-	cmd.Env = h.env
+	self, err := os.Executable()
+	if err != nil {
+		return wetLongStep{Name: name, Error: err.Error()}, ""
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return wetLongStep{Name: name, Error: err.Error()}, ""
+	}
+	cmd := exec.Command(self, append([]string{bin}, args...)...)
+	cmd.Env = append(append([]string(nil), h.env...), peakHelperEnv+"=1")
+	cmd.ExtraFiles = []*os.File{pw}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
 	out, err := cmd.Output()
 	step := wetLongStep{Name: name, Seconds: time.Since(start).Seconds()}
-	if cmd.ProcessState != nil {
-		step.PeakMB = peakMB(cmd.ProcessState)
-	}
+	pw.Close()
+	peak, _ := io.ReadAll(pr)
+	pr.Close()
+	step.PeakMB, _ = strconv.ParseFloat(strings.TrimSpace(string(peak)), 64)
 	if err != nil {
 		step.Error = fmt.Sprintf("%v: %s", err, lastLines([]byte(stderr.String())))
 	}
 	return step, string(out)
+}
+
+// peakHelperEnv set to 1 makes bench the helper of timedCommand.
+const peakHelperEnv = "PATHCOVER_BENCH_PEAK_HELPER"
+
+// peakHelper runs the command args, its output and errors passed
+// through, writes its peak memory in megabytes to file descriptor 3 and
+// exits with its status.
+func peakHelper(args []string) int {
+	if len(args) == 0 {
+		return 2
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = os.Environ()
+	err := cmd.Run()
+	if cmd.ProcessState != nil {
+		fmt.Fprintf(os.NewFile(3, "peak"), "%.1f\n", peakMB(cmd.ProcessState))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() > 0 {
+			return cmd.ProcessState.ExitCode()
+		}
+		return 1
+	}
+	return 0
 }
 
 // lastLines returns the end of a command's output.
@@ -169,7 +211,7 @@ func (r *wetLongRun) markdown(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "%s| `%s` | %.1f s | %.0f MB |\n", head, s.Name, s.Seconds, s.PeakMB)
 	}
-	fmt.Fprintf(b, "\nA long run (`-long %d`): `example/cmd/calc` built with `pppexec -wet`, fed %d lines of `%s` (`x=1`; `PATHCOVERWPPMAX` raised to 4 GiB), its recording made a WET by `pathcover wet build` and sliced at `%s` (where each line's result is computed: every slice goes back through every line) from the recording (`-graph opt`) and from the WET (`-graph wet`); each step a process of its own, its peak the kernel's maximum resident set.\n",
+	fmt.Fprintf(b, "\nA long run (`go run ./bench -wet -long %d`): `example/cmd/calc` built with `pppexec -wet`, fed %d lines of `%s` (`x=1`; `PATHCOVERWPPMAX` raised to 4 GiB), its recording made a WET by `pathcover wet build` and sliced at `%s` (where each line's result is computed: every slice goes back through every line) from the recording (`-graph opt`) and from the WET (`-graph wet`); each step a process of its own, its peak the kernel's maximum resident set.\n",
 		r.Lines, r.Lines, longCalcLine, r.Criterion)
 	for _, s := range steps {
 		if s.Error != "" {
