@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary be timedCommand's helper, as bench is.
+func TestMain(m *testing.M) {
+	if os.Getenv(peakHelperEnv) == "1" {
+		os.Exit(peakHelper(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// TestTimedCommandPeak: a small command run from a large process is
+// measured at its own size, not the process's (which a command started
+// directly by this one would report), and its output and failure come
+// back.
+func TestTimedCommandPeak(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak memory is read as Linux reports it")
+	}
+	ballast := make([]byte, 400<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	h := &harness{env: os.Environ()}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip(err)
+	}
+	step, out := h.timedCommand("go env", goBin, "env", "GOROOT")
+	runtime.KeepAlive(ballast)
+	if step.Error != "" || strings.TrimSpace(out) == "" {
+		t.Fatalf("go env GOROOT: %q, %q", step.Error, out)
+	}
+	if step.PeakMB <= 0 || step.PeakMB > 200 {
+		t.Fatalf("go env's peak is %.1f MB, from a process of 400 MB: want its own, under 200 MB", step.PeakMB)
+	}
+	step, _ = h.timedCommand("go nothing", goBin, "no-such-go-command")
+	if step.Error == "" {
+		t.Fatal("a failing command's step has no error")
+	}
+}
+
+// TestWETLongMarkdown renders a long run's table.
+func TestWETLongMarkdown(t *testing.T) {
+	r := &wetResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 1000"}, Long: &wetLongRun{
+		Lines: 1000, Statements: 207000, RecordingBytes: 1_500_000, Tier1Bytes: 6_000_000, Tier2Bytes: 110_000, Criterion: longCriterion,
+		Build:  wetLongStep{Name: "wet build", Seconds: 1.5, PeakMB: 50},
+		Slices: []wetLongStep{{Name: "slice -graph opt", Seconds: 2, PeakMB: 80}, {Name: "slice -graph wet", Error: "killed"}},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"Measured by `go run ./bench -wet -long 1000` on 2026-01-02",
+		"| 1.0 k | 207.0 k | 1.5 MB | 6.0 MB | 0.1 MB | `wet build` | 1.5 s | 50 MB |",
+		"| | | | | | `slice -graph opt` | 2.0 s | 80 MB |",
+		"| | | | | | `slice -graph wet` | failed |",
+		"`slice -graph wet` failed: killed",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+}
