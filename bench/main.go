@@ -473,7 +473,7 @@ type savedRun interface {
 
 func measured[W any](ws []*W) bool     { return len(ws) > 0 && !slices.Contains(ws, nil) }
 func (r *buildResults) measured() bool { return measured(r.Workloads) }
-func (r *wetResults) measured() bool   { return measured(r.Workloads) }
+func (r *wetResults) measured() bool   { return measured(r.Workloads) || r.Long != nil }
 func (r *sliceResults) measured() bool { return measured(r.Workloads) }
 func (r *wppResults) measured() bool   { return measured(r.Workloads) }
 

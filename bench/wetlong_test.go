@@ -54,6 +54,9 @@ func TestWETLongMarkdown(t *testing.T) {
 		Build:  wetLongStep{Name: "wet build", Seconds: 1.5, PeakMB: 50},
 		Slices: []wetLongStep{{Name: "slice -graph opt", Seconds: 2, PeakMB: 80}, {Name: "slice -graph wet", Error: "killed"}},
 	}}
+	if !r.measured() {
+		t.Error("a long run alone is not a -wet run's results (-from refuses it)")
+	}
 	md := r.Markdown()
 	for _, want := range []string{
 		"Measured by `go run ./bench -wet -long 1000` on 2026-01-02",
