@@ -155,18 +155,6 @@ func (a *AccessLabel) fields() [5]**bidi.Stream {
 	return [5]**bidi.Stream{&a.Seq, &a.Addr, &a.Size, &a.Src, &a.Flags}
 }
 
-// fieldValues returns field k's entries (in the order of Constant).
-func (a *AccessLabel) fieldValues(k int) []uint64 {
-	if s := *a.fields()[k]; s != nil {
-		return s.Values()
-	}
-	out := make([]uint64, a.count())
-	for i := range out {
-		out[i] = a.Constant[k]
-	}
-	return out
-}
-
 // Stats are a WET's sizes: the recording's bytes (its records), the words
 // of the first tier's labels (8 bytes each), the bytes of the second
 // tier's streams, and what the run executed.
