@@ -360,29 +360,52 @@ func (b *builder) keyNumber(p int, m, hash uint64) uint64 {
 	return b.keys[k]
 }
 
-// noRun is an entry's place in its statement's executions (an
-// entryRun) when its timestamp is not one of them.
+// noRun is an entry's place among its statement's executions when its
+// timestamp is not one of them.
 const noRun = -1
+
+// skips are a label's entries as executions of its statement (Execs): the
+// place of each among them less the place of the one before (the first
+// less 0), zigzag-coded, in a column, as Execs.Skips holds them; gone
+// once an entry's timestamp is not an execution (the label then keeps its
+// timestamps), and the column is no longer written.
+type skips struct {
+	col  *column
+	last int64
+	gone bool
+}
+
+// add adds an entry at place run (noRun: none).
+func (s *skips) add(run int64) {
+	if s.gone || run == noRun {
+		s.gone = true
+		return
+	}
+	s.col.add(zigzag(run - s.last))
+	s.last = run
+}
+
+func zigzag(d int64) uint64 { return uint64(d<<1 ^ d>>63) }
 
 // A valueLabel is a value site's entries: in columns, those final, and
 // in rows, those after (the first at index base), waiting for their
-// timestamp or their words. made and words count the entries and each
-// word's entries as the recording gives them (a word added late counts
-// the entries before it as zeros), until the goroutine ends: they say
-// which records are out of turn, and which values a kill cut short.
+// timestamp or their words. made and wordsMade count the entries and
+// each word's entries as the recording gives them (a word added late
+// counts the entries before it as zeros), until the goroutine ends: they
+// say which records are out of turn, and which values a kill cut short.
 type valueLabel struct {
-	times, runs *column
-	words       []*column
-	rows        []valueRow
-	base        int
-	made        int
-	wordsMade   []int
+	times     *column
+	skips     skips
+	words     []*column
+	rows      []valueRow
+	base      int
+	made      int
+	wordsMade []int
 	// doomed is the first row that lacked a word when the next began (a
 	// value cut short: its words never come), -1 if none: it and the rows
 	// after wait for the goroutine's end, which drops them.
-	doomed   int
-	runsGone bool // an entry's timestamp is not an execution of its statement
-	touched  bool
+	doomed  int
+	touched bool
 }
 
 type valueRow struct {
@@ -394,13 +417,14 @@ type valueRow struct {
 }
 
 // An accessLabel is an access label's entries, as a valueLabel's: the
-// columns of AccessLabel's fields and of runs (Execs), and the rows not
+// columns of AccessLabel's fields and its skips (Execs), and the rows not
 // stamped yet.
 type accessLabel struct {
-	times, seq, addr, size, src, flags, runs *column
-	rows                                     []accessRow
-	base                                     int
-	runsGone, touched                        bool
+	times, seq, addr, size, src, flags *column
+	skips                              skips
+	rows                               []accessRow
+	base                               int
+	touched                            bool
 }
 
 type accessRow struct {
@@ -617,7 +641,7 @@ func (b *builder) goroutine(pi int, s wpp.Source, g uint64) error {
 				b.accesses[k] = a
 				b.w.Accesses = append(b.w.Accesses, AccessLabel{Func: top.fn, Stmt: e.Stmt, Access: e.Access})
 				b.acc = append(b.acc, &accessLabel{times: b.column(), seq: b.column(), addr: b.column(), size: b.column(),
-					src: b.column(), flags: b.column(), runs: b.column()})
+					src: b.column(), flags: b.column(), skips: skips{col: b.column()}})
 			}
 			al := b.acc[a]
 			if !al.touched {
@@ -654,7 +678,7 @@ func (b *builder) value(f *frame, e *profile.WPPEvent) error {
 		v = len(b.w.Values)
 		b.values[k] = v
 		b.w.Values = append(b.w.Values, ValueLabel{Func: f.fn, Site: e.Site})
-		b.vals = append(b.vals, &valueLabel{times: b.column(), runs: b.column(), doomed: -1})
+		b.vals = append(b.vals, &valueLabel{times: b.column(), skips: skips{col: b.column()}, doomed: -1})
 	}
 	vl := b.vals[v]
 	if !vl.touched {
@@ -732,10 +756,7 @@ func (b *builder) flushAccesses(al *accessLabel) {
 		al.size.add(r.size)
 		al.src.add(r.src)
 		al.flags.add(r.flags)
-		if r.run == noRun {
-			al.runsGone = true
-		}
-		al.runs.add(uint64(max(r.run, 0)))
+		al.skips.add(r.run)
 	}
 	al.rows = al.rows[:copy(al.rows, al.rows[i:])]
 	al.base += i
@@ -761,10 +782,7 @@ func (b *builder) writeValue(vl *valueLabel, r *valueRow) {
 		return
 	}
 	vl.times.add(r.t)
-	if r.run == noRun {
-		vl.runsGone = true
-	}
-	vl.runs.add(uint64(max(r.run, 0)))
+	vl.skips.add(r.run)
 	for k, c := range vl.words {
 		w := uint64(0)
 		if k < len(r.words) {
@@ -925,7 +943,7 @@ func (b *builder) compress(opt *bidi.Options) error {
 		sz.Accesses += int64(al.times.Len())
 		var size int64
 		var err error
-		l.Times, l.Execs, size, err = b.when(l.Func, int32(l.Stmt), al.times, al.runs, al.runsGone, opt)
+		l.Times, l.Execs, size, err = b.when(l.Func, int32(l.Stmt), al.times, &al.skips, opt)
 		if err != nil {
 			return err
 		}
@@ -1011,21 +1029,19 @@ func parallel(n int, task func(i int) error) error {
 
 // when encodes the timestamps of a label of function fn whose entries
 // statement stmt made (-1 if the metadata does not say): as a stream, or
-// as executions of the statement if that is smaller (Execs), where runs
-// gives each entry's place among them (unless runsGone: some entry's
-// timestamp is none of them). It returns the encoding's bytes in the
-// file, its tag included.
-func (b *builder) when(fn int, stmt int32, times, runs *column, runsGone bool, opt *bidi.Options) (*bidi.Stream, *Execs, int64, error) {
+// as executions of the statement if that is smaller (Execs, from sk). It
+// returns the encoding's bytes in the file, its tag included.
+func (b *builder) when(fn int, stmt int32, times *column, sk *skips, opt *bidi.Options) (*bidi.Stream, *Execs, int64, error) {
 	s, err := bidi.CompressSource(times, opt)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	enc, _ := s.MarshalBinary()
 	size := 1 + int64(len(enc))
-	if stmt < 0 || runsGone || times.Len() == 0 {
+	if stmt < 0 || sk.gone || times.Len() == 0 {
 		return s, nil, size, nil
 	}
-	e, esize, err := b.execs(fn, stmt, runs, opt)
+	e, esize, err := b.execs(fn, stmt, sk.col, opt)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -1035,100 +1051,32 @@ func (b *builder) when(fn int, stmt int32, times, runs *column, runsGone bool, o
 	return s, nil, size, nil
 }
 
-// execs returns timestamps as executions of statement stmt of function
-// fn, whose places among them are runs, and their size in the file; nil
-// if the statement ran in no node.
-func (b *builder) execs(fn int, stmt int32, runs *column, opt *bidi.Options) (*Execs, int64, error) {
+// execs returns a label's timestamps as executions of statement stmt of
+// function fn, whose skips are skips, and their size in the file; nil if
+// the statement ran in no node.
+func (b *builder) execs(fn int, stmt int32, skips *column, opt *bidi.Options) (*Execs, int64, error) {
 	nodes := b.stmtNodes(fn, stmt)
 	if len(nodes) == 0 {
 		return nil, 0, nil
 	}
-	skips := skipSource{runs}
-	e := &Execs{N: runs.Len(), Nodes: nodes}
-	size := 1 + int64(len(binary.AppendUvarint(nil, uint64(runs.Len())))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
+	e := &Execs{N: skips.Len(), Nodes: nodes}
+	size := 1 + int64(len(binary.AppendUvarint(nil, uint64(skips.Len())))) + int64(len(binary.AppendUvarint(nil, uint64(len(nodes)))))
 	for _, n := range nodes {
 		size += int64(len(binary.AppendUvarint(nil, uint64(n))))
 	}
 	// A constant skip of 0 would say nothing of how many entries there
 	// are: such a label keeps a stream (the reader bounds a constant's
 	// entries by the executions).
-	c, ok, err := skips.constant()
-	if err != nil {
-		return nil, 0, err
-	}
-	if ok && c != 0 {
+	if c, ok := skips.constant(); ok && c != 0 {
 		e.SkipConstant = c
 		return e, size + constBytes(c), nil
 	}
+	var err error
 	if e.Skips, err = bidi.CompressSource(skips, opt); err != nil {
 		return nil, 0, err
 	}
 	enc, _ := e.Skips.MarshalBinary()
 	return e, size + 1 + int64(len(enc)), nil
-}
-
-// skipSource is the skips of Execs from the places of a label's entries
-// among their statement's executions (runs): each the zigzag-coded
-// difference from the one before (the first from 0).
-type skipSource struct{ runs *column }
-
-func zigzag(d int64) uint64 { return uint64(d<<1 ^ d>>63) }
-
-func (s skipSource) Len() int { return s.runs.Len() }
-
-func (s skipSource) Read(i int, buf []uint64) (int, error) {
-	from := max(i-1, 0)
-	tmp := make([]uint64, len(buf)+i-from)
-	n, err := s.runs.Read(from, tmp)
-	if err != nil {
-		return 0, err
-	}
-	prev := uint64(0)
-	if i > 0 {
-		if n == 0 {
-			return 0, nil
-		}
-		prev, tmp, n = tmp[0], tmp[1:], n-1
-	}
-	for k := range n {
-		buf[k], prev = zigzag(int64(tmp[k]-prev)), tmp[k]
-	}
-	return n, nil
-}
-
-func (s skipSource) Backward(yield func(uint64) bool) error {
-	var next uint64
-	have, stopped := false, false
-	err := s.runs.Backward(func(v uint64) bool {
-		if have && !yield(zigzag(int64(next-v))) {
-			stopped = true
-			return false
-		}
-		next, have = v, true
-		return true
-	})
-	if err != nil || stopped || !have {
-		return err
-	}
-	yield(zigzag(int64(next)))
-	return nil
-}
-
-// constant returns the skips' value if they are all the same.
-func (s skipSource) constant() (uint64, bool, error) {
-	r := s.runs.Reader()
-	prev, first, n := uint64(0), uint64(0), 0
-	for v, ok := r.Next(); ok; v, ok = r.Next() {
-		z := zigzag(int64(v - prev))
-		if n == 0 {
-			first = z
-		} else if z != first {
-			return 0, false, nil
-		}
-		prev = v
-		n++
-	}
-	return first, n > 0, s.runs.Err()
 }
 
 // BuildDir builds the WET of the recordings (*.wpp) of profile directory

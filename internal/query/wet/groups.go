@@ -245,13 +245,13 @@ func subset(a, b map[input]bool) bool {
 }
 
 // siteValues are one site's values as the builder holds them: its
-// timestamps, their places among its statement's executions (runs,
-// unless runsGone) and its words (words[k] the k-th word of each value).
+// timestamps, them as its statement's executions (skips) and its words
+// (words[k] the k-th word of each value).
 type siteValues struct {
-	site        uint32
-	times, runs *column
-	runsGone    bool
-	words       []*column
+	site  uint32
+	times *column
+	skips *skips
+	words []*column
 }
 
 // dynamicGroups splits a static group by what the recording shows: the
@@ -454,7 +454,7 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 		for _, v := range byFunc[fn] {
 			l, vl := b.w.Values[v], b.vals[v]
 			sizes[i].ValueRecords += int64(vl.times.Len())
-			sites[l.Site] = &siteValues{site: l.Site, times: vl.times, runs: vl.runs, runsGone: vl.runsGone, words: vl.words}
+			sites[l.Site] = &siteValues{site: l.Site, times: vl.times, skips: &vl.skips, words: vl.words}
 			order = append(order, l.Site)
 		}
 		slices.Sort(order)
@@ -486,7 +486,7 @@ func (b *builder) groupValues(opt *bidi.Options, static func(fn int) [][]uint32)
 			}
 			for _, dg := range dgs {
 				g, err := b.encodeGroup(fn, dg, opt, func(s *siteValues) (*bidi.Stream, *Execs, int64, error) {
-					return b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
+					return b.when(fn, b.siteStmt(fn, s.site), s.times, s.skips, opt)
 				})
 				if err != nil {
 					return err
@@ -534,7 +534,7 @@ func (b *builder) siteBytes(fn int, sites []*siteValues, g *encodedGroup, opt *b
 	n := g.timeBytes
 	for m, s := range sites {
 		if m > 0 {
-			_, _, size, err := b.when(fn, b.siteStmt(fn, s.site), s.times, s.runs, s.runsGone, opt)
+			_, _, size, err := b.when(fn, b.siteStmt(fn, s.site), s.times, s.skips, opt)
 			if err != nil {
 				return 0, err
 			}

@@ -205,13 +205,12 @@ func TestValueGroups(t *testing.T) {
 // addValues gives the builder a value label's entries: times, and
 // words[k] the k-th word of each (the caller adds its ValueLabel).
 func (b *builder) addValues(times []uint64, words [][]uint64) {
-	vl := &valueLabel{times: b.column(), runs: b.column(), runsGone: true, doomed: -1}
+	vl := &valueLabel{times: b.column(), skips: skips{col: b.column(), gone: true}, doomed: -1}
 	for range words {
 		vl.words = append(vl.words, b.column())
 	}
 	for i, t := range times {
 		vl.times.add(t)
-		vl.runs.add(0)
 		for k, w := range words {
 			vl.words[k].add(w[i])
 		}
