@@ -50,9 +50,9 @@ type wetSource struct {
 	left    int
 }
 
-// A wetValue is one value of a WET, with its site. A value of more than
-// maxWetWords words keeps its first ones: the kinds recorded have at
-// most three (profile.ValueKind.Words).
+// A wetValue is one value of a WET, with its site. It holds at most
+// maxWetWords words: the kinds recorded have at most three
+// (profile.ValueKind.Words), and a WET with more is refused.
 type wetValue struct {
 	T     uint64
 	fn    int32
@@ -212,7 +212,10 @@ func wetSources(w *wet.WET, vals bool) ([]*wetSource, func(), error) {
 			if !inGoroutine(v.T) {
 				return nil
 			}
-			x := wetValue{T: v.T, fn: int32(l.Func), site: l.Site, n: uint8(min(len(v.Words), maxWetWords))}
+			if len(v.Words) > maxWetWords {
+				return fmt.Errorf("%s: a value of %d words at site %d (at most %d)", w.Funcs[l.Func].Name, len(v.Words), l.Site, maxWetWords)
+			}
+			x := wetValue{T: v.T, fn: int32(l.Func), site: l.Site, n: uint8(len(v.Words))}
 			copy(x.words[:], v.Words)
 			return values.sorter.Add(x)
 		})

@@ -61,7 +61,12 @@
 // stamps it (and, for a value, once its every word has come: a kill can
 // cut the last value short, and a goroutine's end drops it); from there
 // on it goes to its label's column (spill.Columns), a chunk at a time,
-// in a temporary file. Then each label is compressed from its columns
+// in a temporary file. A label's entries are written in the order made,
+// so one that waits holds those after it: an outer call's entry waits
+// for that call's next path while a recursive call of the same function
+// makes entries of the same label, and so what is held grows with the
+// depth of such recursion, not with the run's length. Then each label is
+// compressed from its columns
 // (bidi.CompressSource, the same streams Compress makes of the values in
 // memory), labels in parallel, and the WET holds only the second tier.
 // Value groups compare their sites' timestamps and find their tuples

@@ -207,16 +207,17 @@ func (w *WET) last(p int, seq uint64, label func(*AccessLabel) bool, access func
 		if !label(l) {
 			continue
 		}
-		for _, a := range w.AccessesOf(l) {
+		w.EachAccess(l, nil, func(a Access) error {
 			if a.Seq >= seq || (found && a.Seq <= best.Access.Seq) {
-				continue
+				return nil
 			}
 			ag, ok := w.Goroutine(a.T)
 			if !ok || w.Goroutines[ag].Process != p || !access(a, ag) {
-				continue
+				return nil
 			}
 			best, found = Writer{l, a}, true
-		}
+			return nil
+		})
 	}
 	return best, found
 }

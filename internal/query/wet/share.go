@@ -2,7 +2,7 @@ package wet
 
 import (
 	"encoding/binary"
-	"hash/maphash"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/pathcover/pathcover/internal/query/wet/bidi"
@@ -67,7 +67,7 @@ func (w *WET) sharedStreams() []*streamRef {
 	refs := make([]*streamRef, len(streams))
 	keys := make([][2]uint64, len(streams))
 	firsts := make([]uint64, len(streams))
-	seed := maphash.Comparable(maphash.MakeSeed(), 0)
+	seed := rand.Uint64()
 	parallel(len(streams), func(i int) error {
 		keys[i][0] = uint64(streams[i].Len())
 		firsts[i], keys[i][1] = hashDiffs(seed, streams[i])

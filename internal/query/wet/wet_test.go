@@ -616,6 +616,8 @@ func asExecs(w *WET, fn int, times []uint64) *Execs {
 // TestExecs: access and value timestamps given as executions of their
 // statement read back as the timestamps themselves, through the file.
 func TestExecs(t *testing.T) {
+	held := spillRuns
+	t.Cleanup(func() { spillRuns = held })
 	r := rand.New(rand.NewPCG(9, 9))
 	total, groups := 0, 0
 	for seed := range 20 {
@@ -674,7 +676,7 @@ func TestExecs(t *testing.T) {
 			}
 		}
 		cols.Close()
-		spillRuns = 1 << 20
+		spillRuns = held
 	}
 	if total == 0 || groups == 0 {
 		t.Fatalf("%d labels could be given as executions, %d of them value groups", total, groups)
