@@ -119,6 +119,9 @@ func (h *harness) measureWETLong(lines int) (*wetLongRun, error) {
 			}
 		}
 	}
+	if r.Statements == 0 || r.Tier1Bytes == 0 || r.Tier2Bytes == 0 {
+		return nil, fmt.Errorf("pathcover wet build's summary did not say the WET's sizes:\n%s", stdout)
+	}
 	for _, graph := range []string{"opt", "wet"} {
 		h.log("long run: slice -graph %s", graph)
 		step, _ := h.timedCommand("slice -graph "+graph, pc, "slice", "-dir", dir, "-graph", graph, filepath.Join(h.root, longCriterion))
@@ -154,9 +157,11 @@ func (h *harness) timedCommand(name, bin string, args ...string) (wetLongStep, s
 	pw.Close()
 	peak, _ := io.ReadAll(pr)
 	pr.Close()
-	step.PeakMB, _ = strconv.ParseFloat(strings.TrimSpace(string(peak)), 64)
 	if err != nil {
 		step.Error = fmt.Sprintf("%v: %s", err, lastLines([]byte(stderr.String())))
+	}
+	if step.PeakMB, err = strconv.ParseFloat(strings.TrimSpace(string(peak)), 64); err != nil && step.Error == "" {
+		step.Error = fmt.Sprintf("no peak memory from the helper (%q)", peak)
 	}
 	return step, string(out)
 }
@@ -205,11 +210,15 @@ func (r *wetLongRun) markdown(b *strings.Builder) {
 		if i == 0 {
 			head = fmt.Sprintf("| %s | %s | %s | %s | %s ", count(uint64(r.Lines)), count(uint64(r.Statements)), megabytes(r.RecordingBytes), megabytes(r.Tier1Bytes), megabytes(r.Tier2Bytes))
 		}
+		peak := "–" // the system does not say
+		if s.PeakMB > 0 {
+			peak = fmt.Sprintf("%.0f MB", s.PeakMB)
+		}
 		if s.Error != "" {
-			fmt.Fprintf(b, "%s| `%s` | failed | %.0f MB |\n", head, s.Name, s.PeakMB)
+			fmt.Fprintf(b, "%s| `%s` | failed | %s |\n", head, s.Name, peak)
 			continue
 		}
-		fmt.Fprintf(b, "%s| `%s` | %.1f s | %.0f MB |\n", head, s.Name, s.Seconds, s.PeakMB)
+		fmt.Fprintf(b, "%s| `%s` | %.1f s | %s |\n", head, s.Name, s.Seconds, peak)
 	}
 	fmt.Fprintf(b, "\nA long run (`go run ./bench -wet -long %d`): `example/cmd/calc` built with `pppexec -wet`, fed %d lines of `%s` (`x=1`; `PATHCOVERWPPMAX` raised to 4 GiB), its recording made a WET by `pathcover wet build` and sliced at `%s` (where each line's result is computed: every slice goes back through every line) from the recording (`-graph opt`) and from the WET (`-graph wet`); each step a process of its own, its peak the kernel's maximum resident set.\n",
 		r.Lines, r.Lines, longCalcLine, r.Criterion)

@@ -62,7 +62,7 @@ func TestWETLongMarkdown(t *testing.T) {
 		"Measured by `go run ./bench -wet -long 1000` on 2026-01-02",
 		"| 1.0 k | 207.0 k | 1.5 MB | 6.0 MB | 0.1 MB | `wet build` | 1.5 s | 50 MB |",
 		"| | | | | | `slice -graph opt` | 2.0 s | 80 MB |",
-		"| | | | | | `slice -graph wet` | failed |",
+		"| | | | | | `slice -graph wet` | failed | – |",
 		"`slice -graph wet` failed: killed",
 	} {
 		if !strings.Contains(md, want) {
