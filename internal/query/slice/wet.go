@@ -125,6 +125,9 @@ type wetEntries[T any] struct {
 	next   T
 	ok     bool
 	err    error
+	// done is the timestamp the goroutines read so far end at: one read
+	// out of order would find its entries gone.
+	done uint64
 }
 
 func newWETEntries[T any](key func(T) uint64, codec spill.Codec[T]) *wetEntries[T] {
@@ -281,6 +284,9 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 	if err != nil {
 		return err
 	}
+	if g.Start < s.acc.done {
+		return fmt.Errorf("goroutine %d read after a later one: the WET's goroutines are read in order", id)
+	}
 	// The accesses before this goroutine's first timestamp were of no
 	// goroutine (counted as left) or of one read before.
 	for s.acc.ok && s.acc.next.T < g.Start {
@@ -369,5 +375,6 @@ func (s *wetSource) Events(id uint64, yield func(*profile.WPPEvent) error) error
 		s.acc.advance()
 		s.left++
 	}
+	s.acc.done = g.End
 	return s.acc.err
 }

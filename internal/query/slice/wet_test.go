@@ -77,3 +77,54 @@ func TestWETOrphans(t *testing.T) {
 		}
 	}
 }
+
+// TestWETSourceOrder: a WET's goroutines share one reader of their
+// accesses, sorted by timestamp, so one read after a later one is an
+// error, not a goroutine without accesses.
+func TestWETSourceOrder(t *testing.T) {
+	store := profile.WPPEvent{Kind: profile.WPPMemory, Stmt: 1, Access: profile.WPPStore, Seq: 1, Addr: 100, Size: 8}
+	enter, ret := profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1}, profile.WPPEvent{Kind: profile.WPPReturn}
+	path := profile.WPPEvent{Kind: profile.WPPPath, Path: 0}
+	hash, raw := fuzzMeta(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, hash+".meta"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	gs := map[uint64][]profile.WPPEvent{1: {enter, store, path, ret}, 2: {enter, store, path, ret}}
+	if err := profile.WriteWPP(&buf, profile.WPPHeader{Limit: 1 << 30}, []string{hash}, gs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.1.1.wpp"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := wet.BuildDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(src *wetSource, g uint64) (int, error) {
+		n := 0
+		err := src.Events(g, func(e *profile.WPPEvent) error {
+			if e.Kind == profile.WPPMemory {
+				n++
+			}
+			return nil
+		})
+		return n, err
+	}
+	srcs, done, err := wetSources(w, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	ids := srcs[0].Goroutines()
+	if n, err := count(srcs[0], ids[0]); err != nil || n != 1 {
+		t.Fatalf("goroutine %d in order: %d accesses, %v", ids[0], n, err)
+	}
+	if n, err := count(srcs[0], ids[1]); err != nil || n != 1 {
+		t.Fatalf("goroutine %d in order: %d accesses, %v", ids[1], n, err)
+	}
+	if _, err := count(srcs[0], ids[0]); err == nil {
+		t.Fatalf("goroutine %d read again after goroutine %d: no error", ids[0], ids[1])
+	}
+}
