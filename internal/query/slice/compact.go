@@ -66,8 +66,8 @@ type loader struct {
 	// wet, when set, is read instead of the directory's recordings
 	// (LoadWET).
 	wet *wet.WET
-	// keep says whether to keep the goroutines' compact forms, packed
-	// with cache.
+	// keep says whether to keep the goroutines' compact forms, packed;
+	// their blocks are read through cache.
 	keep  bool
 	cache *blockCache
 }
@@ -149,10 +149,17 @@ func (l *loader) file(f wpp.Source, fi int) error {
 		}
 		r.placeValue = l.value
 		g.first = int32(l.next)
-		for c := int32(0); c < g.n; c = g.calls[c].next {
+		if l.cache == nil {
+			l.cache = newBlockCache()
+		}
+		g.numbering(l.cache)
+		for c := int32(0); c < g.n; c = g.call(c).next {
 			r.call(c)
 		}
 		m.close()
+		if r.err == nil {
+			r.err = g.numbered()
+		}
 		if r.err != nil {
 			return fmt.Errorf("%s: goroutine %d: %v", base, gid, r.err)
 		}
@@ -161,17 +168,15 @@ func (l *loader) file(f wpp.Source, fi int) error {
 		}
 		l.next = r.next
 		g.end = int32(l.next)
-		if l.keep {
-			if err := g.pack(l.cache); err != nil {
-				return fmt.Errorf("%s: goroutine %d: %v", base, gid, err)
-			}
-		}
-		mine = append(mine, g)
 		if !l.keep {
 			// Only what the next recordings and the memory replay need.
-			g = &gor{file: g.file, id: g.id, spawn: g.spawn, first: g.first, end: g.end, start: -1, n: min(1, g.n), calls: slices.Clone(g.calls[:min(1, g.n)])}
-			mine[len(mine)-1] = g
+			var calls []ccall
+			if g.n > 0 {
+				calls = []ccall{g.call(0)}
+			}
+			g = &gor{file: g.file, id: g.id, spawn: g.spawn, first: g.first, end: g.end, start: -1, n: min(1, g.n), calls: calls}
 		}
+		mine = append(mine, g)
 		l.gors = append(l.gors, g)
 	}
 	// A goroutine's first call depends on the go statement that started

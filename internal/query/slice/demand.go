@@ -49,6 +49,8 @@ type Demand struct {
 	replayed *replayCache
 	loaded   map[int32]*demandGor
 	loadedN  int
+	// cache holds blocks of the loaded goroutines' packed calls.
+	cache    *blockCache
 	accCache map[int][]accRecord
 	node     Node // the node nodeAt gave last
 }
@@ -159,7 +161,7 @@ func openDemand(dir string, limit int) (*Demand, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Demand{Problems: l.problems, t: l.t, names: names, gors: l.gors, nodes: int32(l.next)}
+	d := &Demand{Problems: l.problems, t: l.t, names: names, gors: l.gors, nodes: int32(l.next), cache: newBlockCache()}
 	if d.tmp, err = os.MkdirTemp("", "pathcover-lp-"); err != nil {
 		return nil, err
 	}
@@ -312,18 +314,25 @@ func (d *Demand) gor(gi int32) (*demandGor, error) {
 	}
 	g.first, g.end, g.start, g.spawn = idx.first, idx.end, idx.start, idx.spawn
 	r := &replay{t: d.t, g: g, gi: gi, next: int64(g.first), build: true, place: func(*rawAccess, int32) {}}
-	for c := int32(0); c < g.n; c = g.calls[c].next {
+	g.numbering(d.cache)
+	for c := int32(0); c < g.n; c = g.call(c).next {
 		r.call(c)
+	}
+	if r.err == nil {
+		r.err = g.numbered()
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("goroutine %d of %s: %v", idx.id, d.names[idx.file], r.err)
 	}
 	if r.next != int64(g.end) {
 		return nil, fmt.Errorf("goroutine %d of %s numbers %d nodes, not %d as before: the recording changed", idx.id, d.names[idx.file], r.next-int64(g.first), g.end-g.first)
 	}
-	if d.loaded == nil || d.loadedN+len(g.calls) > loadedLimit {
+	if d.loaded == nil || d.loadedN+int(g.n) > loadedLimit {
 		d.loaded, d.loadedN = make(map[int32]*demandGor), 0
 	}
 	dg := &demandGor{g: g}
 	d.loaded[gi] = dg
-	d.loadedN += len(g.calls)
+	d.loadedN += int(g.n)
 	return dg, nil
 }
 

@@ -220,7 +220,7 @@ func (r *replay) child(out *callDeps, ch int32, data []int32, ctl, caller int32)
 func (r *replay) call(c int32) int32 {
 	cc := r.g.call(c)
 	f := r.t.funcs[cc.fn]
-	r.g.calls[c].first = int32(r.next)
+	r.g.enter(c, int32(r.next))
 	if f.Deps == nil {
 		r.callWithoutDeps(c, f)
 		return -1
@@ -252,9 +252,15 @@ func (r *replay) call(c int32) int32 {
 	}
 	r.leftOut(f, left)
 	cr.matchRest()
-	r.g.calls[c].end = int32(r.next)
-	r.g.calls[c].ret = cr.ret
+	r.exit(c, cr.ret)
 	return cr.ret
+}
+
+// exit notes that call c's replay (build) ended, with return node ret.
+func (r *replay) exit(c, ret int32) {
+	if err := r.g.exit(c, int32(r.next), ret); err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
 // runDeferred runs the call's deferred calls, last deferred first.
@@ -686,7 +692,7 @@ func (r *replay) callWithoutDeps(c int32, f *Func) {
 	if r.build {
 		r.problem(fmt.Sprintf("%s has no statements in the metadata (not a -deps build)", f.Name()))
 		r.g.children(c, func(ch int32) { r.call(ch) })
-		r.g.calls[c].end = int32(r.next)
+		r.exit(c, -1)
 	}
 }
 

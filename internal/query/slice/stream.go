@@ -91,21 +91,32 @@ type ccall struct {
 // callBytes is what a ccall takes.
 const callBytes = 7 * 4
 
-// A gor is a goroutine's compact form. Its calls are plain (calls) while
-// they are numbered, and in LP; OPT packs them (pack).
+// A gor is a goroutine's compact form. Its calls are numbered from
+// their read form (readCalls: readGor's, 16 bytes a call) into packed
+// blocks (data), a block at a time: a block is plain (open) from when the
+// replay that numbers them enters its first call until its last call
+// returns, then packed, and the read form is dropped behind the replay as
+// it goes. A goroutine of tens of millions of calls (a long main loop)
+// never holds them all plain: with 28 bytes a call and append's copies,
+// a 45 M-call goroutine took 2.3 GB. A goroutine can also be plain
+// whole (calls), as LP keeps the first call of each.
 type gor struct {
 	file  int    // index of its recording
 	id    uint64 // the runtime's goroutine id
 	spawn uint64 // the spawn that started it, 0 if none
 	n     int32  // calls
 	calls []ccall
+	// read is the calls as read, open the blocks being numbered, by
+	// block, while the replay numbers them (numbering).
+	read *readCalls
+	open []*openBlock
 	// arena holds each call's paths: their count and their ids, uvarints.
 	arena []byte
 	// The packed form: blocks of packBlock calls in data, each call's
 	// fields uvarints relative to its index and to the call before it,
 	// the last where its paths are in the arena; a block's offset and
-	// first node.
-	data   []byte
+	// first node. A block lies in one chunk of data (dataChunkBits).
+	data   [][]byte
 	blocks []packedBlock
 	cache  *blockCache
 	// first and end are its nodes; start is the node of the go statement
@@ -118,8 +129,65 @@ type gor struct {
 const packBlock = 32
 
 type packedBlock struct {
-	off   uint32
+	off   uint32 // dataChunkBits and up: the chunk; unpacked until packed
 	first int32
+}
+
+// unpacked marks a block not packed yet.
+const unpacked = math.MaxUint32
+
+// dataChunkBits sizes the chunks of a goroutine's packed calls: 4 MiB,
+// so that a long goroutine's blocks grow without copies.
+const dataChunkBits = 22
+
+// An openBlock is a block of calls being numbered, plain, with how many
+// of its calls are yet to return.
+type openBlock struct {
+	calls [packBlock]ccall
+	left  int32
+}
+
+// A rcall is a call as readGor reads it: what the replay that numbers it
+// needs.
+type rcall struct {
+	fn, parent, next int32
+	paths            uint32
+}
+
+// readChunk is how many calls a chunk of readCalls holds (a multiple of
+// packBlock).
+const readChunk = 1 << 15
+
+// readCalls are a goroutine's calls as read, in chunks, so that they grow
+// without copies and are dropped as the replay passes them.
+type readCalls struct {
+	chunks [][]rcall
+	n      int32
+	// dropped are the chunks dropped from the start.
+	dropped int
+}
+
+func (r *readCalls) add(c rcall) {
+	if int(r.n)%readChunk == 0 {
+		r.chunks = append(r.chunks, make([]rcall, 0, readChunk))
+	}
+	k := len(r.chunks) - 1
+	r.chunks[k] = append(r.chunks[k], c)
+	r.n++
+}
+
+func (r *readCalls) at(c int32) *rcall { return &r.chunks[c/readChunk][c%readChunk] }
+
+// dropBefore drops the chunks wholly before call c.
+func (r *readCalls) dropBefore(c int32) {
+	for ; r.dropped < int(c/readChunk); r.dropped++ {
+		r.chunks[r.dropped] = nil
+	}
+}
+
+// bytes is what r holds.
+func (r *readCalls) bytes() int64 {
+	return int64(len(r.chunks)-r.dropped) * readChunk * int64(unsafe.Sizeof(rcall{}))
 }
 
 // A blockCache holds blocks of packed calls decoded: direct-mapped, by
@@ -145,19 +213,77 @@ const (
 
 func newBlockCache() *blockCache { return &blockCache{} }
 
-// pack packs g's calls (numbered) into blocks, dropping the plain ones.
-func (g *gor) pack(cache *blockCache) error {
-	var data []byte
-	prev, prevPaths := int32(0), uint32(0)
-	for c := range g.n {
-		cc := &g.calls[c]
-		if c%packBlock == 0 {
-			if len(data) > math.MaxUint32 {
-				return errors.New("more calls than the compact form holds")
-			}
-			g.blocks = append(g.blocks, packedBlock{uint32(len(data)), cc.first})
-			prev, prevPaths = cc.first, 0
+// numbering prepares g, read, to be numbered by a replay: every block
+// unpacked, none open; the blocks it packs are read through cache.
+func (g *gor) numbering(cache *blockCache) {
+	g.cache = cache
+	nb := (g.n + packBlock - 1) / packBlock
+	g.open = make([]*openBlock, nb)
+	g.blocks = make([]packedBlock, nb)
+	for b := range g.blocks {
+		g.blocks[b].off = unpacked
+	}
+}
+
+// enter notes that the replay numbering g enters call c at node first,
+// opening its block if c is the block's first call.
+func (g *gor) enter(c, first int32) {
+	if g.calls != nil {
+		g.calls[c].first = first
+		return
+	}
+	b := c / packBlock
+	o := g.open[b]
+	if o == nil {
+		// Calls are entered in order: the read form before this block
+		// is no longer needed.
+		g.read.dropBefore(b * packBlock)
+		o = &openBlock{left: min(packBlock, g.n-b*packBlock)}
+		for i := range o.left {
+			rc := g.read.at(b*packBlock + i)
+			o.calls[i] = ccall{fn: rc.fn, parent: rc.parent, next: rc.next, paths: rc.paths, first: -1, end: -1, ret: -1}
 		}
+		g.open[b] = o
+	}
+	o.calls[c%packBlock].first = first
+}
+
+// exit notes that call c returned, its subtree's nodes ending at end and
+// its return node ret (or -1), and packs its block if it was the last
+// of the block's calls to return.
+func (g *gor) exit(c, end, ret int32) error {
+	if g.calls != nil {
+		g.calls[c].end, g.calls[c].ret = end, ret
+		return nil
+	}
+	b := c / packBlock
+	o := g.open[b]
+	cc := &o.calls[c%packBlock]
+	cc.end, cc.ret = end, ret
+	if o.left--; o.left > 0 {
+		return nil
+	}
+	g.open[b] = nil
+	return g.packBlock(b, o.calls[:min(packBlock, g.n-b*packBlock)])
+}
+
+// packBlock packs block b, its calls numbered, into g.data.
+func (g *gor) packBlock(b int32, calls []ccall) error {
+	// A block's bytes: 7 uvarints of at most 5 bytes a call.
+	const most = packBlock * 7 * 5
+	k := len(g.data) - 1
+	if k < 0 || len(g.data[k])+most > 1<<dataChunkBits {
+		if len(g.data) >= 1<<(32-dataChunkBits)-1 {
+			return errors.New("more calls than the compact form holds")
+		}
+		g.data = append(g.data, make([]byte, 0, 1<<dataChunkBits))
+		k++
+	}
+	data := g.data[k]
+	g.blocks[b] = packedBlock{uint32(k)<<dataChunkBits | uint32(len(data)), calls[0].first}
+	prev, prevPaths := calls[0].first, uint32(0)
+	for i := range calls {
+		c, cc := b*packBlock+int32(i), &calls[i]
 		parent := uint64(0)
 		if cc.parent >= 0 {
 			parent = uint64(c - cc.parent)
@@ -177,8 +303,25 @@ func (g *gor) pack(cache *blockCache) error {
 		data = binary.AppendVarint(data, int64(cc.paths)-int64(prevPaths))
 		prev, prevPaths = cc.first, cc.paths
 	}
-	g.data, g.blocks = slices.Clip(data), slices.Clip(g.blocks)
-	g.calls, g.cache = nil, cache
+	g.data[k] = data
+	return nil
+}
+
+// numbered ends g's numbering: every call must have returned in the
+// replay.
+func (g *gor) numbered() error {
+	if g.calls != nil {
+		return nil
+	}
+	for _, o := range g.open {
+		if o != nil {
+			return errors.New("a call's replay did not end")
+		}
+	}
+	if k := len(g.data) - 1; k >= 0 {
+		g.data[k] = slices.Clip(g.data[k])
+	}
+	g.read, g.open = nil, nil
 	return nil
 }
 
@@ -188,6 +331,17 @@ func (g *gor) call(c int32) ccall {
 		return g.calls[c]
 	}
 	b := c / packBlock
+	if g.read != nil {
+		// Being numbered: a call is in an open block, or packed, or
+		// ahead of the replay, as read.
+		if o := g.open[b]; o != nil {
+			return o.calls[c%packBlock]
+		}
+		if g.blocks[b].off == unpacked {
+			rc := g.read.at(c)
+			return ccall{fn: rc.fn, parent: rc.parent, next: rc.next, paths: rc.paths, first: -1, end: -1, ret: -1}
+		}
+	}
 	if g.cache.keys == nil {
 		g.cache.keys = make([]blockKey, blockCacheSize)
 		g.cache.calls = make([][packBlock]ccall, blockCacheSize)
@@ -219,7 +373,8 @@ func (g *gor) each(fn func(c int32, cc *ccall)) {
 
 // decode decodes block b into calls.
 func (g *gor) decode(b int32, calls *[packBlock]ccall) {
-	data := g.data[g.blocks[b].off:]
+	off := g.blocks[b].off
+	data := g.data[off>>dataChunkBits][off&(1<<dataChunkBits-1):]
 	prev, prevPaths := g.blocks[b].first, int64(0)
 	k := 0
 	next := func() uint64 {
@@ -255,7 +410,14 @@ func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 
 // bytes is what g holds.
 func (g *gor) bytes() int64 {
-	return 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.data)) + int64(len(g.blocks))*8
+	n := 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.blocks))*8
+	for _, d := range g.data {
+		n += int64(len(d))
+	}
+	if g.read != nil {
+		n += g.read.bytes()
+	}
+	return n
 }
 
 // locate returns the call of g whose own node n is.
@@ -418,8 +580,9 @@ func (m *gorMem) close() {
 	}
 }
 
-// readGor reads the events of goroutine gid of f into its compact form;
-// with mem, it keeps its memory accesses and spawns too, and with vals as
+// readGor reads the events of goroutine gid of f into its read form, for
+// a replay to number (gor.numbering, then the replay's gor.enter and
+// gor.exit, then gor.numbered); with mem, it keeps its memory accesses and spawns too, and with vals as
 // well, the words of its values (as rawAccess says). It fails as
 // builder.calls does. If f is attributed (a WET's), each memory event
 // follows the path it belongs to, a path of the call Up levels below the
@@ -427,7 +590,7 @@ func (m *gorMem) close() {
 // The accesses are sorted by accs (newCallAccesses), which the caller
 // reuses from goroutine to goroutine.
 func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, accs *spill.Sorter[callAccess]) (*gor, *gorMem, error) {
-	g := &gor{file: file, id: gid, start: -1}
+	g := &gor{file: file, id: gid, start: -1, read: &readCalls{}}
 	var m *gorMem
 	if mem {
 		m = &gorMem{spawns: make(map[int32][]uint64), accs: accs}
@@ -440,12 +603,13 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		if len(g.arena) > math.MaxUint32 {
 			return errors.New("more paths than the compact form holds")
 		}
-		g.calls[c].paths = uint32(len(g.arena))
+		rc := g.read.at(c)
+		rc.paths = uint32(len(g.arena))
 		g.arena = binary.AppendUvarint(g.arena, uint64(len(bufs[k])))
 		for _, id := range bufs[k] {
 			g.arena = binary.AppendUvarint(g.arena, id)
 		}
-		g.calls[c].next = int32(len(g.calls))
+		rc.next = g.read.n
 		bufs[k] = bufs[k][:0]
 		bufs = bufs[:k]
 		return nil
@@ -472,15 +636,15 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		if err != nil {
 			return 0, err
 		}
-		if len(g.calls) >= math.MaxInt32-1 {
+		if g.read.n >= math.MaxInt32-1 {
 			return 0, errors.New("more calls than the compact form holds")
 		}
 		parent := int32(-1)
 		if hasCaller {
 			parent = caller
 		}
-		c := int32(len(g.calls))
-		g.calls = append(g.calls, ccall{fn: fi, parent: parent, next: -1, first: -1, end: -1, ret: -1})
+		c := g.read.n
+		g.read.add(rcall{fn: fi, parent: parent, next: -1})
 		if len(bufs) < cap(bufs) {
 			bufs = bufs[:len(bufs)+1]
 		} else {
@@ -498,7 +662,7 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		case profile.WPPValue:
 			// A site the metadata does not list is left out: it names no
 			// statement to place it at.
-			if d := t.funcs[g.calls[st.Call].fn].Deps; mem && vals && d != nil && int(st.Site) < len(d.Values) {
+			if d := t.funcs[g.read.at(st.Call).fn].Deps; mem && vals && d != nil && int(st.Site) < len(d.Values) {
 				add(rawAccess{addr: st.Value, src: uint64(st.Site), flags: st.Part, stmt: uint32(d.Values[st.Site].Stmt), kind: valueWord}, st.Depth-1-int(st.Up), st.Call)
 			}
 		case profile.WPPPath:
@@ -529,7 +693,6 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		}
 	}
 	g.arena = g.arena[:len(g.arena):len(g.arena)]
-	g.calls = g.calls[:len(g.calls):len(g.calls)]
-	g.n = int32(len(g.calls))
+	g.n = g.read.n
 	return g, m, nil
 }

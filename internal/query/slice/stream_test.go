@@ -1,0 +1,153 @@
+package slice
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGorNumbering numbers random call trees as the build replay does
+// (each call entered in preorder, returned after its subtree) and checks
+// every call's fields against the tree, read while blocks are open,
+// packed and still ahead, and after: the blocks packed as they close
+// must give back exactly what was numbered. The large trees span many
+// chunks of the read form and of the packed data, and one deep tree
+// keeps its first blocks open to the end.
+func TestGorNumbering(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		n    int
+		deep bool
+	}{{1, false}, {2, false}, {31, false}, {32, false}, {33, false}, {1000, false}, {70_000, true}, {700_000, false}} {
+		n := tc.n
+		want := randomTree(rng, n, tc.deep)
+		g := &gor{read: &readCalls{}, start: -1}
+		for _, cc := range want {
+			g.read.add(rcall{fn: cc.fn, parent: cc.parent, next: cc.next, paths: cc.paths})
+		}
+		g.n = g.read.n
+		g.numbering(newBlockCache())
+		checks := 0
+		check := func(c int32) {
+			got, w := g.call(c), want[c]
+			if got.fn != w.fn || got.parent != w.parent || got.next != w.next || got.paths != w.paths {
+				t.Fatalf("n=%d: call %d during numbering: %+v, want %+v", n, c, got, w)
+			}
+			if got.end >= 0 && (got.first != w.first || got.end != w.end || got.ret != w.ret) {
+				t.Fatalf("n=%d: call %d returned: %+v, want %+v", n, c, got, w)
+			}
+			checks++
+		}
+		var enter func(c int32)
+		enter = func(c int32) {
+			g.enter(c, want[c].first)
+			for ch := c + 1; ch < want[c].next; ch = want[ch].next {
+				enter(ch)
+				// A call just returned (packed, maybe), its parent (open)
+				// and a call ahead (read form).
+				check(ch)
+				check(c)
+				if ahead := want[ch].next; ahead < g.n {
+					check(ahead)
+				}
+			}
+			if err := g.exit(c, want[c].end, want[c].ret); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for c := int32(0); c < g.n; c = want[c].next {
+			enter(c)
+		}
+		if err := g.numbered(); err != nil {
+			t.Fatal(err)
+		}
+		if g.read != nil || g.open != nil {
+			t.Fatalf("n=%d: numbered, but read form or open blocks kept", n)
+		}
+		for c := range g.n {
+			if got := g.call(c); got != want[c] {
+				t.Fatalf("n=%d: call %d packed: %+v, want %+v", n, c, got, want[c])
+			}
+		}
+		k := int32(0)
+		g.each(func(c int32, cc *ccall) {
+			if c != k || *cc != want[c] {
+				t.Fatalf("n=%d: each gave call %d %+v, want call %d %+v", n, c, *cc, k, want[k])
+			}
+			k++
+		})
+		if k != g.n {
+			t.Fatalf("n=%d: each gave %d calls", n, k)
+		}
+		if n >= 700_000 && len(g.data) < 2 {
+			t.Fatalf("n=%d: packed into %d chunks: the test does not cross a chunk", n, len(g.data))
+		}
+		if checks == 0 && n > 1 {
+			t.Fatalf("n=%d: nothing checked during numbering", n)
+		}
+	}
+}
+
+// TestGorNumberingUnfinished: a numbering whose replay leaves a call
+// without its return is an error, not a goroutine with holes.
+func TestGorNumberingUnfinished(t *testing.T) {
+	want := randomTree(rand.New(rand.NewPCG(3, 4)), 100, false)
+	g := &gor{read: &readCalls{}}
+	for _, cc := range want {
+		g.read.add(rcall{fn: cc.fn, parent: cc.parent, next: cc.next, paths: cc.paths})
+	}
+	g.n = g.read.n
+	g.numbering(newBlockCache())
+	g.enter(0, 0)
+	if err := g.numbered(); err == nil {
+		t.Fatal("numbered with a call open: no error")
+	}
+}
+
+// randomTree returns n calls in preorder, numbered as the replay numbers
+// them: each call has a node of its own or none (a function without
+// statements), its subtree's nodes follow, with a few nodes after its
+// children, and its return node is one of its own nodes or none. Deep
+// makes a chain as deep as a tenth of the calls.
+func randomTree(rng *rand.Rand, n int, deep bool) []ccall {
+	calls := make([]ccall, n)
+	var stack []int32
+	node := int32(0)
+	for c := range int32(n) {
+		// Pop to a random depth (at least one level kept unless the
+		// stack is a root's).
+		if len(stack) > 0 {
+			keep := rng.IntN(len(stack) + 1)
+			if deep && len(stack) < n/10 {
+				keep = len(stack)
+			}
+			for len(stack) > keep {
+				closeCall(rng, calls, stack[len(stack)-1], c, &node)
+				stack = stack[:len(stack)-1]
+			}
+		}
+		parent := int32(-1)
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		calls[c] = ccall{fn: int32(rng.IntN(300)), parent: parent, paths: uint32(rng.IntN(1 << 30)), first: node, ret: -1}
+		if rng.IntN(4) > 0 {
+			node++ // its entry node
+		}
+		stack = append(stack, c)
+	}
+	for len(stack) > 0 {
+		closeCall(rng, calls, stack[len(stack)-1], int32(n), &node)
+		stack = stack[:len(stack)-1]
+	}
+	return calls
+}
+
+// closeCall ends call c, whose subtree ends before call next.
+func closeCall(rng *rand.Rand, calls []ccall, c, next int32, node *int32) {
+	*node += int32(rng.IntN(3))
+	cc := &calls[c]
+	cc.next, cc.end = next, *node
+	if cc.end > cc.first && rng.IntN(2) == 0 {
+		cc.ret = cc.end - 1
+	}
+}
