@@ -221,7 +221,9 @@ func (r *Reader[T]) Next() (T, bool, error) {
 // Close empties the sorter: its files are removed.
 func (r *Reader[T]) Close() error { return r.s.Close() }
 
-// Close removes the sorter's files and drops its records.
+// Close removes the sorter's files and drops its records, and the memory
+// that held them: a sorter reused for the next goroutine or process must
+// not keep its largest one's buffers while others sort.
 func (s *Sorter[T]) Close() error {
 	var errs []error
 	for _, r := range s.runs {
@@ -230,7 +232,7 @@ func (s *Sorter[T]) Close() error {
 			errs = append(errs, os.Remove(r.name))
 		}
 	}
-	s.runs, s.recs, s.keys, s.unsorted = nil, s.recs[:0], s.keys[:0], false
+	s.runs, s.recs, s.keys, s.scratch, s.unsorted = nil, nil, nil, nil, false
 	return errors.Join(errs...)
 }
 
