@@ -143,7 +143,7 @@ the module, GOROOT and the module cache only), with its steps.
 			}
 			if *asJSON {
 				out := bufio.NewWriter(os.Stdout)
-				err := writeSliceJSON(out, s, vals, g.cut)
+				err := writeSliceJSON(out, s, g.nodes, vals, g.cut)
 				if ferr := out.Flush(); err == nil {
 					err = ferr
 				}
@@ -155,7 +155,7 @@ the module, GOROOT and the module cache only), with its steps.
 			}
 			writeCut(os.Stdout, g.cut)
 			out := bufio.NewWriter(os.Stdout)
-			err = writeSlice(out, s, vals, *why)
+			err = writeSlice(out, s, g.nodes, vals, *why)
 			out.Flush()
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
@@ -177,6 +177,8 @@ type sliceGraph struct {
 	close    func()
 	values   func(nodes []int32) (map[int32][]slice.Value, []string, error)
 	cut      []string // which recordings cover only part of their run, and why
+	// nodes is how many statement executions the run had.
+	nodes int
 }
 
 // recordingCut says which recordings (*.wpp) of dir cover only part of
@@ -206,13 +208,13 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir)}, nil
+		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir), len(g.Nodes)}, nil
 	case "lp":
 		d, err := slice.OpenDemand(dir)
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir)}, nil
+		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir), d.Nodes()}, nil
 	case "wet":
 		w, err := readWET(profile.DerivedPath(dir, profile.KindWET))
 		if err != nil {
@@ -225,13 +227,13 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		fromWET := func(nodes []int32) (map[int32][]slice.Value, []string, error) {
 			return slice.ValuesOfWET(dir, w, nodes)
 		}
-		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut()}, nil
+		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut(), o.Nodes()}, nil
 	}
 	o, err := slice.LoadCompact(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording, recordingCut(dir)}, nil
+	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording, recordingCut(dir), o.Nodes()}, nil
 }
 
 // parseCriterion parses FILE:LINE[:COL].
@@ -303,18 +305,19 @@ func pages(s *slice.Slice, vals map[int32][]slice.Value, fn func(first int, step
 	return err
 }
 
-// writeSliceJSON writes s as JSON, its steps a page at a time, inside
-// {"Partial": cut, "Answer": ...} if the recording covers only part of
-// its run.
-func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, cut []string) error {
+// writeSliceJSON writes s, of a run of run statement executions, as
+// JSON, its steps a page at a time, inside {"Partial": cut, "Answer":
+// ...} if the recording covers only part of its run.
+func writeSliceJSON(w io.Writer, s *slice.Slice, run int, vals map[int32][]slice.Value, cut []string) error {
 	head, err := json.Marshal(struct {
-		Criterion int32
-		Instance  int
-		Instances int
-		Stmts     []slice.Stmt
-		Execs     []int
-		Memory    []string
-	}{s.Criterion, s.Instance, s.Instances, s.Stmts, s.Execs, s.Memory})
+		Criterion     int32
+		Instance      int
+		Instances     int
+		RunExecutions int
+		Stmts         []slice.Stmt
+		Execs         []int
+		Memory        []string
+	}{s.Criterion, s.Instance, s.Instances, run, s.Stmts, s.Execs, s.Memory})
 	if err != nil {
 		return err
 	}
@@ -347,12 +350,13 @@ func writeSliceJSON(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, c
 	return err
 }
 
-// writeSlice writes s as text: its statements, each with how many of its
-// executions the slice holds, or with why its steps, one a line, each
-// with the dependence that brought it in and its values. It fails only if
-// the steps cannot be walked again (the recording changed or went).
-func writeSlice(w io.Writer, s *slice.Slice, vals map[int32][]slice.Value, why bool) error {
-	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions\n", max(1, s.Instance), s.Instances, len(s.Stmts), s.NumSteps())
+// writeSlice writes s, of a run of run statement executions, as text: its
+// statements, each with how many of its executions the slice holds, or
+// with why its steps, one a line, each with the dependence that brought
+// it in and its values. It fails only if the steps cannot be walked again
+// (the recording changed or went).
+func writeSlice(w io.Writer, s *slice.Slice, run int, vals map[int32][]slice.Value, why bool) error {
+	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions of the run's %d\n", max(1, s.Instance), s.Instances, len(s.Stmts), s.NumSteps(), run)
 	if why {
 		err := pages(s, vals, func(first int, steps []slice.Step) error {
 			for i, st := range steps {

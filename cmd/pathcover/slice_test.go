@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -130,8 +131,10 @@ func TestSliceCommand(t *testing.T) {
 
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-json", "s.go:13", "total")
 	var s struct {
-		Instances int
-		Stmts     []struct {
+		Criterion     int
+		Instances     int
+		RunExecutions int
+		Stmts         []struct {
 			File, Func string
 			Line       int
 		}
@@ -142,6 +145,14 @@ func TestSliceCommand(t *testing.T) {
 	}
 	if s.Instances != 2 || len(s.Stmts) == 0 || len(s.Steps) == 0 {
 		t.Errorf("slice -json: %d instances (want 2, one a loop round), %d statements, %d steps", s.Instances, len(s.Stmts), len(s.Steps))
+	}
+	// The run's size, which the text says too: the criterion is one of
+	// its nodes, and the slice a part of them.
+	if s.RunExecutions <= s.Criterion || s.RunExecutions < len(s.Steps) {
+		t.Errorf("slice -json: a run of %d statement executions, criterion node %d, %d steps", s.RunExecutions, s.Criterion, len(s.Steps))
+	}
+	if text, _ := run(t, dir, bin, "slice", "-dir", prof, "s.go:13", "total"); !strings.Contains(text, fmt.Sprintf(" statement executions of the run's %d\n", s.RunExecutions)) {
+		t.Errorf("slice: the text does not give the run's %d statement executions:\n%s", s.RunExecutions, text)
 	}
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-instance", "1", "-json", "s.go:13", "total")
 	var first struct {
