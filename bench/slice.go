@@ -98,7 +98,9 @@ type sliceResults struct {
 	GoVersion string
 	Selection []string
 	Workloads []*sliceWorkload
-	Warnings  []string
+	// Long is the long run of -long, if asked for.
+	Long     *longRun `json:",omitempty"`
+	Warnings []string
 }
 
 // heapGrowth runs build and returns what it left on the heap, after a
@@ -364,6 +366,11 @@ func (r *sliceResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
+	if r.Long != nil {
+		fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s.\n", cmd, r.Date, r.Machine, r.GoVersion)
+		r.Long.markdown(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps -tests` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(slice.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
 	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT: mean, median | FP | LP: mean, median |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
@@ -423,7 +430,7 @@ func (r *sliceResults) Markdown() string {
 }
 
 // runSlice is the -slice run.
-func (h *harness) runSlice(selected []workload, set map[string]bool, run string, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+func (h *harness) runSlice(selected []workload, set map[string]bool, run string, long int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
 	// A slice of a whole test suite can hold tens of millions of steps:
 	// the collector keeps the heap near what is live.
 	debug.SetMemoryLimit(6 << 30)
@@ -438,6 +445,15 @@ func (h *harness) runSlice(selected []workload, set map[string]bool, run string,
 	if err := h.buildPPPExec(); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
+	}
+	if long > 0 {
+		r.Selection = []string{fmt.Sprintf("-long %d", long)}
+		var err error
+		if r.Long, err = h.measureLong("deps", long); err != nil {
+			fmt.Fprintf(stderr, "bench: the long run: %v\n", err)
+			return 1
+		}
+		return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 	}
 	r.Workloads = measureEach(h, selected, &r.Warnings, h.measureSliceWorkload)
 	if len(r.Workloads) == 0 {

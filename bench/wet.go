@@ -56,7 +56,7 @@ type wetResults struct {
 	Selection []string
 	Workloads []*wetWorkload
 	// Long is the long run of -long, if asked for.
-	Long     *wetLongRun `json:",omitempty"`
+	Long     *longRun `json:",omitempty"`
 	Warnings []string
 }
 
@@ -76,7 +76,7 @@ func (h *harness) runWET(selected []workload, set map[string]bool, run string, l
 	if long > 0 {
 		r.Selection = []string{fmt.Sprintf("-long %d", long)}
 		var err error
-		if r.Long, err = h.measureWETLong(long); err != nil {
+		if r.Long, err = h.measureLong("wet", long); err != nil {
 			fmt.Fprintf(stderr, "bench: the long run: %v\n", err)
 			return 1
 		}

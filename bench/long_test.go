@@ -47,12 +47,14 @@ func TestTimedCommandPeak(t *testing.T) {
 	}
 }
 
-// TestWETLongMarkdown renders a long run's table.
-func TestWETLongMarkdown(t *testing.T) {
-	r := &wetResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 1000"}, Long: &wetLongRun{
+// TestLongMarkdown renders long runs' tables: a -wet run's (as saved
+// before runs said how they were recorded: Record empty) and a -deps
+// run's, cut at its cap, without tiers, one slice refused.
+func TestLongMarkdown(t *testing.T) {
+	r := &wetResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 1000"}, Long: &longRun{
 		Lines: 1000, Statements: 207000, RecordingBytes: 1_500_000, Tier1Bytes: 6_000_000, Tier2Bytes: 110_000, Criterion: longCriterion,
-		Build:  wetLongStep{Name: "wet build", Seconds: 1.5, PeakMB: 50},
-		Slices: []wetLongStep{{Name: "slice -graph opt", Seconds: 2, PeakMB: 80}, {Name: "slice -graph wet", Error: "killed"}},
+		Build:  longStep{Name: "wet build", Seconds: 1.5, PeakMB: 50},
+		Slices: []longStep{{Name: "slice -graph opt", Seconds: 2, PeakMB: 80}, {Name: "slice -graph wet", Error: "killed"}},
 	}}
 	if !r.measured() {
 		t.Error("a long run alone is not a -wet run's results (-from refuses it)")
@@ -60,13 +62,38 @@ func TestWETLongMarkdown(t *testing.T) {
 	md := r.Markdown()
 	for _, want := range []string{
 		"Measured by `go run ./bench -wet -long 1000` on 2026-01-02",
+		"| `calc -wet`, lines | statement executions |",
 		"| 1.0 k | 207.0 k | 1.5 MB | 6.0 MB | 0.1 MB | `wet build` | 1.5 s | 50 MB |",
 		"| | | | | | `slice -graph opt` | 2.0 s | 80 MB |",
 		"| | | | | | `slice -graph wet` | failed | – |",
 		"`slice -graph wet` failed: killed",
+		"`PATHCOVERWPPMAX` raised to 4 GiB",
 	} {
 		if !strings.Contains(md, want) {
-			t.Errorf("the table lacks %q:\n%s", want, md)
+			t.Errorf("the -wet table lacks %q:\n%s", want, md)
+		}
+	}
+
+	s := &sliceResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 5000"}, Long: &longRun{
+		Record: "deps", Lines: 5000, Nodes: 1_234_000, RecordingBytes: 2_000_000, Cut: true, Criterion: longCriterion,
+		Slices: []longStep{{Name: "slice -graph opt", Seconds: 3, PeakMB: 90}, {Name: "slice -graph lp", Seconds: 4, PeakMB: 70}, {Name: "slice -graph fp", Seconds: 0.5, PeakMB: 30, Error: "too many statement executions"}},
+	}}
+	if !s.measured() {
+		t.Error("a long run alone is not a -slice run's results (-from refuses it)")
+	}
+	md = s.Markdown()
+	for _, want := range []string{
+		"Measured by `go run ./bench -slice -long 5000` on 2026-01-02",
+		"| `calc -deps`, lines | statement executions |",
+		"| 5.0 k | 1.2 M | 2.0 MB (cut at its cap) | – | – | `slice -graph opt` | 3.0 s | 90 MB |",
+		"| | | | | | `slice -graph lp` | 4.0 s | 70 MB |",
+		"| | | | | | `slice -graph fp` | failed | 30 MB |",
+		"`slice -graph fp` failed: too many statement executions",
+		"the default cap on the recording, 1 GiB",
+		"counts each call's entry as one.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the -deps table lacks %q:\n%s", want, md)
 		}
 	}
 }
