@@ -86,9 +86,11 @@
 // node costs a window at most.
 //
 // Building OPT holds, beside what it keeps, the calls of the goroutine
-// being numbered, as read (16 bytes a call, dropped behind the replay
-// that numbers them, which packs each block of 32 calls once its last
-// call has returned: stream.go, gor.enter and gor.exit), and a bounded
+// being numbered, as read (packed a block of 32 calls at a time once
+// the block's calls have returned, and freed behind the replay that
+// numbers them, which packs each block again once its calls' replays
+// have ended: readcalls.go; stream.go, gor.enter and gor.exit), and a
+// bounded
 // number of memory accesses and labels: a goroutine's accesses are
 // sorted by call, a process's by number, then its labels by reader, a
 // few million at a time in memory (internal/spill writes the rest to

@@ -92,10 +92,10 @@ type ccall struct {
 const callBytes = 7 * 4
 
 // A gor is a goroutine's compact form. Its calls are numbered from
-// their read form (readCalls: readGor's, 16 bytes a call) into packed
-// blocks (data), a block at a time: a block is plain (open) from when the
+// their read form (readCalls: readGor's, packed too) into packed blocks
+// (data), a block at a time: a block is plain (open) from when the
 // replay that numbers them enters its first call until its last call
-// returns, then packed, and the read form is dropped behind the replay as
+// returns, then packed, and the read form is freed behind the replay as
 // it goes. A goroutine of tens of millions of calls (a long main loop)
 // never holds them all plain: with 28 bytes a call and append's copies,
 // a 45 M-call goroutine took 2.3 GB. A goroutine can also be plain
@@ -147,49 +147,6 @@ type openBlock struct {
 	left  int32
 }
 
-// A rcall is a call as readGor reads it: what the replay that numbers it
-// needs.
-type rcall struct {
-	fn, parent, next int32
-	paths            uint32
-}
-
-// readChunk is how many calls a chunk of readCalls holds (a multiple of
-// packBlock).
-const readChunk = 1 << 15
-
-// readCalls are a goroutine's calls as read, in chunks, so that they grow
-// without copies and are dropped as the replay passes them.
-type readCalls struct {
-	chunks [][]rcall
-	n      int32
-	// dropped are the chunks dropped from the start.
-	dropped int
-}
-
-func (r *readCalls) add(c rcall) {
-	if int(r.n)%readChunk == 0 {
-		r.chunks = append(r.chunks, make([]rcall, 0, readChunk))
-	}
-	k := len(r.chunks) - 1
-	r.chunks[k] = append(r.chunks[k], c)
-	r.n++
-}
-
-func (r *readCalls) at(c int32) *rcall { return &r.chunks[c/readChunk][c%readChunk] }
-
-// dropBefore drops the chunks wholly before call c.
-func (r *readCalls) dropBefore(c int32) {
-	for ; r.dropped < int(c/readChunk); r.dropped++ {
-		r.chunks[r.dropped] = nil
-	}
-}
-
-// bytes is what r holds.
-func (r *readCalls) bytes() int64 {
-	return int64(len(r.chunks)-r.dropped) * readChunk * int64(unsafe.Sizeof(rcall{}))
-}
-
 // A blockCache holds blocks of packed calls decoded: direct-mapped, by
 // goroutine and block.
 type blockCache struct {
@@ -235,12 +192,13 @@ func (g *gor) enter(c, first int32) {
 	b := c / packBlock
 	o := g.open[b]
 	if o == nil {
-		// Calls are entered in order: the read form before this block
-		// is no longer needed.
-		g.read.dropBefore(b * packBlock)
+		// Calls are entered in order: a block is taken from the read
+		// form once.
+		var read [packBlock]rcall
+		g.read.take(b, &read)
 		o = &openBlock{left: min(packBlock, g.n-b*packBlock)}
 		for i := range o.left {
-			rc := g.read.at(b*packBlock + i)
+			rc := &read[i]
 			o.calls[i] = ccall{fn: rc.fn, parent: rc.parent, next: rc.next, paths: rc.paths, first: -1, end: -1, ret: -1}
 		}
 		g.open[b] = o
@@ -338,7 +296,7 @@ func (g *gor) call(c int32) ccall {
 			return o.calls[c%packBlock]
 		}
 		if g.blocks[b].off == unpacked {
-			rc := g.read.at(c)
+			rc := g.read.peek(c)
 			return ccall{fn: rc.fn, parent: rc.parent, next: rc.next, paths: rc.paths, first: -1, end: -1, ret: -1}
 		}
 	}
@@ -590,7 +548,7 @@ func (m *gorMem) close() {
 // The accesses are sorted by accs (newCallAccesses), which the caller
 // reuses from goroutine to goroutine.
 func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, accs *spill.Sorter[callAccess]) (*gor, *gorMem, error) {
-	g := &gor{file: file, id: gid, start: -1, read: &readCalls{}}
+	g := &gor{file: file, id: gid, start: -1, read: newReadCalls()}
 	var m *gorMem
 	if mem {
 		m = &gorMem{spawns: make(map[int32][]uint64), accs: accs}
@@ -603,16 +561,14 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		if len(g.arena) > math.MaxUint32 {
 			return errors.New("more paths than the compact form holds")
 		}
-		rc := g.read.at(c)
-		rc.paths = uint32(len(g.arena))
+		paths := uint32(len(g.arena))
 		g.arena = binary.AppendUvarint(g.arena, uint64(len(bufs[k])))
 		for _, id := range bufs[k] {
 			g.arena = binary.AppendUvarint(g.arena, id)
 		}
-		rc.next = g.read.n
 		bufs[k] = bufs[k][:0]
 		bufs = bufs[:k]
-		return nil
+		return g.read.returned(c, g.read.n, paths)
 	}
 	_, attributed := f.(*wetSource)
 	if m != nil {
@@ -636,15 +592,14 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 		if err != nil {
 			return 0, err
 		}
-		if g.read.n >= math.MaxInt32-1 {
-			return 0, errors.New("more calls than the compact form holds")
-		}
 		parent := int32(-1)
 		if hasCaller {
 			parent = caller
 		}
 		c := g.read.n
-		g.read.add(rcall{fn: fi, parent: parent, next: -1})
+		if err := g.read.add(rcall{fn: fi, parent: parent, next: -1}); err != nil {
+			return 0, err
+		}
 		if len(bufs) < cap(bufs) {
 			bufs = bufs[:len(bufs)+1]
 		} else {
@@ -691,6 +646,10 @@ func readGor(t *funcTable, f wpp.Source, file int, gid uint64, mem, vals bool, a
 			m.close()
 			return nil, nil, err
 		}
+	}
+	if err := g.read.done(); err != nil {
+		m.close()
+		return nil, nil, err
 	}
 	g.arena = g.arena[:len(g.arena):len(g.arena)]
 	g.n = g.read.n

@@ -20,11 +20,11 @@ func TestGorNumbering(t *testing.T) {
 	}{{1, false}, {2, false}, {31, false}, {32, false}, {33, false}, {1000, false}, {70_000, true}, {700_000, false}} {
 		n := tc.n
 		want := randomTree(rng, n, tc.deep)
-		g := &gor{read: &readCalls{}, start: -1}
-		for _, cc := range want {
-			g.read.add(rcall{fn: cc.fn, parent: cc.parent, next: cc.next, paths: cc.paths})
+		g := readTree(t, want)
+		if n >= 700_000 && len(g.read.data) < 2 {
+			t.Fatalf("n=%d: read into %d chunks: the test does not cross a chunk", n, len(g.read.data))
 		}
-		g.n = g.read.n
+		read := g.read
 		g.numbering(newBlockCache())
 		checks := 0
 		check := func(c int32) {
@@ -56,6 +56,11 @@ func TestGorNumbering(t *testing.T) {
 		}
 		for c := int32(0); c < g.n; c = want[c].next {
 			enter(c)
+		}
+		for k, d := range read.data {
+			if d != nil {
+				t.Fatalf("n=%d: chunk %d of the read form kept after the replay took every block", n, k)
+			}
 		}
 		if err := g.numbered(); err != nil {
 			t.Fatal(err)
@@ -91,16 +96,44 @@ func TestGorNumbering(t *testing.T) {
 // without its return is an error, not a goroutine with holes.
 func TestGorNumberingUnfinished(t *testing.T) {
 	want := randomTree(rand.New(rand.NewPCG(3, 4)), 100, false)
-	g := &gor{read: &readCalls{}}
-	for _, cc := range want {
-		g.read.add(rcall{fn: cc.fn, parent: cc.parent, next: cc.next, paths: cc.paths})
-	}
-	g.n = g.read.n
+	g := readTree(t, want)
 	g.numbering(newBlockCache())
 	g.enter(0, 0)
 	if err := g.numbered(); err == nil {
 		t.Fatal("numbered with a call open: no error")
 	}
+}
+
+// readTree reads calls as readGor does: each added when entered, its
+// subtree's end and paths given when it returns.
+func readTree(t *testing.T, calls []ccall) *gor {
+	g := &gor{read: newReadCalls(), start: -1}
+	var stack []int32
+	ret := func(to int32) {
+		for len(stack) > 0 && calls[stack[len(stack)-1]].next <= to {
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if err := g.read.returned(c, calls[c].next, calls[c].paths); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for c, cc := range calls {
+		ret(int32(c))
+		if err := g.read.add(rcall{fn: cc.fn, parent: cc.parent, next: -1}); err != nil {
+			t.Fatal(err)
+		}
+		stack = append(stack, int32(c))
+	}
+	ret(int32(len(calls)))
+	if len(stack) > 0 {
+		t.Fatalf("calls %v never return", stack)
+	}
+	if err := g.read.done(); err != nil {
+		t.Fatal(err)
+	}
+	g.n = g.read.n
+	return g
 }
 
 // randomTree returns n calls in preorder, numbered as the replay numbers
