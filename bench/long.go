@@ -299,9 +299,21 @@ func (r *longRun) markdown(b *strings.Builder) {
 	} else {
 		fmt.Fprintf(b, "; the default cap on the recording, %d GiB), its recording", buildspec.DefaultWPPLimit>>30)
 	}
-	fmt.Fprintf(b, " sliced at `%s` (where each line's result is computed: every slice goes back through every line) with each graph: from the recording (`-graph opt`, the compact graph; `lp`, on demand; `fp`, the full graph, which refuses more than %s statement executions)", r.Criterion, count(uint64(slice.DefaultMaxNodes)))
-	if record == "wet" {
-		b.WriteString(" and from the WET (`-graph wet`)")
+	fmt.Fprintf(b, " sliced at `%s` (where each line's result is computed: every slice goes back through every line) with each graph:", r.Criterion)
+	graphs := map[string]string{
+		"slice -graph opt": "from the recording, the compact graph (`-graph opt`)",
+		"slice -graph lp":  "on demand (`lp`)",
+		"slice -graph fp":  fmt.Sprintf("the full graph (`fp`, which refuses more than %s statement executions)", count(uint64(slice.DefaultMaxNodes))),
+		"slice -graph wet": "from the WET (`wet`)",
+	}
+	for i, s := range r.Slices {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		} else if i == len(r.Slices)-1 {
+			sep = " and"
+		}
+		fmt.Fprintf(b, "%s %s", sep, cmp.Or(graphs[s.Name], "`"+s.Name+"`"))
 	}
 	b.WriteString("; each step a process of its own, its peak the kernel's maximum resident set.")
 	if r.Nodes > 0 {

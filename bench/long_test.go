@@ -73,6 +73,9 @@ func TestLongMarkdown(t *testing.T) {
 			t.Errorf("the -wet table lacks %q:\n%s", want, md)
 		}
 	}
+	if strings.Contains(md, "`fp`") || !strings.Contains(md, "the compact graph (`-graph opt`) and from the WET (`wet`);") {
+		t.Errorf("the -wet run's text does not name the graphs it ran, and only them:\n%s", md)
+	}
 
 	s := &sliceResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 5000"}, Long: &longRun{
 		Record: "deps", Lines: 5000, Nodes: 1_234_000, RecordingBytes: 2_000_000, Cut: true, Criterion: longCriterion,
@@ -91,6 +94,7 @@ func TestLongMarkdown(t *testing.T) {
 		"`slice -graph fp` failed: too many statement executions",
 		"the default cap on the recording, 1 GiB",
 		"counts each call's entry as one.",
+		"the compact graph (`-graph opt`), on demand (`lp`) and the full graph (`fp`, which refuses",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the -deps table lacks %q:\n%s", want, md)

@@ -64,8 +64,9 @@ type loader struct {
 	// with the node's function.
 	value func(a *rawAccess, fn, node int32)
 	// wet, when set, is read instead of the directory's recordings
-	// (LoadWET).
-	wet *wet.WET
+	// (LoadWET); sources too (tests: recordings made as they are read).
+	wet     *wet.WET
+	sources []wpp.Source
 	// keep says whether to keep the goroutines' compact forms, packed;
 	// their blocks are read through cache.
 	keep  bool
@@ -96,6 +97,14 @@ func (l *loader) load() error {
 				return err
 			}
 			l.problems = append(l.problems, src.problems()...)
+		}
+		return l.checkDeps()
+	}
+	if l.sources != nil {
+		for fi, src := range l.sources {
+			if err := l.file(src, fi); err != nil {
+				return err
+			}
 		}
 		return l.checkDeps()
 	}
@@ -258,12 +267,14 @@ func loadCompact(l *loader) (*Compact, error) {
 }
 
 // spillAccesses and spillPairs are how many accesses (37 bytes each on
-// disk, 64 in memory with their keys) and label pairs (8 bytes on disk,
-// 24 in memory) OPT's load sorts in memory before it writes them to
-// temporary files: some 450 MB at most.
+// disk, 72 in memory with their keys and the sort's scratch) and label
+// pairs (8 bytes on disk, 40 in memory) OPT's load sorts in memory before
+// it writes them to temporary files: some 300 MB at most, with a
+// goroutine's accesses (spillCallAccesses). TestSliceBoundedMemory builds
+// OPT of 50 M statement executions in 1 GiB with them.
 const (
-	spillAccesses = 4 << 20
-	spillPairs    = 8 << 20
+	spillAccesses = 2 << 20
+	spillPairs    = 4 << 20
 )
 
 // packPairs packs the label pairs sorted (reader<<32 | writer), each once,

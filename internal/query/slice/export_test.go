@@ -1,5 +1,7 @@
 package slice
 
+import "github.com/pathcover/pathcover/internal/query/wpp"
+
 // ReplayInWindows makes o replay its calls in windows of n statements,
 // and hold at most 64 kilobytes of them, so that tests of small
 // programs check calls of many windows, replayed again once dropped.
@@ -16,3 +18,9 @@ func LoadCompactSpilling(dir string, n int) (*Compact, error) {
 
 // SameSlice is sameSlice, for the tests outside the package.
 var SameSlice = sameSlice
+
+// loadCompactFrom is LoadCompact of srcs, read instead of the
+// recordings of dir (whose metadata they name).
+func loadCompactFrom(dir string, srcs ...wpp.Source) (*Compact, error) {
+	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache(), sources: srcs})
+}

@@ -469,7 +469,7 @@ type callAccess struct {
 
 // spillCallAccesses is how many accesses of a goroutine are sorted in
 // memory before they are written to a temporary file.
-const spillCallAccesses = 2 << 20
+const spillCallAccesses = 1 << 20
 
 func accessCall(a callAccess) uint64 { return uint64(a.call) }
 
