@@ -116,7 +116,7 @@ func (r *readCalls) pack(b int32) error {
 		if len(r.data) >= 1<<(32-dataChunkBits)-1 {
 			return errors.New("more calls than the compact form holds")
 		}
-		r.data = append(r.data, make([]byte, 0, 1<<dataChunkBits))
+		r.data = append(r.data, make([]byte, 0, firstChunk))
 		r.left = append(r.left, 0)
 		k++
 	}

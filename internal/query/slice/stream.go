@@ -136,9 +136,14 @@ type packedBlock struct {
 // unpacked marks a block not packed yet.
 const unpacked = math.MaxUint32
 
-// dataChunkBits sizes the chunks of a goroutine's packed calls: 4 MiB,
-// so that a long goroutine's blocks grow without copies.
-const dataChunkBits = 22
+// dataChunkBits sizes the chunks of a goroutine's packed calls: at most
+// 4 MiB, so that a long goroutine's blocks grow without copying more
+// than that. A chunk starts at firstChunk bytes and grows as a slice
+// does: a suite has thousands of goroutines, most of a few calls.
+const (
+	dataChunkBits = 22
+	firstChunk    = 1 << 10
+)
 
 // An openBlock is a block of calls being numbered, plain, with how many
 // of its calls are yet to return.
@@ -234,7 +239,7 @@ func (g *gor) packBlock(b int32, calls []ccall) error {
 		if len(g.data) >= 1<<(32-dataChunkBits)-1 {
 			return errors.New("more calls than the compact form holds")
 		}
-		g.data = append(g.data, make([]byte, 0, 1<<dataChunkBits))
+		g.data = append(g.data, make([]byte, 0, firstChunk))
 		k++
 	}
 	data := g.data[k]
@@ -277,7 +282,7 @@ func (g *gor) numbered() error {
 		}
 	}
 	if k := len(g.data) - 1; k >= 0 {
-		g.data[k] = slices.Clip(g.data[k])
+		g.data[k] = slices.Clone(g.data[k]) // not the room it grew
 	}
 	g.read, g.open = nil, nil
 	return nil

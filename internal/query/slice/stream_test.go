@@ -2,6 +2,7 @@ package slice
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -83,12 +84,63 @@ func TestGorNumbering(t *testing.T) {
 		if k != g.n {
 			t.Fatalf("n=%d: each gave %d calls", n, k)
 		}
+		// A suite has thousands of goroutines of a few calls: each must
+		// hold about what its calls take, not a chunk's room.
+		room := 0
+		for _, d := range g.data {
+			room += cap(d)
+		}
+		if n <= 1000 && room > 64*n+1024 {
+			t.Fatalf("n=%d: the packed calls hold %d bytes of room", n, room)
+		}
 		if n >= 700_000 && len(g.data) < 2 {
 			t.Fatalf("n=%d: packed into %d chunks: the test does not cross a chunk", n, len(g.data))
 		}
 		if checks == 0 && n > 1 {
 			t.Fatalf("n=%d: nothing checked during numbering", n)
 		}
+	}
+}
+
+// TestSmallGorsHoldLittle: a suite's recording has thousands of
+// goroutines of a few calls, each numbered in turn; each must hold about
+// what its calls take once numbered (the heap they keep, after a
+// collection), not the room of a chunk.
+func TestSmallGorsHoldLittle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cache := newBlockCache()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	gors := make([]*gor, 500)
+	for i := range gors {
+		want := randomTree(rng, 10, false)
+		g := readTree(t, want)
+		g.numbering(cache)
+		for c := int32(0); c < g.n; c = want[c].next {
+			numberTree(t, g, want, c)
+		}
+		if err := g.numbered(); err != nil {
+			t.Fatal(err)
+		}
+		gors[i] = g
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(gors)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Fatalf("500 goroutines of 10 calls keep %d bytes", grew)
+	}
+}
+
+// numberTree enters and exits call c and its subtree as the replay does.
+func numberTree(t *testing.T, g *gor, want []ccall, c int32) {
+	g.enter(c, want[c].first)
+	for ch := c + 1; ch < want[c].next; ch = want[ch].next {
+		numberTree(t, g, want, ch)
+	}
+	if err := g.exit(c, want[c].end, want[c].ret); err != nil {
+		t.Fatal(err)
 	}
 }
 
