@@ -689,8 +689,10 @@ func (b *builder) value(f *frame, e *profile.WPPEvent) error {
 	if int(e.Part) > nwords {
 		return fmt.Errorf("word %d of a value at site %d before word %d", e.Part, e.Site, nwords)
 	}
-	if e.Part > 0 && (vl.made == 0 || vl.wordsMade[e.Part-1] != vl.made) {
-		// Its word before belongs to a value dropped, or to none.
+	if e.Part > 0 && (vl.made == 0 || vl.wordsMade[e.Part-1] != vl.made || len(vl.rows) == 0) {
+		// Its word before belongs to a value dropped, or to none (as a
+		// goroutine's first event for the site: the values of the
+		// goroutines before are written).
 		return fmt.Errorf("word %d of a value at site %d without its word %d", e.Part, e.Site, e.Part-1)
 	}
 	if e.Part == 0 {

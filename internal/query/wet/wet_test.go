@@ -860,3 +860,23 @@ func constant(vals []uint64) (uint64, bool) {
 	}
 	return vals[0], true
 }
+
+// TestValueWordAcrossGoroutines: a goroutine whose first value event at
+// a site is the value's second word (its first was recorded by no one:
+// a recording cut or crafted) is an error, not a crash; the goroutine
+// before left the site's values written. FuzzLoad in package slice
+// found the crash.
+func TestValueWordAcrossGoroutines(t *testing.T) {
+	pkgs := map[uint32]string{1: strings.Repeat("ab", 16)}
+	first := []profile.WPPEvent{{Kind: profile.WPPStart}, {Kind: profile.WPPEnter, Pkg: 1},
+		{Kind: profile.WPPValue, Site: 0, Part: 0, Value: 7}, {Kind: profile.WPPValue, Site: 0, Part: 1, Value: 8},
+		{Kind: profile.WPPPath, Path: 0}, {Kind: profile.WPPReturn}}
+	second := []profile.WPPEvent{{Kind: profile.WPPStart}, {Kind: profile.WPPEnter, Pkg: 1},
+		{Kind: profile.WPPValue, Site: 0, Part: 1, Value: 9},
+		{Kind: profile.WPPPath, Path: 0}, {Kind: profile.WPPReturn}}
+	src := &memSource{name: "words", pkgs: pkgs, gs: map[uint64][]profile.WPPEvent{1: first, 2: second}}
+	_, err := Build(nil, []wpp.Source{src}, nil)
+	if err == nil || !strings.Contains(err.Error(), "without its word 0") {
+		t.Fatalf("Build: %v, want an error naming the word missing", err)
+	}
+}
