@@ -31,8 +31,10 @@ type Compact struct {
 	nodes    int32
 	// labels are the memory dependences (labels.go).
 	labels labels
-	// replayed holds the calls replayed to infer the dependences.
+	// replayed holds the calls replayed to infer the dependences, and
+	// cursor gives those of calls with templates without it.
 	replayed *replayCache
+	cursor   *cursor
 	// node is the node nodeAt gave last.
 	node Node
 }
@@ -261,8 +263,10 @@ func loadCompact(l *loader) (*Compact, error) {
 		return nil, err
 	}
 	lab.data, lab.blocks = slices.Clip(lab.data), slices.Clip(lab.blocks)
+	l.t.shapes = nil // every call has its shape's number: the keys are not needed
 	o := &Compact{Problems: l.problems, t: l.t, gors: l.gors, files: l.files, nodes: int32(l.next), labels: lab}
 	o.replayed = newReplayCache(o.t)
+	o.cursor = &cursor{rc: o.replayed, t: o.t}
 	return o, nil
 }
 
@@ -331,6 +335,11 @@ func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
+	if nd, ok := o.cursor.node(n, o.locate, o.gors); ok {
+		nd.Memory = o.memoryOf(n)
+		o.node = nd
+		return &o.node, nil
+	}
 	// Often a node of the window asked for last: no need to locate it.
 	gi, c, ok := o.replayed.lastHolds(n)
 	if !ok {
@@ -407,20 +416,98 @@ func ownIDs(g *gor, c int32, fn func(k int, n int32)) {
 	emit(g.call(c).end)
 }
 
-// findIn appends to found the nodes of g whose statements match.
-func findIn(t *funcTable, g *gor, match map[int32]map[int32]bool, found []int32) []int32 {
-	g.each(func(c int32, cc *ccall) {
-		m := match[cc.fn]
+// A finder finds the executions of the statements of a criterion
+// (match, by function), goroutine by goroutine. A block of calls none of
+// whose functions match is not decoded (packedBlock.fns); a call whose
+// shape has a template takes its statements from the template (shape.go)
+// and is passed over when it runs none of them, without its paths
+// decoded. A whole suite has tens of millions of calls: finding the
+// criterion took a second a slice.
+type finder struct {
+	t     *funcTable
+	rc    *replayCache // nil: no templates
+	match map[int32]map[int32]bool
+	mask  uint64
+	// byShape holds, for each shape met, the indexes of its calls' own
+	// nodes that run the statements.
+	byShape map[int32][]int32
+	kids    callKids
+}
+
+func newFinder(t *funcTable, rc *replayCache, match map[int32]map[int32]bool) *finder {
+	fd := &finder{t: t, rc: rc, match: match, byShape: make(map[int32][]int32)}
+	for fn := range match {
+		fd.mask |= fnBit(fn)
+	}
+	return fd
+}
+
+// in appends to found the nodes of g (goroutine gi) whose statements
+// match.
+func (fd *finder) in(g *gor, gi int32, found []int32) []int32 {
+	g.eachOf(fd.mask, func(c int32, cc *ccall) {
+		m := fd.match[cc.fn]
 		if m == nil {
 			return
 		}
-		stmts := ownStmts(t, g, c)
+		if cc.shape > 0 && fd.rc != nil {
+			if t := fd.template(g, gi, c, cc.shape); t != nil {
+				found = fd.fromTemplate(g, c, cc, t, m, found)
+				return
+			}
+		}
+		stmts := ownStmts(fd.t, g, c)
 		ownIDs(g, c, func(k int, n int32) {
 			if k < len(stmts) && m[stmts[k]] {
 				found = append(found, n)
 			}
 		})
 	})
+	return found
+}
+
+// template returns the template of shape, the shape of call c of g,
+// made if it is not yet, or nil if its calls have none.
+func (fd *finder) template(g *gor, gi, c, shape int32) *shapeTemplate {
+	t := fd.rc.template(shape)
+	if t == nil {
+		fd.rc.first(g, partRef{gi, c, 0})
+		t = fd.rc.template(shape)
+	}
+	if t == notOneWindow {
+		return nil
+	}
+	return t
+}
+
+// fromTemplate appends to found the own nodes of call c (cc) of g, of
+// template t, that run the statements of m.
+func (fd *finder) fromTemplate(g *gor, c int32, cc *ccall, t *shapeTemplate, m map[int32]bool, found []int32) []int32 {
+	at, ok := fd.byShape[cc.shape]
+	if !ok {
+		for k, n := range t.nodes {
+			if m[n.stmt] {
+				at = append(at, int32(k))
+			}
+		}
+		fd.byShape[cc.shape] = at
+	}
+	if len(at) == 0 {
+		return found
+	}
+	kids := kidsBetween(g, c+1, cc.next, &fd.kids)
+	next, j, i := cc.first, 0, 0
+	for k := int32(0); i < len(at); k++ {
+		for j < len(t.kidPos) && t.kidPos[j] == k {
+			next = kids.end[j]
+			j++
+		}
+		if k == at[i] {
+			found = append(found, next)
+			i++
+		}
+		next++
+	}
 	return found
 }
 
@@ -437,8 +524,9 @@ func (o *Compact) find(c Criterion) []int32 {
 		return nil
 	}
 	var found []int32
-	for _, g := range o.gors {
-		found = findIn(o.t, g, match, found)
+	fd := newFinder(o.t, o.replayed, match)
+	for gi, g := range o.gors {
+		found = fd.in(g, int32(gi), found)
 	}
 	slices.Sort(found)
 	return found

@@ -554,6 +554,10 @@ func (d *Demand) find(c Criterion) ([]int32, error) {
 		return nil, nil
 	}
 	var found []int32
+	if d.replayed == nil {
+		d.replayed = newReplayCache(d.t)
+	}
+	fd := newFinder(d.t, d.replayed, match)
 	for gi := range d.gors {
 		if d.gors[gi].end == d.gors[gi].first {
 			continue
@@ -565,7 +569,7 @@ func (d *Demand) find(c Criterion) ([]int32, error) {
 		if err != nil {
 			return nil, err
 		}
-		found = findIn(d.t, dg.g, match, found)
+		found = fd.in(dg.g, int32(gi), found)
 	}
 	slices.Sort(found)
 	return found, nil

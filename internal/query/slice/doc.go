@@ -85,6 +85,20 @@
 // dependences are inferred about once for all its nodes, and asking for a
 // node costs a window at most.
 //
+// Most calls are not replayed at all. What a call of one window's replay
+// gives is a function of its shape (shape.go): its function, its paths
+// and its children's functions; whole suites repeat a few hundred shapes
+// over tens of millions of calls. The build replay numbers each call's
+// shape, and a shape's first call replayed makes its template, the
+// replay with node numbers relative to the call. A slice walks the
+// nodes through a cursor (cursor.go): a stack of the calls it is in,
+// each its template with this call's node numbers put in (or, for a
+// call of many windows, the window that holds the node), so that going
+// down the run it moves from a call to its children and back without
+// locating, replaying or caching anything per call. Finding a
+// criterion's executions (Find) reads the statements of a call from its
+// template too, and passes over the blocks of calls of other functions.
+//
 // Building OPT holds, beside what it keeps, the calls of the goroutine
 // being numbered, as read (packed a block of 32 calls at a time once
 // the block's calls have returned, and freed behind the replay that
@@ -128,8 +142,9 @@
 //     the slicing table of docs/performance.md).
 //   - Shortcuts are not built as edges: a slice lists every execution in
 //     it (Slice.Steps), so a chain of inferred edges cannot be skipped
-//     without changing what it lists. The cache of replayed calls has
-//     their role: the dependences of a call's nodes are inferred once.
+//     without changing what it lists. Templates have their role: the
+//     chain of a call's inferred dependences is worked out once per
+//     shape, and each call of the shape only numbered.
 //
 // A node's number plays the paper's timestamp: labels are node numbers,
 // found by binary search, and the memory replay that makes them is FP's.

@@ -24,3 +24,7 @@ var SameSlice = sameSlice
 func loadCompactFrom(dir string, srcs ...wpp.Source) (*Compact, error) {
 	return loadCompact(&loader{dir: dir, keep: true, cache: newBlockCache(), sources: srcs})
 }
+
+// CursorAnswered returns how many nodes o's cursor gave from templates,
+// without its replay cache.
+func CursorAnswered(o *Compact) int { return o.cursor.answered }

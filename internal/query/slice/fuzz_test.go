@@ -118,6 +118,19 @@ func FuzzLoad(f *testing.F) {
 				}
 			}
 		}
+		// Going down the run, as a slice does: OPT's cursor moves the
+		// other way through the calls.
+		for n := int32(len(g.Nodes)) - 1; n >= 0; n-- {
+			for _, x := range []*Compact{o, windowed} {
+				got, err := x.nodeAt(n)
+				if err != nil {
+					t.Fatalf("node %d: %v", n, err)
+				}
+				if d, want := fuzzNode(nil, got), fuzzNode(nil, &g.Nodes[n]); d != want {
+					t.Fatalf("node %d, going down: %s, FP's %s", n, d, want)
+				}
+			}
+		}
 		// Values are read from the same recording: whole values only, at
 		// nodes of the statements their sites name.
 		all := make([]int32, len(g.Nodes))

@@ -41,7 +41,8 @@ func recordProgram(t *testing.T, dir, pkg, mode string) string {
 func TestOPTNodes(t *testing.T) {
 	for _, p := range oraclePrograms {
 		t.Run(filepath.Base(p.dir), func(t *testing.T) {
-			gs := openGraphs(t, recordProgram(t, p.dir, p.pkg, "-deps"))
+			prof := recordProgram(t, p.dir, p.pkg, "-deps")
+			gs := openGraphs(t, prof)
 			fp, opt := gs.fp, gs.opt
 			if len(fp.Nodes) < 100 {
 				t.Fatalf("%d nodes: the program did not run", len(fp.Nodes))
@@ -100,6 +101,38 @@ func TestOPTNodes(t *testing.T) {
 				}
 				if _, err := g.node(int32(len(fp.Nodes))); err == nil {
 					t.Errorf("%s has a node past FP's %d", g.name, len(fp.Nodes))
+				}
+			}
+			// A slice asks for nodes going down the run, and across it:
+			// OPT's cursor (templates of the calls' shapes) must give
+			// FP's nodes in those orders too, and give most of them.
+			order := make([]int32, len(fp.Nodes))
+			for i := range order {
+				order[i] = int32(len(order) - 1 - i)
+			}
+			down := slices.Clone(order)
+			rand.New(rand.NewPCG(5, 6)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			for i, ns := range [][]int32{down, order, down, order} {
+				fresh, err := slice.LoadCompact(prof)
+				if err != nil {
+					t.Fatal(err)
+				}
+				windowed := i >= 2 // calls of more than 3 statements replayed: the cursor gives the others
+				if windowed {
+					slice.ReplayInWindows(fresh, 3)
+				}
+				for _, n := range ns {
+					got, err := fresh.Node(n)
+					if err != nil {
+						t.Fatalf("OPT: node %d: %v", n, err)
+					}
+					if d, want := describe(fresh.Funcs(), got), describe(fp.Funcs, &fp.Nodes[n]); d != want {
+						t.Fatalf("OPT, nodes asked out of order: node %d:\n got %s\nwant %s", n, d, want)
+					}
+				}
+				t.Logf("cursor: %d of %d nodes (windowed: %v)", slice.CursorAnswered(fresh), len(ns), windowed)
+				if !windowed && slice.CursorAnswered(fresh) < len(ns)/2 {
+					t.Errorf("OPT's cursor gave %d of %d nodes", slice.CursorAnswered(fresh), len(ns))
 				}
 			}
 		})

@@ -256,9 +256,14 @@ func (r *replay) call(c int32) int32 {
 	return cr.ret
 }
 
-// exit notes that call c's replay (build) ended, with return node ret.
+// exit notes that call c's replay (build) ended, with return node ret,
+// and gives the call its shape's number.
 func (r *replay) exit(c, ret int32) {
-	if err := r.g.exit(c, int32(r.next), ret); err != nil && r.err == nil {
+	var shape int32
+	if r.t.shapes != nil {
+		shape = r.t.shapes.of(r.t, r.g, c) // its children have returned
+	}
+	if err := r.g.exit(c, int32(r.next), ret, shape); err != nil && r.err == nil {
 		r.err = err
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // A replayCache holds the calls that OPT and LP have replayed locally to
@@ -52,6 +53,51 @@ type replayCache struct {
 	// lastN is the node lastHolds found last, at lastK in last's ids.
 	lastN int32
 	lastK int
+	// templates are the shapes' templates, by shape number (nil: not
+	// made yet), tplBytes what they hold; kids is a call's children as
+	// a template is made or filled.
+	templates []*shapeTemplate
+	tplBytes  int
+	kids      callKids
+}
+
+// maxTemplateBytes bounds what a replayCache's templates hold: a shape
+// past it is replayed.
+const maxTemplateBytes = 64 << 20
+
+// template returns the template of shape, nil if it is not made yet.
+func (rc *replayCache) template(shape int32) *shapeTemplate {
+	if int(shape) < len(rc.templates) {
+		return rc.templates[shape]
+	}
+	return nil
+}
+
+// setTemplate notes the template of shape.
+func (rc *replayCache) setTemplate(shape int32, t *shapeTemplate) {
+	if t != notOneWindow {
+		size := 4*(len(t.words)+len(t.kidPos)) + int(unsafe.Sizeof(cnode{}))*len(t.nodes) + int(unsafe.Sizeof(ckid{}))*len(t.kids)
+		if rc.tplBytes+size > maxTemplateBytes {
+			t = notOneWindow
+		} else {
+			rc.tplBytes += size
+		}
+	}
+	if int(shape) >= len(rc.templates) {
+		rc.templates = slices.Grow(rc.templates, int(shape)+1-len(rc.templates))[:shape+1]
+	}
+	rc.templates[shape] = t
+}
+
+// oneWindow reports whether call c of g (goroutine gi), of shape shape,
+// is known to be of one window: a shape with a template, or a call
+// replayed without checkpoints.
+func (rc *replayCache) oneWindow(gi, c, shape int32) bool {
+	if t := rc.template(shape); t != nil && t != notOneWindow {
+		return true
+	}
+	_, big := rc.windows[callRef{gi, c}]
+	return !big
 }
 
 const frontSize = 64
@@ -114,7 +160,7 @@ func (rc *replayCache) own(g *gor, gi, c, n int32) *callDeps {
 	if d := rc.last; d != nil && rc.lastRef.g == gi && rc.lastRef.c == c && len(d.ids) > 0 && n >= d.ids[0] && n <= d.ids[len(d.ids)-1] {
 		return d
 	}
-	if _, big := rc.windows[callRef{gi, c}]; !big {
+	if rc.oneWindow(gi, c, g.call(c).shape) {
 		// A call of one window, or one not replayed yet: most are.
 		if d := rc.held(partRef{gi, c, 0}); d != nil {
 			rc.last, rc.lastRef = d, partRef{gi, c, 0}
@@ -155,7 +201,7 @@ func (rc *replayCache) lastHolds(n int32) (gi, c int32, ok bool) {
 // kid returns what child ch of call p of g depends on: the window of p
 // that matched it knows.
 func (rc *replayCache) kid(g *gor, gi, p, ch int32) kidDeps {
-	if _, big := rc.windows[callRef{gi, p}]; !big {
+	if rc.oneWindow(gi, p, g.call(p).shape) {
 		if d := rc.held(partRef{gi, p, 0}); d != nil {
 			kd, _ := d.kid(ch)
 			return kd
@@ -192,7 +238,17 @@ func (rc *replayCache) window(g *gor, ref partRef) *callDeps {
 
 // first replays call ref.c from its start, keeping its checkpoints if it
 // has more than one window, and returns window ref.w.
+//
+// A call of a shape with a template is made from it instead; the first
+// call of a shape replayed in one window makes its template.
 func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
+	cc := g.call(ref.c)
+	t := rc.template(cc.shape)
+	if cc.shape > 0 && t != nil && t != notOneWindow {
+		d := t.fill(cc.fn, cc.first, kidsOf(g, ref.c, &rc.kids))
+		rc.keep(ref, d)
+		return d
+	}
 	var want *callDeps
 	var cps []checkpoint
 	w := int32(0)
@@ -209,6 +265,15 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 	})
 	if cps != nil {
 		rc.windows[callRef{ref.g, ref.c}] = slices.Clip(cps)
+	}
+	if cc.shape > 0 && t == nil {
+		t = notOneWindow
+		if w == 1 {
+			if t = templateOf(want, kidsOf(g, ref.c, &rc.kids)); t == nil {
+				t = notOneWindow
+			}
+		}
+		rc.setTemplate(cc.shape, t)
 	}
 	if want == nil {
 		panic(fmt.Sprintf("slice: call %d of goroutine %d has no window %d", ref.c, ref.g, ref.w))

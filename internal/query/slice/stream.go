@@ -32,10 +32,13 @@ type funcTable struct {
 	// pkgs are the import paths of the packages with metadata: a call of
 	// one of them is a call of instrumented code.
 	pkgs map[string]bool
+	// shapes numbers the calls' shapes as the build replay numbers them
+	// (shape.go).
+	shapes *shapeTable
 }
 
 func newFuncTable(p *profile.Profile) *funcTable {
-	t := &funcTable{p: p, index: make(map[funcKey]int32), pkgs: make(map[string]bool)}
+	t := &funcTable{p: p, index: make(map[funcKey]int32), pkgs: make(map[string]bool), shapes: newShapeTable()}
 	for _, m := range p.Metas {
 		t.pkgs[profile.PackagePath(m.Package)] = true
 	}
@@ -84,12 +87,13 @@ type ccall struct {
 	next   int32 // the index after its subtree
 	paths  uint32
 	// first and end are the nodes of its subtree, ret its return node or
-	// -1 (set by the replay).
+	// -1, shape its shape's number or 0 (shape.go; set by the replay).
 	first, end, ret int32
+	shape           int32
 }
 
 // callBytes is what a ccall takes.
-const callBytes = 7 * 4
+const callBytes = 8 * 4
 
 // A gor is a goroutine's compact form. Its calls are numbered from
 // their read form (readCalls: readGor's, packed too) into packed blocks
@@ -131,7 +135,13 @@ const packBlock = 32
 type packedBlock struct {
 	off   uint32 // dataChunkBits and up: the chunk; unpacked until packed
 	first int32
+	// fns has fnBit set for each function its calls are of, so that a
+	// search for a function's calls passes over the blocks without one.
+	fns uint64
 }
+
+// fnBit is function fn's bit in packedBlock.fns.
+func fnBit(fn int32) uint64 { return 1 << (uint32(fn) * 0x9e3779b1 >> 26) }
 
 // unpacked marks a block not packed yet.
 const unpacked = math.MaxUint32
@@ -211,18 +221,18 @@ func (g *gor) enter(c, first int32) {
 	o.calls[c%packBlock].first = first
 }
 
-// exit notes that call c returned, its subtree's nodes ending at end and
-// its return node ret (or -1), and packs its block if it was the last
-// of the block's calls to return.
-func (g *gor) exit(c, end, ret int32) error {
+// exit notes that call c returned, its subtree's nodes ending at end, its
+// return node ret (or -1) and its shape (or 0), and packs its block if it
+// was the last of the block's calls to return.
+func (g *gor) exit(c, end, ret, shape int32) error {
 	if g.calls != nil {
-		g.calls[c].end, g.calls[c].ret = end, ret
+		g.calls[c].end, g.calls[c].ret, g.calls[c].shape = end, ret, shape
 		return nil
 	}
 	b := c / packBlock
 	o := g.open[b]
 	cc := &o.calls[c%packBlock]
-	cc.end, cc.ret = end, ret
+	cc.end, cc.ret, cc.shape = end, ret, shape
 	if o.left--; o.left > 0 {
 		return nil
 	}
@@ -232,8 +242,8 @@ func (g *gor) exit(c, end, ret int32) error {
 
 // packBlock packs block b, its calls numbered, into g.data.
 func (g *gor) packBlock(b int32, calls []ccall) error {
-	// A block's bytes: 7 uvarints of at most 5 bytes a call.
-	const most = packBlock * 7 * 5
+	// A block's bytes: 8 uvarints of at most 5 bytes a call.
+	const most = packBlock * 8 * 5
 	k := len(g.data) - 1
 	if k < 0 || len(g.data[k])+most > 1<<dataChunkBits {
 		if len(g.data) >= 1<<(32-dataChunkBits)-1 {
@@ -243,7 +253,11 @@ func (g *gor) packBlock(b int32, calls []ccall) error {
 		k++
 	}
 	data := g.data[k]
-	g.blocks[b] = packedBlock{uint32(k)<<dataChunkBits | uint32(len(data)), calls[0].first}
+	var fns uint64
+	for i := range calls {
+		fns |= fnBit(calls[i].fn)
+	}
+	g.blocks[b] = packedBlock{uint32(k)<<dataChunkBits | uint32(len(data)), calls[0].first, fns}
 	prev, prevPaths := calls[0].first, uint32(0)
 	for i := range calls {
 		c, cc := b*packBlock+int32(i), &calls[i]
@@ -261,6 +275,7 @@ func (g *gor) packBlock(b int32, calls []ccall) error {
 		data = binary.AppendUvarint(data, uint64(cc.first-prev))
 		data = binary.AppendUvarint(data, uint64(cc.end-cc.first))
 		data = binary.AppendUvarint(data, ret)
+		data = binary.AppendUvarint(data, uint64(cc.shape))
 		// Where its paths are in the arena, which stays: decoding a
 		// block must not read a long call's paths.
 		data = binary.AppendVarint(data, int64(cc.paths)-int64(prevPaths))
@@ -334,6 +349,25 @@ func (g *gor) each(fn func(c int32, cc *ccall)) {
 	}
 }
 
+// eachOf calls fn with each call of g in order that may be of a
+// function whose fnBit is in mask: the blocks with none are not decoded.
+func (g *gor) eachOf(mask uint64, fn func(c int32, cc *ccall)) {
+	if g.calls != nil {
+		g.each(fn)
+		return
+	}
+	var buf [packBlock]ccall
+	for b := range int32(len(g.blocks)) {
+		if g.blocks[b].fns&mask == 0 {
+			continue
+		}
+		g.decode(b, &buf)
+		for i := range min(packBlock, g.n-b*packBlock) {
+			fn(b*packBlock+i, &buf[i])
+		}
+	}
+}
+
 // decode decodes block b into calls.
 func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 	off := g.blocks[b].off
@@ -364,6 +398,7 @@ func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 		if r := int32(next()); r > 0 {
 			cc.ret = cc.first + r - 1
 		}
+		cc.shape = int32(next())
 		d, n := binary.Varint(data[k:])
 		k += n
 		prevPaths += d
@@ -373,7 +408,7 @@ func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 
 // bytes is what g holds.
 func (g *gor) bytes() int64 {
-	n := 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.blocks))*8
+	n := 96 + int64(len(g.calls))*callBytes + int64(len(g.arena)) + int64(len(g.blocks))*int64(unsafe.Sizeof(packedBlock{}))
 	for _, d := range g.data {
 		n += int64(len(d))
 	}

@@ -33,7 +33,7 @@ func TestGorNumbering(t *testing.T) {
 			if got.fn != w.fn || got.parent != w.parent || got.next != w.next || got.paths != w.paths {
 				t.Fatalf("n=%d: call %d during numbering: %+v, want %+v", n, c, got, w)
 			}
-			if got.end >= 0 && (got.first != w.first || got.end != w.end || got.ret != w.ret) {
+			if got.end >= 0 && (got.first != w.first || got.end != w.end || got.ret != w.ret || got.shape != w.shape) {
 				t.Fatalf("n=%d: call %d returned: %+v, want %+v", n, c, got, w)
 			}
 			checks++
@@ -51,7 +51,7 @@ func TestGorNumbering(t *testing.T) {
 					check(ahead)
 				}
 			}
-			if err := g.exit(c, want[c].end, want[c].ret); err != nil {
+			if err := g.exit(c, want[c].end, want[c].ret, want[c].shape); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -139,7 +139,7 @@ func numberTree(t *testing.T, g *gor, want []ccall, c int32) {
 	for ch := c + 1; ch < want[c].next; ch = want[ch].next {
 		numberTree(t, g, want, ch)
 	}
-	if err := g.exit(c, want[c].end, want[c].ret); err != nil {
+	if err := g.exit(c, want[c].end, want[c].ret, want[c].shape); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -214,7 +214,7 @@ func randomTree(rng *rand.Rand, n int, deep bool) []ccall {
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
 		}
-		calls[c] = ccall{fn: int32(rng.IntN(300)), parent: parent, paths: uint32(rng.IntN(1 << 30)), first: node, ret: -1}
+		calls[c] = ccall{fn: int32(rng.IntN(300)), parent: parent, paths: uint32(rng.IntN(1 << 30)), first: node, ret: -1, shape: int32(rng.IntN(1 << 21))}
 		if rng.IntN(4) > 0 {
 			node++ // its entry node
 		}
