@@ -50,6 +50,25 @@ type Func struct {
 	// (profile.Func.Tail).
 	blocks map[uint64][]numbering.BlockID
 	tails  map[uint64]map[int32]bool
+	// accessed has a bit for each statement that a memory access of the
+	// run (or a value's word) was placed at, by OPT's build: the nodes
+	// of the others have no labels to look up.
+	accessed []uint64
+}
+
+// markAccessed notes that an access was placed at an execution of
+// statement si.
+func (f *Func) markAccessed(si int32) {
+	if w := int(si >> 6); w >= len(f.accessed) {
+		f.accessed = slices.Grow(f.accessed, w+1-len(f.accessed))[:w+1]
+	}
+	f.accessed[si>>6] |= 1 << (si & 63)
+}
+
+// wasAccessed reports whether markAccessed noted statement si.
+func (f *Func) wasAccessed(si int32) bool {
+	w := int(si >> 6)
+	return w < len(f.accessed) && f.accessed[w]&(1<<(si&63)) != 0
 }
 
 // Name is the function's name with its package.

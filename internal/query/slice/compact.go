@@ -336,7 +336,9 @@ func (o *Compact) memoryOf(n int32) []int32 { return o.labels.of(n) }
 // nodeAt returns node n with its dependences, inferred.
 func (o *Compact) nodeAt(n int32) (*Node, error) {
 	if nd, ok := o.cursor.node(n, o.locate, o.gors); ok {
-		nd.Memory = o.memoryOf(n)
+		if o.t.funcs[nd.Func].wasAccessed(nd.Stmt) {
+			nd.Memory = o.memoryOf(n)
+		}
 		o.node = nd
 		return &o.node, nil
 	}

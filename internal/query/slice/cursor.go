@@ -130,7 +130,14 @@ func (cu *cursor) push(c, ordinal int32) bool {
 	}
 	v := &cu.levels[cu.depth]
 	v.c, v.fn, v.parent, v.first, v.end, v.ordinal, v.t = c, cc.fn, cc.parent, cc.first, cc.end, ordinal, t
-	v.parentDeps = cc.parent >= 0 && cu.t.funcs[g.call(cc.parent).fn].Deps != nil
+	switch {
+	case cc.parent < 0:
+		v.parentDeps = false
+	case cu.depth > 0 && cu.levels[cu.depth-1].c == cc.parent:
+		v.parentDeps = true // a level has statements
+	default:
+		v.parentDeps = cu.t.funcs[g.call(cc.parent).fn].Deps != nil
+	}
 	v.d, v.cps, v.ids = nil, nil, nil
 	if t == nil {
 		v.ordinal = -1

@@ -494,16 +494,22 @@ func (r *replay) accessesByPath(c int32, f *Func, paths []uint64) (accs []rawAcc
 // returns the others.
 func (r *replay) placeStmt(accs []rawAccess, list []int32, fn, si int32, n int32) []int32 {
 	kept := list[:0]
+	placed := false
 	for _, a := range list {
 		acc := &accs[a]
 		switch {
 		case acc.stmt != uint32(si):
 			kept = append(kept, a)
+			continue
 		case acc.kind != valueWord:
 			r.place(acc, n)
 		case r.placeValue != nil:
 			r.placeValue(acc, fn, n)
 		}
+		placed = true
+	}
+	if placed {
+		r.t.funcs[fn].markAccessed(si)
 	}
 	return kept
 }

@@ -576,15 +576,15 @@ const (
 // each node expanded before that must be expanded again (it was met more
 // widely since).
 type sliceRules struct {
-	root     int32
-	rootVar  bool
-	push     func(n int32, via string)
-	again    func(n int32)
-	seen     nodeBits // in the slice
-	callOnly nodeBits // met only as a calling statement
-	full     nodeBits // met as a full node
-	expanded nodeBits
-	skipped  nodeBits // expanded with results left out
+	root    int32
+	rootVar bool
+	push    func(n int32, via string)
+	again   func(n int32)
+	// flags are, for each node: in the slice (flagSeen), met only as a
+	// calling statement (flagCallOnly), met as a full node (flagFull),
+	// expanded, expanded with results left out (flagSkipped), with a
+	// memReach (flagMemReach); and markSlice's flagAgain.
+	flags nodeFlags
 	// memReach is, for each node met through memory but not as a full
 	// node, its last reader, until it is expanded with no result left
 	// out.
@@ -593,9 +593,10 @@ type sliceRules struct {
 
 func newSliceRules(root int32, rootVar bool) *sliceRules {
 	r := &sliceRules{root: root, rootVar: rootVar, memReach: make(map[int32]int32)}
-	r.seen.add(root)
+	f := r.flags.at(root)
+	f.set(flagSeen)
 	if !rootVar {
-		r.full.add(root)
+		f.set(flagFull)
 	}
 	return r
 }
@@ -605,30 +606,35 @@ func (r *sliceRules) add(n, from int32, via string, kind edgeKind) {
 	if n < 0 || n == r.root {
 		return
 	}
-	if !r.seen.has(n) {
-		r.seen.add(n)
+	f := r.flags.at(n)
+	if !f.has(flagSeen) {
+		f.set(flagSeen)
 		switch kind {
 		case edgeFull:
-			r.full.add(n)
+			f.set(flagFull)
 		case edgeMemory:
 			r.memReach[n] = from
+			f.set(flagMemReach)
 		case edgeCall:
-			r.callOnly.add(n)
+			f.set(flagCallOnly)
 		}
 		r.push(n, via)
 		return
 	}
-	if kind == edgeCall || r.full.has(n) {
+	if kind == edgeCall || f.has(flagFull) {
 		return
 	}
-	wasCallOnly := r.callOnly.has(n)
+	wasCallOnly := f.has(flagCallOnly)
 	if wasCallOnly {
-		r.callOnly.del(n)
+		f.clear(flagCallOnly)
 	}
-	expanded, skipped := r.expanded.has(n), r.skipped.has(n)
+	expanded, skipped := f.has(flagExpanded), f.has(flagSkipped)
 	if kind == edgeFull {
-		r.full.add(n)
-		delete(r.memReach, n)
+		f.set(flagFull)
+		if f.has(flagMemReach) {
+			delete(r.memReach, n)
+			f.clear(flagMemReach)
+		}
 		if expanded && (wasCallOnly || skipped) {
 			r.again(n)
 		}
@@ -637,8 +643,9 @@ func (r *sliceRules) add(n, from int32, via string, kind edgeKind) {
 	if expanded && !wasCallOnly && !skipped {
 		return // its results are all followed or it has none
 	}
-	if last, ok := r.memReach[n]; !ok || from > last {
+	if last, ok := r.lastReader(f, n); !ok || from > last {
 		r.memReach[n] = from
+		f.set(flagMemReach)
 		if expanded {
 			r.again(n)
 		}
@@ -647,18 +654,28 @@ func (r *sliceRules) add(n, from int32, via string, kind edgeKind) {
 	}
 }
 
+// lastReader returns node n's memReach, if it has one (f is its flags).
+func (r *sliceRules) lastReader(f flagRef, n int32) (int32, bool) {
+	if !f.has(flagMemReach) {
+		return 0, false
+	}
+	last, ok := r.memReach[n]
+	return last, ok
+}
+
 // expand adds the dependences of node id (n) as the rules say.
 func (r *sliceRules) expand(gr graph, id int32, n *Node) {
-	r.expanded.add(id)
-	if r.callOnly.has(id) || (id == r.root && r.rootVar) {
+	f := r.flags.at(id)
+	f.set(flagExpanded)
+	if f.has(flagCallOnly) || (id == r.root && r.rootVar) {
 		r.add(n.Control, id, "control", edgeFull)
 		return
 	}
-	f := gr.funcAt(n.Func)
-	ds := &f.Deps.Stmts[n.Stmt]
+	fn := gr.funcAt(n.Func)
+	ds := &fn.Deps.Stmts[n.Stmt]
 	for k, d := range n.Defs {
 		if d >= 0 {
-			r.add(d, id, f.Deps.Vars[ds.Uses[k]].Name, edgeFull)
+			r.add(d, id, fn.Deps.Vars[ds.Uses[k]].Name, edgeFull)
 		}
 	}
 	for _, d := range n.Memory {
@@ -669,7 +686,8 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 	}
 	// Only a node met through memory alone (not full, not call-only) has
 	// a memReach, and keeps it while results are left out.
-	full := r.full.has(id)
+	full := f.has(flagFull)
+	reach, reached := int32(0), false // its memReach, looked up for a result
 	skipped := false
 	for _, d := range n.Data {
 		if slices.Contains(n.Defs, d) {
@@ -679,7 +697,11 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 		if n.Stmt == 0 {
 			via = "argument"
 		}
-		if d > id && !full && r.memReach[id] <= d {
+		if d > id && !full && !reached {
+			reach, _ = r.lastReader(f, id)
+			reached = true
+		}
+		if d > id && !full && reach <= d {
 			skipped = true // a result read by none of the readers
 			continue
 		}
@@ -687,14 +709,68 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 	}
 	r.add(n.Control, id, "control", edgeFull)
 	if skipped {
-		r.skipped.add(id)
+		f.set(flagSkipped)
 		return
 	}
-	r.skipped.del(id)
-	if !full {
+	f.clear(flagSkipped)
+	if !full && f.has(flagMemReach) {
 		delete(r.memReach, id)
+		f.clear(flagMemReach)
 	}
 }
+
+// A node's flags in sliceRules.flags.
+const (
+	flagSeen = iota
+	flagCallOnly
+	flagFull
+	flagExpanded
+	flagSkipped
+	flagMemReach
+	flagAgain
+	flagPlanes
+)
+
+// nodeFlags are flags of nodes, a bit a flag a node, in pages of 2^16
+// nodes made as they are first used, each page holding every flag of its
+// nodes: the rules test and set several flags of a node at a time, and a
+// whole suite's slice goes through tens of millions of nodes. A slice of
+// a small part of the run takes little.
+type nodeFlags []*flagPage
+
+type flagPage [flagPlanes][1 << (nodePage - 6)]uint64
+
+// A flagRef is a node's place in its page.
+type flagRef struct {
+	p   *flagPage
+	w   uint32
+	bit uint64
+}
+
+// at returns node n's flags, making its page.
+func (fl *nodeFlags) at(n int32) flagRef {
+	p := int(n >> nodePage)
+	if p >= len(*fl) {
+		*fl = slices.Grow(*fl, p+1-len(*fl))[:p+1]
+	}
+	if (*fl)[p] == nil {
+		(*fl)[p] = new(flagPage)
+	}
+	return flagRef{(*fl)[p], uint32(n>>6) & (1<<(nodePage-6) - 1), 1 << (n & 63)}
+}
+
+// peek returns node n's flags, with no page if it has none yet.
+func (fl nodeFlags) peek(n int32) flagRef {
+	p := int(n >> nodePage)
+	if p >= len(fl) {
+		return flagRef{}
+	}
+	return flagRef{fl[p], uint32(n>>6) & (1<<(nodePage-6) - 1), 1 << (n & 63)}
+}
+
+func (f flagRef) has(k int) bool { return f.p != nil && f.p[k][f.w]&f.bit != 0 }
+func (f flagRef) set(k int)      { f.p[k][f.w] |= f.bit }
+func (f flagRef) clear(k int)    { f.p[k][f.w] &^= f.bit }
 
 // markSlice finds the nodes of the slice of node root of gr (of variable
 // v if not empty), each once, calling visit with each. It takes them in
@@ -714,8 +790,8 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 	}
 	vi := varIndex(gr.funcAt(rn.Func), rn.Stmt, v)
 	rules := newSliceRules(root, v != "" && vi >= 0)
-	// pending: to expand; again: to expand again, met more widely.
-	var pending, again nodeBits
+	// pending: to expand; flagAgain: to expand again, met more widely.
+	var pending nodeBits
 	// The pending nodes below pos are found by going down pending from
 	// pos, once; those above (a callee's return, and what it depends on
 	// in its call) are in above, taken first, greatest first.
@@ -731,7 +807,7 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 	rules.push = func(n int32, _ string) { push(n) }
 	rules.again = func(n int32) {
 		if !pending.has(n) {
-			again.add(n)
+			rules.flags.at(n).set(flagAgain)
 			push(n)
 		}
 	}
@@ -753,8 +829,8 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 		if err != nil {
 			return err
 		}
-		if again.has(n) {
-			again.del(n)
+		if f := rules.flags.peek(n); f.has(flagAgain) {
+			f.clear(flagAgain)
 		} else if err := visit(nd); err != nil {
 			return err
 		}
@@ -821,7 +897,7 @@ func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit f
 			next++
 		}
 		rules.expand(gr, st.node, n)
-		if rules.callOnly.has(st.node) || rules.skipped.has(st.node) {
+		if f := rules.flags.peek(st.node); f.has(flagCallOnly) || f.has(flagSkipped) {
 			stepAt[st.node] = [2]int32{from, depth - 1}
 		}
 	}
