@@ -80,6 +80,8 @@ func TestLongMarkdown(t *testing.T) {
 	s := &sliceResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 5000"}, Long: &longRun{
 		Record: "deps", Lines: 5000, Nodes: 1_234_000, RecordingBytes: 2_000_000, Cut: true, Criterion: longCriterion,
 		Slices: []longStep{{Name: "slice -graph opt", Seconds: 3, PeakMB: 90}, {Name: "slice -graph lp", Seconds: 4, PeakMB: 70}, {Name: "slice -graph fp", Seconds: 0.5, PeakMB: 30, Error: "too many statement executions"}},
+		// Four of the criteria within the budget: 1, 2, 3 and 10 s.
+		Many: &manySlices{BuildSeconds: 12.5, Criteria: 4, Seconds: []float64{3, 1, 10, 2}, MeanSteps: 1500},
 	}}
 	if !s.measured() {
 		t.Error("a long run alone is not a -slice run's results (-from refuses it)")
@@ -95,6 +97,7 @@ func TestLongMarkdown(t *testing.T) {
 		"the default cap on the recording, 1 GiB",
 		"counts each call's entry as one.",
 		"the compact graph (`-graph opt`), on demand (`lp`) and the full graph (`fp`, which refuses",
+		"by one process that built the compact graph once (12.5 s) (4 of them within 10 minutes): median 2.50 s, mean 4.00 s, slowest 10.00 s; 1500 statement executions in a slice on average.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the -deps table lacks %q:\n%s", want, md)
