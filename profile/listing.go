@@ -11,10 +11,10 @@ import (
 // A profile directory holds the files that profiled processes write (rt
 // names them: <hash>.meta, and pathcover.<pid>.<n> with the kind's
 // extension) and those that pathcover derives from them (profile.twpp,
-// profile.wet). This file is the one place that knows their names:
-// everything else lists a directory with List and takes the files of the
-// kind it reads, as cmd/covdata's readers take a coverage directory's
-// pods from pods.CollectPods.
+// profile.wet, profile.ddg). This file is the one place that knows their
+// names: everything else lists a directory with List and takes the files
+// of the kind it reads, as cmd/covdata's readers take a coverage
+// directory's pods from pods.CollectPods.
 
 // A FileKind is a kind of file of a profile directory.
 type FileKind int
@@ -27,10 +27,11 @@ const (
 	KindFlight                 // pathcover.<pid>.<n>.flight: a failed process's flight rings, or a snapshot (flight.go)
 	KindTWPP                   // profile.twpp: the whole program paths compacted (pathcover wpp compact)
 	KindWET                    // profile.wet: the whole execution trace (pathcover wet build)
+	KindDDG                    // profile.ddg: the compact dynamic dependence graph (pathcover slice)
 	numKinds
 )
 
-var kindNames = [numKinds]string{"metadata", "counter", "tests", "whole-program-path", "flight", "TWPP", "WET"}
+var kindNames = [numKinds]string{"metadata", "counter", "tests", "whole-program-path", "flight", "TWPP", "WET", "dependence graph"}
 
 func (k FileKind) String() string {
 	if k < 0 || k >= numKinds {
@@ -43,6 +44,7 @@ func (k FileKind) String() string {
 const (
 	TWPPFile = "profile.twpp"
 	WETFile  = "profile.wet"
+	DDGFile  = "profile.ddg"
 )
 
 // kindOf returns the kind of the file whose base name is base.
@@ -52,6 +54,8 @@ func kindOf(base string) (FileKind, bool) {
 		return KindTWPP, true
 	case WETFile:
 		return KindWET, true
+	case DDGFile:
+		return KindDDG, true
 	}
 	// By extension alone, as the readers always took them: a file named
 	// as no process would name it is still read, and its reader says
@@ -158,7 +162,7 @@ func (e *NoFilesError) Error() string {
 	what := map[FileKind]string{
 		KindMeta: "metadata (*.meta files)", KindCounts: "counter files", KindTests: "tests files",
 		KindWPP: "recording of whole program paths (*.wpp files)", KindFlight: "flight recordings (*.flight files)",
-		KindTWPP: TWPPFile, KindWET: WETFile,
+		KindTWPP: TWPPFile, KindWET: WETFile, KindDDG: DDGFile,
 	}[e.Kind]
 	msg := fmt.Sprintf("%s holds no %s", e.Dir, what)
 	if e.Record != "" {
@@ -167,14 +171,16 @@ func (e *NoFilesError) Error() string {
 	return msg
 }
 
-// DerivedPath returns where the file of derived kind k (KindTWPP, KindWET)
-// of profile directory dir is, or would be written.
+// DerivedPath returns where the file of derived kind k (KindTWPP, KindWET,
+// KindDDG) of profile directory dir is, or would be written.
 func DerivedPath(dir string, k FileKind) string {
 	switch k {
 	case KindTWPP:
 		return filepath.Join(dir, TWPPFile)
 	case KindWET:
 		return filepath.Join(dir, WETFile)
+	case KindDDG:
+		return filepath.Join(dir, DDGFile)
 	}
 	panic(fmt.Sprintf("DerivedPath of %v, a kind that processes write", k))
 }

@@ -23,7 +23,7 @@ func TestList(t *testing.T) {
 		}
 	}
 	touch("0123456789abcdef0123456789abcdef.meta", "pathcover.2.0.counts", "pathcover.1.0.counts", "pathcover.1.0.tests",
-		"pathcover.1.0.wpp", "pathcover.1.1.flight", TWPPFile, WETFile, "notes.txt", ".tmp-profile.wet-0011")
+		"pathcover.1.0.wpp", "pathcover.1.1.flight", TWPPFile, WETFile, DDGFile, "notes.txt", ".tmp-profile.wet-0011")
 	os.Mkdir(filepath.Join(dir, "sub.wpp"), 0o755)
 	os.Symlink("/dev/zero", filepath.Join(dir, "pathcover.9.0.wpp"))
 	fifo := filepath.Join(dir, "pathcover.9.0.counts")
@@ -49,6 +49,7 @@ func TestList(t *testing.T) {
 		KindFlight: {"pathcover.1.1.flight"},
 		KindTWPP:   {TWPPFile},
 		KindWET:    {WETFile},
+		KindDDG:    {DDGFile},
 	} {
 		if got := base(l.Files(k)); !slices.Equal(got, want) {
 			t.Errorf("%v files %q, want %q", k, got, want)

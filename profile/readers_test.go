@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pathcover/pathcover/internal/query/slice"
 	"github.com/pathcover/pathcover/internal/query/wet"
 	"github.com/pathcover/pathcover/internal/query/wpp"
 	"github.com/pathcover/pathcover/profile"
@@ -39,6 +40,7 @@ func TestReadersRefuse(t *testing.T) {
 		{"text", func(n string) error { _, _, err := profile.Load(n); return err }, false},
 		{"wet", func(n string) error { _, err := wet.ReadFile(n); return err }, true},
 		{"twpp", func(n string) error { f, err := wpp.Open(n); return closed(f, err) }, true},
+		{"ddg", func(n string) error { _, err := slice.ReadCompactFile(n, filepath.Dir(n)); return err }, true},
 	}
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")

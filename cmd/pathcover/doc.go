@@ -570,7 +570,10 @@
 // recording, which may then be deleted. Building the compact graph sorts
 // the recording's memory accesses in bounded memory: past a few million,
 // it writes them to temporary files in $TMPDIR (some 40 bytes an access,
-// removed as it goes), and says so if the disk is full.
+// removed as it goes), and says so if the disk is full. The compact graph
+// is kept in DIR/profile.ddg, which the next slices of the same recording
+// read instead of building it again (minutes for a whole test suite's);
+// it is built again when the recording or its metadata change.
 //
 // -html FILE writes a page that shows the slice on the source (the files of
 // the module, GOROOT and the module cache only), with its steps.
@@ -746,7 +749,7 @@
 // goroutine: in control flow (paths compared by the branches they take in
 // the source) or in a value (numbers, booleans, lengths, nil or not); exit
 // status 1 if they do. With -test, the goroutines of test TestX in each run
-// are compared (its own, then those it started, in the order recorded),
+// are compared (its own, then those it started, in the order they were made),
 // whatever ran before them.
 //
 // The flags are:
@@ -754,7 +757,7 @@
 //	-json
 //		write JSON
 //	-test TestX
-//		compare the goroutines of test TestX in each run (its own, then those it started, in the order recorded)
+//		compare the goroutines of test TestX in each run (its own, then those it started, in the order they were made)
 //
 // # Show the paths that led to a failure (pppexec -flight)
 //

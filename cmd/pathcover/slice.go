@@ -70,7 +70,10 @@ test -wet and pathcover wet build write) and the metadata, without the
 recording, which may then be deleted. Building the compact graph sorts
 the recording's memory accesses in bounded memory: past a few million,
 it writes them to temporary files in $TMPDIR (some 40 bytes an access,
-removed as it goes), and says so if the disk is full.
+removed as it goes), and says so if the disk is full. The compact graph
+is kept in DIR/profile.ddg, which the next slices of the same recording
+read instead of building it again (minutes for a whole test suite's);
+it is built again when the recording or its metadata change.
 
 -html FILE writes a page that shows the slice on the source (the files of
 the module, GOROOT and the module cache only), with its steps.
@@ -114,6 +117,12 @@ the module, GOROOT and the module cache only), with its steps.
 				return exitNoData
 			}
 			defer g.close()
+			for _, note := range g.notes {
+				if *asJSON && !strings.HasPrefix(note, "warning:") {
+					continue // a tool reading the JSON needs no news
+				}
+				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(note))
+			}
 			s, err := g.slice(c)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
@@ -179,6 +188,8 @@ type sliceGraph struct {
 	cut      []string // which recordings cover only part of their run, and why
 	// nodes is how many statement executions the run had.
 	nodes int
+	// notes say what became of the compact graph's file, for stderr.
+	notes []string
 }
 
 // recordingCut says which recordings (*.wpp) of dir cover only part of
@@ -208,13 +219,13 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir), len(g.Nodes)}, nil
+		return &sliceGraph{g.Slice, g.Problems, func() {}, fromRecording, recordingCut(dir), len(g.Nodes), nil}, nil
 	case "lp":
 		d, err := slice.OpenDemand(dir)
 		if err != nil {
 			return nil, err
 		}
-		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir), d.Nodes()}, nil
+		return &sliceGraph{d.Slice, d.Problems, func() { d.Close() }, fromRecording, recordingCut(dir), d.Nodes(), nil}, nil
 	case "wet":
 		w, err := readWET(profile.DerivedPath(dir, profile.KindWET))
 		if err != nil {
@@ -227,13 +238,37 @@ func openGraph(kind, dir string, maxNodes int) (*sliceGraph, error) {
 		fromWET := func(nodes []int32) (map[int32][]slice.Value, []string, error) {
 			return slice.ValuesOfWET(dir, w, nodes)
 		}
-		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut(), o.Nodes()}, nil
+		return &sliceGraph{o.Slice, o.Problems, func() {}, fromWET, w.Cut(), o.Nodes(), nil}, nil
 	}
-	o, err := slice.LoadCompact(dir)
+	o, gf, err := slice.OpenCompact(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording, recordingCut(dir), o.Nodes()}, nil
+	g := &sliceGraph{o.Slice, o.Problems, func() {}, fromRecording, recordingCut(dir), o.Nodes(), nil}
+	switch {
+	case gf.Read:
+	case gf.Wrote:
+		g.notes = append(g.notes, fmt.Sprintf("built the compact graph of the recording and kept it in %s (%s): the next slices of this recording read it", gf.Path, sizeString(gf.Bytes)))
+	default:
+		g.notes = append(g.notes, fmt.Sprintf("warning: could not keep the compact graph in %s (%v): each slice builds it again", gf.Path, gf.WriteErr))
+	}
+	if gf.ReadErr != nil {
+		g.notes = append([]string{fmt.Sprintf("warning: the compact graph kept before could not be read, built again: %v", gf.ReadErr)}, g.notes...)
+	}
+	return g, nil
+}
+
+// sizeString writes a file's size in bytes as people read it.
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // parseCriterion parses FILE:LINE[:COL].

@@ -87,6 +87,14 @@ func TestSliceCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("slice: exit %d\n%s", code, out)
 	}
+	// The first slice keeps the compact graph beside the recording; the
+	// next read it, and say nothing of it.
+	if ddg := profile.DerivedPath(prof, profile.KindDDG); !strings.Contains(out, "kept it in "+ddg) || !exists(ddg) {
+		t.Errorf("the first slice did not keep the compact graph in %s:\n%s", ddg, out)
+	}
+	if again, code := run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got"); code != 0 || strings.Contains(again, "compact graph") || !strings.Contains(again, "s.go:13:") {
+		t.Errorf("the second slice: exit %d\n%s", code, again)
+	}
 	// got comes from Sum's total: its loop, Sign's returns, the call.
 	for _, want := range []string{"s_test.go:5:", "s_test.go:6:", "s.go:10:", "s.go:11:", "s.go:12:", "s.go:13:", "s.go:15:", "s.go:3:", "s.go:4:", "s.go:5:", "s.go:7:"} {
 		if !strings.Contains(out, want) {
@@ -471,4 +479,10 @@ func TestSliceValues(t *testing.T) {
 	if out, code := run(t, dir, bin, "slice", "-dir", prof2, "-graph", "wet", "s_test.go:7", "got"); code != exitNoData || !strings.Contains(out, "pathcover wet build makes it") {
 		t.Errorf("slice -graph wet of a -deps recording: exit %d\n%s", code, out)
 	}
+}
+
+// exists reports whether a file is there.
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }

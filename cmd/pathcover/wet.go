@@ -95,7 +95,7 @@ passing and a failing input, two commits) first differ, goroutine by
 goroutine: in control flow (paths compared by the branches they take in
 the source) or in a value (numbers, booleans, lengths, nil or not); exit
 status 1 if they do. With -test, the goroutines of test TestX in each run
-are compared (its own, then those it started, in the order recorded),
+are compared (its own, then those it started, in the order they were made),
 whatever ran before them.
 `,
 			Flags: wetDiff,
@@ -719,7 +719,7 @@ func sameFile(path, name string) bool {
 }
 
 func wetDiff(fs *flag.FlagSet) Run {
-	test := fs.String("test", "", "compare the goroutines of test `TestX` in each run (its own, then those it started, in the order recorded)")
+	test := fs.String("test", "", "compare the goroutines of test `TestX` in each run (its own, then those it started, in the order they were made)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 2 {
@@ -761,7 +761,13 @@ func wetDiff(fs *flag.FlagSet) Run {
 					fmt.Fprintf(os.Stderr, "%s: %s: %s\n", cmd.LongName(), args[i], printable(err.Error()))
 					return exitNoData
 				}
-				gs[i] = slices.Sorted(maps.Keys(in))
+				// In the order the goroutines were made (their ids):
+				// the order they are recorded in is the order they
+				// first wrote, which a loaded machine changes.
+				gs[i] = slices.SortedFunc(maps.Keys(in), func(x, y int) int {
+					gx, gy := &r.W.Goroutines[x], &r.W.Goroutines[y]
+					return cmp.Or(cmp.Compare(gx.Process, gy.Process), cmp.Compare(gx.ID, gy.ID))
+				})
 			}
 			d, err = wet.DiffIn(runs[0], runs[1], gs[0], gs[1])
 		}

@@ -46,6 +46,7 @@ type Func struct {
 	Deps    *profile.Deps
 	n       *numbering.Numbering
 	control *control.Deps
+	key     funcKey // where the metadata has it
 	// blocks caches the blocks of each path id; tails its tail
 	// (profile.Func.Tail).
 	blocks map[uint64][]numbering.BlockID
@@ -562,7 +563,7 @@ func newFunc(p *profile.Profile, k funcKey) (*Func, error) {
 		return nil, fmt.Errorf("a call of function %d of %s, which has %d", k.index, m.Package, len(m.Funcs))
 	}
 	mf := &m.Funcs[k.index]
-	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
+	f := &Func{Package: profile.PackagePath(m.Package), Meta: m, Func: mf, Deps: mf.Deps, key: k, blocks: make(map[uint64][]numbering.BlockID), tails: make(map[uint64]map[int32]bool)}
 	if f.Deps == nil {
 		return f, nil
 	}

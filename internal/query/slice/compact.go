@@ -454,8 +454,10 @@ func (fd *finder) in(g *gor, gi int32, found []int32) []int32 {
 		}
 		if cc.shape > 0 && fd.rc != nil {
 			if t := fd.template(g, gi, c, cc.shape); t != nil {
-				found = fd.fromTemplate(g, c, cc, t, m, found)
-				return
+				if kids := kidsBetween(g, c+1, cc.next, &fd.kids); t.fits(kids) {
+					found = fd.fromTemplate(cc, t, kids, m, found)
+					return
+				}
 			}
 		}
 		stmts := ownStmts(fd.t, g, c)
@@ -482,9 +484,9 @@ func (fd *finder) template(g *gor, gi, c, shape int32) *shapeTemplate {
 	return t
 }
 
-// fromTemplate appends to found the own nodes of call c (cc) of g, of
-// template t, that run the statements of m.
-func (fd *finder) fromTemplate(g *gor, c int32, cc *ccall, t *shapeTemplate, m map[int32]bool, found []int32) []int32 {
+// fromTemplate appends to found the own nodes of call cc, of template t
+// and children kids, that run the statements of m.
+func (fd *finder) fromTemplate(cc *ccall, t *shapeTemplate, kids *callKids, m map[int32]bool, found []int32) []int32 {
 	at, ok := fd.byShape[cc.shape]
 	if !ok {
 		for k, n := range t.nodes {
@@ -497,7 +499,6 @@ func (fd *finder) fromTemplate(g *gor, c int32, cc *ccall, t *shapeTemplate, m m
 	if len(at) == 0 {
 		return found
 	}
-	kids := kidsBetween(g, c+1, cc.next, &fd.kids)
 	next, j, i := cc.first, 0, 0
 	for k := int32(0); i < len(at); k++ {
 		for j < len(t.kidPos) && t.kidPos[j] == k {

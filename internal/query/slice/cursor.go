@@ -146,8 +146,7 @@ func (cu *cursor) push(c, ordinal int32) bool {
 		cu.depth++
 		return true
 	}
-	kidsBetween(g, c+1, cc.next, &v.kids)
-	if len(v.kids.ch) != len(t.kids) {
+	if !t.fits(kidsBetween(g, c+1, cc.next, &v.kids)) {
 		return false
 	}
 	v.shift = append(v.shift[:0], 0)

@@ -166,11 +166,21 @@ func openGraphs(t *testing.T, prof string) graphs {
 		t.Fatal(err)
 	}
 	slice.ReplayInWindows(windowed, 3)
+	// OPT kept in the directory's graph file by one OpenCompact and read
+	// from it by the next.
+	if _, gf, err := slice.OpenCompact(prof); err != nil || !gf.Read && !gf.Wrote {
+		t.Fatalf("OpenCompact: %+v, %v", gf, err)
+	}
+	fromFile, gf, err := slice.OpenCompact(prof)
+	if err != nil || !gf.Read {
+		t.Fatalf("OpenCompact, again: %+v, %v; want the graph read from its file", gf, err)
+	}
 	return graphs{fp, opt, []namedGraph{
 		{"FP", fp.Problems, fp.Slice, func(n int32) (*slice.Node, error) { return &fp.Nodes[n], nil }, func() []*slice.Func { return fp.Funcs }},
 		{"OPT", opt.Problems, opt.Slice, opt.Node, opt.Funcs},
 		{"LP", lp.Problems, lp.Slice, lp.Node, lp.Funcs},
 		{"OPT in windows", windowed.Problems, windowed.Slice, windowed.Node, windowed.Funcs},
+		{"OPT from its file", fromFile.Problems, fromFile.Slice, fromFile.Node, fromFile.Funcs},
 	}}
 }
 

@@ -113,33 +113,48 @@ func (l *labels) holds(b int, n int32) bool {
 	return b >= 0 && b < len(l.blocks) && l.blocks[b].first <= n && (b+1 == len(l.blocks) || n < l.blocks[b+1].first)
 }
 
-// decode decodes block b into l.dec.
-func (l *labels) decode(b int) {
-	data := l.data[l.blocks[b].off:]
+// decode decodes block b into l.dec, and reports whether its bytes held
+// the block whole (a graph read from a file is checked with it:
+// checkLabels).
+func (l *labels) decode(b int) bool {
+	start, end := int(l.blocks[b].off), len(l.data)
 	if b+1 < len(l.blocks) {
-		data = l.data[l.blocks[b].off:l.blocks[b+1].off]
+		end = int(l.blocks[b+1].off)
 	}
 	d := &l.dec
 	d.readers, d.ends, d.writers = d.readers[:0], d.ends[:0], d.writers[:0]
+	l.last = b + 1
+	if start > end || end > len(l.data) {
+		return false
+	}
+	data := l.data[start:end]
+	ok := true
+	uv := func(k *int) uint64 {
+		v, m := binary.Uvarint(data[*k:])
+		if m <= 0 {
+			ok, m = false, 0
+		}
+		*k += m
+		return v
+	}
 	reader := l.blocks[b].first
-	for k := 0; k < len(data); {
-		delta, m := binary.Uvarint(data[k:])
-		k += m
-		reader += int32(delta)
-		cnt, m := binary.Uvarint(data[k:])
-		k += m
+	for k := 0; k < len(data) && ok; {
+		reader += int32(uv(&k))
+		cnt := uv(&k)
 		first, m := binary.Varint(data[k:])
+		if m <= 0 || cnt == 0 || cnt > uint64(len(data)) {
+			ok = false
+			break
+		}
 		k += m
 		w := int32(int64(reader) - first)
 		d.writers = append(d.writers, w)
 		for range cnt - 1 {
-			delta, m := binary.Uvarint(data[k:])
-			k += m
-			w += int32(delta)
+			w += int32(uv(&k))
 			d.writers = append(d.writers, w)
 		}
 		d.readers = append(d.readers, reader)
 		d.ends = append(d.ends, int32(len(d.writers)))
 	}
-	l.last = b + 1
+	return ok
 }

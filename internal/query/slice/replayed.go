@@ -245,9 +245,13 @@ func (rc *replayCache) first(g *gor, ref partRef) *callDeps {
 	cc := g.call(ref.c)
 	t := rc.template(cc.shape)
 	if cc.shape > 0 && t != nil && t != notOneWindow {
-		d := t.fill(cc.fn, cc.first, kidsOf(g, ref.c, &rc.kids))
-		rc.keep(ref, d)
-		return d
+		// A call that does not fit its shape's template (of a graph file
+		// made by hand) is replayed.
+		if kids := kidsOf(g, ref.c, &rc.kids); t.fits(kids) {
+			d := t.fill(cc.fn, cc.first, kids)
+			rc.keep(ref, d)
+			return d
+		}
 	}
 	var want *callDeps
 	var cps []checkpoint

@@ -180,6 +180,22 @@ func templateOf(d *callDeps, kids *callKids) *shapeTemplate {
 	return t
 }
 
+// fits reports whether t can be the template of a call whose children
+// are kids: a call has its shape's children, but a graph file made by
+// hand can give a call any shape. The nodes a template then gives are
+// wrong, never out of range: its refs are its own nodes and its kids.
+func (t *shapeTemplate) fits(kids *callKids) bool {
+	if len(kids.ch) != len(t.kids) {
+		return false
+	}
+	for j := range kids.ch {
+		if kids.end[j] < kids.first[j] {
+			return false
+		}
+	}
+	return true
+}
+
 // fill returns the window of the call of function fn whose entry is node
 // first and whose children are kids, made from t: its own nodes numbered
 // around the children's subtrees, every ref made a node.

@@ -368,20 +368,29 @@ func (g *gor) eachOf(mask uint64, fn func(c int32, cc *ccall)) {
 	}
 }
 
-// decode decodes block b into calls.
-func (g *gor) decode(b int32, calls *[packBlock]ccall) {
+// decode decodes block b into calls, and reports whether its bytes
+// held the block whole (a graph read from a file is checked with it:
+// checkGor).
+func (g *gor) decode(b int32, calls *[packBlock]ccall) bool {
 	off := g.blocks[b].off
-	data := g.data[off>>dataChunkBits][off&(1<<dataChunkBits-1):]
+	chunk := int(off >> dataChunkBits)
+	if chunk >= len(g.data) || int(off&(1<<dataChunkBits-1)) > len(g.data[chunk]) {
+		return false
+	}
+	data := g.data[chunk][off&(1<<dataChunkBits-1):]
 	prev, prevPaths := g.blocks[b].first, int64(0)
-	k := 0
+	k, ok := 0, true
 	next := func() uint64 {
 		v, n := binary.Uvarint(data[k:])
+		if n <= 0 {
+			ok, n = false, 0
+		}
 		k += n
 		return v
 	}
 	for i := range int32(packBlock) {
 		c := b*packBlock + i
-		if c >= g.n {
+		if c >= g.n || !ok {
 			break
 		}
 		cc := &calls[i]
@@ -400,10 +409,14 @@ func (g *gor) decode(b int32, calls *[packBlock]ccall) {
 		}
 		cc.shape = int32(next())
 		d, n := binary.Varint(data[k:])
+		if n <= 0 {
+			ok, n = false, 0
+		}
 		k += n
 		prevPaths += d
 		cc.paths = uint32(prevPaths)
 	}
+	return ok
 }
 
 // bytes is what g holds.
