@@ -51,12 +51,10 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	h := &hotCounter{t: t, maxLen: maxLen}
 	for fi, f := range t.Funcs {
 		for _, tr := range f.Traces {
-			seq := slices.Grow(h.seq[:0], len(tr.Paths))
+			h.begin(tr.Calls, false)
 			for _, p := range tr.Paths {
-				seq = append(seq, hotTok{fn: int32(fi), path: p})
+				h.push(hotTok{fn: int32(fi), path: p})
 			}
-			h.seq = seq
-			h.count(seq, tr.Calls, false)
 		}
 	}
 	if err := h.acrossCalls(); err != nil {
@@ -151,37 +149,26 @@ type hotCounter struct {
 	maxLen  int
 	entries []hotEntry
 	index   hashIndex // entries by their hash
-	seq     []hotTok
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
 	summary []hotSummary
 	srcs    int32
-}
 
-// count adds weight to each window of seq of 2 to maxLen paths with no
-// gap, that (inter) spans two sources or more, or (!inter) any window.
-func (h *hotCounter) count(seq []hotTok, weight uint64, inter bool) {
-	run := 0 // where the run of seq[end]'s source starts
-	for end := range seq {
-		if seq[end].fn < 0 {
-			run = end + 1
-			continue
-		}
-		if end > run && seq[end].src != seq[end-1].src {
-			run = end
-		}
-		first := 2
-		if inter {
-			// Windows within the run are of one source.
-			first = max(first, end-run+2)
-		}
-		for l := first; l <= h.maxLen && l <= end+1; l++ {
-			w := seq[end+1-l : end+1]
-			if w[0].fn < 0 {
-				break
-			}
-			h.add(w, weight, inter)
-		}
+	// The sequence being made across calls is streamed (push), not
+	// kept: a test's loop makes one of millions of paths. What is kept
+	// is its last maxLen paths (win), its first 2(maxLen-1) (head) and
+	// last maxLen-1 (tail, a ring), its key, its length, and the run of
+	// its last source; weight (0: none) is what its windows are counted
+	// with as they end.
+	stream struct {
+		weight        uint64
+		inter         bool // count only the windows that span two sources or more
+		n             int
+		win           []hotTok
+		runLen, noGap int // the last source's run, the paths since a gap
+		head, tail    []hotTok
+		lastSrc       int32
+		keyA, keyB    uint64
 	}
 }
 
@@ -276,63 +263,160 @@ func (h *hotCounter) acrossCalls() error {
 		}
 	}
 	// Children come before their callers, so each closed node's callees
-	// are summarised when it is reached.
+	// are summarised when it is reached. Distinct subtrees often have
+	// the same sequence (their callees' summaries alike: math/big's
+	// suite, 338 k closed nodes, has 39 k sequences): each sequence is
+	// counted once, with the occurrences of all its nodes (weight, at
+	// its first node), after they are all known.
+	var stack []hotCursor
+	weight := make([]uint64, len(t.Nodes))
+	first := make(map[seqKey]int32)
+	counted := make([]bool, len(t.Nodes)) // the first node of its sequence
 	for ni := range t.Nodes {
 		if h.esc[ni] > 0 {
 			continue
 		}
-		h.srcs = 0
-		var stack []hotCursor
-		h.seq = h.seq[:0]
-		if err := h.gen(ni, &stack); err != nil {
+		if err := h.genClosed(ni, &stack, 0); err != nil {
 			return err
 		}
-		if occ[ni] > 0 {
-			h.count(h.seq, occ[ni], true)
+		k, sum := h.end()
+		if f, ok := first[k]; ok {
+			weight[f] = satAdd(weight[f], occ[ni])
+			h.summary[ni] = h.summary[f]
+			continue
 		}
-		h.summary[ni] = h.summarise(h.seq)
+		first[k] = int32(ni)
+		counted[ni] = true
+		weight[ni] = occ[ni]
+		h.summary[ni] = sum
+	}
+	first = nil
+	for ni := range t.Nodes {
+		if counted[ni] && weight[ni] > 0 {
+			if err := h.genClosed(ni, &stack, weight[ni]); err != nil {
+				return err
+			}
+		}
 	}
 	for _, p := range t.Processes {
 		for _, g := range p.Goroutines {
 			h.srcs = 0
-			h.seq = h.seq[:0]
+			h.begin(1, true)
 			for _, r := range g.Roots {
 				if h.esc[r] > 0 {
 					return fmt.Errorf("goroutine %d: a path %d calls up, below the goroutine's first call", g.ID, h.esc[r])
 				}
 				h.emitSummary(r)
 			}
-			h.count(h.seq, 1, true)
 		}
 	}
 	return nil
 }
 
-// summarise is the summary of a subtree whose sequence is seq. Every gap
-// in a sequence has maxLen-1 paths or more on each side (a summary's
-// head and tail), so a summary's head and tail hold no gap.
-func (h *hotCounter) summarise(seq []hotTok) hotSummary {
+// begin starts a sequence (stream), its windows of 2 to maxLen paths
+// without a gap counted as they end, with weight (0: not counted): those
+// that span two sources or more if inter, else all.
+func (h *hotCounter) begin(weight uint64, inter bool) {
+	st := &h.stream
 	m := h.maxLen - 1
-	if len(seq) <= 2*m {
-		return hotSummary{head: slices.Clone(seq)}
-	}
-	return hotSummary{head: slices.Clone(seq[:m]), tail: slices.Clone(seq[len(seq)-m:])}
+	st.weight, st.inter, st.n, st.runLen, st.noGap, st.lastSrc = weight, inter, 0, 0, 0, 0
+	st.win = slices.Grow(st.win[:0], 2*h.maxLen)
+	st.head = slices.Grow(st.head[:0], 2*m)
+	st.tail = slices.Grow(st.tail[:0], m)[:m]
+	st.keyA, st.keyB = 0, 0x6a09e667f3bcc908
 }
 
-// emitSummary appends closed node ni's summary to the sequence, as one
+// push appends x to the sequence: it counts the windows that end at x
+// (begin), and keeps what end needs.
+func (h *hotCounter) push(x hotTok) {
+	st := &h.stream
+	st.n++
+	// The key: the paths, and where the sources change (keyOf).
+	change := uint64(0)
+	if st.n > 1 && x.src != st.lastSrc {
+		change = 1
+	}
+	st.lastSrc = x.src
+	st.keyA = (st.keyA^uint64(uint32(x.fn))^change<<32)*0x9e3779b97f4a7c15 ^ x.path
+	st.keyA ^= st.keyA >> 29
+	st.keyB = (st.keyB^x.path)*0xbf58476d1ce4e5b9 ^ (uint64(uint32(x.fn)) | change<<32)
+	st.keyB ^= st.keyB >> 31
+	m := h.maxLen - 1
+	if len(st.head) < 2*m {
+		st.head = append(st.head, x)
+	}
+	st.tail[st.n%m] = x
+	if x.fn < 0 {
+		st.win, st.runLen, st.noGap = st.win[:0], 0, 0
+		return
+	}
+	if st.noGap > 0 && x.src != st.win[len(st.win)-1].src {
+		st.runLen = 0
+	}
+	st.runLen++
+	st.noGap++
+	if len(st.win) == cap(st.win) {
+		st.win = st.win[:copy(st.win, st.win[len(st.win)-(h.maxLen-1):])]
+	}
+	st.win = append(st.win, x)
+	if st.weight == 0 {
+		return
+	}
+	first := 2
+	if st.inter {
+		first = max(first, st.runLen+1) // windows within the run are of one source
+	}
+	for l := first; l <= h.maxLen && l <= st.noGap; l++ {
+		h.add(st.win[len(st.win)-l:], st.weight, st.inter)
+	}
+}
+
+// end returns the sequence's key and its summary: its first and last
+// maxLen-1 paths, or all of them if it has at most twice that. Every gap
+// in a sequence has maxLen-1 paths or more on each side (a summary's
+// head and tail), so a summary's head and tail hold no gap.
+func (h *hotCounter) end() (seqKey, hotSummary) {
+	st := &h.stream
+	m := h.maxLen - 1
+	key := seqKey{st.keyA ^ uint64(st.n), st.keyB}
+	if st.n <= 2*m {
+		return key, hotSummary{head: slices.Clone(st.head[:st.n])}
+	}
+	s := hotSummary{head: slices.Clone(st.head[:m]), tail: make([]hotTok, 0, m)}
+	for i := st.n - m + 1; i <= st.n; i++ {
+		s.tail = append(s.tail, st.tail[i%m])
+	}
+	return key, s
+}
+
+// genClosed streams the sequence of closed node ni (gen), its windows
+// counted with weight (0: not counted).
+func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, weight uint64) error {
+	h.srcs = 0
+	h.begin(weight, true)
+	*stack = (*stack)[:0]
+	return h.gen(ni, stack)
+}
+
+// A seqKey is a hash of a sequence, 128 bits: its paths, and where its
+// sources change (the windows counted across calls are those that span
+// a change). Two sequences of one key are taken for the same.
+type seqKey [2]uint64
+
+// emitSummary pushes closed node ni's summary to the sequence, as one
 // source.
 func (h *hotCounter) emitSummary(ni int) {
 	src := h.newSource()
 	s := h.summary[ni]
 	for _, x := range s.head {
-		h.seq = append(h.seq, hotTok{fn: x.fn, src: src, path: x.path})
+		h.push(hotTok{fn: x.fn, src: src, path: x.path})
 	}
 	if s.tail == nil {
 		return
 	}
-	h.seq = append(h.seq, hotGap)
+	h.push(hotGap)
 	for _, x := range s.tail {
-		h.seq = append(h.seq, hotTok{fn: x.fn, src: src, path: x.path})
+		h.push(hotTok{fn: x.fn, src: src, path: x.path})
 	}
 }
 
@@ -360,7 +444,7 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 	own := func(upTo int) {
 		c := &(*stack)[me]
 		for ; c.next < upTo && c.next < len(c.paths); c.next++ {
-			h.seq = append(h.seq, hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
+			h.push(hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
 		}
 	}
 	for _, it := range n.Items {
@@ -381,7 +465,7 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 			if owner.next >= len(owner.paths) {
 				return fmt.Errorf("node %d: a path %d calls up, past the end of that call's trace", ni, it.Up)
 			}
-			h.seq = append(h.seq, hotTok{fn: owner.fn, src: owner.src, path: owner.paths[owner.next]})
+			h.push(hotTok{fn: owner.fn, src: owner.src, path: owner.paths[owner.next]})
 			owner.next++
 		}
 	}
