@@ -1,15 +1,16 @@
 package main
 
-// A long run, for -wet -long N and -slice -long N: example/cmd/calc built
-// with pppexec -wet (or -deps) and fed N lines of input (the same line),
-// its recording made a WET by pathcover wet build (-wet) and sliced by
-// pathcover slice with each graph, each command a process of its own,
-// timed, with its peak memory (the kernel's maximum resident set). This is
-// the scale the explain half is asked to reach (hundreds of millions of
-// statements in 2 GB), which the workloads' test suites are far from. A
-// -wet run records it all (its cap raised to 4 GiB); a -deps run keeps
-// the default cap, so that what it measures is what a user's recording
-// of a long run holds.
+// A long run, for -wet -long N, -slice -long N and -wpp -long N:
+// example/cmd/calc built with pppexec -wet (or -deps, or -wpp) and fed N
+// lines of input (the same line), its recording made a WET by pathcover
+// wet build (-wet) and sliced by pathcover slice with each graph, or
+// compacted by pathcover wpp compact and its hot paths found (-wpp), each
+// command a process of its own, timed, with its peak memory (the
+// kernel's maximum resident set). This is the scale the explain half is
+// asked to reach (hundreds of millions of statements in 2 GB), which the
+// workloads' test suites are far from. A -wet run records it all (its cap
+// raised to 4 GiB); -deps and -wpp runs keep the default cap, so that
+// what they measure is what a user's recording of a long run holds.
 
 import (
 	"cmp"
@@ -48,7 +49,11 @@ type longRun struct {
 	// GraphFileBytes is the compact graph's file, profile.ddg, which the
 	// first slice -graph opt writes and the next reads.
 	GraphFileBytes int64 `json:",omitempty"`
-	Build          longStep
+	// A -wpp run's: the TWPP's size, and the calls and paths it holds
+	// (Build is wpp compact, Slices wpp hot).
+	TWPPBytes    int64 `json:",omitempty"`
+	Calls, Paths int64 `json:",omitempty"`
+	Build        longStep
 	// Slices are pathcover slice of the criterion with each graph.
 	Criterion string
 	Slices    []longStep
@@ -175,6 +180,9 @@ func (h *harness) measureLong(record string, lines int) (*longRun, error) {
 			r.RecordingBytes += st.Size()
 		}
 	}
+	if record == "wpp" {
+		return r, h.compactLong(r, pc, dir)
+	}
 	graphs := []string{"opt", "lp", "fp"}
 	if record == "wet" {
 		if err := h.buildLongWET(r, pc, dir); err != nil || r.Build.Error != "" {
@@ -212,6 +220,37 @@ func (h *harness) measureLong(record string, lines int) (*longRun, error) {
 
 // runNodes finds the run's size in pathcover slice's first line.
 var runNodes = regexp.MustCompile(`statement executions of the run's (\d+)\n`)
+
+// compactLong runs pathcover wpp compact and wpp hot on the long run's
+// recording in dir, into r.
+func (h *harness) compactLong(r *longRun, pc, dir string) error {
+	h.log("long run: wpp compact")
+	var stdout string
+	r.Build, stdout = h.timedCommand("wpp compact", pc, "wpp", "compact", "-dir", dir)
+	if r.Build.Error != "" {
+		return nil
+	}
+	// "…: P processes, G goroutines, C calls of F functions, N paths; …"
+	m := compactSummary.FindStringSubmatch(stdout)
+	if m == nil {
+		return fmt.Errorf("pathcover wpp compact's summary did not say the TWPP's calls and paths:\n%s", stdout)
+	}
+	r.Calls, _ = strconv.ParseInt(m[1], 10, 64)
+	r.Paths, _ = strconv.ParseInt(m[2], 10, 64)
+	twpp := profile.DerivedPath(dir, profile.KindTWPP)
+	if info, err := os.Stat(twpp); err == nil {
+		r.TWPPBytes = info.Size()
+	}
+	h.log("long run: wpp hot")
+	step, _ := h.timedCommand("wpp hot", pc, "wpp", "hot", "-dir", dir)
+	r.Slices = append(r.Slices, step)
+	os.Remove(twpp)
+	return nil
+}
+
+// compactSummary finds the calls and paths in pathcover wpp compact's
+// summary.
+var compactSummary = regexp.MustCompile(`(\d+) calls of \d+ functions, (\d+) paths;`)
 
 // buildLongWET runs pathcover wet build on the long run's recording in
 // dir, into r.Build and r's sizes.
@@ -320,6 +359,10 @@ func lastLines(out []byte) string {
 // markdown renders the long run as a table.
 func (r *longRun) markdown(b *strings.Builder) {
 	record := cmp.Or(r.Record, "wet")
+	if record == "wpp" {
+		r.markdownWPP(b)
+		return
+	}
 	fmt.Fprintf(b, "\n| `calc -%s`, lines | statement executions | recording | tier 1 | tier 2 | step | time | peak memory |\n|---:|---:|---:|---:|---:|---|---:|---:|\n", record)
 	steps := r.Slices
 	if r.Build.Name != "" {
@@ -400,6 +443,36 @@ func (r *longRun) markdown(b *strings.Builder) {
 		r.Many.markdown(b)
 	}
 	papersAtScale(b)
+}
+
+// markdownWPP renders a -wpp long run.
+func (r *longRun) markdownWPP(b *strings.Builder) {
+	fmt.Fprintf(b, "\n| `calc -wpp`, lines | paths | calls | recording | TWPP | step | time | peak memory |\n|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	cut := ""
+	if r.Cut {
+		cut = " (cut at its cap)"
+	}
+	for i, s := range append([]longStep{r.Build}, r.Slices...) {
+		head := "| | | | | "
+		if i == 0 {
+			head = fmt.Sprintf("| %s | %s | %s | %s%s | %s ", count(uint64(r.Lines)), count(uint64(r.Paths)), count(uint64(r.Calls)), megabytes(r.RecordingBytes), cut, byteSize(r.TWPPBytes))
+		}
+		if s.Error != "" {
+			fmt.Fprintf(b, "%s| `%s` | failed | %.0f MB |\n", head, s.Name, s.PeakMB)
+			continue
+		}
+		fmt.Fprintf(b, "%s| `%s` | %.2f s | %.0f MB |\n", head, s.Name, s.Seconds, s.PeakMB)
+	}
+	fmt.Fprintf(b, "\nA long run (`go run ./bench -wpp -long %d`): `example/cmd/calc` built with `pppexec -wpp`, fed %d lines of `%s` (`x=1`; the default cap on the recording, %d GiB), its recording compacted by `pathcover wpp compact`", r.Lines, r.Lines, longCalcLine, buildspec.DefaultWPPLimit>>30)
+	if r.Build.Error == "" && r.Build.Seconds > 0 {
+		fmt.Fprintf(b, " (%.1f MB of .wpp files a second)", float64(r.RecordingBytes)/1e6/r.Build.Seconds)
+	}
+	b.WriteString(" and its hot paths found by `pathcover wpp hot` (the defaults: 10 sequences of up to 4 paths); each step a process of its own, its peak the kernel's maximum resident set.\n")
+	for _, s := range append([]longStep{r.Build}, r.Slices...) {
+		if s.Error != "" {
+			fmt.Fprintf(b, "\n`%s` failed: %s\n", s.Name, s.Error)
+		}
+	}
 }
 
 // papersAtScale writes the papers' figures for runs of this size, from

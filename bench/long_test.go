@@ -105,4 +105,25 @@ func TestLongMarkdown(t *testing.T) {
 			t.Errorf("the -deps table lacks %q:\n%s", want, md)
 		}
 	}
+
+	w := &wppResults{Date: "2026-01-02", Machine: "m", GoVersion: "go1.x", Selection: []string{"-long 7000"}, Long: &longRun{
+		Record: "wpp", Lines: 7000, RecordingBytes: 50_000_000, Cut: true, TWPPBytes: 20_000, Calls: 1_000_000, Paths: 3_000_000,
+		Build:  longStep{Name: "wpp compact", Seconds: 2, PeakMB: 60},
+		Slices: []longStep{{Name: "wpp hot", Seconds: 0.25, PeakMB: 30}},
+	}}
+	if !w.measured() {
+		t.Error("a long run alone is not a -wpp run's results (-from refuses it)")
+	}
+	md = w.Markdown()
+	for _, want := range []string{
+		"Measured by `go run ./bench -wpp -long 7000` on 2026-01-02",
+		"| `calc -wpp`, lines | paths | calls | recording | TWPP |",
+		"| 7.0 k | 3.0 M | 1.0 M | 50.0 MB (cut at its cap) | 19.5 kB | `wpp compact` | 2.00 s | 60 MB |",
+		"| | | | | | `wpp hot` | 0.25 s | 30 MB |",
+		"(25.0 MB of .wpp files a second)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the -wpp table lacks %q:\n%s", want, md)
+		}
+	}
 }

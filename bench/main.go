@@ -48,7 +48,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	from := fs.String("from", "", "measure nothing: render the results saved by -json in `file` again (with -md, -readme)")
 	wppMode := fs.Bool("wpp", false, "measure whole program paths instead (bench/wpp.go): raw, TWPP and Sequitur sizes and extraction times of the workloads' tests")
 	wetMode := fs.Bool("wet", false, "measure whole execution traces instead (bench/wet.go): the WETs of the workloads' tests, their sizes per statement before and after each tier, and their queries' speed")
-	long := fs.Int("long", 0, "with -wet or -slice, measure a long run instead of the workloads: example/cmd/calc built with pppexec -wet (or -deps, under the default cap) on `n` lines, its WET built (-wet) and sliced by pathcover with each graph, each step's time and peak memory (bench/long.go; 1000000 lines: 207 M statements, a 1.6 GB -wet recording)")
+	long := fs.Int("long", 0, "with -wet, -slice or -wpp, measure a long run instead of the workloads: example/cmd/calc built with pppexec -wet (or -deps or -wpp, under the default cap) on `n` lines, its WET built (-wet) and sliced by pathcover with each graph, or its recording compacted and its hot paths found (-wpp), each step's time and peak memory (bench/long.go; 1000000 lines: 207 M statements, a 1.6 GB -wet recording)")
 	sliceMode := fs.Bool("slice", false, "measure dynamic slicing instead (bench/slice.go): the dependence graphs of the workloads' tests and the time of 25 slices of each")
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2 (or -cpu): goroutines on both cores share the counters")
 	cpu := fs.Int("cpu", 0, "the benchmarks' -test.cpu: `n` Ps (default 1, or 2 with -parallel); -parallel -cpu=1 times the parallel benchmarks on one P, to weigh what parallel code pays against serial code")
@@ -159,7 +159,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	case "slice":
 		return h.runSlice(selected, set, *run, *long, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "wpp":
-		return h.runWPP(selected, set, *run, *wppFuncs, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+		return h.runWPP(selected, set, *run, *wppFuncs, *long, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "hot":
 		return h.runHot(selected, set, *run, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "infeasible":
@@ -475,7 +475,7 @@ func measured[W any](ws []*W) bool     { return len(ws) > 0 && !slices.Contains(
 func (r *buildResults) measured() bool { return measured(r.Workloads) }
 func (r *wetResults) measured() bool   { return measured(r.Workloads) || r.Long != nil }
 func (r *sliceResults) measured() bool { return measured(r.Workloads) || r.Long != nil }
-func (r *wppResults) measured() bool   { return measured(r.Workloads) }
+func (r *wppResults) measured() bool   { return measured(r.Workloads) || r.Long != nil }
 
 // readResults reads the results of a run of kind (its flag) that -json
 // saved in file, saying on stderr why it cannot: a file that is not JSON,

@@ -674,7 +674,9 @@ type wppResults struct {
 	GoVersion string
 	Selection []string
 	Workloads []*wppWorkload
-	Warnings  []string
+	// Long is the long run of -long, if asked for.
+	Long     *longRun `json:",omitempty"`
+	Warnings []string
 }
 
 // measureWPP records and measures each workload's tests.
@@ -861,6 +863,11 @@ func (r *wppResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
+	if r.Long != nil {
+		fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s.\n", cmd, r.Date, r.Machine, r.GoVersion)
+		r.Long.markdown(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -wpp` build.\n\n", cmd, r.Date, r.Machine, r.GoVersion)
 	b.WriteString("| workload | events | raw WPP | .wpp files | TWPP | TWPP traces + calls | raw / TWPP | Sequitur | TWPP / Sequitur | compaction time, TWPP | raw WPP compacted a second | Sequitur | wpp hot |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var factors, seqRatios, rawSpeedups, seqSlowdowns []float64
@@ -1013,7 +1020,7 @@ func wppRecordedAll(dir string) error {
 
 // runWPP is the -wpp run: it measures the selected workloads and writes
 // the outputs.
-func (h *harness) runWPP(selected []workload, set map[string]bool, run string, maxFuncs int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
+func (h *harness) runWPP(selected []workload, set map[string]bool, run string, maxFuncs, long int, stdout, stderr io.Writer, jsonOut, mdOut, readme, section string) int {
 	r := &wppResults{
 		Date:      time.Now().Format("2006-01-02"),
 		Machine:   machine(),
@@ -1027,6 +1034,20 @@ func (h *harness) runWPP(selected []workload, set map[string]bool, run string, m
 	}
 	if set["wppfuncs"] {
 		r.Selection = append(r.Selection, "-wppfuncs="+strconv.Itoa(maxFuncs))
+	}
+	if long > 0 {
+		r.Selection = []string{fmt.Sprintf("-long %d", long)}
+		h.log("work directory %s", h.work)
+		if err := h.buildPPPExec(); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		var err error
+		if r.Long, err = h.measureLong("wpp", long); err != nil {
+			fmt.Fprintf(stderr, "bench: the long run: %v\n", err)
+			return 1
+		}
+		return writeResults(r, stdout, stderr, jsonOut, mdOut, readme, section)
 	}
 	if err := h.measureWPP(r, selected, maxFuncs); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
