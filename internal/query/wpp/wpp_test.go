@@ -595,6 +595,66 @@ func TestHot(t *testing.T) {
 	}
 }
 
+// TestHotLoops is TestHot on loops: bodies of a few paths and calls
+// repeated, now and then with a round that differs, nested, and with
+// paths up, so that Hot's periods (a stream whose positions repeat the
+// windows of the last few) start, stop and are counted at every length.
+func TestHotLoops(t *testing.T) {
+	for seed := range uint64(150) {
+		checkHot(t, []*memSource{randomLoops(seed)}, 2+int(seed%6))
+	}
+}
+
+// randomLoops makes goroutines whose calls loop: each repeats a body of
+// 1 to 9 items (paths, calls of one or two paths, paths up, nested
+// loops) a random number of times, a round changed now and then.
+func randomLoops(seed uint64) *memSource {
+	r := rand.New(rand.NewPCG(seed, 11))
+	s := &memSource{name: fmt.Sprintf("/p/pathcover.%d.wpp", seed), h: profile.WPPHeader{PID: seed, Start: time.Unix(0, int64(seed)*1000), Ended: true}, pkgs: testHashes, gs: make(map[uint64][]profile.WPPEvent)}
+	for g := range 1 + r.IntN(2) {
+		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: uint64(g)}}
+		var loop func(depth int)
+		loop = func(depth int) {
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: uint32(1 + r.IntN(2)), Func: uint32(r.IntN(4))})
+			body := make([]int, 1+r.IntN(9))
+			for i := range body {
+				body[i] = r.IntN(10)
+			}
+			for range r.IntN(30 >> (2 * depth)) {
+				changed := r.IntN(8) == 0
+				for i, k := range body {
+					if changed && i == 0 {
+						k = r.IntN(10)
+					}
+					switch {
+					case k < 4:
+						evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(k % 3)})
+					case k < 8:
+						evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(4 + k%2)})
+						for range 1 + k%2 {
+							evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(k % 3)})
+						}
+						if depth > 0 && k == 7 {
+							evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Up: 1, Path: 1})
+						}
+						evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+					case k == 8 && depth < 2:
+						loop(depth + 1)
+					default:
+						evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: 2})
+					}
+				}
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+		}
+		for range 1 + r.IntN(3) {
+			loop(0)
+		}
+		s.gs[uint64(g+1)] = evs
+	}
+	return s
+}
+
 // TestHotLengths: Hot refuses sequences shorter than 2 paths or longer
 // than MaxHotLen, whose summaries it would keep for every subtree.
 func TestHotLengths(t *testing.T) {
