@@ -655,6 +655,63 @@ func randomLoops(seed uint64) *memSource {
 	return s
 }
 
+// TestHotRoots is TestHot on goroutines of many roots, as a test's loop
+// makes calling into the package: a few kinds of root (no path, one, a
+// few, a call inside) in repeating orders, so that Hot's contexts of
+// roots (acrossRoots) repeat, and reach back over one root or several.
+func TestHotRoots(t *testing.T) {
+	for seed := range uint64(150) {
+		checkHot(t, []*memSource{randomRoots(seed)}, 2+int(seed%6))
+	}
+}
+
+// randomRoots makes goroutines of up to 400 roots, each one of 1 to 5
+// kinds, in a random order or repeating a random pattern of kinds.
+func randomRoots(seed uint64) *memSource {
+	r := rand.New(rand.NewPCG(seed, 12))
+	s := &memSource{name: fmt.Sprintf("/p/pathcover.%d.wpp", seed), h: profile.WPPHeader{PID: seed, Start: time.Unix(0, int64(seed)*1000), Ended: true}, pkgs: testHashes, gs: make(map[uint64][]profile.WPPEvent)}
+	type kind struct {
+		fn    uint32
+		paths []uint64
+		inner int // paths before a call inside, or -1
+	}
+	kinds := make([]kind, 1+r.IntN(5))
+	for i := range kinds {
+		k := kind{fn: uint32(r.IntN(3)), inner: -1}
+		for range r.IntN(4) {
+			k.paths = append(k.paths, uint64(r.IntN(3)))
+		}
+		if r.IntN(4) == 0 {
+			k.inner = r.IntN(len(k.paths) + 1)
+		}
+		kinds[i] = k
+	}
+	for g := range 1 + r.IntN(2) {
+		evs := []profile.WPPEvent{{Kind: profile.WPPStart, Parent: uint64(g)}}
+		pattern := make([]int, 1+r.IntN(4))
+		for i := range pattern {
+			pattern[i] = r.IntN(len(kinds))
+		}
+		random := r.IntN(3) == 0
+		for i := range r.IntN(400) {
+			k := kinds[pattern[i%len(pattern)]]
+			if random || r.IntN(20) == 0 {
+				k = kinds[r.IntN(len(kinds))]
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: k.fn})
+			for j, p := range k.paths {
+				if j == k.inner {
+					evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 2, Func: 5}, profile.WPPEvent{Kind: profile.WPPPath, Path: 1}, profile.WPPEvent{Kind: profile.WPPReturn})
+				}
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: p})
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+		}
+		s.gs[uint64(g+1)] = evs
+	}
+	return s
+}
+
 // TestHotLengths: Hot refuses sequences shorter than 2 paths or longer
 // than MaxHotLen, whose summaries it would keep for every subtree.
 func TestHotLengths(t *testing.T) {
