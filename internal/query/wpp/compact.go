@@ -25,7 +25,12 @@ type TWPP struct {
 	Nodes []*Node
 
 	funcIndex map[FuncKey]int
-	nodes     hashIndex // Nodes by nodeHash
+	// The compaction's indexes (nodes here, index, onePath and leaf in
+	// each Func) are Compact's alone: a TWPP read from a file answers
+	// queries and is not compacted into, so the reader does not make
+	// them (on fastjson's suite, a key of every trace was a third of
+	// the read).
+	nodes hashIndex // Nodes by nodeHash
 }
 
 // A Process is one process's recording (one WPP file).
@@ -605,29 +610,22 @@ func satAdd(a, b uint64) uint64 {
 // itself, so different paths make different keys).
 func pathsKey(paths []uint64) string { return string(appendPathsKey(nil, paths)) }
 
+// pathsHash hashes a trace's paths (a reader's check that no trace is
+// given twice, without pathsKey's copy of every trace).
+func pathsHash(paths []uint64) uint64 {
+	h := uint64(len(paths))
+	for _, p := range paths {
+		h = (h ^ p) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return h
+}
+
 func appendPathsKey(b []byte, paths []uint64) []byte {
 	for _, p := range paths {
 		b = binary.AppendUvarint(b, p)
 	}
 	return b
-}
-
-// rebuildIndexes makes the indexes Compact keeps, for a TWPP read from a
-// file.
-func (t *TWPP) rebuildIndexes() {
-	t.funcIndex = make(map[FuncKey]int)
-	for i, f := range t.Funcs {
-		t.funcIndex[f.Key] = i
-		traces := f.Traces
-		f.Traces, f.index, f.onePath, f.leaf = nil, make(map[string]int), nil, nil
-		for _, tr := range traces {
-			f.addTrace(tr, pathsKey(tr.Paths))
-		}
-	}
-	t.nodes = hashIndex{}
-	for _, n := range t.Nodes {
-		t.nodes.add(nodeHash(n.Func, n.Trace, n.Open, n.Items))
-	}
 }
 
 // Func returns the function k, or nil if it never ran.

@@ -574,11 +574,15 @@ func (f *File) ReadFunc(k FuncKey) (*Func, error) {
 }
 
 func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
-	fn := &Func{Key: k, index: make(map[string]int)}
+	fn := &Func{Key: k}
+	seen := make(map[uint64][]int32) // traces by tracesHash, to refuse one twice
 	nt := d.Count("elements", 3)
 	for range nt {
 		tr := &Trace{Calls: d.Uvarint("")}
 		nd := d.Count("elements", 2)
+		if d.Err == nil && nd > 1<<31-1 {
+			d.Fail("%d dynamic basic blocks", nd)
+		}
 		dict := make([][]uint64, nd)
 		for i := range dict {
 			l := d.Count("elements", 1)
@@ -590,12 +594,12 @@ func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 				dict[i][j] = d.Uvarint("")
 			}
 		}
-		var seq []int
+		var seq []int32
 		switch form := d.Uvarint(""); form {
 		case 0:
-			seq = make([]int, d.Count("elements", 1))
+			seq = make([]int32, d.Count("elements", 1))
 			for i := range seq {
-				seq[i] = d.Index("dynamic basic block", nd)
+				seq[i] = int32(d.Index("dynamic basic block", nd))
 			}
 		case 1:
 			seq = decodeTimestamps(d, nd, *budget)
@@ -618,14 +622,20 @@ func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 			tr.Paths = make([]uint64, 0, total)
 		}
 		for _, s := range seq {
-			tr.Paths = append(tr.Paths, dict[s]...)
+			if b := dict[s]; len(b) == 1 {
+				tr.Paths = append(tr.Paths, b[0])
+			} else {
+				tr.Paths = append(tr.Paths, b...)
+			}
 		}
-		key := pathsKey(tr.Paths)
-		if _, dup := fn.index[key]; dup {
-			d.Fail("a trace twice")
-			return nil
+		h := pathsHash(tr.Paths)
+		for _, other := range seen[h] {
+			if slices.Equal(fn.Traces[other].Paths, tr.Paths) {
+				d.Fail("a trace twice")
+				return nil
+			}
 		}
-		fn.index[key] = len(fn.Traces)
+		seen[h] = append(seen[h], int32(len(fn.Traces)))
 		fn.Traces = append(fn.Traces, tr)
 	}
 	return fn
@@ -633,7 +643,7 @@ func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 
 // decodeTimestamps reads the timestamped form of a trace of nd DBBs, whose
 // series must cover the positions 0 … L-1 once each, for L at most budget.
-func decodeTimestamps(d *wire.Decoder, nd int, budget int) []int {
+func decodeTimestamps(d *wire.Decoder, nd int, budget int) []int32 {
 	type span struct {
 		s series
 		d int
@@ -659,16 +669,18 @@ func decodeTimestamps(d *wire.Decoder, nd int, budget int) []int {
 			spans = append(spans, span{s, i})
 		}
 	}
-	seq := make([]int, total)
-	set := make([]bool, total)
+	seq := make([]int32, total)
+	for i := range seq {
+		seq[i] = -1
+	}
 	for _, sp := range spans {
 		for j := uint64(0); j < sp.s.n; j++ {
 			t := sp.s.lo + j*sp.s.stride
-			if t >= total || set[t] {
+			if t >= total || seq[t] >= 0 {
 				d.Fail("timestamp %d out of the trace or given twice", t)
 				return nil
 			}
-			seq[t], set[t] = sp.d, true
+			seq[t] = int32(sp.d)
 		}
 	}
 	return seq
@@ -697,6 +709,9 @@ func (f *File) ReadAll() (*TWPP, error) {
 	if err := d.End(); err != nil {
 		return nil, err
 	}
-	t.rebuildIndexes()
+	t.funcIndex = make(map[FuncKey]int, len(t.Funcs))
+	for i, f := range t.Funcs {
+		t.funcIndex[f.Key] = i
+	}
 	return t, nil
 }
