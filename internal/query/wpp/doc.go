@@ -112,11 +112,15 @@
 // calls made (pre-order), and finds one by descending the DAG with each
 // node's number of calls. Hot counts, for sequences of 2 to n consecutive
 // paths, how often they ran, weighted by length (Larus's hot subpaths):
-// within one call on the distinct traces, each weighted by its calls; and
-// across calls on the DAG, never expanded: a sequence is counted at the
-// lowest call whose subtree holds it, once per distinct subtree and
-// weighted by how often that subtree occurs, from its trace and its
-// callees' first and last n-1 paths (hot.go), so in time linear in the
-// TWPP, not in the run (btree's whole suite, 62 M paths: 0.7 s; the
+// within one call on the distinct traces, each weighted by its calls, by
+// the n paths that end at each position (a loop repeats few of them);
+// and across calls on the DAG, never expanded: a sequence is counted at
+// the lowest call whose subtree holds it, once per distinct sequence of
+// a subtree and weighted by how often those subtrees occur, from its
+// trace and its callees' first and last n-1 paths (hot.go), passing
+// over the middle of a call's long runs of its own paths, where no
+// window spans two calls; and a goroutine's roots once per distinct
+// context of roots, the roots back to n-1 paths before. So the work
+// follows the TWPP's distinct traces and subtrees, not the run (the
 // harness times it on every workload).
 package wpp
