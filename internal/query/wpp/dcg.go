@@ -292,10 +292,12 @@ type callsReader struct {
 	traceBase []int // the number of function i's first trace; the traces last
 	terms     []terminal
 	rules     []gRule
-	ruleLen   []uint64 // items of each rule's expansion, at most maxItems+1
-	shared    []int    // shared node number → node
-	budget    uint64   // items left to expand
-	tests     bool     // processes list their tests (version 4)
+	ruleLen   []uint64   // items of each rule's expansion, at most maxItems+1
+	flat      [][]uint32 // rules of at most maxFlat items, expanded (expand)
+	flatAll   uint64     // terminals in flat
+	shared    []int      // shared node number → node
+	budget    uint64     // items left to expand
+	tests     bool       // processes list their tests (version 4)
 }
 
 // A pendingNode is a node being read: its items expanded, with the
@@ -421,34 +423,68 @@ func (r *callsReader) symLen(v uint32) uint64 {
 	return r.ruleLen[v-uint32(len(r.terms))]
 }
 
-// body reads a sequence of symbols and expands it into items, with the
-// positions of the private calls among them (whose Node is left to
-// fill). Each item's At is the one's before plus its terminal's dAt, and
-// must stay at most tlen.
-func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
+// syms reads a sequence of symbols, a node's or a goroutine's body,
+// and takes the items it expands to from the budget: total.
+func (r *callsReader) syms() (syms []uint32, total uint64) {
 	d := r.d
 	n := d.Count("elements", 1)
 	if d.Err != nil {
-		return nil, nil
+		return nil, 0
 	}
-	syms := make([]uint32, n)
-	var total uint64
+	syms = make([]uint32, n)
 	for i := range syms {
 		if syms[i] = r.symbol(-1); d.Err != nil {
-			return nil, nil
+			return nil, 0
 		}
 		total = satAdd(total, r.symLen(syms[i]))
 	}
-	if d.Err != nil {
-		return nil, nil
-	}
 	if total > r.budget {
 		d.Fail("more than %d calls, spawns and paths up in all", maxItems)
-		return nil, nil
+		return nil, 0
 	}
 	r.budget -= total
-	items = make([]Item, 0, total)
-	var at uint64
+	return syms, total
+}
+
+// maxFlat bounds the expansions of rules that expand keeps: a rule of
+// at most this many items is expanded once, into its terminals, and
+// copied where it is used (a test's loop calls into the package through
+// a run of millions of one rule: math/big's suite, 11 M roots), until
+// they hold maxFlatAll terminals in all (64 MB).
+const (
+	maxFlat    = 1 << 12
+	maxFlatAll = 1 << 24
+)
+
+// expand calls term with each terminal that syms expands to, in order,
+// until term returns false.
+func (r *callsReader) expand(syms []uint32, term func(tm terminal) bool) {
+	nt := uint32(len(r.terms))
+	if r.flat == nil {
+		r.flat = make([][]uint32, len(r.rules))
+	}
+	var flatten func(v uint32) []uint32
+	flatten = func(v uint32) []uint32 {
+		ri := v - nt
+		if f := r.flat[ri]; f != nil || r.ruleLen[ri] > maxFlat || r.ruleLen[ri] > maxFlatAll-r.flatAll {
+			return f
+		}
+		r.flatAll += r.ruleLen[ri]
+		rule := r.rules[ri]
+		for _, w := range rule.body {
+			if w >= nt {
+				flatten(w)
+			}
+		}
+		f := make([]uint32, 0, r.ruleLen[ri])
+		for range max(rule.run, 1) {
+			for _, w := range rule.body {
+				f = r.appendExpansion(f, w)
+			}
+		}
+		r.flat[ri] = f
+		return f
+	}
 	// A frame expands body reps times, its symbols in turn.
 	type frame struct {
 		body []uint32
@@ -467,15 +503,60 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 		}
 		v := top.body[top.i]
 		top.i++
-		if v >= uint32(len(r.terms)) {
-			rule := r.rules[v-uint32(len(r.terms))]
-			stack = append(stack, frame{body: rule.body, reps: max(rule.run, 1)})
+		if v < nt {
+			if !term(r.terms[v]) {
+				return
+			}
 			continue
 		}
-		tm := r.terms[v]
+		if f := flatten(v); f != nil {
+			for _, w := range f {
+				if !term(r.terms[w]) {
+					return
+				}
+			}
+			continue
+		}
+		rule := r.rules[v-nt]
+		stack = append(stack, frame{body: rule.body, reps: max(rule.run, 1)})
+	}
+}
+
+// appendExpansion appends the terminals that symbol v expands to, of a
+// rule of at most maxFlat items.
+func (r *callsReader) appendExpansion(f []uint32, v uint32) []uint32 {
+	nt := uint32(len(r.terms))
+	if v < nt {
+		return append(f, v)
+	}
+	if fl := r.flat[v-nt]; fl != nil {
+		return append(f, fl...)
+	}
+	rule := r.rules[v-nt]
+	for range max(rule.run, 1) {
+		for _, w := range rule.body {
+			f = r.appendExpansion(f, w)
+		}
+	}
+	return f
+}
+
+// body reads a sequence of symbols and expands it into items, with the
+// positions of the private calls among them (whose Node is left to
+// fill). Each item's At is the one's before plus its terminal's dAt, and
+// must stay at most tlen.
+func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
+	d := r.d
+	syms, total := r.syms()
+	if d.Err != nil {
+		return nil, nil
+	}
+	items = make([]Item, 0, total)
+	var at uint64
+	r.expand(syms, func(tm terminal) bool {
 		if tm.dAt > tlen-at {
 			d.Fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
-			return nil, nil
+			return false
 		}
 		at += tm.dAt
 		it := Item{At: at}
@@ -483,7 +564,7 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 		case termShared:
 			if tm.payload >= uint64(len(r.shared)) {
 				d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
-				return nil, nil
+				return false
 			}
 			it.Node = r.shared[tm.payload]
 		case termPrivate:
@@ -494,8 +575,46 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 			it.Kind, it.Up = ItemUp, uint32(tm.payload)
 		}
 		items = append(items, it)
+		return true
+	})
+	if d.Err != nil {
+		return nil, nil
 	}
 	return items, private
+}
+
+// roots reads a goroutine's roots: a sequence of symbols that expands
+// into calls, at path 0. A private root's node is left to fill (-1).
+func (r *callsReader) roots() []int {
+	d := r.d
+	syms, total := r.syms()
+	if d.Err != nil {
+		return nil
+	}
+	roots := make([]int, 0, total)
+	r.expand(syms, func(tm terminal) bool {
+		switch {
+		case tm.kind == termShared && tm.dAt == 0:
+			if tm.payload >= uint64(len(r.shared)) {
+				d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+				return false
+			}
+			roots = append(roots, r.shared[tm.payload])
+		case tm.kind == termPrivate && tm.dAt == 0:
+			roots = append(roots, -1)
+		case tm.dAt != 0:
+			d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
+			return false
+		default:
+			d.Fail("a goroutine's root of kind %d", tm.kind)
+			return false
+		}
+		return true
+	})
+	if d.Err != nil {
+		return nil
+	}
+	return roots
 }
 
 // node reads a node's header and body.
@@ -595,21 +714,14 @@ func (r *callsReader) process(pkgs []string) *Process {
 		if d.Err != nil {
 			return nil
 		}
-		items, private := r.body(0)
-		if d.Err != nil {
+		if g.Roots = r.roots(); d.Err != nil {
 			return nil
 		}
-		g.Roots = make([]int, len(items))
-		for i, it := range items {
-			if it.Kind != ItemCall {
-				d.Fail("a goroutine's root of kind %d", it.Kind)
-				return nil
-			}
-			g.Roots[i] = it.Node
-		}
-		for _, i := range private {
-			if g.Roots[i] = r.tree(); d.Err != nil {
-				return nil
+		for i, n := range g.Roots {
+			if n < 0 {
+				if g.Roots[i] = r.tree(); d.Err != nil {
+					return nil
+				}
 			}
 		}
 		p.Goroutines = append(p.Goroutines, g)
