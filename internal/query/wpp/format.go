@@ -246,10 +246,13 @@ func (t *TWPP) Write(w io.Writer) error {
 	return err
 }
 
-// deflate compresses a section.
+// deflate compresses a section, at flate's default level: the best
+// level took 0.51 s where the default takes 0.32 s to compact sort's
+// tests (most of it writing), for files 0.4% smaller (math/big's suite:
+// 0.8%, 3 s of its 20).
 func deflate(b []byte) ([]byte, error) {
 	var z bytes.Buffer
-	w, err := flate.NewWriter(&z, flate.BestCompression)
+	w, err := flate.NewWriter(&z, flate.DefaultCompression)
 	if err != nil {
 		return nil, err
 	}
