@@ -145,7 +145,13 @@ type hotCounter struct {
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
 	summary []hotSummary
+	canon   []int32 // per closed node: the first node of its sequence
 	srcs    int32
+
+	// The callees' contexts counted so far (emitCallee).
+	callees     []calleeContext
+	calleeArena []hotTok
+	calleeIndex hashIndex
 
 	// The sequence being made across calls is streamed (push), not
 	// kept: a test's loop makes one of millions of paths. What is kept
@@ -321,6 +327,7 @@ func (h *hotCounter) acrossCalls() error {
 	first := make(map[seqKey]int32)
 	counted := make([]bool, len(t.Nodes)) // the first node of its sequence
 	canon := make([]int32, len(t.Nodes))  // a closed node's sequence's first node
+	h.canon = canon
 	for ni := range t.Nodes {
 		if h.esc[ni] > 0 {
 			continue
@@ -349,6 +356,7 @@ func (h *hotCounter) acrossCalls() error {
 			}
 		}
 	}
+	h.countCallees()
 	return h.acrossRoots(canon)
 }
 
@@ -430,6 +438,84 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 		h.emitSummary(int(key[len(key)-1]))
 	}
 	return nil
+}
+
+// emitCallee pushes closed node ni's summary, a callee's, to the
+// sequence. The windows counted that end in it are those that start
+// before it (within it, all are of one source), so they depend only on
+// its sequence and on the last maxLen-1 paths before it, whatever their
+// sources (each such window spans the callee's and another): a loop's
+// calls repeat a few such contexts
+// (compress/flate's suite: 21 M calls in 28 k subtrees). So its windows
+// are not counted here but its context is, with the sequence's weight,
+// and countCallees counts each context's windows once.
+func (h *hotCounter) emitCallee(ni int) {
+	st := &h.stream
+	if st.weight == 0 || !st.inter {
+		h.emitSummary(ni)
+		return
+	}
+	m := h.maxLen - 1
+	ctx := st.win[len(st.win)-min(st.noGap, m, len(st.win)):]
+	c := h.canon[ni]
+	hash := uint64(uint32(c))<<8 | uint64(len(ctx))
+	for _, x := range ctx {
+		hash = (hash^uint64(uint32(x.fn)))*0x9e3779b97f4a7c15 ^ x.path
+		hash ^= hash >> 29
+	}
+	j, ok := h.calleeIndex.find(hash, func(j int) bool {
+		e := &h.callees[j]
+		return e.node == c && e.n == len(ctx) && sameSteps(h.calleeArena[e.at:e.at+e.n], ctx)
+	})
+	if !ok {
+		j = len(h.callees)
+		h.callees = append(h.callees, calleeContext{node: c, at: len(h.calleeArena), n: len(ctx)})
+		h.calleeArena = append(h.calleeArena, ctx...)
+		h.calleeIndex.add(hash)
+	}
+	h.callees[j].count = satAdd(h.callees[j].count, st.weight)
+	w := st.weight
+	st.weight = 0
+	h.emitSummary(ni)
+	st.weight = w
+}
+
+// sameSteps says whether a and b are the same paths of the same functions.
+func sameSteps(a, b []hotTok) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].fn != b[i].fn || a[i].path != b[i].path {
+			return false
+		}
+	}
+	return true
+}
+
+// A calleeContext is a callee's sequence (node) and the paths before it
+// that its windows see (emitCallee): calleeArena[at:at+n]; count is the
+// weight of its windows.
+type calleeContext struct {
+	node  int32
+	at, n int
+	count uint64
+}
+
+// countCallees counts the windows of each callee's context once
+// (emitCallee).
+func (h *hotCounter) countCallees() {
+	for _, e := range h.callees {
+		h.srcs = 0
+		h.begin(0, true)
+		src := h.newSource()
+		for _, x := range h.calleeArena[e.at : e.at+e.n] {
+			h.push(hotTok{fn: x.fn, src: src, path: x.path})
+		}
+		h.stream.weight = e.count
+		h.emitSummary(int(e.node))
+	}
+	h.callees, h.calleeArena, h.calleeIndex = nil, nil, hashIndex{}
 }
 
 // A rootContext is a root's sequence with the sequences before it that
@@ -612,7 +698,7 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 		switch it.Kind {
 		case ItemCall:
 			if h.esc[it.Node] == 0 {
-				h.emitSummary(it.Node)
+				h.emitCallee(it.Node)
 			} else if err := h.gen(it.Node, stack); err != nil {
 				return err
 			}
