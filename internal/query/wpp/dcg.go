@@ -456,9 +456,9 @@ const (
 	maxFlatAll = 1 << 24
 )
 
-// expand calls term with each terminal that syms expands to, in order,
-// until term returns false.
-func (r *callsReader) expand(syms []uint32, term func(tm terminal) bool) {
+// expand calls terms with the terminals that syms expands to, in order
+// and a run at a time, until terms returns false.
+func (r *callsReader) expand(syms []uint32, terms func(run []uint32) bool) {
 	nt := uint32(len(r.terms))
 	if r.flat == nil {
 		r.flat = make([][]uint32, len(r.rules))
@@ -502,18 +502,23 @@ func (r *callsReader) expand(syms []uint32, term func(tm terminal) bool) {
 			}
 		}
 		v := top.body[top.i]
-		top.i++
 		if v < nt {
-			if !term(r.terms[v]) {
+			// The terminals that follow, as one run.
+			j := top.i + 1
+			for j < len(top.body) && top.body[j] < nt {
+				j++
+			}
+			run := top.body[top.i:j]
+			top.i = j
+			if !terms(run) {
 				return
 			}
 			continue
 		}
+		top.i++
 		if f := flatten(v); f != nil {
-			for _, w := range f {
-				if !term(r.terms[w]) {
-					return
-				}
+			if !terms(f) {
+				return
 			}
 			continue
 		}
@@ -553,28 +558,31 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 	}
 	items = make([]Item, 0, total)
 	var at uint64
-	r.expand(syms, func(tm terminal) bool {
-		if tm.dAt > tlen-at {
-			d.Fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
-			return false
-		}
-		at += tm.dAt
-		it := Item{At: at}
-		switch tm.kind {
-		case termShared:
-			if tm.payload >= uint64(len(r.shared)) {
-				d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+	r.expand(syms, func(run []uint32) bool {
+		for _, v := range run {
+			tm := &r.terms[v]
+			if tm.dAt > tlen-at {
+				d.Fail("an item at path %d+%d of a trace of %d", at, tm.dAt, tlen)
 				return false
 			}
-			it.Node = r.shared[tm.payload]
-		case termPrivate:
-			private = append(private, len(items))
-		case termSpawn:
-			it.Kind, it.Spawn = ItemSpawn, tm.payload
-		case termUp:
-			it.Kind, it.Up = ItemUp, uint32(tm.payload)
+			at += tm.dAt
+			it := Item{At: at}
+			switch tm.kind {
+			case termShared:
+				if tm.payload >= uint64(len(r.shared)) {
+					d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+					return false
+				}
+				it.Node = r.shared[tm.payload]
+			case termPrivate:
+				private = append(private, len(items))
+			case termSpawn:
+				it.Kind, it.Spawn = ItemSpawn, tm.payload
+			case termUp:
+				it.Kind, it.Up = ItemUp, uint32(tm.payload)
+			}
+			items = append(items, it)
 		}
-		items = append(items, it)
 		return true
 	})
 	if d.Err != nil {
@@ -592,22 +600,24 @@ func (r *callsReader) roots() []int {
 		return nil
 	}
 	roots := make([]int, 0, total)
-	r.expand(syms, func(tm terminal) bool {
-		switch {
-		case tm.kind == termShared && tm.dAt == 0:
-			if tm.payload >= uint64(len(r.shared)) {
-				d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+	r.expand(syms, func(run []uint32) bool {
+		for _, v := range run {
+			switch tm := &r.terms[v]; {
+			case tm.kind == termShared && tm.dAt == 0:
+				if tm.payload >= uint64(len(r.shared)) {
+					d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+					return false
+				}
+				roots = append(roots, r.shared[tm.payload])
+			case tm.kind == termPrivate && tm.dAt == 0:
+				roots = append(roots, -1)
+			case tm.dAt != 0:
+				d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
+				return false
+			default:
+				d.Fail("a goroutine's root of kind %d", tm.kind)
 				return false
 			}
-			roots = append(roots, r.shared[tm.payload])
-		case tm.kind == termPrivate && tm.dAt == 0:
-			roots = append(roots, -1)
-		case tm.dAt != 0:
-			d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
-			return false
-		default:
-			d.Fail("a goroutine's root of kind %d", tm.kind)
-			return false
 		}
 		return true
 	})
