@@ -396,6 +396,12 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 				if sumLen(c) == 0 {
 					continue // no paths: no window sees it
 				}
+				if len(prev) > 4*h.maxLen {
+					// Every root in prev has a path, so its last
+					// maxLen roots hold the maxLen-1 paths before the
+					// next, and more.
+					prev = prev[:copy(prev, prev[len(prev)-h.maxLen:])]
+				}
 				prev = append(prev, c)
 				i, need := len(prev)-1, m
 				for i > 0 && need > 0 {
@@ -421,9 +427,6 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 				}
 				ctxs[j].count = satAdd(ctxs[j].count, 1)
 				lastAt = j
-				if len(prev) > 4*h.maxLen {
-					prev = prev[:copy(prev, prev[len(prev)-h.maxLen:])]
-				}
 			}
 		}
 	}
