@@ -178,7 +178,7 @@ func TestReadmeTable(t *testing.T) {
 	withTargets := map[string]bool{"bench": true, "bench-ippp": true, "bench-tail": true, "bench-builds": true, "bench-parallel": true}
 	for _, section := range []string{
 		"bench", "bench-tail", "bench-parallel", "bench-parallel-1p", "bench-builds", "bench-ippp",
-		"bench-wpp", "bench-recording", "bench-slice", "bench-wet", "bench-wet-long", "bench-slice-long", "bench-recording-wet",
+		"bench-wpp", "bench-recording", "bench-slice", "bench-wet", "bench-wet-long", "bench-slice-long", "bench-wpp-long", "bench-recording-wet",
 		"bench-infeasible", "bench-vet", "bench-production", "bench-hot",
 	} {
 		_, rest, ok := strings.Cut(string(data), "<!-- "+section+":begin -->\n")
