@@ -161,7 +161,6 @@ type hotCounter struct {
 	// with as they end.
 	stream struct {
 		weight        uint64
-		inter         bool // count only the windows that span two sources or more
 		n             int
 		win           []hotTok
 		runLen, noGap int // the last source's run, the paths since a gap
@@ -433,7 +432,7 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 	for _, c := range ctxs {
 		key := c.of(arena)
 		h.srcs = 0
-		h.begin(0, true)
+		h.begin(0)
 		for _, r := range key[:len(key)-1] {
 			h.emitSummary(int(r))
 		}
@@ -454,7 +453,7 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 // and countCallees counts each context's windows once.
 func (h *hotCounter) emitCallee(ni int) {
 	st := &h.stream
-	if st.weight == 0 || !st.inter {
+	if st.weight == 0 {
 		h.emitSummary(ni)
 		return
 	}
@@ -510,7 +509,7 @@ type calleeContext struct {
 func (h *hotCounter) countCallees() {
 	for _, e := range h.callees {
 		h.srcs = 0
-		h.begin(0, true)
+		h.begin(0)
 		src := h.newSource()
 		for _, x := range h.calleeArena[e.at : e.at+e.n] {
 			h.push(hotTok{fn: x.fn, src: src, path: x.path})
@@ -531,12 +530,12 @@ type rootContext struct {
 func (c rootContext) of(arena []int32) []int32 { return arena[c.at : c.at+c.n] }
 
 // begin starts a sequence (stream), its windows of 2 to maxLen paths
-// without a gap counted as they end, with weight (0: not counted): those
-// that span two sources or more if inter, else all.
-func (h *hotCounter) begin(weight uint64, inter bool) {
+// without a gap that span two sources or more counted as they end, with
+// weight (0: not counted).
+func (h *hotCounter) begin(weight uint64) {
 	st := &h.stream
 	m := h.maxLen - 1
-	st.weight, st.inter, st.n, st.runLen, st.noGap, st.lastSrc = weight, inter, 0, 0, 0, 0
+	st.weight, st.n, st.runLen, st.noGap, st.lastSrc = weight, 0, 0, 0, 0
 	st.win = slices.Grow(st.win[:0], 2*h.maxLen)
 	st.head = slices.Grow(st.head[:0], 2*m)
 	st.tail = slices.Grow(st.tail[:0], m)[:m]
@@ -579,12 +578,9 @@ func (h *hotCounter) push(x hotTok) {
 	if st.weight == 0 {
 		return
 	}
-	first := 2
-	if st.inter {
-		first = max(first, st.runLen+1) // windows within the run are of one source
-	}
-	for l := first; l <= h.maxLen && l <= st.noGap; l++ {
-		h.add(st.win[len(st.win)-l:], st.weight, st.inter)
+	// Windows within the last source's run are of one source.
+	for l := max(2, st.runLen+1); l <= h.maxLen && l <= st.noGap; l++ {
+		h.add(st.win[len(st.win)-l:], st.weight, true)
 	}
 }
 
@@ -628,7 +624,7 @@ func (h *hotCounter) end() (seqKey, hotSummary) {
 // counted with weight (0: not counted).
 func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, weight uint64) error {
 	h.srcs = 0
-	h.begin(weight, true)
+	h.begin(weight)
 	*stack = (*stack)[:0]
 	return h.gen(ni, stack)
 }
@@ -680,10 +676,10 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 	own := func(upTo int) {
 		c := &(*stack)[me]
 		upTo = min(upTo, len(c.paths))
-		if skip := upTo - c.next - 2*m; skip > 0 && h.stream.inter {
+		if skip := upTo - c.next - 2*m; skip > 0 {
 			// A long run of the call's own paths: the windows that end
 			// past its first m paths and before its last m lie within
-			// it, one source, and are not counted (inter).
+			// it, one source, and are not counted.
 			for end := c.next + m; c.next < end || h.stream.n < 2*m; c.next++ {
 				h.push(hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
 			}
