@@ -87,8 +87,9 @@
 // build flags are pppexec's, spelled and meant as pppexec's (pathcover help
 // pppexec), but for -dir, -v and -trace: -pkgs, -wpp, -deps, -wet, -tests,
 // -shard=p, -atomic, -ippp and the rest. The flags after pathcover's own go to
-// go test; -count=1 is added unless given, so
-// that cached results do not skip the runs. Exits as go test does. On a
+// go test (pathcover's come first: one of them among go test's flags or
+// packages is an error, which gives the command in order); -count=1 is
+// added unless given, so that cached results do not skip the runs. Exits as go test does. On a
 // terminal, a status line says how many test binaries are built and packages
 // tested, of how many have tests (not with -json, nor when the standard error
 // is a file or a pipe).

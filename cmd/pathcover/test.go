@@ -27,8 +27,9 @@ paths (pathcover acts as the -toolexec program), then prints the report. The
 build flags are pppexec's, spelled and meant as pppexec's (pathcover help
 pppexec), but for -dir, -v and -trace: -pkgs, -wpp, -deps, -wet, -tests,
 -shard=p, -atomic, -ippp and the rest. The flags after pathcover's own go to
-go test; -count=1 is added unless given, so
-that cached results do not skip the runs. Exits as go test does. On a
+go test (pathcover's come first: one of them among go test's flags or
+packages is an error, which gives the command in order); -count=1 is
+added unless given, so that cached results do not skip the runs. Exits as go test does. On a
 terminal, a status line says how many test binaries are built and packages
 tested, of how many have tests (not with -json, nor when the standard error
 is a file or a pipe).
@@ -114,6 +115,14 @@ func (t *testFlags) parse(name string, args []string) (rest []string, help bool,
 	if err := fs.Parse(ours); err != nil {
 		return nil, false, err
 	}
+	if late, moved, others := lateFlags(fs, rest); len(late) > 0 {
+		verb := "comes"
+		if len(late) > 1 {
+			verb = "come"
+		}
+		return nil, false, fmt.Errorf("%s %s after go test's flags or packages (%s), where go test would be handed them: %s's own flags come first: %s",
+			strings.Join(late, " and "), verb, rest[0], name, strings.Join(append(append(append([]string{name}, ours...), moved...), others...), " "))
+	}
 	testsSet := false
 	fs.Visit(func(f *flag.Flag) { testsSet = testsSet || f.Name == "tests" })
 	if t.spec.Flight > 0 && !testsSet {
@@ -121,6 +130,34 @@ func (t *testFlags) parse(name string, args []string) (rest []string, help bool,
 	}
 	t.spec.Imply()
 	return rest, false, t.spec.Check()
+}
+
+// lateFlags returns pathcover test's own flags among go test's
+// arguments, up to -args (go test would refuse them, or hand them to a
+// test binary and fail every test); and the arguments split into those
+// flags with their values (moved) and the others. -json is go test's
+// too, so among go test's arguments it is go test's.
+func lateFlags(fs *flag.FlagSet, goArgs []string) (late, moved, others []string) {
+	for i := 0; i < len(goArgs); i++ {
+		arg := goArgs[i]
+		if arg == "-args" || arg == "--args" {
+			others = append(others, goArgs[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(arg, "-") || name == "json" || f == nil {
+			others = append(others, arg)
+			continue
+		}
+		late = append(late, "-"+name)
+		moved = append(moved, arg)
+		if !hasValue && !isBoolFlag(f) && i+1 < len(goArgs) {
+			i++
+			moved = append(moved, goArgs[i])
+		}
+	}
+	return late, moved, others
 }
 
 // run runs go test with path profiling and prints the report.

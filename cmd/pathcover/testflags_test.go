@@ -75,3 +75,30 @@ func TestCountFlag(t *testing.T) {
 		t.Errorf("wpp hot: no -n, or no -k for the old spelling")
 	}
 }
+
+// TestTestLateFlags: pathcover test's own flags after go test's would be
+// handed to go test (-dir to every test binary): refused, naming them,
+// with the command in the right order. -json there is go test's, and
+// what follows -args is the test binary's.
+func TestTestLateFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // in the error; "" for none
+	}{
+		{args: []string{"-wpp", "-short", "-dir", "D", "./..."}, want: "-dir comes after go test's flags or packages (-short), where go test would be handed them: pathcover test's own flags come first: pathcover test -wpp -dir D -short ./..."},
+		{args: []string{"./...", "-wet", "-tests=false"}, want: "-wet and -tests come after go test's flags or packages (./...)"},
+		{args: []string{"-wpp", "-short", "-json", "./..."}},
+		{args: []string{"-run", "X", "./...", "-args", "-dir", "D"}},
+		{args: []string{"-dir", "D", "-wpp", "-count=1", "./..."}},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		_, _, err := newTestFlags(fs).parse("pathcover test", c.args)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.args, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: error %v, want one with %q", c.args, err, c.want)
+		}
+	}
+}
