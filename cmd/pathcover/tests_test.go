@@ -87,8 +87,38 @@ func TestAffectedHistory(t *testing.T) {
 		t.Error("no test covers the changed lines: the history checks nothing")
 	}
 	text, code := run(t, dir, bin, "affected", "-dir", prof, "-since", rev)
-	if code != 0 || !strings.Contains(text, "go test -run '^(") {
+	if code != 0 || !strings.Contains(text, "go test -run ") {
 		t.Errorf("pathcover affected: exit %d\n%s", code, text)
+	}
+	// The -run patterns run exactly the affected tests and subtests (and
+	// their parents), as go test -v lists what it runs.
+	wantRun := make(map[string]bool)
+	for _, at := range a.Tests {
+		for _, name := range at.Tests {
+			for i := range name {
+				if name[i] == '/' {
+					wantRun[name[:i]] = true
+				}
+			}
+			wantRun[name] = true
+		}
+	}
+	gotRun := make(map[string]bool)
+	for _, r := range a.Run {
+		if r.All {
+			t.Fatalf("affected runs all of %s", r.Package)
+		}
+		cmd := exec.Command("go", "test", "-count=1", "-v", "-run", r.Pattern, ".")
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput() // the changed tree's tests may fail
+		for _, line := range strings.Split(string(out), "\n") {
+			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "=== RUN"); ok {
+				gotRun[strings.TrimSpace(name)] = true
+			}
+		}
+	}
+	if !maps.Equal(gotRun, wantRun) {
+		t.Errorf("go test -run with affected's patterns runs\n%v\nwant\n%v", slices.Sorted(maps.Keys(gotRun)), slices.Sorted(maps.Keys(wantRun)))
 	}
 	t.Logf("%d tests affected: %v\n%s", len(got), slices.Sorted(maps.Keys(got)), text)
 }

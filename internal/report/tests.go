@@ -318,7 +318,9 @@ type Affected struct {
 	// Unreached are the changed functions of the profile none of whose
 	// paths that ran goes through a changed line.
 	Unreached []string
-	// Run are go test -run patterns that run the tests, by package.
+	// Run are go test -run patterns that run the tests and the subtests
+	// that ran a changed line (and no others), by package: one a
+	// package, or more where top-level tests' affected subtests differ.
 	Run []GoTestRun
 }
 
@@ -345,12 +347,22 @@ func (r *Report) Affected(since string, changed func(file string, first, last in
 	a := &Affected{Since: since}
 	tests := make(map[string]*AffectedTest) // by package and group
 	attributed := false
+	parents := make(map[string]bool) // package and test of the tests that ran a subtest
 	for _, pkg := range r.Packages {
 		for _, f := range pkg.Funcs {
 			if !f.Attributed() {
 				continue
 			}
 			attributed = true
+			for _, grp := range f.groups {
+				for _, name := range grp.Tests {
+					for i, c := range name {
+						if c == '/' {
+							parents[grp.Package+"\x00"+name[:i]] = true
+						}
+					}
+				}
+			}
 			if !changed(f.File, f.Line, f.EndLine) {
 				continue
 			}
@@ -386,37 +398,101 @@ func (r *Report) Affected(since string, changed func(file string, first, last in
 	if !attributed {
 		return nil, errors.New("the profile does not say which tests ran its paths: record one with pathcover test, which does unless -tests=false, or a build with pppexec -tests")
 	}
-	runs := make(map[string]map[string]bool) // package → top-level tests
+	named := make(map[string][]string) // package → the tests that ran a changed line
 	all := make(map[string]bool)
 	for _, t := range tests {
 		slices.Sort(t.Funcs)
 		a.Tests = append(a.Tests, *t)
-		if runs[t.Package] == nil {
-			runs[t.Package] = make(map[string]bool)
-		}
 		if len(t.Tests) == 0 {
 			all[t.Package] = true
 		}
-		for _, name := range t.Tests {
-			top, _, _ := strings.Cut(name, "/")
-			runs[t.Package][top] = true
-		}
+		named[t.Package] = append(named[t.Package], t.Tests...)
 	}
 	slices.SortFunc(a.Tests, func(x, y AffectedTest) int {
 		return cmp.Or(cmp.Compare(x.Package, y.Package), cmp.Compare(x.String(), y.String()))
 	})
-	for _, pkg := range slices.Sorted(maps.Keys(runs)) {
-		run := GoTestRun{Package: pkg, All: all[pkg]}
-		if !run.All {
-			names := slices.Sorted(maps.Keys(runs[pkg]))
-			for i, n := range names {
-				names[i] = regexp.QuoteMeta(n)
-			}
-			run.Pattern = "^(" + strings.Join(names, "|") + ")$"
+	for _, pkg := range slices.Sorted(maps.Keys(named)) {
+		if all[pkg] {
+			a.Run = append(a.Run, GoTestRun{Package: pkg, All: true})
+			continue
 		}
-		a.Run = append(a.Run, run)
+		for _, p := range runPatterns(named[pkg], func(name string) bool { return parents[pkg+"\x00"+name] }) {
+			a.Run = append(a.Run, GoTestRun{Package: pkg, Pattern: p})
+		}
 	}
 	return a, nil
+}
+
+// runPatterns returns the -run patterns that run exactly the tests
+// named (full names) and their parents, as go test matches a pattern
+// (split at its slashes, each element against a name's level, a subtest
+// only under a parent that runs), of the tests that ran subtests
+// (hasSubtests) only those subtests named. Tests whose named subtests
+// are alike share a pattern.
+func runPatterns(names []string, hasSubtests func(name string) bool) []string {
+	root := &testNode{children: make(map[string]*testNode)}
+	for _, name := range names {
+		n := root
+		for _, level := range strings.Split(name, "/") {
+			c := n.children[level]
+			if c == nil {
+				c = &testNode{name: level, children: make(map[string]*testNode)}
+				if n != root {
+					c.full = n.full + "/" + level
+				} else {
+					c.full = level
+				}
+				n.children[level] = c
+			}
+			n = c
+		}
+	}
+	var out []string
+	for _, s := range root.suffixes(hasSubtests) {
+		out = append(out, strings.TrimPrefix(s, "/"))
+	}
+	return out
+}
+
+// A testNode is a test, with its subtests that were named.
+type testNode struct {
+	name, full string
+	children   map[string]*testNode
+}
+
+// suffixes returns the rest of the -run patterns that, after a pattern
+// that runs n, run exactly n's named subtests (each pattern element
+// after a slash): none of its subtests ("/^$") if it has some but none
+// is named, else for each pattern that runs some of them, its subtests
+// that share it, alternated.
+func (n *testNode) suffixes(hasSubtests func(name string) bool) []string {
+	if len(n.children) == 0 {
+		if n.full != "" && hasSubtests(n.full) {
+			return []string{"/^$"}
+		}
+		return []string{""}
+	}
+	by := make(map[string][]string) // a suffix → the subtests it runs
+	for _, c := range n.children {
+		for _, s := range c.suffixes(hasSubtests) {
+			by[s] = append(by[s], regexp.QuoteMeta(c.name))
+		}
+	}
+	var out []string
+	for _, s := range slices.Sorted(maps.Keys(by)) {
+		slices.Sort(by[s])
+		out = append(out, "/"+alternatives(by[s])+s)
+	}
+	return out
+}
+
+// alternatives is a regular expression that matches exactly one of the
+// (quoted) names.
+func alternatives(names []string) string {
+	if len(names) == 1 {
+		return "^" + names[0] + "$"
+	}
+	return "^(" + strings.Join(names, "|") + ")$"
 }
 
 // WriteText writes the tests, each with the changed functions it ran, then
