@@ -348,8 +348,20 @@ func TestWETOfOneTest(t *testing.T) {
 		}
 	}
 	// The goroutine that ran TestOne/six called Squares.
-	if out, code := run(t, dir, bin, "wet", "trace", "-dir", prof, "-test", "TestOne/six", "-json"); code != 0 || !strings.Contains(out, "Squares") || strings.Contains(out, "TestSquares") {
+	out, code = run(t, dir, bin, "wet", "trace", "-dir", prof, "-test", "TestOne/six", "-json")
+	if code != 0 || !strings.Contains(out, "Squares") || strings.Contains(out, "TestSquares") {
 		t.Errorf("wet trace -test TestOne/six: exit %d\n%s", code, out)
+	}
+	// Its name, as the text prints it, is the program's number for it
+	// and the -g that gives it again.
+	var traced struct{ Goroutine uint64 }
+	json.Unmarshal([]byte(out), &traced)
+	out, _ = run(t, dir, bin, "wet", "trace", "-dir", prof, "-test", "TestOne/six", "-n", "1")
+	m := regexp.MustCompile(`goroutine (\d+) of process \d+ \(-g (\d+)\)`).FindStringSubmatch(out)
+	if m == nil || m[1] != fmt.Sprint(traced.Goroutine) {
+		t.Errorf("wet trace -test TestOne/six names goroutine %d (JSON) as\n%s", traced.Goroutine, out)
+	} else if again, _ := run(t, dir, bin, "wet", "trace", "-dir", prof, "-g", m[2], "-n", "1"); !strings.Contains(again, m[0]) {
+		t.Errorf("wet trace -g %s does not name %q:\n%s", m[2], m[0], again)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -380,6 +392,9 @@ func TestWETOfOneTest(t *testing.T) {
 	}
 	if out, code := run(t, dir, bin, "wet", "diff", "-test", "TestSquares", prof, prof2); code != 0 || !strings.Contains(out, "the runs do the same") {
 		t.Errorf("wet diff -test TestSquares: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "wet", "diff", "-test", "TestOne", prof, prof2); code != 1 || !regexp.MustCompile(`diverge of test TestOne in A's goroutine \d+ of process \d+ \(-g \d+\) and B's goroutine \d+ of process \d+ \(-g \d+\)`).MatchString(out) {
+		t.Errorf("wet diff -test TestOne: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, bin, "wet", "diff", "-test", "TestOne", "-json", prof, prof2)
 	var d struct {

@@ -344,7 +344,7 @@ func wetTrace(fs *flag.FlagSet) Run {
 		if *asJSON {
 			return incomplete(writeJSON(cmd, map[string]any{"Goroutine": gr.ID, "Process": gr.Process, "Events": out}, wp.w.Cut()), wp.missing)
 		}
-		fmt.Printf("goroutine %d of process %d (timestamps %d to %d):\n", gr.ID, gr.Process, gr.Start, gr.End)
+		fmt.Printf("%s (timestamps %d to %d):\n", goroutineName(wp.w, *g), gr.Start, gr.End)
 		for _, e := range out {
 			switch e.Kind {
 			case "path":
@@ -364,6 +364,16 @@ func wetTrace(fs *flag.FlagSet) Run {
 		}
 		return incomplete(0, wp.missing)
 	}
+}
+
+// goroutineName names the WET's goroutine of index i as the program
+// numbered it, and as wet trace's -g does.
+func goroutineName(w *wet.WET, i int) string {
+	if i < 0 || i >= len(w.Goroutines) {
+		return fmt.Sprintf("goroutine -g %d", i)
+	}
+	gr := &w.Goroutines[i]
+	return fmt.Sprintf("goroutine %d of process %d (-g %d)", gr.ID, gr.Process, i)
 }
 
 // writeJSON writes v, indented; from recordings that cover only part of
@@ -785,11 +795,11 @@ func wetDiff(fs *flag.FlagSet) Run {
 			fmt.Println("the runs do the same: the same control flow, and the same values")
 			return incomplete(0, missing)
 		}
-		if *test == "" {
-			fmt.Printf("the runs diverge in goroutine %d (the %d-th recorded), after %d events in step:\n", d.Goroutine, d.Goroutine+1, d.Matched)
-		} else {
-			fmt.Printf("the runs diverge in test %s's goroutines (A's goroutine %d, B's %d), after %d events in step:\n", *test, d.Goroutine, d.GoroutineB, d.Matched)
+		gB, of := d.Goroutine, ""
+		if *test != "" {
+			gB, of = d.GoroutineB, " of test "+*test
 		}
+		fmt.Printf("the runs diverge%s in A's %s and B's %s, after %d events in step:\n", of, goroutineName(runs[0].W, d.Goroutine), goroutineName(runs[1].W, gB), d.Matched)
 		for i, s := range []wet.Side{d.A, d.B} {
 			fmt.Printf("  %s (%s):", "AB"[i:i+1], args[i])
 			switch {
