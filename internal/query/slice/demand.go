@@ -26,7 +26,9 @@ import (
 // goroutine's nodes. A slice then re-reads each goroutine it needs from
 // the recording and replays it, and finds the writers of a read by going
 // back through the access file from the read, skipping the blocks whose
-// summary shows they do not write what is looked for.
+// summary shows they do not write what is looked for: for each word
+// looked for, the blocks that may write it are listed the first time
+// (writingBlocks), so that the search goes from one to the next.
 type Demand struct {
 	// Problems are what the replay could not follow exactly, as Load's.
 	Problems []string
@@ -52,7 +54,18 @@ type Demand struct {
 	// cache holds blocks of the loaded goroutines' packed calls.
 	cache    *blockCache
 	accCache map[int][]accRecord
-	node     Node // the node nodeAt gave last
+	// lastRecs is accCache's block lastRecsBlock, the one record read
+	// last.
+	lastRecs      []accRecord
+	lastRecsBlock int
+	readsCache    map[int][]uint64 // blocks of the read file
+	node          Node             // the node nodeAt gave last
+	// writing holds, by word, the blocks whose summaries say they may
+	// write it (writingBlocks), made as the words are looked for, and
+	// bigBlocks the blocks with larger writes.
+	writing      map[uint64][]int32
+	writingCount int
+	bigBlocks    []int32
 }
 
 // ErrDeadline is the error of a slice that passed Demand.Deadline.
@@ -78,6 +91,7 @@ const (
 	bigWrite       = 64   // words: larger writes are listed, not hashed
 	loadedLimit    = 4 << 20
 	accCacheLimit  = 64
+	writingLimit   = 16 << 20 // blocks listed in Demand.writing, 64 MB
 )
 
 // accSummary is what a block of accesses writes: a Bloom filter of the
@@ -216,6 +230,9 @@ func (d *Demand) writeAccesses(acc *spill.Sorter[placed], sends []placed, reads 
 			d.Problems = appendOnce(d.Problems, fmt.Sprintf("an access of %d bytes: its writers are not followed", a.size))
 		case a.kind == profile.WPPStore || a.kind == profile.WPPUpdate || a.kind == profile.WPPCopy:
 			if a.size > 8*bigWrite {
+				if len(s.big) == 0 {
+					d.bigBlocks = append(d.bigBlocks, int32(len(d.blocks)-1))
+				}
 				s.big = append(s.big, [2]uint64{a.addr, a.addr + a.size})
 			} else if a.size > 0 {
 				for w := a.addr >> 3; w <= (a.addr+a.size-1)>>3; w++ {
@@ -288,13 +305,14 @@ func (d *Demand) Close() error {
 func (d *Demand) Nodes() int { return int(d.nodes) }
 
 // Bytes returns what d keeps in memory between slices, but the metadata:
-// the goroutines' nodes and the summaries.
+// the goroutines' nodes, the summaries and the words' blocks listed so
+// far.
 func (d *Demand) Bytes() int64 {
-	n := int64(len(d.gors))*(64+callBytes) + int64(len(d.readIdx))*4
+	n := int64(len(d.gors))*(64+callBytes) + int64(len(d.readIdx))*4 + int64(len(d.bigBlocks))*4
 	for i := range d.blocks {
 		n += bloomWords*8 + 24 + int64(len(d.blocks[i].big))*16
 	}
-	return n
+	return n + int64(d.writingCount)*4 + int64(len(d.writing))*48
 }
 
 // gor returns goroutine gi, re-read from the recording and numbered.
@@ -384,7 +402,19 @@ func (d *Demand) nodeAt(n int32) (*Node, error) {
 
 // record returns access i of the file.
 func (d *Demand) record(i int) (*accRecord, error) {
-	b := i / accBlock
+	recs, err := d.accBlockOf(i / accBlock)
+	if err != nil {
+		return nil, err
+	}
+	return &recs[i%accBlock], nil
+}
+
+// accBlockOf returns block b of the access file, from a cache of the
+// blocks read last.
+func (d *Demand) accBlockOf(b int) ([]accRecord, error) {
+	if d.lastRecs != nil && d.lastRecsBlock == b {
+		return d.lastRecs, nil
+	}
 	recs, ok := d.accCache[b]
 	if !ok {
 		n := min(accBlock, d.count-b*accBlock)
@@ -398,12 +428,19 @@ func (d *Demand) record(i int) (*accRecord, error) {
 			recs[k] = accRecord{addr: binary.LittleEndian.Uint64(p), size: binary.LittleEndian.Uint64(p[8:]), src: binary.LittleEndian.Uint64(p[16:]),
 				node: int32(binary.LittleEndian.Uint32(p[24:])), kind: profile.WPPAccess(p[28])}
 		}
-		if d.accCache == nil || len(d.accCache) >= accCacheLimit {
+		if d.accCache == nil {
 			d.accCache = make(map[int][]accRecord)
+		}
+		if len(d.accCache) >= accCacheLimit {
+			for old := range d.accCache { // one, at random
+				delete(d.accCache, old)
+				break
+			}
 		}
 		d.accCache[b] = recs
 	}
-	return &recs[i%accBlock], nil
+	d.lastRecs, d.lastRecsBlock = recs, b
+	return recs, nil
 }
 
 // readsOf returns the positions of node n's reads in the access file.
@@ -412,19 +449,39 @@ func (d *Demand) readsOf(n int32) ([]int, error) {
 	b := max(0, sort.Search(len(d.readIdx), func(i int) bool { return d.readIdx[i] >= n })-1)
 	var pos []int
 	for ; b < len(d.readIdx) && d.readIdx[b] <= n; b++ {
-		cnt := min(readBlock, d.nreads-b*readBlock)
-		buf := make([]byte, cnt*8)
-		if _, err := d.reads.ReadAt(buf, int64(b)*readBlock*8); err != nil && err != io.EOF {
+		rs, err := d.readsBlock(b)
+		if err != nil {
 			return nil, err
 		}
-		for k := range cnt {
-			r := binary.LittleEndian.Uint64(buf[k*8:])
-			if int32(r>>32) == n {
-				pos = append(pos, int(uint32(r)))
-			}
+		// The block's reads are by node: n's are a run.
+		k := sort.Search(len(rs), func(k int) bool { return int32(rs[k]>>32) >= n })
+		for ; k < len(rs) && int32(rs[k]>>32) == n; k++ {
+			pos = append(pos, int(uint32(rs[k])))
 		}
 	}
 	return pos, nil
+}
+
+// readsBlock returns block b of the read file, from a cache of the
+// blocks read last (a slice asks for the reads of nodes near each other).
+func (d *Demand) readsBlock(b int) ([]uint64, error) {
+	if rs, ok := d.readsCache[b]; ok {
+		return rs, nil
+	}
+	cnt := min(readBlock, d.nreads-b*readBlock)
+	buf := make([]byte, cnt*8)
+	if _, err := d.reads.ReadAt(buf, int64(b)*readBlock*8); err != nil && err != io.EOF {
+		return nil, err
+	}
+	rs := make([]uint64, cnt)
+	for k := range rs {
+		rs[k] = binary.LittleEndian.Uint64(buf[k*8:])
+	}
+	if d.readsCache == nil || len(d.readsCache) >= accCacheLimit {
+		d.readsCache = make(map[int][]uint64)
+	}
+	d.readsCache[b] = rs
+	return rs, nil
 }
 
 // memoryOf returns the writers node n read from, going back through the
@@ -480,6 +537,63 @@ func (d *Demand) entryBefore(m, hash uint64, p int, to []int32) ([]int32, error)
 	return to, nil
 }
 
+// writingBlocks returns the blocks whose summaries say they may write
+// word w, in order. A read's writer is looked for back from the read,
+// block by block; one that the run never writes (a global set before
+// it, a table of constants) was looked for back to the run's start at
+// every read, each block's summary hashed again (regexp's suite: 40 s
+// of a slice in accSummary.has). So each word's blocks are listed once,
+// when it is first looked for, and bounded in all (writingLimit).
+func (d *Demand) writingBlocks(w uint64) []int32 {
+	if bl, ok := d.writing[w]; ok {
+		return bl
+	}
+	i, j := bloomHash(w, 0)
+	var bl []int32
+	for b := range d.blocks {
+		s := &d.blocks[b]
+		if s.bloom[i/64]&(1<<(i%64)) != 0 && s.bloom[j/64]&(1<<(j%64)) != 0 {
+			bl = append(bl, int32(b))
+		}
+	}
+	if d.writing == nil || d.writingCount+len(bl) > writingLimit {
+		d.writing, d.writingCount = make(map[uint64][]int32), 0
+	}
+	d.writing[w] = bl
+	d.writingCount += len(bl) + 1
+	return bl
+}
+
+// lastBlockWriting returns the last block at or before block b whose
+// summary says it may write a byte of [lo, hi), or -1: what
+// accSummary.mayWrite finds going back block by block, found in the
+// blocks of each word (writingBlocks) and of the larger writes.
+func (d *Demand) lastBlockWriting(lo, hi uint64, b int) int {
+	if hi-lo > 8*bigWrite {
+		return b // mayWrite: any block may
+	}
+	last := -1
+	before := func(bl []int32) {
+		// The last of bl at or before b.
+		k := sort.Search(len(bl), func(k int) bool { return int(bl[k]) > b })
+		if k > 0 {
+			last = max(last, int(bl[k-1]))
+		}
+	}
+	for w := lo >> 3; w <= (hi-1)>>3 && last < b; w++ {
+		before(d.writingBlocks(w))
+	}
+	for k := sort.Search(len(d.bigBlocks), func(k int) bool { return int(d.bigBlocks[k]) > b }) - 1; k >= 0 && int(d.bigBlocks[k]) > last; k-- {
+		for _, r := range d.blocks[d.bigBlocks[k]].big {
+			if r[0] < hi && lo < r[1] {
+				last = int(d.bigBlocks[k])
+				break
+			}
+		}
+	}
+	return last
+}
+
 // writersBefore appends the writers of the bytes [lo, hi) as they were
 // before access p: going back, a store or update writes them, a copy
 // moves its source's writers into them.
@@ -490,26 +604,30 @@ func (d *Demand) writersBefore(lo, hi uint64, p int, to []int32) ([]int32, error
 	open := [][2]uint64{{lo, hi}} // the bytes whose writer is still looked for
 	for q := p - 1; q >= 0 && len(open) > 0; {
 		b := q / accBlock
-		skip := true
+		next := -1 // the last block at or before b that may write an open byte
 		for _, r := range open {
-			if d.blocks[b].mayWrite(r[0], r[1]) {
-				skip = false
-				break
-			}
+			next = max(next, d.lastBlockWriting(r[0], r[1], b))
 		}
-		if skip {
-			q = b*accBlock - 1
+		if next < 0 {
+			break
+		}
+		if next < b {
+			q = (next+1)*accBlock - 1
 			continue
 		}
+		recs, err := d.accBlockOf(b)
+		if err != nil {
+			return nil, err
+		}
 		for ; q >= b*accBlock && len(open) > 0; q-- {
-			a, err := d.record(q)
-			if err != nil {
-				return nil, err
-			}
+			a := &recs[q-b*accBlock]
 			if a.kind != profile.WPPStore && a.kind != profile.WPPUpdate && a.kind != profile.WPPCopy || a.size > maxMove {
 				continue
 			}
 			wlo, whi := a.addr, a.addr+a.size
+			if !slices.ContainsFunc(open, func(r [2]uint64) bool { return max(r[0], wlo) < min(r[1], whi) }) {
+				continue
+			}
 			var next [][2]uint64
 			hit := false
 			for _, r := range open {
