@@ -539,11 +539,11 @@ func (d *Demand) entryBefore(m, hash uint64, p int, to []int32) ([]int32, error)
 
 // writingBlocks returns the blocks whose summaries say they may write
 // word w, in order. A read's writer is looked for back from the read,
-// block by block; one that the run never writes (a global set before
-// it, a table of constants) was looked for back to the run's start at
-// every read, each block's summary hashed again (regexp's suite: 40 s
-// of a slice in accSummary.has). So each word's blocks are listed once,
-// when it is first looked for, and bounded in all (writingLimit).
+// block by block, each block's summary hashed again at every step
+// (regexp's suite: 41% of three slices' time in accSummary.has), and
+// one that the run does not write before the read is looked for back to
+// the run's start. So each word's blocks are listed once, when it is
+// first looked for, and bounded in all (writingLimit).
 func (d *Demand) writingBlocks(w uint64) []int32 {
 	if bl, ok := d.writing[w]; ok {
 		return bl
