@@ -122,24 +122,6 @@ func (s *accSummary) has(x, salt uint64) bool {
 	return s.bloom[i/64]&(1<<(i%64)) != 0 && s.bloom[j/64]&(1<<(j%64)) != 0
 }
 
-// mayWrite reports whether the block may write a byte of [lo, hi).
-func (s *accSummary) mayWrite(lo, hi uint64) bool {
-	for _, r := range s.big {
-		if r[0] < hi && lo < r[1] {
-			return true
-		}
-	}
-	if hi-lo > 8*bigWrite {
-		return true
-	}
-	for w := lo >> 3; w <= (hi-1)>>3; w++ {
-		if s.has(w, 0) {
-			return true
-		}
-	}
-	return false
-}
-
 // OpenDemand prepares the recordings of a -deps build in dir for slicing
 // on demand (LP). Close removes its files.
 func OpenDemand(dir string) (*Demand, error) { return openDemand(dir, 0) }
@@ -565,9 +547,10 @@ func (d *Demand) writingBlocks(w uint64) []int32 {
 }
 
 // lastBlockWriting returns the last block at or before block b whose
-// summary says it may write a byte of [lo, hi), or -1: what
-// accSummary.mayWrite finds going back block by block, found in the
-// blocks of each word (writingBlocks) and of the larger writes.
+// summary says it may write a byte of [lo, hi), or -1: one whose larger
+// writes overlap it, or whose Bloom filter holds one of its words (found
+// in the blocks of each word, writingBlocks), or any if the range is
+// too large to look for word by word.
 func (d *Demand) lastBlockWriting(lo, hi uint64, b int) int {
 	if hi-lo > 8*bigWrite {
 		return b // mayWrite: any block may
