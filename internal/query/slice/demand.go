@@ -92,6 +92,7 @@ const (
 	loadedLimit    = 4 << 20
 	accCacheLimit  = 64
 	writingLimit   = 16 << 20 // blocks listed in Demand.writing, 64 MB
+	nearBlocks     = 64       // blocks a search tests before it lists a word's
 )
 
 // accSummary is what a block of accesses writes: a Bloom filter of the
@@ -524,8 +525,9 @@ func (d *Demand) entryBefore(m, hash uint64, p int, to []int32) ([]int32, error)
 // block by block, each block's summary hashed again at every step
 // (regexp's suite: 41% of three slices' time in accSummary.has), and
 // one that the run does not write before the read is looked for back to
-// the run's start. So each word's blocks are listed once, when it is
-// first looked for, and bounded in all (writingLimit).
+// the run's start. So a word's blocks are listed once, when a search
+// for it goes past the nearBlocks before it, and bounded in all
+// (writingLimit).
 func (d *Demand) writingBlocks(w uint64) []int32 {
 	if bl, ok := d.writing[w]; ok {
 		return bl
@@ -553,18 +555,41 @@ func (d *Demand) writingBlocks(w uint64) []int32 {
 // too large to look for word by word.
 func (d *Demand) lastBlockWriting(lo, hi uint64, b int) int {
 	if hi-lo > 8*bigWrite {
-		return b // mayWrite: any block may
+		return b // any block may
 	}
-	last := -1
-	before := func(bl []int32) {
-		// The last of bl at or before b.
-		k := sort.Search(len(bl), func(k int) bool { return int(bl[k]) > b })
-		if k > 0 {
-			last = max(last, int(bl[k-1]))
+	// Most writers are near: the blocks just before are tested first,
+	// each word hashed once, and a word's blocks are listed only for a
+	// search that goes farther (listing them reads every summary).
+	var bits [bigWrite][2]uint64
+	words := bits[:0]
+	for w := lo >> 3; w <= (hi-1)>>3; w++ {
+		i, j := bloomHash(w, 0)
+		words = append(words, [2]uint64{i, j})
+	}
+	for c := b; c >= 0 && c > b-nearBlocks; c-- {
+		s := &d.blocks[c]
+		for _, ij := range words {
+			if s.bloom[ij[0]/64]&(1<<(ij[0]%64)) != 0 && s.bloom[ij[1]/64]&(1<<(ij[1]%64)) != 0 {
+				return c
+			}
+		}
+		for _, r := range s.big {
+			if r[0] < hi && lo < r[1] {
+				return c
+			}
 		}
 	}
+	b -= nearBlocks
+	if b < 0 {
+		return -1
+	}
+	last := -1
 	for w := lo >> 3; w <= (hi-1)>>3 && last < b; w++ {
-		before(d.writingBlocks(w))
+		// The last of the word's blocks at or before b.
+		bl := d.writingBlocks(w)
+		if k := sort.Search(len(bl), func(k int) bool { return int(bl[k]) > b }); k > 0 {
+			last = max(last, int(bl[k-1]))
+		}
 	}
 	for k := sort.Search(len(d.bigBlocks), func(k int) bool { return int(d.bigBlocks[k]) > b }) - 1; k >= 0 && int(d.bigBlocks[k]) > last; k-- {
 		for _, r := range d.blocks[d.bigBlocks[k]].big {
