@@ -523,7 +523,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -591,12 +591,14 @@
 //		slice the n-th execution of the statement (default: the last)
 //	-json
 //		write the slice as JSON
+//	-list
+//		list the slice's statements in source order
 //	-maxnodes n
 //		with -graph fp, refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
 //	-test TestX
 //		slice an execution of test TestX (or its subtests) of a recording of many tests
 //	-why
-//		list each step of the slice with the dependence that brought it in
+//		list each step (execution) of the slice with the step that needed it
 //
 // # Build and query whole execution traces (pppexec -wet)
 //

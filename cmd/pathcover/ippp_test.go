@@ -106,10 +106,10 @@ func main() {
 	// A segment decodes as caller, callee, caller.
 	out, code = run(t, dir, bin, "paths", "-dir", segments, "Classify@ippp")
 	want := []string{
-		"in Classify:", "m.go:13:1\tfunction starts", "m.go:14:2\tcondition true",
-		"m.go:15:8\tcall (the segment enters the callee)", "in sign:", "m.go:4:2\tcondition false",
-		"m.go:7:2\tcondition true", "in Classify:", "m.go:15:8\tcallee returns (the segment goes on in the caller)",
-		"m.go:16:3\tcondition false",
+		"in Classify:", "m.go:13:1\tfunction starts", "m.go:14:2\tstrict is true",
+		"m.go:15:8\tcall (the segment enters the callee)", "in sign:", "m.go:4:2\tx < 0 is false",
+		"m.go:7:2\tx > 0 is true", "in Classify:", "m.go:15:8\tcallee returns (the segment goes on in the caller)",
+		"m.go:16:3\ts == 0 is false",
 	}
 	if code != 0 || !containsInOrder(out, want) {
 		t.Errorf("pathcover paths Classify@ippp: exit %d, want %q in order:\n%s", code, want, out)
@@ -129,7 +129,7 @@ func main() {
 	want = []string{
 		"residual interprocedural segments",
 		"example.com/m.Classify@ippp (m.go:13): 1 untested segments ran 2 of its 4 runs",
-		"in sign:", "m.go:7:2\tcondition false", "in Classify:", "m.go:16:3\tcondition true",
+		"in sign:", "m.go:7:2\tx > 0 is false", "in Classify:", "m.go:16:3\ts == 0 is true",
 		"1 untested segments of 3 segments run",
 	}
 	if code != 0 || !containsInOrder(out, want) {

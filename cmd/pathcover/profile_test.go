@@ -61,7 +61,7 @@ func TestSmall(t *testing.T) {
 	}
 
 	out, code = run(t, dir, bin, "paths", "-dir", prof, "Small")
-	if code != 0 || !strings.Contains(out, "1 of 2 paths ran") || !strings.Contains(out, "ran once") || !strings.Contains(out, "condition true") {
+	if code != 0 || !strings.Contains(out, "1 of 2 paths ran") || !strings.Contains(out, "ran once") || !strings.Contains(out, "x > 0 is true") {
 		t.Errorf("pathcover paths: exit %d\n%s", code, out)
 	}
 	out, code = run(t, dir, bin, "paths", "-untested", "-dir", prof, "example.com/m.Small")

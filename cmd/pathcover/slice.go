@@ -21,7 +21,7 @@ import (
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -81,7 +81,8 @@ the module, GOROOT and the module cache only), with its steps.
 	Flags: func(fs *flag.FlagSet) Run {
 		dir := dirFlag(fs, "")
 		instance := fs.Int("instance", 0, "slice the `n`-th execution of the statement (default: the last)")
-		why := fs.Bool("why", false, "list each step of the slice with the dependence that brought it in")
+		why := fs.Bool("why", false, "list each step (execution) of the slice with the step that needed it")
+		list := fs.Bool("list", false, "list the slice's statements in source order")
 		asJSON := fs.Bool("json", false, "write the slice as JSON")
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
 		maxNodes := fs.Int("maxnodes", slice.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
@@ -128,13 +129,7 @@ the module, GOROOT and the module cache only), with its steps.
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 				return exitNoData
 			}
-			var vals map[int32][]slice.Value
-			if *why || *asJSON {
-				if vals, err = stepValues(s, g.values); err != nil {
-					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
-					return exitNoData
-				}
-			}
+			values := func(nodes []int32) (map[int32][]slice.Value, error) { return stepValues(s, nodes, g.values) }
 			if *htmlOut != "" {
 				var b bytes.Buffer
 				title := fmt.Sprintf("Slice of %s", args[0])
@@ -151,8 +146,13 @@ the module, GOROOT and the module cache only), with its steps.
 				}
 			}
 			if *asJSON {
+				vals, err := values(nil)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+					return exitNoData
+				}
 				out := bufio.NewWriter(os.Stdout)
-				err := writeSliceJSON(out, s, g.nodes, vals, g.cut)
+				err = writeSliceJSON(out, s, g.nodes, vals, g.cut)
 				if ferr := out.Flush(); err == nil {
 					err = ferr
 				}
@@ -164,7 +164,7 @@ the module, GOROOT and the module cache only), with its steps.
 			}
 			writeCut(os.Stdout, g.cut)
 			out := bufio.NewWriter(os.Stdout)
-			err = writeSlice(out, s, g.nodes, vals, *why)
+			err = writeSlice(out, s, g.nodes, values, *why, *list)
 			out.Flush()
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
@@ -296,19 +296,22 @@ func parseCriterion(arg string) (slice.Criterion, error) {
 	return c, nil
 }
 
-// stepValues returns the values that the executions of s's steps
-// recorded, if the run was recorded by a -wet build, as values reads them.
-func stepValues(s *slice.Slice, values func([]int32) (map[int32][]slice.Value, []string, error)) (map[int32][]slice.Value, error) {
+// stepValues returns the values that the executions of nodes (nil: of
+// all of s's steps) recorded, if the run was recorded by a -wet build, as
+// values reads them.
+func stepValues(s *slice.Slice, nodes []int32, values func([]int32) (map[int32][]slice.Value, []string, error)) (map[int32][]slice.Value, error) {
 	if !s.HasValues() {
 		return nil, nil
 	}
-	nodes := make([]int32, 0, s.NumSteps())
-	err := s.Walk(func(_ int, st slice.Step) error {
-		nodes = append(nodes, st.Node)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if nodes == nil {
+		nodes = make([]int32, 0, s.NumSteps())
+		err := s.Walk(func(_ int, st slice.Step) error {
+			nodes = append(nodes, st.Node)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	vals, _, err := values(nodes)
 	return vals, err
@@ -385,35 +388,46 @@ func writeSliceJSON(w io.Writer, s *slice.Slice, run int, vals map[int32][]slice
 	return err
 }
 
-// writeSlice writes s, of a run of run statement executions, as text: its
-// statements, each with how many of its executions the slice holds, or
-// with why its steps, one a line, each with the dependence that brought
-// it in and its values. It fails only if the steps cannot be walked again
-// (the recording changed or went).
-func writeSlice(w io.Writer, s *slice.Slice, run int, vals map[int32][]slice.Value, why bool) error {
+// writeSlice writes s, of a run of run statement executions, as text
+// (slicetext.go): by default its chain, each statement once under the one
+// that needed it; with why its steps, one a line, each with the step that
+// needed it; with list its statements in source order. values gives the
+// values recorded at nodes. It fails only if the steps cannot be walked
+// again (the recording changed or went).
+func writeSlice(w io.Writer, s *slice.Slice, run int, values func([]int32) (map[int32][]slice.Value, error), why, list bool) error {
 	fmt.Fprintf(w, "slice of execution %d of %d: %d statements, %d statement executions of the run's %d\n", max(1, s.Instance), s.Instances, len(s.Stmts), s.NumSteps(), run)
-	if why {
-		err := pages(s, vals, func(first int, steps []slice.Step) error {
+	t := newSliceText()
+	switch {
+	case list:
+		t.writeStmts(w, s)
+	case why:
+		vals, err := values(nil)
+		if err != nil {
+			return err
+		}
+		err = pages(s, vals, func(first int, steps []slice.Step) error {
 			for i, st := range steps {
-				via := ""
-				if st.From >= 0 {
-					via = fmt.Sprintf("  (%s, for step %d)", st.Via, st.From)
-				}
-				vals := ""
-				for _, v := range st.Values {
-					vals += fmt.Sprintf("  %s=%s", printable(v.Var), printable(v.Text))
-				}
-				fmt.Fprintf(w, "%4d %s%s:%d:%d %s%s%s\n", first+i, strings.Repeat("  ", st.Depth), printable(st.Stmt.File), st.Stmt.Line, st.Stmt.Col, printable(st.Stmt.Func), via, vals)
+				t.writeStep(w, first+i, st)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-	} else {
-		for i, st := range s.Stmts {
-			fmt.Fprintf(w, "%s:%d:%d\t%s\t%d\n", printable(st.File), st.Line, st.Col, printable(st.Func), s.Execs[i])
+	default:
+		chain, err := s.Chain()
+		if err != nil {
+			return err
 		}
+		nodes := make([]int32, len(chain))
+		for i, l := range chain {
+			nodes[i] = l.First.Node
+		}
+		vals, err := values(nodes)
+		if err != nil {
+			return err
+		}
+		t.writeChain(w, s, chain, vals)
 	}
 	if len(s.Memory) > 0 {
 		fmt.Fprintf(w, "stops at %d reads through memory, not recorded:\n", len(s.Memory))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
 	"github.com/pathcover/pathcover/internal/query/slice"
@@ -92,10 +93,13 @@ func TestSliceCommand(t *testing.T) {
 	if ddg := profile.DerivedPath(prof, profile.KindDDG); !strings.Contains(out, "kept it in "+ddg) || !exists(ddg) {
 		t.Errorf("the first slice did not keep the compact graph in %s:\n%s", ddg, out)
 	}
-	if again, code := run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got"); code != 0 || strings.Contains(again, "compact graph") || !strings.Contains(again, "s.go:13:") {
+	if again, code := run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got"); code != 0 || strings.Contains(again, "compact graph") || !strings.Contains(again, "[total] total += Sign(x) * x") {
 		t.Errorf("the second slice: exit %d\n%s", code, again)
 	}
 	// got comes from Sum's total: its loop, Sign's returns, the call.
+	if out, code = run(t, dir, bin, "slice", "-dir", prof, "-list", "s_test.go:7", "got"); code != 0 {
+		t.Fatalf("slice -list: exit %d\n%s", code, out)
+	}
 	for _, want := range []string{"s_test.go:5:", "s_test.go:6:", "s.go:10:", "s.go:11:", "s.go:12:", "s.go:13:", "s.go:15:", "s.go:3:", "s.go:4:", "s.go:5:", "s.go:7:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("slice lacks %s:\n%s", want, out)
@@ -108,7 +112,7 @@ func TestSliceCommand(t *testing.T) {
 	}
 
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-why", "s_test.go:7", "got")
-	if code != 0 || !strings.Contains(out, "(got, for step 0)") || !strings.Contains(out, "(result, for step") {
+	if code != 0 || !strings.Contains(out, "[got, for 0]") || !strings.Contains(out, "[result, for ") {
 		t.Errorf("slice -why: exit %d\n%s", code, out)
 	}
 	// Each graph gives the same slice, steps and all; -maxnodes limits
@@ -469,6 +473,25 @@ func TestSliceValues(t *testing.T) {
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-why", "s_test.go:7", "got")
 	if code != 0 || !strings.Contains(out, "  total="+printed[3][2]+"\n") {
 		t.Errorf("slice -why: exit %d, no total=%s\n%s", code, printed[3][2], out)
+	}
+	// The chain, by default: each statement once, under the one that
+	// needed it, with its source, its executions and its first values;
+	// -list: the statements in source order.
+	chain, code := run(t, dir, bin, "slice", "-dir", prof, "s_test.go:7", "got")
+	want := []string{
+		"in m.TestSquares (s_test.go)\n", "     7  if got != 0 {\n", "    [got] got := Squares([]int{2, 3, 4, -5})  got=" + sum[1] + "\n",
+		"in m.Squares (s.go)\n", "      [result] return total\n", "        [total] total += x * x  ×4 total=" + printed[3][2] + "\n",
+	}
+	if code != 0 || !containsInOrder(chain, want) {
+		t.Errorf("slice: exit %d, want %q in order\n%s", code, want, chain)
+	}
+	for line := range strings.Lines(chain) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 100 { // slicetext.go's lineWidth
+			t.Errorf("slice: a line of %d columns: %q", n, line)
+		}
+	}
+	if out, code := run(t, dir, bin, "slice", "-dir", prof, "-list", "s_test.go:7", "got"); code != 0 || !strings.Contains(out, "s.go:8:3 m.Squares ×4  total += x * x\n") {
+		t.Errorf("slice -list: exit %d\n%s", code, out)
 	}
 	// The WET gives the same slice and values, the recording gone.
 	names, _ := filepath.Glob(filepath.Join(prof, "*.wpp"))

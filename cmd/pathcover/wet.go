@@ -15,6 +15,7 @@ import (
 
 	"github.com/pathcover/pathcover/internal/query/wet"
 	"github.com/pathcover/pathcover/internal/report"
+	"github.com/pathcover/pathcover/internal/source"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -239,6 +240,19 @@ func (wp *wetProfile) name(fn int) string {
 	return f.Package + "." + f.Name
 }
 
+// shortName names function fn of w as the text outputs do
+// (source.FuncName: expr.Parse).
+func shortName(w *wet.WET, fn int) string {
+	if fn < 0 || fn >= len(w.Funcs) {
+		return "?"
+	}
+	f := w.Funcs[fn]
+	if f.Name == "" {
+		return fmt.Sprintf("%s/%d", f.Hash, f.Index)
+	}
+	return printable(source.FuncName(f.Package, f.Name))
+}
+
 // A wetEvent is an event of a trace, as trace prints it.
 type wetEvent struct {
 	Kind  string
@@ -248,6 +262,7 @@ type wetEvent struct {
 	Up    uint64   `json:",omitempty"`
 	Spawn uint64   `json:",omitempty"`
 	Steps []string `json:",omitempty"`
+	short string   // Func, as the text shows it
 }
 
 var symNames = [...]string{wet.SymPath: "path", wet.SymEnter: "enter", wet.SymReturn: "return", wet.SymSpawn: "spawn", wet.SymUp: "up", wet.SymStop: "stop"}
@@ -323,19 +338,14 @@ func wetTrace(fs *flag.FlagSet) Run {
 			we := wetEvent{Kind: symNames[e.Kind], Up: e.Up, Spawn: e.Spawn}
 			switch e.Kind {
 			case wet.SymEnter:
-				we.Func = wp.name(e.Func)
+				we.Func, we.short = wp.name(e.Func), shortName(wp.w, e.Func)
 			case wet.SymPath:
 				t, p := e.T, e.Path
-				we.T, we.Path, we.Func = &t, &p, wp.name(e.Func)
+				we.T, we.Path, we.Func, we.short = &t, &p, wp.name(e.Func), shortName(wp.w, e.Func)
 				if *lines {
 					f := wp.w.Funcs[e.Func]
 					if m := wp.metas[f.Hash]; m != nil {
-						steps, err := report.DecodeSteps(m, int(f.Index), e.Path)
-						if err == nil {
-							for _, s := range steps {
-								we.Steps = append(we.Steps, report.StepText(s))
-							}
-						}
+						we.Steps, _ = decodeSteps(m, int(f.Index), e.Path)
 					}
 				}
 			}
@@ -348,12 +358,12 @@ func wetTrace(fs *flag.FlagSet) Run {
 		for _, e := range out {
 			switch e.Kind {
 			case "path":
-				fmt.Printf("  t=%d path %d of %s\n", *e.T, *e.Path, e.Func)
+				fmt.Printf("  t=%d path %d of %s\n", *e.T, *e.Path, e.short)
 				for _, s := range e.Steps {
 					fmt.Printf("      %s\n", s)
 				}
 			case "enter":
-				fmt.Printf("  enter %s\n", e.Func)
+				fmt.Printf("  enter %s\n", e.short)
 			case "spawn":
 				fmt.Printf("  spawn %d\n", e.Spawn)
 			case "up":
@@ -744,7 +754,7 @@ func wetDiff(fs *flag.FlagSet) Run {
 			if code != 0 {
 				return code
 			}
-			runs[i] = &wet.Run{W: wp.w, Metas: wp.metas, Steps: decodeSteps}
+			runs[i] = &wet.Run{W: wp.w, Metas: wp.metas, Steps: decodeSteps, Shape: report.DecodeShape}
 			missing = cmp.Or(missing, wp.missing)
 			for _, why := range wp.w.Cut() {
 				cut = append(cut, filepath.Join(dir, why))
@@ -802,27 +812,31 @@ func wetDiff(fs *flag.FlagSet) Run {
 		fmt.Printf("the runs diverge%s in A's %s and B's %s, after %d events in step:\n", of, goroutineName(runs[0].W, d.Goroutine), goroutineName(runs[1].W, gB), d.Matched)
 		for i, s := range []wet.Side{d.A, d.B} {
 			fmt.Printf("  %s (%s):", "AB"[i:i+1], args[i])
+			fn := "?"
+			if s.Event != nil {
+				fn = shortName(runs[i].W, s.Event.Func)
+			}
 			switch {
 			case s.End:
 				fmt.Printf(" the trace ends\n")
 				continue
 			case s.Value != nil:
 				v := s.Value
-				fmt.Printf(" at t=%d in %s, line %d: %s = %s\n", v.T, s.Func, v.Line, v.Var, v.Kind.Format(v.Words))
+				fmt.Printf(" at t=%d in %s (%s:%d): %s = %s\n", v.T, fn, funcFile(runs[i], s.Event.Func), v.Line, printable(v.Var), printable(v.Kind.Format(v.Words)))
 				continue
 			case d.A.Value != nil || d.B.Value != nil:
-				fmt.Printf(" no such value in %s\n", s.Func)
+				fmt.Printf(" no such value in %s\n", fn)
 				continue
 			}
 			e := s.Event
 			switch e.Kind {
 			case wet.SymPath:
-				fmt.Printf(" t=%d path %d of %s\n", e.T, e.Path, s.Func)
+				fmt.Printf(" t=%d path %d of %s\n", e.T, e.Path, fn)
 				for _, st := range s.Steps {
 					fmt.Printf("      %s\n", st)
 				}
 			case wet.SymEnter:
-				fmt.Printf(" enter %s\n", s.Func)
+				fmt.Printf(" enter %s\n", fn)
 			default:
 				fmt.Printf(" %s\n", symNames[e.Kind])
 			}
@@ -831,7 +845,22 @@ func wetDiff(fs *flag.FlagSet) Run {
 	}
 }
 
-// decodeSteps decodes a path to its steps in the source, as text.
+// funcFile names the file of function fn of run r, as source.Names does.
+func funcFile(r *wet.Run, fn int) string {
+	if fn < 0 || fn >= len(r.W.Funcs) {
+		return "?"
+	}
+	f := r.W.Funcs[fn]
+	m := r.Metas[f.Hash]
+	if m == nil || int(f.Index) >= len(m.Funcs) || m.Funcs[f.Index].File < 0 || m.Funcs[f.Index].File >= len(m.Files) {
+		return "?"
+	}
+	return printable(source.NamesIn(".").File(m.Files[m.Funcs[f.Index].File]))
+}
+
+// decodeSteps decodes a path to its steps in the source, as text: its
+// branches, returns and loops' rounds, not the edges that only fall
+// through.
 func decodeSteps(m *profile.Meta, fn int, path uint64) ([]string, error) {
 	steps, err := report.DecodeSteps(m, fn, path)
 	if err != nil {
@@ -839,7 +868,10 @@ func decodeSteps(m *profile.Meta, fn int, path uint64) ([]string, error) {
 	}
 	var out []string
 	for _, s := range steps {
-		out = append(out, report.StepText(s))
+		if s.Kind == "flow" || s.Kind == "loop" {
+			continue
+		}
+		out = append(out, report.StepText(s, source.NamesIn(".")))
 	}
 	return out, nil
 }

@@ -285,3 +285,70 @@ func main() {
 // that they share the standard library, which each pppexec configuration
 // compiles once.
 func wetToolexec() string { return bin + " pppexec -wet -pkgs=example.com/..." }
+
+// TestWETDiffEdits compares runs of versions of a program: edits that
+// leave its behaviour alone (a literal spelled anew, lines inserted above
+// and within the function, a local renamed) read as the same run, exit 0;
+// a planted bug diverges at the branch it changes, both sides' conditions
+// in their source.
+func TestWETDiffEdits(t *testing.T) {
+	t.Parallel()
+	const base = `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+func main() {
+	fmt.Println(digits(os.Args[1]))
+}
+`
+	versions := map[string]string{
+		"base":     base,
+		"literal":  strings.Replace(base, "<= '9'", "<= 0x39", 1),
+		"inserted": strings.Replace(strings.Replace(base, "func digits", "// digits counts the digits of s.\n\nfunc digits", 1), "\tn := 0\n", "\t// none yet\n\tn := 0\n\n", 1),
+		"renamed":  strings.ReplaceAll(base, "n++", "count++"),
+		"bug":      strings.Replace(base, "<= '9'", "< '9'", 1),
+	}
+	versions["renamed"] = strings.Replace(strings.Replace(versions["renamed"], "n := 0", "count := 0", 1), "return n", "return count", 1)
+	profs := make(map[string]string)
+	for name, src := range versions {
+		dir := t.TempDir()
+		cmdtest.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/d\n\ngo 1.25\n", "main.go": src})
+		exe := filepath.Join(t.TempDir(), "d")
+		if out, code := run(t, dir, "go", "build", "-toolexec="+wetToolexec(), "-o", exe, "."); code != 0 {
+			t.Fatalf("go build %s: exit %d\n%s", name, code, out)
+		}
+		prof := t.TempDir()
+		if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof}, exe, "a9b3"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", name, code, out)
+		}
+		if out, code := run(t, dir, bin, "wet", "build", "-dir", prof); code != 0 {
+			t.Fatalf("wet build %s: exit %d\n%s", name, code, out)
+		}
+		profs[name] = prof
+	}
+	for _, name := range []string{"literal", "inserted", "renamed"} {
+		if out, code := run(t, t.TempDir(), bin, "wet", "diff", profs["base"], profs[name]); code != 0 || !strings.Contains(out, "the runs do the same") {
+			t.Errorf("wet diff of base and %s: exit %d, want 0 and the same\n%s", name, code, out)
+		}
+	}
+	// The bug: '9' is no digit for it, the second round's condition is
+	// false where it was true.
+	out, code := run(t, t.TempDir(), bin, "wet", "diff", profs["base"], profs["bug"])
+	want := []string{"the runs diverge", "A (", "s[i] >= '0' && s[i] <= '9' is true", "B (", "s[i] >= '0' && s[i] < '9' is false"}
+	if code != 1 || !containsInOrder(out, want) {
+		t.Errorf("wet diff of base and bug: exit %d, want 1 and %q in order\n%s", code, want, out)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/pathcover/pathcover/internal/query/wpp"
-	"github.com/pathcover/pathcover/internal/report"
 	"github.com/pathcover/pathcover/profile"
 )
 
@@ -178,15 +177,7 @@ func (wp *wppProfile) decode(k wpp.FuncKey, path uint64) ([]string, error) {
 	if m == nil {
 		return nil, fmt.Errorf("no metadata %s in the profile", k.Hash)
 	}
-	steps, err := report.DecodeSteps(m, int(k.Index), path)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, s := range steps {
-		out = append(out, report.StepText(s))
-	}
-	return out, nil
+	return decodeSteps(m, int(k.Index), path)
 }
 
 func wppTraces(fs *flag.FlagSet) Run {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pathcover/pathcover/internal/source"
+
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -142,5 +144,32 @@ func (s Step) Branch() bool {
 	return s.Kind != "flow" && s.Kind != "loop" && s.Kind != "start"
 }
 
-// Describe says in words what taking the step means.
-func (s Step) Describe() string { return describe(s.Kind) }
+// Describe says in words what taking the step means, in the source's
+// terms where the metadata kept the condition's source ("len(args) != 1
+// is false", "case "min", "max" matches", "range xs: next element"): a
+// condition longer than maxCond is cut.
+func (s Step) Describe() string {
+	if s.Cond == "" {
+		return describe(s.Kind)
+	}
+	cond := source.Clip(s.Cond, maxCond)
+	switch s.Kind {
+	case "true", "false":
+		return cond + " is " + string(s.Kind)
+	case "case":
+		return cond + " matches"
+	case "next case":
+		return cond + " does not match"
+	case "no match":
+		return cond + ": no case matches"
+	case "next":
+		return cond + ": next element"
+	case "done":
+		return cond + ": no more elements"
+	}
+	return describe(s.Kind)
+}
+
+// maxCond is the longest condition a step shows, in runes: with its
+// file:line:col, a step's line fits 100 columns.
+const maxCond = 60

@@ -218,7 +218,7 @@ func stepLines(steps []Step, name func(file string) string) string {
 			file = s.File
 			fmt.Fprintf(&b, "%s:", name(file))
 		}
-		fmt.Fprintf(&b, "%d %s", s.Line, describe(s.Kind))
+		fmt.Fprintf(&b, "%d %s", s.Line, s.Describe())
 	}
 	return b.String()
 }

@@ -131,7 +131,7 @@ func (s *Shortfall) Message() string {
 					b.WriteString("; ")
 				}
 				first = false
-				fmt.Fprintf(&b, "%d:%d %s", st.Line, st.Col, describe(st.Kind))
+				fmt.Fprintf(&b, "%d:%d %s", st.Line, st.Col, st.Describe())
 			}
 			if first {
 				b.WriteString("straight through")

@@ -507,7 +507,7 @@ func (f *Func) htmlPath(id uint64, last int) (jsPath, error) {
 		if s.Line <= last {
 			lines[s.Line] = true
 		}
-		p.Steps = append(p.Steps, jsStep{s.Line, describe(s.Kind)})
+		p.Steps = append(p.Steps, jsStep{s.Line, s.Describe()})
 	}
 	for l := range lines {
 		p.Lines = append(p.Lines, l)

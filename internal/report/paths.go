@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/pathcover/pathcover/internal/source"
+
 	"github.com/pathcover/pathcover/numbering"
 	"github.com/pathcover/pathcover/profile"
 )
@@ -46,6 +48,10 @@ type Step struct {
 	Kind profile.EdgeKind
 	// Func is, on a supergraph's path, the function the step is in.
 	Func string `json:",omitempty"`
+	// Cond is, for a branch outcome, the source of its condition as the
+	// metadata keeps it (profile.Edge.Cond): what Describe says the
+	// outcome of. Metadata of older builds has none.
+	Cond string `json:",omitempty"`
 }
 
 // Decoded returns the function's paths that ran, hottest first, or with
@@ -129,18 +135,18 @@ func (f *Func) steps(dag []numbering.EdgeID) []Step {
 			b := m.Blocks[e.Dst]
 			file, fn := where(e.Dst, -1)
 			if i == 0 && e.Dst == n.Graph().Entry {
-				steps = append(steps, Step{file, m.Line, 1, "start", fn})
+				steps = append(steps, Step{File: file, Line: m.Line, Col: 1, Kind: "start", Func: fn})
 			} else {
-				steps = append(steps, Step{file, b.Line, b.Col, "again", fn})
+				steps = append(steps, Step{File: file, Line: b.Line, Col: b.Col, Kind: "again", Func: fn})
 			}
 		case numbering.EndEdge:
 			me := m.Edges[e.Cut]
 			file, fn := where(0, e.Cut)
-			steps = append(steps, Step{file, me.Line, me.Col, "round", fn})
+			steps = append(steps, Step{File: file, Line: me.Line, Col: me.Col, Kind: "round", Func: fn})
 		default:
 			me := m.Edges[id]
 			file, fn := where(0, id)
-			steps = append(steps, Step{file, me.Line, me.Col, me.Kind, fn})
+			steps = append(steps, Step{File: file, Line: me.Line, Col: me.Col, Kind: me.Kind, Func: fn, Cond: me.Cond})
 		}
 	}
 	// A loop head with no statements of its own (a range or a for with no
@@ -247,7 +253,7 @@ func writeSteps(w io.Writer, cwd string, steps []Step) {
 		if s.Kind == "flow" || s.Kind == "loop" {
 			continue
 		}
-		fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, describe(s.Kind))
+		fmt.Fprintf(w, "\t%s:%d:%d\t%s\n", relative(cwd, s.File), s.Line, s.Col, s.Describe())
 	}
 }
 
@@ -306,7 +312,55 @@ func DecodeSteps(m *profile.Meta, fn int, id uint64) ([]Step, error) {
 	return f.steps(dag), nil
 }
 
-// StepText is one step as the text reports write it.
-func StepText(s Step) string {
-	return fmt.Sprintf("%s:%d:%d %s", s.File, s.Line, s.Col, describe(s.Kind))
+// DecodeShape decodes path id of function fn of the package whose
+// metadata is m to what it does in the source's structure rather than
+// where: each step that is not a fall-through as its kind and the rank of
+// its place among the places of the function's blocks and edges, in
+// source order ("7 true"). Two versions of a function whose edit leaves
+// its structure alone (lines inserted above or within, a literal spelled
+// anew, a local renamed) give paths that take the same branches the same
+// shape, where their steps' lines and columns differ.
+func DecodeShape(m *profile.Meta, fn int, id uint64) ([]string, error) {
+	steps, err := DecodeSteps(m, fn, id)
+	if err != nil {
+		return nil, err
+	}
+	mf := &m.Funcs[fn]
+	type place struct{ line, col int }
+	var places []place
+	for _, b := range mf.Blocks {
+		places = append(places, place{b.Line, b.Col})
+	}
+	for _, e := range mf.Edges {
+		places = append(places, place{e.Line, e.Col})
+	}
+	order := func(a, b place) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) }
+	slices.SortFunc(places, order)
+	places = slices.Compact(places)
+	shape := make([]string, 0, len(steps))
+	for _, s := range steps {
+		switch s.Kind {
+		case "flow", "loop":
+			continue
+		case "start":
+			shape = append(shape, "start")
+			continue
+		}
+		rank, found := slices.BinarySearchFunc(places, place{s.Line, s.Col}, order)
+		if !found {
+			rank = -1
+		}
+		shape = append(shape, fmt.Sprintf("%d %s", rank, s.Kind))
+	}
+	return shape, nil
+}
+
+// StepText is one step as the text reports write it, its file named as
+// names gives it (source.Names.File; nil: as recorded).
+func StepText(s Step, names *source.Names) string {
+	file := s.File
+	if names != nil {
+		file = names.File(file)
+	}
+	return fmt.Sprintf("%s:%d:%d %s", file, s.Line, s.Col, s.Describe())
 }

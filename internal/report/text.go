@@ -6,9 +6,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pathcover/pathcover/internal/source"
 )
 
 // An Output is a result that pathcover prints. Each writes itself as text,
@@ -174,10 +175,9 @@ func atLeast(n uint64) string {
 	return fmt.Sprint(n)
 }
 
-// relative shortens a file name below the current directory.
+// relative names a file as a developer reads it from directory cwd
+// (source.Names): a module's own file from the module's root, GOROOT's as
+// std/..., a dependency's by module path and version.
 func relative(cwd, file string) string {
-	if rel, err := filepath.Rel(cwd, file); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	return file
+	return source.NamesIn(cwd).File(file)
 }

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/pathcover/pathcover/profile"
 )
 
 // MaxFileSize is the largest source file read. The largest Go
@@ -33,8 +36,10 @@ type Files struct {
 }
 
 type sourceFile struct {
-	data []byte
-	err  error
+	data  []byte
+	err   error
+	hash  string   // profile.Hash of data, once asked for
+	lines []string // data's lines, once asked for
 }
 
 // New returns a reader of the sources under the roots that the go
@@ -165,4 +170,95 @@ func (s *Files) read(name string) ([]byte, error) {
 // Lines splits source into lines, without their line ends.
 func Lines(src []byte) []string {
 	return strings.Split(string(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))), "\n")
+}
+
+// Text returns the source from line:col to endLine:endCol of file (lines
+// and byte columns from 1, as go/token counts them) on one line, as the
+// queries show a statement or a condition: runs of spaces and tabs made
+// one space, and of a statement of several lines, its first line with
+// " …" after it. sum, if not empty, is the profile's hash of the file as
+// it was compiled (profile.Meta.Sums): a file edited since shows nothing,
+// rather than another statement. ok is false if there is no such text.
+func (s *Files) Text(file, sum string, line, col, endLine, endCol int) (text string, ok bool) {
+	s.mu.Lock()
+	f, read := s.files[file]
+	s.mu.Unlock()
+	if !read {
+		s.ReadFile(file)
+		s.mu.Lock()
+		f = s.files[file]
+		s.mu.Unlock()
+	}
+	if f.err != nil {
+		return "", false
+	}
+	if sum != "" || f.lines == nil {
+		s.mu.Lock()
+		f = s.files[file]
+		if f.hash == "" {
+			f.hash = profile.Hash(f.data)
+		}
+		if f.lines == nil {
+			f.lines = Lines(f.data)
+		}
+		s.files[file] = f
+		s.mu.Unlock()
+	}
+	if sum != "" && sum != f.hash {
+		return "", false
+	}
+	if line < 1 || line > len(f.lines) {
+		return "", false
+	}
+	src := f.lines[line-1]
+	from := max(col-1, 0)
+	if from > len(src) {
+		return "", false
+	}
+	to := len(src)
+	more := endLine > line
+	if endLine == line && endCol > col && endCol-1 <= len(src) {
+		to = endCol - 1
+	}
+	text = strings.Join(strings.Fields(src[from:to]), " ")
+	if more {
+		text += " …"
+	}
+	return text, text != ""
+}
+
+// Statement returns a statement's or a condition's source as the
+// queries show it: Text, but a condition or a case's list with its line's
+// keyword before it (a line that begins with if, for, switch, case,
+// select, else or default up to the statement, with no block opened
+// between), so that "err != nil" reads "if err != nil {" and "tokNum"
+// "case tokNum:".
+func (s *Files) Statement(file, sum string, line, col, endLine, endCol int) (string, bool) {
+	text, ok := s.Text(file, sum, line, col, endLine, endCol)
+	if !ok {
+		return "", false
+	}
+	prefix, _ := s.Text(file, sum, line, 1, line, col)
+	if prefix == "" || strings.Contains(prefix, "{") && !strings.HasPrefix(prefix, "} else") {
+		return text, true
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(prefix, "} "), " ")
+	switch strings.TrimSuffix(first, ":") {
+	case "if", "for", "switch", "case", "select", "else", "default":
+		if whole, ok := s.Text(file, sum, line, 1, line, 0); ok && endLine == line {
+			return whole, true
+		}
+		return prefix + " " + text, true
+	}
+	return text, true
+}
+
+// Clip shortens text to at most width runes, ending it in "…" if it was
+// cut; a width below 2 leaves it as it is.
+func Clip(text string, width int) string {
+	if width < 2 || utf8.RuneCountInString(text) <= width {
+		return text
+	}
+	runes := []rune(text)
+	return string(runes[:width-1]) + "…"
 }

@@ -173,6 +173,9 @@ func TestOPTSlices(t *testing.T) {
 			}
 			for _, c := range criteria {
 				want, wantErr := gs.all[0].slice(c)
+				if wantErr == nil {
+					checkChain(t, want)
+				}
 				for _, g := range gs.all[1:] {
 					got, err := g.slice(c)
 					if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {

@@ -247,9 +247,16 @@ type sliceJSON struct {
 
 // A Stmt is a statement of the source.
 type Stmt struct {
-	File                       string
+	File string
+	// Func is the function's name with its package's path before it;
+	// Package is that path.
 	Func                       string
+	Package                    string `json:",omitempty"`
 	Line, Col, EndLine, EndCol int
+	// Sum is the metadata's hash of File as it was compiled
+	// (profile.Meta.Sums), which a shower of its source compares with
+	// the file's content today.
+	Sum string `json:"-"`
 }
 
 // A Step is a node of the slice and why it is there.
@@ -276,11 +283,14 @@ func (g *Graph) Stmt(n int32) Stmt {
 // stmtOf returns statement stmt of function f.
 func stmtOf(f *Func, stmt int32) Stmt {
 	st := f.Deps.Stmts[stmt]
-	file := ""
+	file, sum := "", ""
 	if f.Func.File >= 0 && f.Func.File < len(f.Meta.Files) {
 		file = f.Meta.Files[f.Func.File]
+		if f.Func.File < len(f.Meta.Sums) {
+			sum = f.Meta.Sums[f.Func.File]
+		}
 	}
-	return Stmt{File: file, Func: f.Name(), Line: st.Line, Col: st.Col, EndLine: st.EndLine, EndCol: st.EndCol}
+	return Stmt{File: file, Func: f.Name(), Package: f.Package, Line: st.Line, Col: st.Col, EndLine: st.EndLine, EndCol: st.EndCol, Sum: sum}
 }
 
 // sameFile reports whether name, as a user gave it, names file: the same

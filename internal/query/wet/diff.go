@@ -12,19 +12,25 @@ import (
 // debugging): two WETs of the same program, or of two versions of it,
 // walked goroutine by goroutine in step, until their control flow or a
 // value first differs. Functions are matched by package and name, paths
-// by the branches they take in the source (so that two versions whose
-// numbering differs still match where their code does), and values by
-// variable name and what they are, not where they are (a pointer or a
-// string's address differs from run to run; numbers, booleans and
-// lengths do not).
+// by the branches they take in the source's structure (Run.Shape: so that
+// two versions whose numbering, lines or columns differ still match where
+// their code does the same), and values in the order their statements
+// recorded them, or where the two paths record different statements by
+// variable name, and by what they are, not where they are (a pointer or a
+// string's address differs from run to run; numbers, booleans and lengths
+// do not).
 
 // A Run is a WET with the metadata that describes its functions.
 type Run struct {
 	W     *WET
 	Metas map[string]*profile.Meta
 	// Steps decodes a function's path to the steps it takes in the
-	// source (report.DecodeSteps, as text); nil compares paths by id.
+	// source (report.DecodeSteps, as text), which a divergence shows.
+	// Shape decodes it to what it does in the source's structure
+	// (report.DecodeShape), which paths are compared by; without it they
+	// are compared by their steps, and without those by id.
 	Steps func(m *profile.Meta, fn int, path uint64) ([]string, error)
+	Shape func(m *profile.Meta, fn int, path uint64) ([]string, error)
 }
 
 // A Divergence is where two runs first differ: the goroutine (its index
@@ -95,12 +101,14 @@ func (s *side) name(i int) string {
 	return f.Package + "." + f.Name
 }
 
-func (s *side) steps(e Event) []string {
+func (s *side) steps(e Event) []string { return s.decode(s.r.Steps, e) }
+
+func (s *side) decode(decode func(*profile.Meta, int, uint64) ([]string, error), e Event) []string {
 	m, _ := s.fn(e.Func)
-	if m == nil || s.r.Steps == nil {
+	if m == nil || decode == nil {
 		return nil
 	}
-	st, err := s.r.Steps(m, int(s.r.W.Funcs[e.Func].Index), e.Path)
+	st, err := decode(m, int(s.r.W.Funcs[e.Func].Index), e.Path)
 	if err != nil {
 		return nil
 	}
@@ -219,10 +227,13 @@ func (s *side) same(ea Event, o *side, eb Event) bool {
 		if s.name(ea.Func) != o.name(eb.Func) {
 			return false
 		}
-		if s.r.Steps == nil || o.r.Steps == nil {
-			return ea.Path == eb.Path
+		switch {
+		case s.r.Shape != nil && o.r.Shape != nil:
+			return slices.Equal(s.decode(s.r.Shape, ea), o.decode(o.r.Shape, eb))
+		case s.r.Steps != nil && o.r.Steps != nil:
+			return slices.Equal(s.steps(ea), o.steps(eb))
 		}
-		return slices.Equal(s.steps(ea), o.steps(eb))
+		return ea.Path == eb.Path
 	case SymUp:
 		return ea.Up == eb.Up
 	}
@@ -249,12 +260,23 @@ func (d *Divergence) String() string {
 	return fmt.Sprintf("goroutine %d, after %d events in step", d.Goroutine, d.Matched)
 }
 
-// diffValues compares the values of one path execution in two runs,
-// variable by variable (each variable's values in order, so that two
-// versions that number their statements apart still match), and returns
-// the first that differ: A's first variable whose values B does not have
-// the same of, or B's that A lacks.
+// diffValues compares the values of one path execution in two runs and
+// returns the first that differ. Recorded at the same kinds of values in
+// the same order (the same statements: a local renamed in one version
+// still matches), they are compared in that order; otherwise variable by
+// variable (each variable's values in order, so that a version with a
+// statement more still matches where the others record the same), A's
+// first variable whose values B does not have the same of, or B's that A
+// lacks.
 func diffValues(va, vb []Named) (*Named, *Named, bool) {
+	if len(va) == len(vb) && slices.EqualFunc(va, vb, func(x, y Named) bool { return x.Kind == y.Kind }) {
+		for i := range va {
+			if !slices.Equal(va[i].comparable(), vb[i].comparable()) {
+				return &va[i], &vb[i], true
+			}
+		}
+		return nil, nil, false
+	}
 	byVar := func(vs []Named) map[string][]Named {
 		m := make(map[string][]Named)
 		for _, v := range vs {
