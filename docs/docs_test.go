@@ -22,6 +22,16 @@ var docsOutput = map[string][]string{
 	"tests.md":           {"TestEval\t8 runs", "TestErrors", "0 tests run lines changed since HEAD"},
 	"exports.md":         {"total:"},
 	"reference.md":       {"pathcover <command>", "usage: pathcover report", "example/cmd/calc/main.go:16 main"},
+	// The planted bug: the slice holds its line, the diff names its
+	// branch on both sides, the neutral edit reads as the same run.
+	"walkthrough.md": {
+		"Compare(\"1.9.0\", \"1.8.5\") = -1, want 1",
+		"[control] if s[i] >= '0' && s[i] < '9' {",
+		"version.go:27:3 s[i] >= '0' && s[i] <= '9' is true\n", "version.go:27:3 s[i] >= '0' && s[i] < '9' is false\n",
+		"the runs do the same: the same control flow, and the same values",
+		"which called os.Exit",
+		"s[i] >= '0' && s[i] < '9' is false",
+	},
 }
 
 // TestDocsCommands runs the commands of each page of docs/ that has ```sh

@@ -48,7 +48,7 @@ func newSliceText() *sliceText {
 }
 
 // file names st's file.
-func (t *sliceText) file(st slice.Stmt) string { return printable(t.names.File(st.File)) }
+func (t *sliceText) file(st slice.Stmt) string { return printable(t.names.FileOf(st.File, st.Package)) }
 
 // fn names st's function.
 func (t *sliceText) fn(st slice.Stmt) string {

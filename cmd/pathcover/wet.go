@@ -855,7 +855,7 @@ func funcFile(r *wet.Run, fn int) string {
 	if m == nil || int(f.Index) >= len(m.Funcs) || m.Funcs[f.Index].File < 0 || m.Funcs[f.Index].File >= len(m.Files) {
 		return "?"
 	}
-	return printable(source.NamesIn(".").File(m.Files[m.Funcs[f.Index].File]))
+	return printable(source.NamesIn(".").FileOf(m.Files[m.Funcs[f.Index].File], profile.PackagePath(m.Package)))
 }
 
 // decodeSteps decodes a path to its steps in the source, as text: its

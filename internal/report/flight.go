@@ -140,7 +140,11 @@ func (r *FlightReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 //	pathcover.4765.1795722154841958.flight: unrecovered panic in goroutine 21 (process 4765, 2026-11-26 19:42:57 UTC); rings of 8 paths
 //
 //	goroutine 21, which panicked: 27 paths, the last 8, most recent first
-//	   1  main.classify path 1  main.go:10 start, 11 false, 13 true, 14 return
+//	   1  main.classify path 1  main.go:10 start, 11 x < 0 is false, 13 x > 0 is true, 14 return
+//	   2  main.loop path 3 ×7  main.go:20 i < n is true, 20 loop goes round (path ends)
+//
+// (a run of the same path, a loop's rounds, is one line, its first
+// entry's number and ×N).
 func (r *FlightReport) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	cwd, _ := os.Getwd()
@@ -169,17 +173,28 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 		default:
 			fmt.Fprintf(ew, ": %d paths, most recent first\n", len(g.Paths))
 		}
-		for i, p := range g.Paths {
+		for i := 0; i < len(g.Paths); {
+			p := g.Paths[i]
+			// A loop's rounds that took the same path are one line.
+			run := 1
+			for i+run < len(g.Paths) && g.Paths[i+run].ID == p.ID && g.Paths[i+run].Func == p.Func && g.Paths[i+run].Package == p.Package {
+				run++
+			}
 			name := p.Func
 			if p.Package != "" {
 				name = lastElem(p.Package) + "." + p.Func
 			}
-			if r.Steps {
-				fmt.Fprintf(ew, "%4d  %s path %d\n", i+1, name, p.ID)
-				writeSteps(ew, cwd, p.Steps)
-				continue
+			times := ""
+			if run > 1 {
+				times = fmt.Sprintf(" ×%d", run)
 			}
-			fmt.Fprintf(ew, "%4d  %s path %d  %s\n", i+1, name, p.ID, stepLines(p.Steps, func(file string) string { return relative(cwd, file) }))
+			if r.Steps {
+				fmt.Fprintf(ew, "%4d  %s path %d%s\n", i+1, name, p.ID, times)
+				writeSteps(ew, cwd, p.Steps)
+			} else {
+				fmt.Fprintf(ew, "%4d  %s path %d%s  %s\n", i+1, name, p.ID, times, stepLines(p.Steps, func(file string) string { return relative(cwd, file) }))
+			}
+			i += run
 		}
 	}
 	return ew.err
@@ -224,4 +239,4 @@ func stepLines(steps []Step, name func(file string) string) string {
 }
 
 // lastElem is the last element of an import path.
-func lastElem(pkg string) string { return path.Base(pkg) }
+func lastElem(pkg string) string { return path.Base(profile.PackagePath(pkg)) }

@@ -127,7 +127,7 @@ func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
 				if !ok {
 					id = -1
 				}
-				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: stepLines(p.Steps, func(file string) string { return p.Package + "/" + filepath.Base(file) })})
+				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: stepLines(p.Steps, func(file string) string { return source.NamesIn(".").FileOf(file, profile.PackagePath(p.Package)) })})
 			}
 			hf.Goroutines = append(hf.Goroutines, hg)
 		}

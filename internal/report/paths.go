@@ -48,6 +48,9 @@ type Step struct {
 	Kind profile.EdgeKind
 	// Func is, on a supergraph's path, the function the step is in.
 	Func string `json:",omitempty"`
+	// Package is the import path of the function's package, which names
+	// a file under none of the roots that source.Names knows.
+	Package string `json:"-"`
 	// Cond is, for a branch outcome, the source of its condition as the
 	// metadata keeps it (profile.Edge.Cond): what Describe says the
 	// outcome of. Metadata of older builds has none.
@@ -309,7 +312,12 @@ func DecodeSteps(m *profile.Meta, fn int, id uint64) ([]Step, error) {
 		return nil, err
 	}
 	f := &Func{Name: mf.Name, File: m.Files[mf.File], meta: mf, pkgMeta: m, numbering: n}
-	return f.steps(dag), nil
+	steps := f.steps(dag)
+	pkg := profile.PackagePath(m.Package)
+	for i := range steps {
+		steps[i].Package = pkg
+	}
+	return steps, nil
 }
 
 // DecodeShape decodes path id of function fn of the package whose
@@ -360,7 +368,7 @@ func DecodeShape(m *profile.Meta, fn int, id uint64) ([]string, error) {
 func StepText(s Step, names *source.Names) string {
 	file := s.File
 	if names != nil {
-		file = names.File(file)
+		file = names.FileOf(file, s.Package)
 	}
 	return fmt.Sprintf("%s:%d:%d %s", file, s.Line, s.Col, s.Describe())
 }

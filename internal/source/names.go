@@ -144,7 +144,17 @@ func under(file string, dirs []string) (string, bool) {
 }
 
 // File returns file's name as a developer reads it (see Names).
-func (n *Names) File(file string) string {
+func (n *Names) File(file string) string { return n.FileOf(file, "") }
+
+// FileOf is File of a file of package pkg (an import path, "" if not
+// known): a file under none of the roots (a module elsewhere on this
+// machine, or on the machine that recorded) is named by its package's
+// path and its own name, from the module's root if the package is in the
+// module of the directory names are given from: the same package in a
+// second checkout (a fixed version beside the buggy one) gets the same
+// names. A file whose directory is not its package's (a //line
+// directive's) can be named wrongly so; the name is for reading.
+func (n *Names) FileOf(file, pkg string) string {
 	if !filepath.IsAbs(file) {
 		return file
 	}
@@ -187,6 +197,15 @@ func (n *Names) File(file string) string {
 		if rel, err := filepath.Rel(n.cwd, file); err == nil && filepath.IsLocal(rel) {
 			return filepath.ToSlash(rel)
 		}
+	}
+	if pkg != "" && strings.HasSuffix(file, ".go") {
+		name := pkg + "/" + filepath.Base(file)
+		for _, m := range n.mods {
+			if rel, ok := strings.CutPrefix(name, m.path+"/"); ok && m.own {
+				return rel
+			}
+		}
+		return name
 	}
 	return file
 }

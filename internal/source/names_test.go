@@ -38,6 +38,21 @@ func TestNames(t *testing.T) {
 	}
 }
 
+// TestNamesOfPackage: a file under no root is named by its package.
+func TestNamesOfPackage(t *testing.T) {
+	n := NamesUnder("/usr/local/go", "/home/u/go/pkg/mod", [2]string{"example.com/app", "/src/app"})
+	for _, c := range []struct{ file, pkg, want string }{
+		{"/elsewhere/fixed/version.go", "example.com/version", "example.com/version/version.go"},
+		{"/elsewhere/app/cmd/x/main.go", "example.com/app/cmd/x", "cmd/x/main.go"},
+		{"/src/app/parse.go", "example.com/other", "parse.go"}, // under a root: the root's name
+		{"/elsewhere/gram.y", "example.com/app", "/elsewhere/gram.y"},
+	} {
+		if got := n.FileOf(c.file, c.pkg); got != c.want {
+			t.Errorf("FileOf(%s, %s) = %s, want %s", c.file, c.pkg, got, c.want)
+		}
+	}
+}
+
 // TestNamesRecorded: what File names, Recorded turns back into a suffix of
 // the recorded name.
 func TestNamesRecorded(t *testing.T) {

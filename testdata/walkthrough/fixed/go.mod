@@ -1,0 +1,3 @@
+module example.com/version
+
+go 1.25
