@@ -437,7 +437,7 @@
 //
 // Usage:
 //
-//	pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-lines] [-json] [PKG.]FUNC
+//	pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-calls] [-lines] [-json] [PKG.]FUNC
 //
 // Traces lists the distinct traces of FUNC (the paths a call completed, in
 // order), with how many calls took each; -lines decodes each path to its
@@ -445,8 +445,17 @@
 // (its subtests too) and the goroutines it started count: the recording
 // must know the tests' boundaries, as pathcover test -wpp records them.
 //
+// -calls gives each trace the id of the first call that took it, which
+// pathcover wpp call ID shows; pathcover wpp call -trace N FUNC shows trace
+// N's first call directly. Both read the whole call tree, where traces alone
+// reads FUNC's part of the file (on the largest profiles, a second and
+// hundreds of MB against a tenth); with -test the tree is read anyway, and
+// the first calls are given.
+//
 // The flags are:
 //
+//	-calls
+//		give each trace its first call's id, for wpp call (reads the whole call tree)
 //	-dir dir
 //		the profile dir (default $PATHCOVERDIR)
 //	-f file
@@ -462,11 +471,12 @@
 //
 // Usage:
 //
-//	pathcover wpp call [-dir D] [-f FILE] [-json] ID
+//	pathcover wpp call [-dir D] [-f FILE] [-json] ID | -trace N [PKG.]FUNC
 //
 // Call shows call ID: its paths, the calls and goroutines it made in order,
 // and the calls it was made from. Calls are numbered from 0 in the order
-// they were made, goroutine by goroutine.
+// they were made, goroutine by goroutine. -trace N FUNC shows the first call
+// of FUNC that took its trace N, as pathcover wpp traces numbers them.
 //
 // The flags are:
 //
@@ -476,6 +486,8 @@
 //		read the TWPP file (default DIR/profile.twpp)
 //	-json
 //		write JSON
+//	-trace N
+//		show the first call of FUNC that took its trace N (as wpp traces numbers them)
 //
 // # The heaviest sequences of consecutive paths
 //

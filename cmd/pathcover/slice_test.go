@@ -524,3 +524,44 @@ func exists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil
 }
+
+// TestTestFilesNotCounted: a -deps build instruments the tests' own
+// functions too, but the report's figures leave them out as go test
+// -cover does, so that the same tests give the same coverage whatever the
+// build; the report says what it left out, and paths still finds them.
+func TestTestFilesNotCounted(t *testing.T) {
+	t.Parallel()
+	dir := module(t, sliceModule)
+	type totals struct {
+		Paths, Statements struct{ Covered, Total uint64 }
+		Packages          []struct{ Funcs, TestFuncs []struct{ Name string } }
+	}
+	reports := make(map[string]totals)
+	for _, mode := range []string{"plain", "-deps"} {
+		prof := t.TempDir()
+		args := []string{"test", "-dir", prof, "-run", "TestSum", "./..."}
+		if mode == "-deps" {
+			args = []string{"test", "-deps", "-dir", prof, "-run", "TestSum", "./..."}
+		}
+		if out, code := run(t, dir, bin, args...); code != 1 {
+			t.Fatalf("pathcover %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		out, code := run(t, dir, bin, "report", "-dir", prof, "-json")
+		var r totals
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || len(r.Packages) != 1 {
+			t.Fatalf("report -json of %s: exit %d, %v\n%s", mode, code, err, out)
+		}
+		reports[mode] = r
+		text, _ := run(t, dir, bin, "report", "-dir", prof)
+		if says := strings.Contains(text, "not counted: 3 functions of _test.go files"); says != (mode == "-deps") {
+			t.Errorf("report of %s says what it left out: %v\n%s", mode, says, text)
+		}
+	}
+	plain, deps := reports["plain"], reports["-deps"]
+	if plain.Paths != deps.Paths || plain.Statements != deps.Statements || len(plain.Packages[0].Funcs) != len(deps.Packages[0].Funcs) || plain.Statements.Total == 0 {
+		t.Errorf("the same tests: plain build %+v, -deps build %+v", plain, deps)
+	}
+	if n := len(deps.Packages[0].TestFuncs); n != 3 || len(plain.Packages[0].TestFuncs) != 0 {
+		t.Errorf("-deps's test functions %+v, plain's %+v", deps.Packages[0].TestFuncs, plain.Packages[0].TestFuncs)
+	}
+}

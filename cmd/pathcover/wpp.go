@@ -40,7 +40,7 @@ D/profile.twpp unless -o names another file, and says how large it is.
 			Flags: wppCompact,
 		},
 		{
-			UsageLine: "pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-lines] [-json] [PKG.]FUNC",
+			UsageLine: "pathcover wpp traces [-dir D] [-f FILE] [-test TestX] [-calls] [-lines] [-json] [PKG.]FUNC",
 			Short:     "the distinct traces of a function, with how many calls took each",
 			Long: `
 Traces lists the distinct traces of FUNC (the paths a call completed, in
@@ -48,16 +48,24 @@ order), with how many calls took each; -lines decodes each path to its
 branches in the source. With -test, only the calls made by test TestX
 (its subtests too) and the goroutines it started count: the recording
 must know the tests' boundaries, as pathcover test -wpp records them.
+
+-calls gives each trace the id of the first call that took it, which
+pathcover wpp call ID shows; pathcover wpp call -trace N FUNC shows trace
+N's first call directly. Both read the whole call tree, where traces alone
+reads FUNC's part of the file (on the largest profiles, a second and
+hundreds of MB against a tenth); with -test the tree is read anyway, and
+the first calls are given.
 `,
 			Flags: wppTraces,
 		},
 		{
-			UsageLine: "pathcover wpp call [-dir D] [-f FILE] [-json] ID",
+			UsageLine: "pathcover wpp call [-dir D] [-f FILE] [-json] ID | -trace N [PKG.]FUNC",
 			Short:     "one call: its paths, the calls and goroutines it made, its callers",
 			Long: `
 Call shows call ID: its paths, the calls and goroutines it made in order,
 and the calls it was made from. Calls are numbered from 0 in the order
-they were made, goroutine by goroutine.
+they were made, goroutine by goroutine. -trace N FUNC shows the first call
+of FUNC that took its trace N, as pathcover wpp traces numbers them.
 `,
 			Flags: wppCall,
 		},
@@ -154,7 +162,7 @@ func (wp *wppProfile) name(k wpp.FuncKey) string {
 	if m == nil || int(k.Index) >= len(m.Funcs) {
 		return ""
 	}
-	return m.Package + "." + m.Funcs[k.Index].Name
+	return profile.PackagePath(m.Package) + "." + m.Funcs[k.Index].Name
 }
 
 // lookup finds the functions named name ([PKG.]FUNC) that ran.
@@ -165,7 +173,7 @@ func (wp *wppProfile) lookup(name string) []wpp.FuncKey {
 		if m == nil || int(k.Index) >= len(m.Funcs) {
 			continue
 		}
-		if f := m.Funcs[k.Index].Name; f == name || m.Package+"."+f == name {
+		if f := m.Funcs[k.Index].Name; f == name || m.Package+"."+f == name || profile.PackagePath(m.Package)+"."+f == name {
 			found = append(found, k)
 		}
 	}
@@ -185,6 +193,7 @@ func wppTraces(fs *flag.FlagSet) Run {
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
 	lines := fs.Bool("lines", false, "decode each path to its branches in the source")
 	test := fs.String("test", "", "count only the calls of test `TestX`, its subtests and the goroutines they started")
+	calls := fs.Bool("calls", false, "give each trace its first call's id, for wpp call (reads the whole call tree)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 1 {
@@ -206,13 +215,27 @@ func wppTraces(fs *flag.FlagSet) Run {
 			dec = wp.decode
 		}
 		// traces gives the traces of function k: all its calls', or
-		// those of the test's goroutines.
+		// those of the test's goroutines; with the whole call tree read
+		// (-calls, -test), each with its first call.
 		traces := func(k wpp.FuncKey) (*wpp.Traces, error) {
 			f, err := wp.file.ReadFunc(k)
 			if err != nil {
 				return nil, err
 			}
 			return wpp.FuncTraces(f, wp.name(k), dec)
+		}
+		if *calls && *test == "" {
+			t, code := wp.readAll(cmd)
+			if code != 0 {
+				return code
+			}
+			traces = func(k wpp.FuncKey) (*wpp.Traces, error) {
+				ts, err := wpp.FuncTraces(t.Func(k), wp.name(k), dec)
+				if err == nil {
+					t.AddFirstCalls(ts, nil)
+				}
+				return ts, err
+			}
 		}
 		if *test != "" {
 			t, code := wp.readAll(cmd)
@@ -224,7 +247,13 @@ func wppTraces(fs *flag.FlagSet) Run {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", cmd.LongName(), printable(err.Error()))
 				return exitNoData
 			}
-			traces = func(k wpp.FuncKey) (*wpp.Traces, error) { return t.TracesIn(k, in, wp.name(k), dec) }
+			traces = func(k wpp.FuncKey) (*wpp.Traces, error) {
+				ts, err := t.TracesIn(k, in, wp.name(k), dec)
+				if err == nil && ts != nil {
+					t.AddFirstCalls(ts, in)
+				}
+				return ts, err
+			}
 		}
 		shown := 0
 		for _, k := range keys {
@@ -248,6 +277,9 @@ func wppTraces(fs *flag.FlagSet) Run {
 			fmt.Fprintf(os.Stderr, "%s: test %s made no call of %s\n", cmd.LongName(), printable(*test), printable(args[0]))
 			return exitNoData
 		}
+		if !*calls && *test == "" && !*asJSON {
+			fmt.Printf("\n(pathcover wpp call -trace N %s shows trace N's first call; -calls gives each trace's)\n", printable(args[0]))
+		}
 		return incomplete(0, wp.missing)
 	}
 }
@@ -266,16 +298,20 @@ func (wp *wppProfile) readAll(cmd *Command) (*wpp.TWPP, int) {
 func wppCall(fs *flag.FlagSet) Run {
 	dir := wppDir(fs)
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
+	trace := fs.Int("trace", 0, "show the first call of FUNC that took its trace `N` (as wpp traces numbers them)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
-		if len(args) != 1 {
+		if len(args) != 1 || *trace < 0 {
 			fs.Usage()
 			return exitUsage
 		}
-		id, err := strconv.ParseUint(args[0], 10, 64)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %s is not a call number\n", cmd.LongName(), printable(args[0]))
-			return exitUsage
+		var id uint64
+		if *trace == 0 {
+			var err error
+			if id, err = strconv.ParseUint(args[0], 10, 64); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s is not a call number\n", cmd.LongName(), printable(args[0]))
+				return exitUsage
+			}
 		}
 		wp, code := openWPP(cmd, *dir, *file)
 		if code != 0 {
@@ -285,6 +321,28 @@ func wppCall(fs *flag.FlagSet) Run {
 		t, code := wp.readAll(cmd)
 		if code != 0 {
 			return code
+		}
+		if *trace > 0 {
+			keys := wp.lookup(args[0])
+			switch {
+			case len(keys) == 0:
+				fmt.Fprintf(os.Stderr, "%s: no function %s ran in the recording%s\n", cmd.LongName(), printable(args[0]), whereKnown(wp.missing))
+				return exitNoData
+			case len(keys) > 1:
+				fmt.Fprintf(os.Stderr, "%s: %s names %d functions: name one with its package's path\n", cmd.LongName(), printable(args[0]), len(keys))
+				return exitUsage
+			}
+			ts, err := wpp.FuncTraces(t.Func(keys[0]), wp.name(keys[0]), nil)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
+				return exitFail
+			}
+			if *trace > len(ts.Traces) {
+				fmt.Fprintf(os.Stderr, "%s: %s has %d traces, no trace %d\n", cmd.LongName(), printable(args[0]), len(ts.Traces), *trace)
+				return exitNoData
+			}
+			t.AddFirstCalls(ts, nil)
+			id = uint64(*ts.Traces[*trace-1].FirstCall)
 		}
 		c, err := t.Call(wpp.CallID(id), wp.name)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,6 +229,37 @@ func TestWPPCommands(t *testing.T) {
 	first := want[1].E // after the start event
 	if first.Kind != profile.WPPEnter || c.Func.Index != first.Func || c.Goroutine != want[0].G {
 		t.Errorf("call 0 is %+v, the recording's first call %+v", c, first)
+	}
+
+	// -calls gives each trace its first call, which wpp call shows as a
+	// call of Collatz that took the trace's paths, and which -trace N
+	// finds again.
+	out, code = run(t, dir, bin, "wpp", "traces", "-json", "-calls", "-dir", prof, "Collatz")
+	var withCalls wpp.Traces
+	if err := json.Unmarshal([]byte(out), &withCalls); code != 0 || err != nil || len(withCalls.Traces) == 0 {
+		t.Fatalf("wpp traces -calls: exit %d, %v\n%s", code, err, out)
+	}
+	for n, tr := range withCalls.Traces {
+		if tr.FirstCall == nil {
+			t.Fatalf("trace %d has no first call", n+1)
+		}
+		var byID, byTrace wpp.CallInfo
+		out, code := run(t, dir, bin, "wpp", "call", "-json", "-dir", prof, fmt.Sprint(*tr.FirstCall))
+		if err := json.Unmarshal([]byte(out), &byID); code != 0 || err != nil || !strings.HasSuffix(byID.Name, ".Collatz") || !slices.Equal(byID.Paths, tr.Paths) {
+			t.Errorf("trace %d's first call %d: exit %d, %v: %+v, want a call of Collatz with paths %v", n+1, *tr.FirstCall, code, err, byID, tr.Paths)
+		}
+		out, code = run(t, dir, bin, "wpp", "call", "-json", "-dir", prof, "-trace", fmt.Sprint(n+1), "Collatz")
+		if err := json.Unmarshal([]byte(out), &byTrace); code != 0 || err != nil || byTrace.ID != *tr.FirstCall {
+			t.Errorf("wpp call -trace %d Collatz: exit %d, %v: call %d, want %d", n+1, code, err, byTrace.ID, *tr.FirstCall)
+		}
+		// No earlier call of Collatz took the trace.
+		for id := range uint64(*tr.FirstCall) {
+			var c wpp.CallInfo
+			out, _ := run(t, dir, bin, "wpp", "call", "-json", "-dir", prof, fmt.Sprint(id))
+			if json.Unmarshal([]byte(out), &c) == nil && strings.HasSuffix(c.Name, ".Collatz") && slices.Equal(c.Paths, tr.Paths) {
+				t.Errorf("call %d took trace %d before its first call %d", id, n+1, *tr.FirstCall)
+			}
+		}
 	}
 
 	// The test binary reached its end (the runtime's exit hooks): the

@@ -87,6 +87,13 @@ type Package struct {
 	// in Funcs, Paths or the report's Paths.
 	Supergraphs []*Func  `json:",omitempty"`
 	Segments    Coverage `json:",omitzero"`
+	// TestFuncs are the functions of the package's _test.go files, which
+	// a -deps or -wet build instruments (a slice often starts in a
+	// test) and go test -cover does not count: they are not in Funcs,
+	// nor in any coverage of the package or the report, so that the
+	// same tests give the same figures with each build; paths, tests
+	// and affected still find them.
+	TestFuncs []*Func `json:",omitempty"`
 }
 
 // A Func is one function's path coverage: numbered paths run, out of all.
@@ -262,9 +269,13 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 		if len(vs) > 1 {
 			stale[key.pkg] = append(stale[key.pkg], key.name)
 		}
-		if f.meta.Super != nil {
+		switch {
+		case f.meta.Super != nil:
 			pkg.Supergraphs = append(pkg.Supergraphs, f)
-		} else {
+		case strings.HasSuffix(key.file, "_test.go"):
+			pkg.TestFuncs = append(pkg.TestFuncs, f)
+			continue // no statements of go test -cover's either
+		default:
 			pkg.Funcs = append(pkg.Funcs, f)
 		}
 		fu, err := f.Units()
@@ -304,6 +315,12 @@ func Build(p *profile.Profile, opt *Options) (*Report, []error) {
 			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
 			f.Feasible = f.Paths // not analysed
 			pkg.Segments.add(f.Paths)
+		}
+		for _, f := range pkg.TestFuncs {
+			f.Paths = Coverage{Covered: uint64(len(f.counts)), Total: f.numbering.NumPaths()}
+			if err := f.prove(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		for _, c := range units[path] {
 			pkg.Statements.add(c)
@@ -435,7 +452,7 @@ func sortWorstFirst(funcs []*Func) {
 func (r *Report) Lookup(name string) []*Func {
 	var found []*Func
 	for _, pkg := range r.Packages {
-		for _, f := range slices.Concat(pkg.Funcs, pkg.Supergraphs) {
+		for _, f := range slices.Concat(pkg.Funcs, pkg.Supergraphs, pkg.TestFuncs) {
 			if f.Name == name || pkg.Path+"."+f.Name == name {
 				found = append(found, f)
 			}

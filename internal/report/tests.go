@@ -349,7 +349,9 @@ func (r *Report) Affected(since string, changed func(file string, first, last in
 	attributed := false
 	parents := make(map[string]bool) // package and test of the tests that ran a subtest
 	for _, pkg := range r.Packages {
-		for _, f := range pkg.Funcs {
+		// A test's own changed lines affect it too, where the build
+		// counted them (-deps, -wet).
+		for _, f := range slices.Concat(pkg.Funcs, pkg.TestFuncs) {
 			if !f.Attributed() {
 				continue
 			}

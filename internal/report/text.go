@@ -60,11 +60,24 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	var all []*Func
+	tests := 0
 	for _, pkg := range r.Packages {
 		all = append(all, pkg.Funcs...)
+		tests += len(pkg.TestFuncs)
 	}
 	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t%s\t\n", ratio(r.Feasible), percentText(r.Feasible), infeasibleSum(all, r.Paths, r.Feasible), percentText(r.Statements))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if tests > 0 {
+		funcs := "functions"
+		if tests == 1 {
+			funcs = "function"
+		}
+		_, err := fmt.Fprintf(w, "not counted: %d %s of _test.go files, which the build recorded for slicing (as go test -cover, the figures leave them out; pathcover paths FUNC lists their paths)\n", tests, funcs)
+		return err
+	}
+	return nil
 }
 
 // infeasibleSum says how many paths of funcs, whose paths and feasible

@@ -260,7 +260,10 @@ func (t *TWPP) Call(id CallID, names Names) (*CallInfo, error) {
 // TraceInfo is one distinct trace of a function.
 type TraceInfo struct {
 	Calls uint64
-	Paths []uint64
+	// FirstCall is the first call that took the trace (TWPP.AddFirstCalls),
+	// which wpp call shows; nil if not looked for.
+	FirstCall *CallID `json:",omitempty"`
+	Paths     []uint64
 	// Steps are, with lines, each path decoded (see Decoder).
 	Steps [][]string `json:",omitempty"`
 }
@@ -303,9 +306,13 @@ func (ts *Traces) WriteText(w io.Writer) error {
 	if name == "" {
 		name = ts.Func.String()
 	}
-	fmt.Fprintf(w, "%s: %d calls, %d distinct traces\n", name, ts.Calls, len(ts.Traces))
+	fmt.Fprintf(w, "%s: %d calls, %d distinct traces\n", shortName(name), ts.Calls, len(ts.Traces))
 	for i, tr := range ts.Traces {
-		fmt.Fprintf(w, "\ntrace %d: %d calls, %d paths: %s\n", i+1, tr.Calls, len(tr.Paths), pathList(tr.Paths))
+		first := ""
+		if tr.FirstCall != nil {
+			first = fmt.Sprintf(" (the first: call %d)", *tr.FirstCall)
+		}
+		fmt.Fprintf(w, "\ntrace %d: %d calls%s, %d paths: %s\n", i+1, tr.Calls, first, len(tr.Paths), pathList(tr.Paths))
 		for j, steps := range tr.Steps {
 			fmt.Fprintf(w, "  path %d:\n", tr.Paths[j])
 			for _, s := range steps {
@@ -376,9 +383,24 @@ func (c *CallInfo) WriteJSON(w io.Writer) error { return writeJSON(w, c) }
 
 func refName(k FuncKey, name string) string {
 	if name != "" {
-		return name
+		return shortName(name)
 	}
 	return k.String()
+}
+
+// shortName is a function's name as the text outputs write it: the name
+// Names gives (its package's import path, a dot, its name) with the path
+// cut to its last element (compress/flate.(*compressor).deflate is
+// flate.(*compressor).deflate), as source.FuncName does; the JSON keeps
+// the whole name.
+func shortName(name string) string {
+	// The package's path ends at the last slash before the name proper,
+	// whose receiver or type arguments may hold slashes of their own.
+	head := name
+	if i := strings.IndexAny(head, "(["); i >= 0 {
+		head = head[:i]
+	}
+	return name[strings.LastIndex(head, "/")+1:]
 }
 
 // Stats are the sizes of a TWPP's parts, for `pathcover wpp compact`.
