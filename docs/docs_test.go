@@ -26,7 +26,7 @@ var docsOutput = map[string][]string{
 	// branch on both sides, the neutral edit reads as the same run.
 	"walkthrough.md": {
 		"Compare(\"1.9.0\", \"1.8.5\") = -1, want 1",
-		"[control] if s[i] >= '0' && s[i] < '9' {",
+		"[control] if s[i] >= '0' && s[i] < '9' {", `x=0 restA="0"`,
 		"version.go:27:3 s[i] >= '0' && s[i] <= '9' is true\n", "version.go:27:3 s[i] >= '0' && s[i] < '9' is false\n",
 		"the runs do the same: the same control flow, and the same values",
 		"which called os.Exit",

@@ -75,10 +75,28 @@ const (
 	ValueFloat   ValueKind = "float"   // a float64's bits (a float32 converted)
 	ValueComplex ValueKind = "complex" // a complex128's parts, as floats
 	ValueBool    ValueKind = "bool"    // 0 or 1
-	ValueString  ValueKind = "string"  // its data's address and its length
+	ValueString  ValueKind = "string"  // its data's address and its length (builds before ValueText)
 	ValueSlice   ValueKind = "slice"   // its array's address, length and capacity
+	// ValueText is a string's data address, its length and its first
+	// PrefixBytes bytes, little-endian in PrefixWords words (zero past its
+	// end); ValueBytes a byte slice's array, length, capacity and first
+	// bytes so. What a program read or built is what a slice or a
+	// diff of it shows, to a bounded prefix.
+	ValueText  ValueKind = "text"
+	ValueBytes ValueKind = "bytes"
 	ValueWord    ValueKind = "word"    // a pointer, channel, map, function or unsafe.Pointer: its word
 	ValueIface   ValueKind = "iface"   // an interface's type word and data word
+)
+
+// MaxValueWords is the most words a value of any kind is recorded as
+// (ValueBytes's).
+const MaxValueWords = 3 + PrefixWords
+
+// PrefixWords is how many words of a string's or a byte slice's content
+// a ValueText or ValueBytes value records, PrefixBytes how many bytes.
+const (
+	PrefixWords = 3
+	PrefixBytes = 8 * PrefixWords
 )
 
 // Words returns how many words a value of kind k is recorded as.
@@ -90,13 +108,40 @@ func (k ValueKind) Words() int {
 		return 2
 	case ValueSlice:
 		return 3
+	case ValueText:
+		return 2 + PrefixWords
+	case ValueBytes:
+		return 3 + PrefixWords
 	}
 	return 1
 }
 
+// Prefix returns the bytes of a string's or a byte slice's content that
+// its value's words hold: words are the PrefixWords words of the prefix,
+// n the value's length.
+func Prefix(words []uint64, n uint64) []byte {
+	b := make([]byte, 0, min(n, PrefixBytes))
+	for i := range uint64(cap(b)) {
+		b = append(b, byte(words[i/8]>>(8*(i%8))))
+	}
+	return b
+}
+
+// quotePrefix writes content as Go quotes it, with "…" and the whole
+// length if it is a prefix of n bytes.
+func quotePrefix(content []byte, n uint64) string {
+	q := strconv.Quote(string(content))
+	if uint64(len(content)) < n {
+		return fmt.Sprintf("%s… (%d bytes)", q, n)
+	}
+	return q
+}
+
 // Format reads a value's words as kind k says: a number or a boolean as
-// Go writes it, a string or slice by its header (its bytes are not
-// recorded), a pointer-like word and an interface by their words.
+// Go writes it, a string or byte slice of a ValueText or ValueBytes by
+// its content as Go quotes it (its first PrefixBytes bytes), another
+// slice (and a string of an older build) by its header, a pointer-like
+// word and an interface by their words.
 func (k ValueKind) Format(w []uint64) string {
 	if len(w) < k.Words() {
 		return fmt.Sprint(w)
@@ -116,6 +161,13 @@ func (k ValueKind) Format(w []uint64) string {
 		return fmt.Sprintf("string of %d bytes at %#x", w[1], w[0])
 	case ValueSlice:
 		return fmt.Sprintf("slice of len %d, cap %d at %#x", w[1], w[2], w[0])
+	case ValueText:
+		return quotePrefix(Prefix(w[2:], w[1]), w[1])
+	case ValueBytes:
+		if w[0] == 0 && w[1] == 0 {
+			return "nil"
+		}
+		return fmt.Sprintf("[]byte(%s) cap %d", quotePrefix(Prefix(w[3:], w[1]), w[1]), w[2])
 	case ValueWord:
 		return fmt.Sprintf("%#x", w[0])
 	case ValueIface:
@@ -129,7 +181,7 @@ func (k ValueKind) Format(w []uint64) string {
 
 func (k ValueKind) known() bool {
 	switch k {
-	case ValueNone, ValueInt, ValueUint, ValueFloat, ValueComplex, ValueBool, ValueString, ValueSlice, ValueWord, ValueIface:
+	case ValueNone, ValueInt, ValueUint, ValueFloat, ValueComplex, ValueBool, ValueString, ValueSlice, ValueWord, ValueIface, ValueText, ValueBytes:
 		return true
 	}
 	return false

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -83,9 +84,43 @@ func TestValueFormat(t *testing.T) {
 		{ValueIface, []uint64{0, 0}, "nil"},
 		{ValueSlice, []uint64{0x20}, "[32]"},
 		{ValueInt, nil, "[]"},
+		{ValueText, append([]uint64{0x30, 5}, packed("1.9.0")...), `"1.9.0"`},
+		{ValueText, append([]uint64{0x30, 0}, packed("")...), `""`},
+		{ValueText, append([]uint64{0x30, 40}, packed("abcdefghijklmnopqrstuvwxyz")...), `"abcdefghijklmnopqrstuvwx"… (40 bytes)`},
+		{ValueText, append([]uint64{0x30, 3}, packed("a\x00\n")...), `"a\x00\n"`},
+		{ValueBytes, append([]uint64{0x40, 2, 8}, packed("hi")...), `[]byte("hi") cap 8`},
+		{ValueBytes, append([]uint64{0, 0, 0}, packed("")...), "nil"},
+		{ValueText, []uint64{0x30, 5}, "[48 5]"}, // a word short
 	} {
 		if got := c.k.Format(c.words); got != c.want {
 			t.Errorf("%s %v: %q, want %q", c.k, c.words, got, c.want)
 		}
+	}
+}
+
+// packed is the words of a ValueText's or ValueBytes's prefix of s, as rt
+// records them: its first PrefixBytes bytes, little-endian, zero after.
+func packed(s string) []uint64 {
+	var b [PrefixBytes]byte
+	copy(b[:], s)
+	w := make([]uint64, PrefixWords)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return w
+}
+
+// TestMaxValueWords: no kind has more words than MaxValueWords, the
+// bound the readers of WETs keep.
+func TestMaxValueWords(t *testing.T) {
+	most := 0
+	for _, k := range []ValueKind{ValueNone, ValueInt, ValueUint, ValueFloat, ValueComplex, ValueBool, ValueString, ValueSlice, ValueWord, ValueIface, ValueText, ValueBytes} {
+		if !k.known() {
+			t.Errorf("%q is not known", k)
+		}
+		most = max(most, k.Words())
+	}
+	if most != MaxValueWords || most > 8 {
+		t.Errorf("the most words of a kind %d, MaxValueWords %d (a record's part has 3 bits)", most, MaxValueWords)
 	}
 }

@@ -131,6 +131,7 @@ package profile
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -255,4 +256,25 @@ func (h WPPHeader) Cut() []string {
 		why = append(why, "the process wrote no end: it was killed, crashed, or is still running")
 	}
 	return why
+}
+
+// PathRuns writes a sequence of Ball-Larus path ids as the queries show
+// it: a run of one path repeated (a loop's rounds) as id×n, "3 12×2 18".
+func PathRuns(paths []uint64) string {
+	var b strings.Builder
+	for i := 0; i < len(paths); {
+		j := i
+		for j < len(paths) && paths[j] == paths[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d", paths[i])
+		if j-i > 1 {
+			fmt.Fprintf(&b, "×%d", j-i)
+		}
+		i = j
+	}
+	return b.String()
 }

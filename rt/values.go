@@ -80,6 +80,42 @@ func ValueString[T ~string](f WPPFrame, op uint64, v T) bool {
 	return true
 }
 
+// prefixWords is profile.PrefixWords, the words of content ValueText and
+// ValueBytes record (rt imports no package of pathcover's).
+const prefixWords = 3
+
+// valuePrefix records the first 8*prefixWords bytes of b, little-endian,
+// as words part, part+1, ...; zero past b's end.
+func (f WPPFrame) valuePrefix(op uint64, part int, b []byte) {
+	var w [prefixWords]uint64
+	for i := range min(len(b), 8*prefixWords) {
+		w[i/8] |= uint64(b[i]) << (8 * (i % 8))
+	}
+	for i, x := range w {
+		f.value(op, part+i, x)
+	}
+}
+
+// ValueText records a string's data address, its length and its first
+// bytes.
+func ValueText[T ~string](f WPPFrame, op uint64, v T) bool {
+	s := string(v)
+	f.value(op, 0, uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))))
+	f.value(op, 1, uint64(len(s)))
+	f.valuePrefix(op, 2, unsafe.Slice(unsafe.StringData(s), min(len(s), 8*prefixWords)))
+	return true
+}
+
+// ValueBytes records a byte slice's array address, length, capacity and
+// first bytes.
+func ValueBytes[S ~[]E, E ~byte](f WPPFrame, op uint64, v S) bool {
+	f.value(op, 0, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v)))))
+	f.value(op, 1, uint64(len(v)))
+	f.value(op, 2, uint64(cap(v)))
+	f.valuePrefix(op, 3, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), min(len(v), 8*prefixWords)))
+	return true
+}
+
 // ValueSlice records a slice's array address, length and capacity.
 func ValueSlice[S ~[]E, E any](f WPPFrame, op uint64, v S) bool {
 	f.value(op, 0, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(v)))))

@@ -40,14 +40,20 @@ starts and ends; the slice then goes wherever the dependences lead.
 	pathcover test -deps ./pkg
 	pathcover slice -test TestX pkg/file.go:42 got
 
-The statements are listed in source order. -why lists instead each step
-of the slice once, breadth first from the criterion: the statement, and
-what carries the dependence to the step that needs it (a variable, a
-call's result or argument, or control: the branch that decided it ran).
+The slice is written as a chain, read from the top: the criterion's
+statement, then each statement under the one that first needed it, once,
+with its source, how many of its executions the slice holds (×4) and
+what carries the dependence (a variable, a call's result or argument, or
+control: the branch that decided it ran); a line names the function
+where it changes, files are named from the module's root, and each line
+fits 100 columns. -list lists the statements in source order instead;
+-why lists each step (execution) of the slice once, breadth first from
+the criterion, with the step that needs it.
 If the run was recorded by a -wet build (pathcover test -wet), each step
 shows the values its execution recorded: the variables it defined, as
-name=value after it ran, and those it read (strings and slices by their
-headers; their bytes are not recorded). -json gives them too.
+name=value after it ran, and those it read (strings and byte slices by
+their first 24 bytes, s="1.9.0", other slices by their headers). -json
+gives them too.
 
 Dependences through locals, parameters and results, and control
 dependences, are exact along the run's paths. Reads through memory

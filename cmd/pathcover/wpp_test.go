@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,8 +193,9 @@ func TestWPPCommands(t *testing.T) {
 	var pd struct {
 		Funcs map[string]struct {
 			Paths map[string][]struct {
-				Count uint64
-				Paths []uint64
+				Count    uint64
+				Paths    []uint64
+				PathList string
 			}
 		}
 	}
@@ -208,6 +210,27 @@ func TestWPPCommands(t *testing.T) {
 			var ps []string
 			for _, p := range tr.Paths {
 				ps = append(ps, fmt.Sprint(p))
+			}
+			// The tab writes a trace as the CLI does, a run of one
+			// path as id×n.
+			var expanded []string
+			prev := ""
+			for _, run := range strings.Fields(tr.PathList) {
+				id, n, _ := strings.Cut(run, "×")
+				if id == prev {
+					t.Errorf("the page's trace %q lists a run of path %s apart", tr.PathList, id)
+				}
+				prev = id
+				times := 1
+				if n != "" {
+					times, _ = strconv.Atoi(n)
+				}
+				for range times {
+					expanded = append(expanded, id)
+				}
+			}
+			if !slices.Equal(expanded, ps) {
+				t.Errorf("the page's trace %q, its paths %v", tr.PathList, ps)
 			}
 			m[strings.Join(ps, " ")] += tr.Count
 		}

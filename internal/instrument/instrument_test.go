@@ -105,6 +105,8 @@ func ValueComplex[T ~complex64 | ~complex128](f WPPFrame, op uint64, v T) bool {
 func ValueBool[T ~bool](f WPPFrame, op uint64, v T) bool { return true }
 func ValueString[T ~string](f WPPFrame, op uint64, v T) bool { return true }
 func ValueSlice[S ~[]E, E any](f WPPFrame, op uint64, v S) bool { return true }
+func ValueText[T ~string](f WPPFrame, op uint64, v T) bool  { return true }
+func ValueBytes[S ~[]E, E ~byte](f WPPFrame, op uint64, v S) bool { return true }
 func ValueWord[T any](f WPPFrame, op uint64, v T) bool { return true }
 func ValueIface[T any](f WPPFrame, op uint64, v T) bool { return true }
 func wppStart(s uint64) {}

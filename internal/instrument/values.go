@@ -62,8 +62,12 @@ func valueHelper(k profile.ValueKind) string {
 		return "_pathcoverVB"
 	case profile.ValueString:
 		return "_pathcoverVS"
+	case profile.ValueText:
+		return "_pathcoverVT"
 	case profile.ValueSlice:
 		return "_pathcoverVSl"
+	case profile.ValueBytes:
+		return "_pathcoverVBy"
 	case profile.ValueWord:
 		return "_pathcoverVW"
 	case profile.ValueIface:
@@ -87,7 +91,11 @@ func _pathcoverVB[T ~bool](f _pathcoverRT.WPPFrame, op uint64, v T) bool { retur
 
 func _pathcoverVS[T ~string](f _pathcoverRT.WPPFrame, op uint64, v T) bool { return _pathcoverRT.ValueString(f, op, v) }
 
+func _pathcoverVT[T ~string](f _pathcoverRT.WPPFrame, op uint64, v T) bool { return _pathcoverRT.ValueText(f, op, v) }
+
 func _pathcoverVSl[S ~[]E, E any](f _pathcoverRT.WPPFrame, op uint64, v S) bool { return _pathcoverRT.ValueSlice(f, op, v) }
+
+func _pathcoverVBy[S ~[]E, E ~byte](f _pathcoverRT.WPPFrame, op uint64, v S) bool { return _pathcoverRT.ValueBytes(f, op, v) }
 
 func _pathcoverVW[T any](f _pathcoverRT.WPPFrame, op uint64, v T) bool { return _pathcoverRT.ValueWord(f, op, v) }
 
@@ -116,13 +124,16 @@ func valueKind(t types.Type) profile.ValueKind {
 		case info&types.IsBoolean != 0:
 			return profile.ValueBool
 		case info&types.IsString != 0:
-			return profile.ValueString
+			return profile.ValueText
 		case u.Kind() == types.UnsafePointer:
 			return profile.ValueWord
 		}
 	case *types.Pointer, *types.Chan, *types.Map, *types.Signature:
 		return profile.ValueWord
 	case *types.Slice:
+		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
+			return profile.ValueBytes
+		}
 		return profile.ValueSlice
 	case *types.Interface:
 		return profile.ValueIface

@@ -214,9 +214,12 @@ type jsPath struct {
 	ID    uint64   `json:"id"`
 	Count uint64   `json:"count"`
 	Paths []uint64 `json:"paths,omitempty"` // a trace's paths
-	Lines []int    `json:"lines"`           // the lines of the blocks it runs through
-	Steps []jsStep `json:"steps"`
-	Edges []int    `json:"edges"` // the graph edges it takes
+	// PathList is a trace's paths as the CLI writes them, a run of one
+	// path as id×n (wpp traces).
+	PathList string   `json:"pathList,omitempty"`
+	Lines    []int    `json:"lines"` // the lines of the blocks it runs through
+	Steps    []jsStep `json:"steps"`
+	Edges    []int    `json:"edges"` // the graph edges it takes
 	// Infeasible says that an untested path was proved infeasible; its
 	// steps then are the branches that contradict, and why. The steps of
 	// another untested path are what it needs (Path.Needs).
@@ -445,9 +448,15 @@ func (f *Func) htmlTraces(opt HTMLOptions, last int) ([]jsPath, uint64, error) {
 	}
 	var out []jsPath
 	for i, k := range keys {
-		t := jsPath{ID: uint64(i + 1), Count: calls[k], Paths: paths[k], Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
+		t := jsPath{ID: uint64(i + 1), Count: calls[k], Paths: paths[k], PathList: profile.PathRuns(paths[k]), Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
 		lines, edges := map[int]bool{}, map[int]bool{}
-		for _, id := range paths[k] {
+		for j := 0; j < len(paths[k]); {
+			// A run of one path (a loop's rounds) is listed once, ×n.
+			id, n := paths[k][j], 1
+			for j+n < len(paths[k]) && paths[k][j+n] == id {
+				n++
+			}
+			j += n
 			if id >= f.numbering.NumPaths() {
 				return nil, 0, fmt.Errorf("%s.%s: a trace has path %d, of %d", f.Package, f.Name, id, f.numbering.NumPaths())
 			}
@@ -461,7 +470,11 @@ func (f *Func) htmlTraces(opt HTMLOptions, last int) ([]jsPath, uint64, error) {
 			for _, e := range p.Edges {
 				edges[e] = true
 			}
-			t.Steps = append(t.Steps, jsStep{0, fmt.Sprintf("path %d:", id)})
+			head := fmt.Sprintf("path %d:", id)
+			if n > 1 {
+				head = fmt.Sprintf("path %d ×%d:", id, n)
+			}
+			t.Steps = append(t.Steps, jsStep{0, head})
 			t.Steps = append(t.Steps, p.Steps...)
 		}
 		t.Lines = slices.Sorted(maps.Keys(lines))

@@ -51,8 +51,9 @@ type wetSource struct {
 }
 
 // A wetValue is one value of a WET, with its site. It holds at most
-// maxWetWords words: the kinds recorded have at most three
-// (profile.ValueKind.Words), and a WET with more is refused.
+// maxWetWords words, as many as a kind recorded has at most
+// (profile.ValueKind.Words: a byte slice's header and first bytes), and a
+// WET with more is refused.
 type wetValue struct {
 	T     uint64
 	fn    int32
@@ -61,7 +62,7 @@ type wetValue struct {
 	words [maxWetWords]uint64
 }
 
-const maxWetWords = 4
+const maxWetWords = profile.MaxValueWords
 
 // A wetAccess is one access of a WET, with its statement.
 type wetAccess struct {

@@ -70,8 +70,8 @@ func (n *Named) comparable() []uint64 {
 	switch n.Kind {
 	case profile.ValueString:
 		return n.Words[1:]
-	case profile.ValueSlice:
-		return n.Words[1:]
+	case profile.ValueSlice, profile.ValueText, profile.ValueBytes:
+		return n.Words[1:] // length (capacity) and content, not the address
 	case profile.ValueWord, profile.ValueIface:
 		if n.Words[0] == 0 {
 			return []uint64{0}

@@ -312,7 +312,7 @@ func (ts *Traces) WriteText(w io.Writer) error {
 		if tr.FirstCall != nil {
 			first = fmt.Sprintf(" (the first: call %d)", *tr.FirstCall)
 		}
-		fmt.Fprintf(w, "\ntrace %d: %d calls%s, %d paths: %s\n", i+1, tr.Calls, first, len(tr.Paths), pathList(tr.Paths))
+		fmt.Fprintf(w, "\ntrace %d: %d calls%s, %d paths: %s\n", i+1, tr.Calls, first, len(tr.Paths), profile.PathRuns(tr.Paths))
 		for j, steps := range tr.Steps {
 			fmt.Fprintf(w, "  path %d:\n", tr.Paths[j])
 			for _, s := range steps {
@@ -326,26 +326,6 @@ func (ts *Traces) WriteText(w io.Writer) error {
 // WriteJSON writes the traces as JSON.
 func (ts *Traces) WriteJSON(w io.Writer) error { return writeJSON(w, ts) }
 
-// pathList writes paths compactly: a run of one path repeated as id×n.
-func pathList(paths []uint64) string {
-	var b strings.Builder
-	for i := 0; i < len(paths); {
-		j := i
-		for j < len(paths) && paths[j] == paths[i] {
-			j++
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d", paths[i])
-		if j-i > 1 {
-			fmt.Fprintf(&b, "×%d", j-i)
-		}
-		i = j
-	}
-	return b.String()
-}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -358,7 +338,7 @@ func (c *CallInfo) WriteText(w io.Writer) error {
 	if c.Open {
 		fmt.Fprintf(w, "  (still running when the recording ended)\n")
 	}
-	fmt.Fprintf(w, "paths: %s\n", pathList(c.Paths))
+	fmt.Fprintf(w, "paths: %s\n", profile.PathRuns(c.Paths))
 	for _, it := range c.Items {
 		switch {
 		case it.Call != nil:
