@@ -84,8 +84,8 @@ const (
 	// diff of it shows, to a bounded prefix.
 	ValueText  ValueKind = "text"
 	ValueBytes ValueKind = "bytes"
-	ValueWord    ValueKind = "word"    // a pointer, channel, map, function or unsafe.Pointer: its word
-	ValueIface   ValueKind = "iface"   // an interface's type word and data word
+	ValueWord  ValueKind = "word"  // a pointer, channel, map, function or unsafe.Pointer: its word
+	ValueIface ValueKind = "iface" // an interface's type word and data word
 )
 
 // MaxValueWords is the most words a value of any kind is recorded as
