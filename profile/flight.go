@@ -9,14 +9,15 @@ package profile
 // which the order mark tells:
 //
 //	offset 0    +---------------------------------------------+
-//	            | magic "pcovflt2"                            |
+//	            | magic "pcovflt3"                            |
 //	         8  | byte-order mark 0x0102030405060708          |
 //	        16  | N: entries of each ring (a power of two)    |
 //	        24  | state: 0 none (killed, or still running),   |
 //	            |   1 exit with a failure (os.Exit(n != 0),   |
 //	            |   log.Fatal), 2 unrecovered panic,          |
 //	            |   3 fatal error (the runtime threw),        |
-//	            |   4 snapshot (rt.WriteFlight)               |
+//	            |   4 snapshot (rt.WriteFlight), 5 fatal      |
+//	            |   signal (SIGQUIT, a fault outside Go code) |
 //	        32  | goroutine the state names (0: unknown)      |
 //	        40  | when the file was made, ns since 1970       |
 //	        48  | process id                                  |
@@ -30,6 +31,15 @@ package profile
 //	       104  | a snapshot's: where its blocks end          |
 //	       112  | a snapshot's: 1<<32 | the checksum of bytes  |
 //	            |   0-111 and of the blocks, together         |
+//	       120  | the signal that ended the process (state 5) |
+//	            |   or caused its panic (SIGSEGV), 0 if none  |
+//	       128  | ^signal (both 0 if none)                    |
+//	       136  | L: the bytes of the message at 1024         |
+//	       144  | ^L (both 0 if none)                         |
+//	            | ... zero up to 1024                         |
+//	      1024  | the panic's or the fatal error's message,   |
+//	            |   L bytes (at most 3072), as the runtime    |
+//	            |   printed it                                |
 //	            | ... zero up to 4096                         |
 //	      4096  +---------------------------------------------+
 //	            | extent 0: blocks, each beginning with a tag |
@@ -75,6 +85,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // FlightState is how the process that wrote a flight file ended.
@@ -86,12 +97,15 @@ const (
 	FlightPanic                         // an unrecovered panic
 	FlightFatal                         // a fatal error of the runtime
 	FlightSnapshot                      // taken on demand (rt.WriteFlight)
+	FlightSignal                        // a fatal signal (SIGQUIT, a fault outside Go code)
 )
 
 func (s FlightState) String() string {
 	switch s {
 	case FlightRunning:
-		return "no end recorded (killed by a signal, or still running)"
+		return "no end recorded (killed by SIGKILL or a signal the runtime does not handle, or still running)"
+	case FlightSignal:
+		return "fatal signal"
 	case FlightFailedExit:
 		return "exit with a failure (os.Exit, log.Fatal)"
 	case FlightPanic:
@@ -106,7 +120,7 @@ func (s FlightState) String() string {
 
 // Failed reports whether the state is a failure of the process.
 func (s FlightState) Failed() bool {
-	return s == FlightFailedExit || s == FlightPanic || s == FlightFatal
+	return s == FlightFailedExit || s == FlightPanic || s == FlightFatal || s == FlightSignal
 }
 
 // FlightLongID is the low bits of an entry whose id is the entry before.
@@ -115,6 +129,7 @@ const FlightLongID = 1<<40 - 1
 const (
 	flightMagic      = "pcovflt3"
 	flightHeaderSize = 4096
+	flightMsgOffset  = 1024 // where the failure's message is
 	flightMaxEntries = 1 << 30
 	// MaxFlightSize is the largest flight file read.
 	MaxFlightSize = 16 << 30
@@ -122,12 +137,19 @@ const (
 
 // A Flight is a flight file read.
 type Flight struct {
-	Entries  int // each ring's
-	State    FlightState
-	Goid     uint64 // the goroutine the state names, 0 if none
-	Made     int64  // ns since 1970
-	PID      uint64
-	Full     bool // some goroutines had no ring
+	Entries int // each ring's
+	State   FlightState
+	Goid    uint64 // the goroutine the state names, 0 if none
+	Made    int64  // ns since 1970
+	PID     uint64
+	Full    bool // some goroutines had no ring
+	// Message is the panic's message (an error's or a Stringer's text,
+	// or the string panicked with; empty for a value of another type) or
+	// the fatal error's, as the runtime printed it, at most 3072 bytes;
+	// Signal is the signal that ended the process or caused its panic
+	// (a fault: SIGSEGV), 0 if none.
+	Message  string `json:",omitempty"`
+	Signal   uint64 `json:",omitempty"`
 	Packages []FlightPackage
 	Rings    []FlightRing // by goroutine id
 }
@@ -326,19 +348,35 @@ func parseFlightHeader(b []byte) (*Flight, binary.ByteOrder, uint64, error) {
 	if word(88) != ^word(24) || word(96) != ^word(32) {
 		return nil, nil, 0, errors.New("header: the state or its goroutine does not match its complement: the file is corrupt")
 	}
+	// The signal and the message's length, which a failure's hook writes
+	// with their complements; both zero if it wrote none.
+	sig, msgLen := word(120), word(136)
+	if (sig != 0 || word(128) != 0) && word(128) != ^sig || (msgLen != 0 || word(144) != 0) && word(144) != ^msgLen {
+		return nil, nil, 0, errors.New("header: the signal or the message's length does not match its complement: the file is corrupt")
+	}
+	if msgLen > flightHeaderSize-flightMsgOffset {
+		return nil, nil, 0, fmt.Errorf("header: a message of %d bytes, of at most %d", msgLen, flightHeaderSize-flightMsgOffset)
+	}
 	fl := &Flight{
 		State: FlightState(word(24)),
 		Goid:  word(32),
 		Made:  int64(word(40)),
 		PID:   word(48),
 		Full:  word(56) != 0,
+		// The message is the program's text: made valid UTF-8, it is
+		// printed and put in pages as text (escaped there).
+		Message: strings.ToValidUTF8(string(b[flightMsgOffset:flightMsgOffset+msgLen]), "\uFFFD"),
+		Signal:  sig,
+	}
+	if sig > 1<<16 {
+		return nil, nil, 0, fmt.Errorf("header: signal %d", sig)
 	}
 	n, extent := word(16), word(72)
 	if n < 2 || n > flightMaxEntries || n&(n-1) != 0 {
 		return nil, nil, 0, fmt.Errorf("rings of %d entries: not a power of two from 2 to 2^30", n)
 	}
 	fl.Entries = int(n)
-	if fl.State > FlightSnapshot {
+	if fl.State > FlightSignal {
 		return nil, nil, 0, fmt.Errorf("unknown state %d", word(24))
 	}
 	if ringSize := flightRingSize(n); extent < ringSize || extent%8 != 0 || extent > MaxFlightSize {

@@ -84,6 +84,7 @@ const (
 	flightPanic      = 2
 	flightFatal      = 3
 	flightSnapshot   = 4
+	flightSignal     = 5
 )
 
 // The header's words (profile/flight.go draws them).
@@ -102,6 +103,12 @@ const (
 	flightWordNotGoid   = 12 // ^goid, written with it
 	flightWordEnd       = 13 // a snapshot's: the end of its blocks
 	flightWordBlocksSum = 14 // a snapshot's: 1<<32 | the checksum of words 0-13 and the blocks
+	flightWordSignal    = 15 // the signal that ended the process or caused its panic
+	flightWordNotSignal = 16 // ^signal, written with it
+	flightWordMsgLen    = 17 // the bytes of the panic's or the fatal error's message at flightMsgOffset
+	flightWordNotMsgLen = 18 // ^length, written after the message and its length
+	flightMsgOffset     = 1024
+	flightMsgMax        = flightHeaderSize - flightMsgOffset
 
 	flightPackageBlock = 64 // bytes: tag, first, funcs, hash, checksum
 )
@@ -391,21 +398,36 @@ func flightGrowing() {
 }
 
 // flightFatalHook is called by the runtime at the top of fatalpanic (kind
-// 1) and fatalthrow (kind 2), on the goroutine that failed or, for a
-// throw, on the system stack of its thread, before anything is printed.
-// It only stores into the header: it must not grow the stack, allocate or
-// lock, since the runtime may be in a bad state.
+// 1), fatalthrow (kind 2) and fatalsignal (kind 3), on the goroutine that
+// failed or, for a throw or a signal, on the system stack of its thread,
+// before anything is printed: with the panic's message (n bytes at msg;
+// preprintpanics has made an error's or a Stringer's a string; nil if
+// the value is of another type) or the throw's, and the signal, if one
+// ended the process or caused the panic. It only stores into the header:
+// it must not grow the stack, allocate or lock, since the runtime may be
+// in a bad state.
 //
 //go:nosplit
 //go:norace
-func flightFatalHook(goid uint64, kind uintptr) {
+func flightFatalHook(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32) {
 	h := flightHeader
 	if h == nil || h[flightWordState] != 0 {
 		return
 	}
 	state := uint64(flightPanic)
-	if kind == 2 {
+	switch kind {
+	case 2:
 		state = flightFatal
+	case 3:
+		state = flightSignal
+	}
+	if msg != nil && n > 0 {
+		n = min(n, flightMsgMax)
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&h[flightMsgOffset/8])), n), unsafe.Slice((*byte)(msg), n))
+		h[flightWordMsgLen], h[flightWordNotMsgLen] = uint64(n), ^uint64(n)
+	}
+	if sig != 0 {
+		h[flightWordSignal], h[flightWordNotSignal] = uint64(sig), ^uint64(sig)
 	}
 	h[flightWordGoid], h[flightWordNotGoid] = goid, ^goid
 	h[flightWordState], h[flightWordNotState] = state, ^state

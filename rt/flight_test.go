@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/pathcover/pathcover/profile"
 	"github.com/pathcover/pathcover/rt"
@@ -112,7 +113,8 @@ func flightHelper() {
 		rt.FlightExitHook(goid, true)
 		os.Exit(1)
 	case "panic":
-		rt.FlightFatalHook(goid, 1)
+		msg := flightPanicMessage
+		rt.FlightFatalHook(goid, 1, unsafe.Pointer(unsafe.StringData(msg)), len(msg), 11)
 		os.Exit(2)
 	default:
 		rt.FlightExitHook(goid, false)
@@ -220,6 +222,9 @@ func TestFlightSnapshot(t *testing.T) {
 	}
 }
 
+// flightPanicMessage is the message the helper's panic gives the hook.
+const flightPanicMessage = "runtime error: index out of range [5] with length 3 — and a line\nmore"
+
 // TestFlightEnds: a failed exit or a fatal hook leaves the live file,
 // which says so and names the goroutine; a clean exit leaves none.
 func TestFlightEnds(t *testing.T) {
@@ -245,6 +250,15 @@ func TestFlightEnds(t *testing.T) {
 			}
 			if fl.State != tc.state || fl.Goid == 0 || len(fl.Rings) < 8 {
 				t.Errorf("state %v, goroutine %d, %d rings; want %v and the 8 goroutines' rings", fl.State, fl.Goid, len(fl.Rings), tc.state)
+			}
+			// The panic's message and signal, as the hook was given them;
+			// an exit has none.
+			if want, sig := flightPanicMessage, uint64(11); tc.end != "panic" {
+				if fl.Message != "" || fl.Signal != 0 {
+					t.Errorf("an exit's message %q, signal %d", fl.Message, fl.Signal)
+				}
+			} else if fl.Message != want || fl.Signal != sig {
+				t.Errorf("message %q, signal %d; want %q, %d", fl.Message, fl.Signal, want, sig)
 			}
 			checkRings(t, fl, account)
 		})

@@ -51,7 +51,7 @@ func keyHash(k any) uintptr { return 0 }
 // flightHooks would ask the runtime to say how the process ends and to
 // give goroutines their rings; rt's tests call the hooks themselves, and
 // Ring gives rings as the runtime would.
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
+func flightHooks(fatal func(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 }
 
 // Ring returns the calling goroutine's ring (flight.go), as the runtime

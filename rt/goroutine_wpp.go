@@ -39,8 +39,9 @@ func keyHash(k any) uintptr {
 //go:linkname runtimeHash runtime.pathcoverHash
 func runtimeHash(typ, data unsafe.Pointer) uintptr
 
-// flightHooks asks the runtime to call fatal at the top of fatalpanic and
-// fatalthrow, exit from its exit hooks (if not nil), and, once rings is
+// flightHooks asks the runtime to call fatal at the top of fatalpanic,
+// fatalthrow and fatalsignal (with the panic's or the throw's message and
+// the signal), exit from its exit hooks (if not nil), and, once rings is
 // set (a *flightShared), to give each goroutine it makes a ring of that
 // file and call grow when the file's room runs short, for the flight
 // recorder (flight.go), through a function pppexec adds to package
@@ -49,4 +50,4 @@ func runtimeHash(typ, data unsafe.Pointer) uintptr
 // mark the end of its file.
 //
 //go:linkname flightHooks runtime.pathcoverFlightHooks
-func flightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer)
+func flightHooks(fatal func(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer)

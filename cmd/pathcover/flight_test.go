@@ -13,13 +13,16 @@ import (
 )
 
 // flightProgram runs work on four goroutines; with FAIL=panic the third
-// panics after its loop, with FAIL=exit main exits with status 3.
+// panics after its loop (with FAIL=quit it sends the process SIGQUIT), with
+// FAIL=exit main exits with status 3.
 const flightProgram = `package main
 
 import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
+	"time"
 )
 
 func classify(n int) string {
@@ -43,6 +46,10 @@ func work(id, n int) {
 	if id == 3 && os.Getenv("FAIL") == "panic" {
 		var m map[string]int
 		m["x"] = 1
+	}
+	if id == 3 && os.Getenv("FAIL") == "quit" {
+		syscall.Kill(os.Getpid(), syscall.SIGQUIT)
+		time.Sleep(time.Minute)
 	}
 }
 
@@ -75,6 +82,7 @@ func TestFlightCommand(t *testing.T) {
 	}
 	prof := t.TempDir()
 	out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + prof, "FAIL=panic"}, exe)
+	out0 := out
 	m := regexp.MustCompile(`(?m)^goroutine (\d+) \[running\]`).FindStringSubmatch(out)
 	if code != 2 || m == nil {
 		t.Fatalf("exit %d, want a panic\n%s", code, out)
@@ -84,6 +92,7 @@ func TestFlightCommand(t *testing.T) {
 	out, code = run(t, dir, bin, "flight", "-json", "-dir", prof)
 	var r struct {
 		State      string
+		Message    string
 		Failed     bool
 		Goroutine  uint64
 		Entries    int
@@ -108,6 +117,10 @@ func TestFlightCommand(t *testing.T) {
 	if r.State != "unrecovered panic" || !r.Failed || r.Goroutine != panicked || r.Entries != 8 {
 		t.Fatalf("state %q, goroutine %d (the runtime says %d), %d entries", r.State, r.Goroutine, panicked, r.Entries)
 	}
+	// The panic's message, as the runtime printed it.
+	if msg := regexp.MustCompile(`(?m)^panic: (.*)$`).FindStringSubmatch(out0); msg == nil || r.Message != msg[1] || msg[1] != "assignment to entry in nil map" {
+		t.Errorf("flight's message %q, the runtime printed %q", r.Message, msg)
+	}
 	// Every goroutine gets a ring when it is made; those that recorded
 	// nothing (the runtime's own) are counted, not listed.
 	for _, g := range r.Goroutines {
@@ -115,7 +128,7 @@ func TestFlightCommand(t *testing.T) {
 			t.Errorf("goroutine %d, which recorded no path, is listed", g.Goroutine)
 		}
 	}
-	if text, _ := run(t, dir, bin, "flight", "-dir", prof); (r.Quiet > 0) != strings.Contains(text, "more goroutines recorded no path") {
+	if text, _ := run(t, dir, bin, "flight", "-dir", prof); (r.Quiet > 0) != strings.Contains(text, "more goroutines recorded no path") || !strings.Contains(text, "\npanic: assignment to entry in nil map\n") {
 		t.Errorf("%d quiet goroutines, the text says:\n%s", r.Quiet, text)
 	}
 	g := r.Goroutines[0]
@@ -183,6 +196,23 @@ func TestFlightCommand(t *testing.T) {
 	}
 	if strings.Contains(html, prof) || strings.Contains(html, dir) {
 		t.Error("the page names a directory of this machine")
+	}
+	if !strings.Contains(html, `<pre class="msg">panic: assignment to entry in nil map</pre>`) {
+		t.Error("the page does not show the panic's message")
+	}
+	// Without counts, no coverage: every path would read as never run.
+	if !strings.Contains(html, `id="home">pathcover: 1 flight record</a>`) || strings.Contains(html, "paths ran") || strings.Contains(html, `class="bar"`) {
+		t.Error("the page of a flight directory alone shows coverage")
+	}
+
+	// SIGQUIT: the runtime dumps the goroutines and exits 2; the file
+	// says which signal, where SIGKILL leaves no end at all.
+	quit := t.TempDir()
+	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + quit, "FAIL=quit"}, exe); code != 2 || !strings.Contains(out, "SIGQUIT") {
+		t.Fatalf("FAIL=quit: exit %d, want the runtime's SIGQUIT dump\n%s", code, out)
+	}
+	if out, code := run(t, dir, bin, "flight", "-dir", quit); code != 0 || !strings.Contains(out, ": fatal signal in goroutine ") || !strings.Contains(out, "(SIGQUIT)") {
+		t.Errorf("flight of a SIGQUIT: exit %d\n%s", code, out)
 	}
 
 	// Errors.

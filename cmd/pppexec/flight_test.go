@@ -294,6 +294,12 @@ func main() {
 			if fl.State != tc.state {
 				t.Fatalf("state %v, want %v", fl.State, tc.state)
 			}
+			// The message, as the runtime printed it.
+			if m := regexp.MustCompile(`(?m)^(?:panic|fatal error): (.*)$`).FindStringSubmatch(out); tc.state != profile.FlightFailedExit && (m == nil || fl.Message != strings.TrimSuffix(m[1], " [recovered]")) {
+				t.Errorf("the file's message %q, the runtime printed %q", fl.Message, m)
+			} else if tc.state == profile.FlightFailedExit && fl.Message != "" {
+				t.Errorf("an exit's message %q", fl.Message)
+			}
 			var named string
 			switch tc.state {
 			case profile.FlightPanic:
@@ -340,8 +346,15 @@ func main() {
 			cmd.Process.Signal(sig)
 			cmd.Wait()
 			fl := readOnlyFlight(t, prof)
-			if fl.State != profile.FlightRunning || fl.Goid != 0 {
-				t.Fatalf("state %v, goroutine %d after %v", fl.State, fl.Goid, sig)
+			// SIGKILL ends the process unseen; SIGQUIT the runtime
+			// handles, and its hook says so (with the goroutine the
+			// signal interrupted, none if it came to an idle thread:
+			// here main sleeps).
+			switch {
+			case sig == syscall.SIGKILL && (fl.State != profile.FlightRunning || fl.Goid != 0 || fl.Signal != 0):
+				t.Fatalf("state %v, goroutine %d, signal %d after %v", fl.State, fl.Goid, fl.Signal, sig)
+			case sig == syscall.SIGQUIT && (fl.State != profile.FlightSignal || fl.Signal != uint64(sig)):
+				t.Fatalf("state %v, goroutine %d, signal %d after %v", fl.State, fl.Goid, fl.Signal, sig)
 			}
 			checkMainRing(t, prof, fl, 222, []string{"step", "main", "step", "main"})
 		})

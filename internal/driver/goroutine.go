@@ -104,17 +104,57 @@ func pathcoverStack() (lo, hi uintptr) {
 // and fatalthrow. pathcoverFatal is nosplit, as fatalthrow is, and the
 // hook it calls only stores.
 const flightHooks = `
-var pathcoverFatalHook func(goid uint64, kind uintptr)
+var pathcoverFatalHook func(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32)
+
+// pathcoverThrowMsg and pathcoverThrowLen are the message of the throw or
+// fatal under way, as a pointer word and a length: a string stored in a
+// global would take a write barrier, which throw must not.
+var (
+	pathcoverThrowMsg uintptr
+	pathcoverThrowLen int
+)
 
 //go:nosplit
-func pathcoverFatal(kind uintptr) {
+func pathcoverThrowing(s string) {
+	pathcoverThrowMsg, pathcoverThrowLen = uintptr(unsafe.Pointer(unsafe.StringData(s))), len(s)
+}
+
+// pathcoverFatal tells the hook that the process ends: kind 1 an
+// unrecovered panic, with its message (preprintpanics has made an error's
+// or a Stringer's a string) and the signal that caused it, if one did;
+// kind 2 a throw, with its message; kind 3 a fatal signal (SIGQUIT, or a
+// fault outside Go code).
+//
+//go:nosplit
+func pathcoverFatal(kind uintptr, msg unsafe.Pointer, n int, sig uint32) {
 	if h := pathcoverFatalHook; h != nil {
 		gp := getg()
 		if gp.m != nil && gp.m.curg != nil {
 			gp = gp.m.curg
 		}
-		h(gp.goid, kind)
+		if kind == 2 && msg == nil {
+			msg, n = unsafe.Pointer(pathcoverThrowMsg), pathcoverThrowLen
+		}
+		h(gp.goid, kind, msg, n, sig)
 	}
+}
+
+//go:nosplit
+func pathcoverFatalPanic(msgs *_panic) {
+	var msg unsafe.Pointer
+	n := 0
+	var sig uint32
+	if msgs != nil {
+		if s, ok := msgs.arg.(string); ok {
+			msg, n = unsafe.Pointer(unsafe.StringData(s)), len(s)
+		}
+		if gp := getg(); gp.m != nil && gp.m.curg != nil {
+			sig = gp.m.curg.sig
+		} else {
+			sig = gp.sig
+		}
+	}
+	pathcoverFatal(1, msg, n, sig)
 }
 
 var (
@@ -128,7 +168,7 @@ func pathcoverOnCleanExit() { pathcoverCleanExit = true }
 func pathcoverOnExit() { pathcoverExitHook(getg().goid, !pathcoverCleanExit) }
 
 //go:linkname pathcoverFlightHooks
-func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
+func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 	pathcoverFatalHook, pathcoverExitHook = fatal, exit
 	if exit != nil {
 		exithook.Add(exithook.Hook{F: pathcoverOnExit, RunOnFailure: true})
@@ -349,7 +389,7 @@ func pathcoverSetRecorder(rec unsafe.Pointer) (goid, parentGoid uint64) { return
 func pathcoverStack() (lo, hi uintptr) { return 0, 0 }
 
 //go:linkname pathcoverFlightHooks
-func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
+func pathcoverFlightHooks(fatal func(goid uint64, kind uintptr, msg unsafe.Pointer, n int, sig uint32), exit func(goid uint64, failed bool), grow func(), rings unsafe.Pointer) {
 }
 
 var pathcoverNoRing [4 + 1<<20]uint64
@@ -469,14 +509,21 @@ const (
 
 // runtimeCalls are the runtime's calls of the flight recorder, by file:
 // pathcoverFatal, first in the functions that end the process on an
-// unrecovered panic (kind 1) and on a fatal error (kind 2); and the calls
+// unrecovered panic (kind 1, with its message: pathcoverFatalPanic), on
+// a fatal error (kind 2, with the message throw or fatal kept:
+// pathcoverThrowing) and on a fatal signal (kind 3); and the calls
 // that give each new goroutine its ring (pathcoverGiveRing, when newproc1
 // has made its g) and keep the file ahead of them (pathcoverBeforeGo, on
 // the goroutine of the go statement).
 var runtimeCalls = map[string][]runtimeCall{
 	"panic.go": {
-		{"fatalpanic", atTop, "pathcoverFatal(1); "},
-		{"fatalthrow", atTop, "pathcoverFatal(2); "},
+		{"fatalpanic", atTop, "pathcoverFatalPanic(msgs); "},
+		{"fatalthrow", atTop, "pathcoverFatal(2, nil, 0, 0); "},
+		{"throw", atTop, "pathcoverThrowing(s); "},
+		{"fatal", atTop, "pathcoverThrowing(s); "},
+	},
+	"signal_unix.go": {
+		{"fatalsignal", atTop, "pathcoverFatal(3, nil, 0, sig); "},
 	},
 	"proc.go": {
 		{"malg", beforeReturns, "pathcoverNewG(newg); "},

@@ -7,8 +7,11 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/pathcover/pathcover/profile"
 )
@@ -25,6 +28,11 @@ type FlightReport struct {
 	Made      time.Time
 	Entries   int  // each ring's size
 	Full      bool `json:",omitempty"` // some goroutines had no ring
+	// Message is the panic's or the fatal error's message, Signal the
+	// signal that ended the process or caused its panic, by name
+	// (SIGSEGV), as the runtime gave them (profile.Flight).
+	Message string `json:",omitempty"`
+	Signal  string `json:",omitempty"`
 	// Goroutines are the rings shown: those that recorded a path, and
 	// the goroutine the state names.
 	Goroutines []FlightGoroutine
@@ -72,6 +80,10 @@ func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, gor
 		Made:    time.Unix(0, fl.Made).UTC(),
 		Entries: fl.Entries,
 		Full:    fl.Full,
+		Message: fl.Message,
+	}
+	if fl.Signal != 0 {
+		r.Signal = signalName(fl.Signal)
 	}
 	if fl.State != profile.FlightRunning {
 		r.Goroutine = fl.Goid
@@ -152,7 +164,13 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 	if r.Goroutine != 0 {
 		what += fmt.Sprintf(" in goroutine %d", r.Goroutine)
 	}
+	if r.Signal != "" {
+		what += " (" + r.Signal + ")"
+	}
 	fmt.Fprintf(ew, "%s: %s (process %d, %s); rings of %d paths\n", relative(cwd, r.File), what, r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
+	if r.Message != "" {
+		fmt.Fprintf(ew, "%s: %s\n", r.messageKind(), quoteControl(r.Message))
+	}
 	if r.Full {
 		fmt.Fprintf(ew, "some goroutines had no ring: the rings reached the limit (pppexec -flightmax, $PATHCOVERFLIGHTMAX)\n")
 	}
@@ -200,6 +218,41 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 	return ew.err
 }
 
+// messageKind says what the message is, as the runtime heads it.
+func (r *FlightReport) messageKind() string {
+	if r.state == profile.FlightPanic {
+		return "panic"
+	}
+	return "fatal error"
+}
+
+// quoteControl writes a message's control characters but newlines as Go
+// escapes them: the program's text must not drive the terminal.
+func quoteControl(msg string) string {
+	var b strings.Builder
+	for _, r := range msg {
+		if r != '\n' && unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// signalNames are the signals whose numbers POSIX systems share.
+var signalNames = map[uint64]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+
+// signalName names signal sig: by its POSIX name if it has one all share,
+// else by its number and this system's description of it.
+func signalName(sig uint64) string {
+	if name, ok := signalNames[sig]; ok {
+		return name
+	}
+	return fmt.Sprintf("signal %d (%s)", sig, syscall.Signal(sig))
+}
+
 // verb says what the goroutine the state names did.
 func (r *FlightReport) verb() string {
 	switch r.state {
@@ -211,6 +264,8 @@ func (r *FlightReport) verb() string {
 		return "called os.Exit"
 	case profile.FlightSnapshot:
 		return "took the snapshot"
+	case profile.FlightSignal:
+		return "was running when the signal came"
 	}
 	return "ended the process"
 }

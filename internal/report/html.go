@@ -71,6 +71,10 @@ type htmlPage struct {
 	Residual bool
 	Traces   bool
 	Flights  []htmlFlight
+	// FlightOnly says the profile holds flight records and no counts: the
+	// page shows the failures, and no coverage (every path would read as
+	// never run).
+	FlightOnly bool
 	// Blob is the page's data (pageData), compressed: see PageData.
 	Blob string
 }
@@ -81,6 +85,9 @@ type htmlPage struct {
 // (FuncID >= 0), and its lines, the file named by package.
 type htmlFlight struct {
 	Name, What string
+	// Message is the panic's or the fatal error's, headed as the
+	// runtime heads it ("panic: ...").
+	Message    string
 	Goroutines []htmlFlightGoroutine
 }
 
@@ -95,6 +102,7 @@ type htmlFlightPath struct {
 	Name   string
 	FuncID int
 	ID     uint64
+	Times  int // a run of the same path (a loop's rounds) is one row
 	Lines  string
 }
 
@@ -111,8 +119,14 @@ func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
 		if r.Goroutine != 0 {
 			what += fmt.Sprintf(" in goroutine %d", r.Goroutine)
 		}
+		if r.Signal != "" {
+			what += " (" + r.Signal + ")"
+		}
 		what += fmt.Sprintf(", process %d, %s; rings of %d paths", r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
 		hf := htmlFlight{Name: filepath.Base(r.File), What: what}
+		if r.Message != "" {
+			hf.Message = r.messageKind() + ": " + r.Message
+		}
 		for _, g := range r.Goroutines {
 			hg := htmlFlightGoroutine{FlightGoroutine: g, Heading: fmt.Sprintf("goroutine %d", g.Goroutine)}
 			if g.Named {
@@ -123,11 +137,17 @@ func flights(reports []*FlightReport, funcs []*htmlFunc) []htmlFlight {
 				hg.Heading += fmt.Sprintf(", the last %d", len(g.Paths))
 			}
 			for i, p := range g.Paths {
+				if n := len(hg.Paths); n > 0 {
+					if last := &hg.Paths[n-1]; last.ID == p.ID && g.Paths[i-1].Func == p.Func && g.Paths[i-1].Package == p.Package {
+						last.Times++
+						continue
+					}
+				}
 				id, ok := ids[[2]string{p.Package, p.Func}]
 				if !ok {
 					id = -1
 				}
-				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Lines: stepLines(p.Steps, func(file string) string { return source.NamesIn(".").FileOf(file, profile.PackagePath(p.Package)) })})
+				hg.Paths = append(hg.Paths, htmlFlightPath{N: i + 1, Name: lastElem(p.Package) + "." + p.Func, FuncID: id, ID: p.ID, Times: 1, Lines: stepLines(p.Steps, func(file string) string { return source.NamesIn(".").FileOf(file, profile.PackagePath(p.Package)) })})
 			}
 			hf.Goroutines = append(hf.Goroutines, hg)
 		}
@@ -271,6 +291,7 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 		}
 	}
 	page.Flights = flights(opt.Flights, page.Funcs)
+	page.FlightOnly = len(page.Flights) > 0 && r.Processes == 0
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err

@@ -25,6 +25,8 @@ func kinds(i int, u uint8, f celsius, c complex128, b bool, s string, xs []int, 
 	logv.Error("e", e)
 	logv.Map("m", m)
 	logv.Func("fn", fn)
+	bs := []byte(s + ", and more than the twenty-four bytes recorded")
+	logv.Bytes("bs", bs)
 	n := i + int(u)
 	logv.Int("n", n)
 	n += len(s) + len(xs) + fn()

@@ -5,6 +5,7 @@
 package logv
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -52,8 +53,21 @@ func Bool[T ~bool](name string, v T) bool {
 	return add(name, 0)
 }
 
+// prefix is the words of content's first 24 bytes, little-endian, zero
+// after its end: what a -wet build records of a string's or a byte
+// slice's content.
+func prefix(content []byte) []uint64 {
+	var b [24]byte
+	copy(b[:], content)
+	return []uint64{binary.LittleEndian.Uint64(b[0:]), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])}
+}
+
 func String(name, s string) bool {
-	return add(name, uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))), uint64(len(s)))
+	return add(name, append([]uint64{uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))), uint64(len(s))}, prefix([]byte(s))...)...)
+}
+
+func Bytes(name string, s []byte) bool {
+	return add(name, append([]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s)))), uint64(len(s)), uint64(cap(s))}, prefix(s)...)...)
 }
 
 func Slice[E any](name string, s []E) bool {
