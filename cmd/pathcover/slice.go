@@ -438,7 +438,7 @@ func writeSlice(w io.Writer, s *slice.Slice, run int, values func([]int32) (map[
 	if len(s.Memory) > 0 {
 		fmt.Fprintf(w, "stops at %d reads through memory, not recorded:\n", len(s.Memory))
 		for _, m := range s.Memory {
-			fmt.Fprintf(w, "\t%s\n", printable(m))
+			fmt.Fprintf(w, "\t%s\n", t.memoryText(m))
 		}
 	}
 	return nil

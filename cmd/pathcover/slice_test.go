@@ -140,6 +140,9 @@ func TestSliceCommand(t *testing.T) {
 	if strings.Contains(html, "<script>") {
 		t.Error("the page holds a script tag from the source")
 	}
+	if strings.Contains(html, dir) || !strings.Contains(html, "<h2>s.go</h2>") {
+		t.Error("the page names the module's files by this machine's directory, not from the module's root")
+	}
 
 	out, code = run(t, dir, bin, "slice", "-dir", prof, "-json", "s.go:13", "total")
 	var s struct {

@@ -70,6 +70,15 @@ func indent(depth int) string {
 	return strings.Repeat("  ", maxIndent-1) + fmt.Sprintf("%d: ", depth)
 }
 
+// memoryText is a read through memory that the slice stops at
+// (Slice.Memory: "FILE:LINE: what"), its file named as the other lines'.
+func (t *sliceText) memoryText(m string) string {
+	if i := strings.Index(m, ".go:"); i > 0 {
+		return printable(t.names.File(m[:i+3]) + m[i+3:])
+	}
+	return printable(m)
+}
+
 // valuesText is what a step's execution recorded, name=value.
 func valuesText(vals []slice.Value) string {
 	var b strings.Builder

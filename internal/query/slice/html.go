@@ -68,7 +68,7 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 			}
 		}
 	}) {
-		f := file{Name: name}
+		f := file{Name: source.NamesIn(".").File(name)}
 		data, err := src.ReadFile(name)
 		if err != nil {
 			f.Problem = err.Error()
