@@ -418,6 +418,9 @@ func (x *expansion) WriteText(w io.Writer) error {
 	if err := writeCut(w, x.t.Cut()); err != nil {
 		return err
 	}
+	// Calls are numbered in the order expand meets them, as wpp call
+	// numbers them (wpp.CallID).
+	var call uint64
 	for _, p := range x.t.Processes {
 		src := x.t.Source(p)
 		for _, g := range p.Goroutines {
@@ -431,7 +434,8 @@ func (x *expansion) WriteText(w io.Writer) error {
 				case profile.WPPStart:
 					s = fmt.Sprintf("start: created by goroutine %d, spawn %d", st.Parent, st.Spawn)
 				case profile.WPPEnter:
-					s = "call " + funcName(st.Call, x.name)
+					s = fmt.Sprintf("call %d %s", call, wpp.ShortName(funcName(st.Call, x.name)))
+					call++
 					depth--
 				case profile.WPPPath:
 					s = fmt.Sprintf("path %d", st.Path)
@@ -469,14 +473,22 @@ func (x *expansion) WriteJSON(w io.Writer) error {
 			return err
 		}
 	}
+	var call uint64
 	for _, p := range x.t.Processes {
 		for _, g := range p.Goroutines {
 			err := x.t.ExpandGoroutine(p, g, func(e profile.WPPEvent) error {
+				// A call's id (wpp.CallID), on its enter event.
+				var id *uint64
+				if e.Kind == profile.WPPEnter {
+					n := call
+					id, call = &n, call+1
+				}
 				return enc.Encode(struct {
 					Process   string
 					Goroutine uint64
+					Call      *uint64 `json:",omitempty"`
 					profile.WPPEvent
-				}{p.File, g.ID, e})
+				}{p.File, g.ID, id, e})
 			})
 			if err != nil {
 				return err

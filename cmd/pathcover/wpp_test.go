@@ -285,6 +285,37 @@ func TestWPPCommands(t *testing.T) {
 		}
 	}
 
+	// expand numbers each call on its enter event as wpp call does.
+	out, code = run(t, dir, bin, "wpp", "expand", "-json", "-dir", prof)
+	if code != 0 {
+		t.Fatalf("wpp expand -json: exit %d\n%s", code, out)
+	}
+	enters := 0
+	for line := range strings.Lines(out) {
+		var e struct {
+			Call *uint64
+			Kind profile.WPPEventKind
+			Func uint32
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("wpp expand -json: %v: %s", err, line)
+		}
+		if (e.Kind == profile.WPPEnter) != (e.Call != nil) || e.Call != nil && *e.Call != uint64(enters) {
+			t.Fatalf("wpp expand -json: call id %v on the %d-th enter: %s", e.Call, enters, line)
+		}
+		if e.Call == nil {
+			continue
+		}
+		if enters < 12 {
+			var c wpp.CallInfo
+			out, _ := run(t, dir, bin, "wpp", "call", "-json", "-dir", prof, fmt.Sprint(*e.Call))
+			if err := json.Unmarshal([]byte(out), &c); err != nil || c.Func.Index != e.Func {
+				t.Errorf("expand's call %d enters function %d, wpp call says %+v (%v)", *e.Call, e.Func, c.Func, err)
+			}
+		}
+		enters++
+	}
+
 	// The test binary reached its end (the runtime's exit hooks): the
 	// recording is whole, and no query says otherwise.
 	if cut := raw.Header.Cut(); cut != nil {

@@ -306,7 +306,7 @@ func (ts *Traces) WriteText(w io.Writer) error {
 	if name == "" {
 		name = ts.Func.String()
 	}
-	fmt.Fprintf(w, "%s: %d calls, %d distinct traces\n", shortName(name), ts.Calls, len(ts.Traces))
+	fmt.Fprintf(w, "%s: %d calls, %d distinct traces\n", ShortName(name), ts.Calls, len(ts.Traces))
 	for i, tr := range ts.Traces {
 		first := ""
 		if tr.FirstCall != nil {
@@ -363,17 +363,17 @@ func (c *CallInfo) WriteJSON(w io.Writer) error { return writeJSON(w, c) }
 
 func refName(k FuncKey, name string) string {
 	if name != "" {
-		return shortName(name)
+		return ShortName(name)
 	}
 	return k.String()
 }
 
-// shortName is a function's name as the text outputs write it: the name
+// ShortName is a function's name as the text outputs write it: the name
 // Names gives (its package's import path, a dot, its name) with the path
 // cut to its last element (compress/flate.(*compressor).deflate is
 // flate.(*compressor).deflate), as source.FuncName does; the JSON keeps
 // the whole name.
-func shortName(name string) string {
+func ShortName(name string) string {
 	// The package's path ends at the last slash before the name proper,
 	// whose receiver or type arguments may hold slashes of their own.
 	head := name
