@@ -132,7 +132,9 @@ func TestSliceCommand(t *testing.T) {
 		t.Fatalf("slice -html: exit %d\n%s", code, out)
 	}
 	html := cmdtest.ReadFile(t, page)
-	for _, want := range []string{`class="crit"><span class="ln">7</span>`, `class="in"><span class="ln">13</span>`, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;quotes&#34;"} {
+	for _, want := range []string{`class="crit"><span class="ln">7</span>`, `class="in"><span class="ln">13</span>`, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;quotes&#34;",
+		// The chain, as the text writes it.
+		"<b>in m.Sum (s.go)</b>", "[total] total &#43;= Sign(x) * x</td><td>×2</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)
 		}

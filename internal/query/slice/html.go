@@ -41,6 +41,14 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		Where, Func    string
 		Via            string
 	}
+	// A link of the chain (Chain), as pathcover slice writes it: a
+	// function's heading where it changes, each statement once.
+	type link struct {
+		Heading      string // the function and its file, where it changes
+		Line, Indent int
+		Via, Text    string
+		Execs        int
+	}
 	// The page shows the first steps: the shortest chains back to the
 	// criterion, step 0.
 	shown, err := s.Steps(0, maxPageSteps)
@@ -91,6 +99,26 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		}
 		files = append(files, f)
 	}
+	chain, err := s.Chain()
+	if err != nil {
+		return err
+	}
+	names := source.NamesIn(".")
+	var links []link
+	in := ""
+	for _, l := range chain {
+		st := s.Stmts[l.Stmt]
+		lk := link{Line: st.Line, Indent: min(l.Depth, maxPageIndent), Execs: l.Execs}
+		if l.Parent >= 0 {
+			lk.Via = l.Via
+		}
+		if fn := source.FuncName(st.Package, st.Func); fn != in || l.Depth == 0 {
+			lk.Heading = fmt.Sprintf("%s (%s)", fn, names.FileOf(st.File, st.Package))
+			in = fn
+		}
+		lk.Text, _ = src.Statement(st.File, st.Sum, st.Line, st.Col, st.EndLine, st.EndCol)
+		links = append(links, lk)
+	}
 	var steps []step
 	for i, st := range shown {
 		steps = append(steps, step{N: i, Depth: st.Depth, From: st.From, Where: fmt.Sprintf("%s:%d:%d", filepath.Base(st.Stmt.File), st.Stmt.Line, st.Stmt.Col), Func: st.Stmt.Func, Via: st.Via})
@@ -100,10 +128,14 @@ func (s *Slice) WriteHTML(w io.Writer, title string, src *source.Files) error {
 		Instances   int
 		Total, More int
 		Files       []file
+		Chain       []link
 		Steps       []step
 		Memory      []string
-	}{title, s.Instances, s.NumSteps(), s.NumSteps() - len(shown), files, steps, s.Memory})
+	}{title, s.Instances, s.NumSteps(), s.NumSteps() - len(shown), files, links, steps, s.Memory})
 }
+
+// maxPageIndent is the deepest the page indents a link of the chain.
+const maxPageIndent = 12
 
 var sliceTemplate = template.Must(template.New("slice").Funcs(template.FuncMap{
 	"indent": func(n int) string { return strings.Repeat("\u00a0\u00a0", n) },
@@ -128,6 +160,10 @@ table { border-collapse: collapse; } td { padding: 0 .8em; font-family: monospac
 {{if .Problem}}<p>not shown: {{.Problem}}</p>{{else}}<div class="src">{{range .Lines}}{{if .Gap}}<pre class="gap">	…</pre>{{end}}<pre class="{{if .Crit}}crit{{else if .In}}in{{else}}out{{end}}"><span class="ln">{{.N}}</span>{{.Text}}</pre>{{end}}</div>{{end}}
 {{end}}
 {{if .Memory}}<h2>Reads not recorded, where the slice stops</h2><ul>{{range .Memory}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
+<h2>The chain: each statement under the one that first needed it</h2>
+<table>{{range .Chain}}{{if .Heading}}<tr><td colspan="3"><b>in {{.Heading}}</b></td></tr>
+{{end}}<tr><td>{{.Line}}</td><td>{{indent .Indent}}{{if .Via}}[{{.Via}}] {{end}}{{.Text}}</td><td>{{if gt .Execs 1}}×{{.Execs}}{{end}}</td></tr>
+{{end}}</table>
 <h2>Steps</h2>
 <table>{{range .Steps}}<tr><td>{{.N}}</td><td>{{indent .Depth}}{{.Where}}</td><td>{{.Func}}</td><td>{{if ge .From 0}}{{.Via}}, for step {{.From}}{{end}}</td></tr>
 {{end}}</table>
