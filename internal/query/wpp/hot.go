@@ -53,6 +53,9 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	if err := h.acrossCalls(); err != nil {
 		return nil, err
 	}
+	if h.full {
+		return nil, h.tooLarge()
+	}
 	name := func(fi int32) string { return "" }
 	if names != nil {
 		cache := make(map[int32]string)
@@ -110,6 +113,14 @@ type hotEntry struct {
 
 func (e hotEntry) weight() uint64 { return satMul(e.count, uint64(len(e.steps))) }
 
+// maxHotSteps bounds the paths Hot keeps, 16 bytes each: those of the
+// distinct windows it counts (within calls, each distinct gram's), and
+// of the distinct contexts it counts them in (hotState). Each is at
+// most maxLen paths, and a run makes more distinct ones the longer they
+// are: sort's suite, with maxLen 64, made 24 GB of them. A variable,
+// so that a test can lower it.
+var maxHotSteps = 1 << 27
+
 // A hotSummary is what a parent's windows see of a subtree: its first
 // and last maxLen-1 paths, with a gap between if it has more than twice
 // that many, or else all its paths (head).
@@ -128,8 +139,10 @@ type hotSummary struct {
 // the callee's summary (hotSummary): a window that reaches into a
 // callee sees at most maxLen-1 of its first or last paths, and one
 // that lies within the callee is the callee's to count. So each
-// distinct node's sequence is built once from its trace and its
+// distinct node's sequence is made once from its trace and its
 // callees' summaries, and the work grows with the DAG, not the run.
+// (Two nodes of one sequence were once counted once, found by a hash
+// of the sequence: making it cost as much as counting it.)
 //
 // A path up (ItemUp: a range-over-func loop body's path, completed by
 // a caller while the iterator runs) belongs to a call outside the
@@ -137,37 +150,79 @@ type hotSummary struct {
 // it (esc > 0) has no sequence of its own: it is expanded in place in
 // the sequence of its lowest caller whose subtree they do not escape,
 // with the cursors of Expand.
+//
+// A sequence is streamed (push, emitSummary), not kept: a test's loop
+// makes one of millions of paths. It is streamed to one of two ends
+// (begin). To summarise it, what is kept is its first 2(maxLen-1)
+// paths, its last maxLen-1 and its length; most nodes' summaries need
+// no sequence, but are made from their items (structure). To count its
+// windows, it runs a machine (hotState, hotTrans) whose state is what
+// the windows still to come see of the sequence so far; each step (a
+// path, or a callee's whole summary) is a transition, counted with the
+// sequence's weight, and each distinct transition's windows are counted
+// once, at the end, with its count (countTransitions). A loop's
+// sequence repeats a few transitions millions of times (compress/flate's
+// suite: 21 M calls, 6 k distinct transitions), so a step costs a
+// comparison with the last transition taken from its state, and the
+// windows are hashed once per distinct transition. The callees of one
+// summary are one to the machine (canon).
 type hotCounter struct {
 	t       *TWPP
 	maxLen  int
 	entries []hotEntry
 	index   hashIndex // entries by their hash
+	kept    int       // paths kept, against maxHotSteps
+	full    bool      // kept would have passed maxHotSteps
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
 	summary []hotSummary
-	canon   []int32 // per closed node: the first node of its sequence
+	canon   []int32 // per closed node: the first node of its summary
 	srcs    int32
 
-	// The callees' contexts counted so far (emitCallee).
-	callees     []calleeContext
-	calleeArena []hotTok
-	calleeIndex hashIndex
+	// The counting machine.
+	states     []hotState
+	stateToks  []hotTok // the states' paths, one after the other
+	stateIndex hashIndex
+	trans      []hotTrans
+	transIndex hashIndex
+	last       []int32  // per state: the transition last taken from it, or -1
+	simBuf     []hotTok // step's scratch
 
-	// The sequence being made across calls is streamed (push), not
-	// kept: a test's loop makes one of millions of paths. What is kept
-	// is its last maxLen paths (win), its first 2(maxLen-1) (head) and
-	// last maxLen-1 (tail, a ring), its key, its length, and the run of
-	// its last source; weight (0: none) is what its windows are counted
-	// with as they end.
 	stream struct {
-		weight        uint64
-		n             int
-		win           []hotTok
-		runLen, noGap int // the last source's run, the paths since a gap
-		head, tail    []hotTok
-		lastSrc       int32
-		keyA, keyB    uint64
+		counting bool
+		weight   uint64 // what the windows are counted with
+		state    int32  // counting: the machine's
+		lastSrc  int32  // the source of the last path
+		// Summarising: the paths, counted; the first 2(maxLen-1) (head),
+		// the last maxLen-1 (tail, a ring).
+		n          int
+		head, tail []hotTok
 	}
+}
+
+// A hotState is what the windows still to come see of a sequence: its
+// last min(maxLen-1, paths since its last gap) paths, stateToks[at :
+// at+n], and how many of them, at the end, are of the last one's source
+// (runLen, maxLen-1 standing for that many or more). A window of the
+// last l paths is counted across calls if it spans two sources, l >
+// runLen, and no gap.
+type hotState struct {
+	at, n  int32
+	runLen int32
+}
+
+// A hotTrans is a transition of the counting machine: from state from,
+// by a path (callee < 0: of function fn, of another source than the
+// path before it if newSrc) or by the summary of callee (its first
+// node, canon), to state to. count is the weight of the windows that
+// end in its step.
+type hotTrans struct {
+	from, to int32
+	callee   int32
+	fn       int32
+	newSrc   bool
+	path     uint64
+	count    uint64
 }
 
 // add adds weight to the count of window w, found by a hash of its
@@ -186,12 +241,31 @@ func (h *hotCounter) add(w []hotTok, weight uint64, inter bool) {
 		h.entries[i].count = satAdd(h.entries[i].count, weight)
 		return
 	}
+	if !h.keep(len(w)) {
+		return
+	}
 	steps := make([]hotTok, len(w))
 	for j, x := range w {
 		steps[j] = hotTok{fn: x.fn, path: x.path}
 	}
 	h.entries = append(h.entries, hotEntry{steps: steps, inter: inter, count: weight})
 	h.index.add(hash)
+}
+
+// keep takes n paths from what Hot may keep (maxHotSteps), or says
+// there is not that much left.
+func (h *hotCounter) keep(n int) bool {
+	if h.full || n > maxHotSteps-h.kept {
+		h.full = true
+		return false
+	}
+	h.kept += n
+	return true
+}
+
+// tooLarge is the error of a count that passed maxHotSteps.
+func (h *hotCounter) tooLarge() error {
+	return fmt.Errorf("hot sequences of up to %d paths: more than %d paths of distinct sequences to keep (%d MB): count shorter ones (a smaller -len)", h.maxLen, maxHotSteps, maxHotSteps*16>>20)
 }
 
 // is says whether e counts window w.
@@ -222,13 +296,18 @@ func (h *hotCounter) compareSteps(a, b []hotTok) int {
 // maxLen paths that end where it ends (its gram; fewer at a trace's
 // start), and a trace's loops repeat a few grams many times
 // (fastjson's suite: 50 M paths in traces, 59 distinct grams of 4):
-// so each position's gram is counted, one lookup where its windows are
-// maxLen-1, and then each distinct gram's suffixes.
+// so each position's gram is counted, and then each distinct gram's
+// suffixes. A position's gram is its predecessor's and its path (one
+// more path, or, once the grams are maxLen long, one less at the
+// start), so each gram keeps the gram that last followed it, and a loop
+// finds the next gram with one comparison, not a hash of maxLen paths.
 func (h *hotCounter) withinCalls() {
 	type gram struct {
-		fn    int32
-		at, n int // its paths: arena[at : at+n]
-		count uint64
+		fn       int32
+		at, n    int // its paths: arena[at : at+n]
+		count    uint64
+		next     int32 // the gram that last followed it, or -1
+		nextPath uint64
 	}
 	var (
 		arena []uint64
@@ -239,7 +318,14 @@ func (h *hotCounter) withinCalls() {
 	for fi, f := range h.t.Funcs {
 		fn := int32(fi)
 		for _, tr := range f.Traces {
+			prev := int32(-1)
 			for i := 1; i < len(tr.Paths); i++ {
+				p := tr.Paths[i]
+				if prev >= 0 && grams[prev].next >= 0 && grams[prev].nextPath == p {
+					prev = grams[prev].next
+					grams[prev].count = satAdd(grams[prev].count, tr.Calls)
+					continue
+				}
 				g := tr.Paths[max(0, i-m) : i+1]
 				hash := uint64(len(g))<<32 ^ uint64(uint32(fn))
 				for _, p := range g {
@@ -251,11 +337,18 @@ func (h *hotCounter) withinCalls() {
 					return e.fn == fn && slices.Equal(arena[e.at:e.at+e.n], g)
 				})
 				if !ok {
+					if !h.keep(len(g)) {
+						return
+					}
 					j = len(grams)
-					grams = append(grams, gram{fn: fn, at: len(arena), n: len(g)})
+					grams = append(grams, gram{fn: fn, at: len(arena), n: len(g), next: -1})
 					arena = append(arena, g...)
 					index.add(hash)
 				}
+				if prev >= 0 {
+					grams[prev].next, grams[prev].nextPath = int32(j), p
+				}
+				prev = int32(j)
 				grams[j].count = satAdd(grams[j].count, tr.Calls)
 			}
 		}
@@ -316,47 +409,153 @@ func (h *hotCounter) acrossCalls() error {
 		}
 	}
 	// Children come before their callers, so each closed node's callees
-	// are summarised when it is reached. Distinct subtrees often have
-	// the same sequence (their callees' summaries alike: math/big's
-	// suite, 338 k closed nodes, has 39 k sequences): each sequence is
-	// counted once, with the occurrences of all its nodes (weight, at
-	// its first node), after they are all known.
+	// are summarised when it is reached, and it is counted then, with
+	// its occurrences. Most nodes' sequences are their own paths and
+	// their callees' summaries, and their summaries are made from their
+	// items (structure); the others' are made in a first pass (gen).
+	// Nodes of one summary are one callee to the counting machine
+	// (canon: the first of them).
 	var stack []hotCursor
-	weight := make([]uint64, len(t.Nodes))
-	first := make(map[seqKey]int32)
-	counted := make([]bool, len(t.Nodes)) // the first node of its sequence
-	canon := make([]int32, len(t.Nodes))  // a closed node's sequence's first node
+	canon := make([]int32, len(t.Nodes)) // a closed node's summary's first node
 	h.canon = canon
+	var (
+		sums     hashIndex // the distinct summaries,
+		sumNodes []int32   // by their first nodes
+	)
+	h.states = append(h.states, hotState{}) // 0: the empty state
+	h.stateIndex.add(stateHash(nil, 0))
+	h.last = append(h.last, -1)
 	for ni := range t.Nodes {
 		if h.esc[ni] > 0 {
 			continue
 		}
-		if err := h.genClosed(ni, &stack, 0); err != nil {
-			return err
-		}
-		k, sum := h.end()
-		if f, ok := first[k]; ok {
-			weight[f] = satAdd(weight[f], occ[ni])
-			h.summary[ni] = h.summary[f]
-			canon[ni] = f
-			continue
-		}
-		first[k] = int32(ni)
-		canon[ni] = int32(ni)
-		counted[ni] = true
-		weight[ni] = occ[ni]
-		h.summary[ni] = sum
-	}
-	first = nil
-	for ni := range t.Nodes {
-		if counted[ni] && weight[ni] > 0 {
-			if err := h.genClosed(ni, &stack, weight[ni]); err != nil {
+		sum, ok := h.structure(ni)
+		if !ok {
+			if err := h.genClosed(ni, &stack, false, 0); err != nil {
 				return err
+			}
+			sum = h.end()
+		}
+		h.summary[ni] = sum
+		hash := stateHash(sum.head, int32(len(sum.tail)))
+		hash = stateHash(sum.tail, int32(hash))
+		f, ok := sums.find(hash, func(f int) bool {
+			fs := &h.summary[sumNodes[f]]
+			return sameSteps(fs.head, sum.head) && (fs.tail == nil) == (sum.tail == nil) && sameSteps(fs.tail, sum.tail)
+		})
+		if ok {
+			canon[ni] = sumNodes[f]
+		} else {
+			canon[ni] = int32(ni)
+			sums.add(hash)
+			sumNodes = append(sumNodes, int32(ni))
+		}
+		if occ[ni] > 0 {
+			if err := h.genClosed(ni, &stack, true, occ[ni]); err != nil {
+				return err
+			}
+			if h.full {
+				return nil
 			}
 		}
 	}
-	h.countCallees()
-	return h.acrossRoots(canon)
+	if err := h.acrossRoots(canon); err != nil {
+		return err
+	}
+	h.countTransitions()
+	return nil
+}
+
+// structure returns closed node ni's summary made from its items,
+// without its sequence, if that sequence is its own paths and its
+// callees' summaries: if no callee of its is expanded in place (esc).
+// (Spawns add no path.)
+func (h *hotCounter) structure(ni int) (hotSummary, bool) {
+	t := h.t
+	n := t.Nodes[ni]
+	paths := t.Funcs[n.Func].Traces[n.Trace].Paths
+	total := len(paths) // the sequence's paths and gaps
+	for _, it := range n.Items {
+		if it.Kind != ItemCall {
+			continue // a spawn; no path up, as esc is 0
+		}
+		if h.esc[it.Node] > 0 {
+			return hotSummary{}, false
+		}
+		s := &h.summary[it.Node]
+		total += len(s.head)
+		if s.tail != nil {
+			total += 1 + len(s.tail)
+		}
+	}
+	m := h.maxLen - 1
+	if total <= 2*m {
+		return hotSummary{head: h.firstPaths(n, paths, total)}, true
+	}
+	return hotSummary{head: h.firstPaths(n, paths, m), tail: h.lastPaths(n, paths, m)}, true
+}
+
+// firstPaths returns the first k paths of the sequence of node n, of
+// trace paths, whose callees are all summarised (structure).
+func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int) []hotTok {
+	out := make([]hotTok, 0, k)
+	fn := int32(n.Func)
+	next := 0
+	for _, it := range n.Items {
+		if it.Kind != ItemCall {
+			continue
+		}
+		for at := min(int(it.At), len(paths)); next < at && len(out) < k; next++ {
+			out = append(out, hotTok{fn: fn, path: paths[next]})
+		}
+		// (A summary with a tail has a head of maxLen-1 paths: out is
+		// full before its gap.)
+		s := &h.summary[it.Node]
+		out = append(out, s.head[:min(len(s.head), k-len(out))]...)
+		if len(out) == k {
+			return out
+		}
+	}
+	for ; next < len(paths) && len(out) < k; next++ {
+		out = append(out, hotTok{fn: fn, path: paths[next]})
+	}
+	return out
+}
+
+// lastPaths returns the last k paths of the sequence of node n, of
+// trace paths, whose callees are all summarised and which has more
+// than 2k paths and gaps: none of its last k is a gap (end).
+func (h *hotCounter) lastPaths(n *Node, paths []uint64, k int) []hotTok {
+	out := make([]hotTok, k)
+	j := k // out[j:] are the last paths found
+	fn := int32(n.Func)
+	next := len(paths)
+	for i := len(n.Items) - 1; i >= 0 && j > 0; i-- {
+		it := n.Items[i]
+		if it.Kind != ItemCall {
+			continue
+		}
+		for at := min(int(it.At), len(paths)); next > at && j > 0; next-- {
+			j--
+			out[j] = hotTok{fn: fn, path: paths[next-1]}
+		}
+		// (A summary's tail is maxLen-1 paths: out is full before its
+		// gap.)
+		s := &h.summary[it.Node]
+		part := s.head
+		if s.tail != nil {
+			part = s.tail
+		}
+		for l := len(part); l > 0 && j > 0; l-- {
+			j--
+			out[j] = part[l-1]
+		}
+	}
+	for ; next > 0 && j > 0; next-- {
+		j--
+		out[j] = hotTok{fn: fn, path: paths[next-1]}
+	}
+	return out
 }
 
 // acrossRoots counts the windows that span two roots of a goroutine or
@@ -367,8 +566,9 @@ func (h *hotCounter) acrossCalls() error {
 // depend only on its sequence and on the last maxLen-1 paths before it:
 // the sequences of the roots before it, back to the first that takes
 // the paths before it to maxLen-1, or to the goroutine's start (its
-// context). So each distinct context (by the sequences' first nodes,
-// canon) is counted once, with how often it occurs.
+// context), of which the windows see only the summaries. So each
+// distinct context (by the summaries' first nodes, canon) is counted
+// once, with how often it occurs.
 func (h *hotCounter) acrossRoots(canon []int32) error {
 	m := h.maxLen - 1
 	sumLen := func(ni int32) int {
@@ -432,7 +632,7 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 	for _, c := range ctxs {
 		key := c.of(arena)
 		h.srcs = 0
-		h.begin(0)
+		h.begin(true, 0)
 		for _, r := range key[:len(key)-1] {
 			h.emitSummary(int(r))
 		}
@@ -440,84 +640,6 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 		h.emitSummary(int(key[len(key)-1]))
 	}
 	return nil
-}
-
-// emitCallee pushes closed node ni's summary, a callee's, to the
-// sequence. The windows counted that end in it are those that start
-// before it (within it, all are of one source), so they depend only on
-// its sequence and on the last maxLen-1 paths before it, whatever their
-// sources (each such window spans the callee's and another): a loop's
-// calls repeat a few such contexts
-// (compress/flate's suite: 21 M calls in 28 k subtrees). So its windows
-// are not counted here but its context is, with the sequence's weight,
-// and countCallees counts each context's windows once.
-func (h *hotCounter) emitCallee(ni int) {
-	st := &h.stream
-	if st.weight == 0 {
-		h.emitSummary(ni)
-		return
-	}
-	m := h.maxLen - 1
-	ctx := st.win[len(st.win)-min(st.noGap, m, len(st.win)):]
-	c := h.canon[ni]
-	hash := uint64(uint32(c))<<8 | uint64(len(ctx))
-	for _, x := range ctx {
-		hash = (hash^uint64(uint32(x.fn)))*0x9e3779b97f4a7c15 ^ x.path
-		hash ^= hash >> 29
-	}
-	j, ok := h.calleeIndex.find(hash, func(j int) bool {
-		e := &h.callees[j]
-		return e.node == c && e.n == len(ctx) && sameSteps(h.calleeArena[e.at:e.at+e.n], ctx)
-	})
-	if !ok {
-		j = len(h.callees)
-		h.callees = append(h.callees, calleeContext{node: c, at: len(h.calleeArena), n: len(ctx)})
-		h.calleeArena = append(h.calleeArena, ctx...)
-		h.calleeIndex.add(hash)
-	}
-	h.callees[j].count = satAdd(h.callees[j].count, st.weight)
-	w := st.weight
-	st.weight = 0
-	h.emitSummary(ni)
-	st.weight = w
-}
-
-// sameSteps says whether a and b are the same paths of the same functions.
-func sameSteps(a, b []hotTok) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].fn != b[i].fn || a[i].path != b[i].path {
-			return false
-		}
-	}
-	return true
-}
-
-// A calleeContext is a callee's sequence (node) and the paths before it
-// that its windows see (emitCallee): calleeArena[at:at+n]; count is the
-// weight of its windows.
-type calleeContext struct {
-	node  int32
-	at, n int
-	count uint64
-}
-
-// countCallees counts the windows of each callee's context once
-// (emitCallee).
-func (h *hotCounter) countCallees() {
-	for _, e := range h.callees {
-		h.srcs = 0
-		h.begin(0)
-		src := h.newSource()
-		for _, x := range h.calleeArena[e.at : e.at+e.n] {
-			h.push(hotTok{fn: x.fn, src: src, path: x.path})
-		}
-		h.stream.weight = e.count
-		h.emitSummary(int(e.node))
-	}
-	h.callees, h.calleeArena, h.calleeIndex = nil, nil, hashIndex{}
 }
 
 // A rootContext is a root's sequence with the sequences before it that
@@ -529,116 +651,79 @@ type rootContext struct {
 
 func (c rootContext) of(arena []int32) []int32 { return arena[c.at : c.at+c.n] }
 
-// begin starts a sequence (stream), its windows of 2 to maxLen paths
-// without a gap that span two sources or more counted as they end, with
-// weight (0: not counted).
-func (h *hotCounter) begin(weight uint64) {
+// begin starts a sequence (stream): its windows of 2 to maxLen paths
+// without a gap that span two sources or more counted, with weight, if
+// counting, or else its summary and key made (end).
+func (h *hotCounter) begin(counting bool, weight uint64) {
 	st := &h.stream
 	m := h.maxLen - 1
-	st.weight, st.n, st.runLen, st.noGap, st.lastSrc = weight, 0, 0, 0, 0
-	st.win = slices.Grow(st.win[:0], 2*h.maxLen)
+	st.counting, st.weight, st.state, st.lastSrc, st.n = counting, weight, 0, 0, 0
+	if counting {
+		return
+	}
 	st.head = slices.Grow(st.head[:0], 2*m)
 	st.tail = slices.Grow(st.tail[:0], m)[:m]
-	st.keyA, st.keyB = 0, 0x6a09e667f3bcc908
 }
 
-// push appends x to the sequence: it counts the windows that end at x
-// (begin), and keeps what end needs.
+// push appends x to the sequence (begin).
 func (h *hotCounter) push(x hotTok) {
 	st := &h.stream
-	st.n++
-	// The key: the paths, and where the sources change (keyOf).
-	change := uint64(0)
-	if st.n > 1 && x.src != st.lastSrc {
-		change = 1
+	if st.counting {
+		if x.fn < 0 {
+			st.state = 0
+		} else {
+			h.step(hotTrans{callee: -1, fn: x.fn, path: x.path, newSrc: x.src != st.lastSrc})
+		}
+		st.lastSrc = x.src
+		return
 	}
-	st.lastSrc = x.src
-	st.keyA = (st.keyA^uint64(uint32(x.fn))^change<<32)*0x9e3779b97f4a7c15 ^ x.path
-	st.keyA ^= st.keyA >> 29
-	st.keyB = (st.keyB^x.path)*0xbf58476d1ce4e5b9 ^ (uint64(uint32(x.fn)) | change<<32)
-	st.keyB ^= st.keyB >> 31
+	st.n++
 	m := h.maxLen - 1
 	if len(st.head) < 2*m {
 		st.head = append(st.head, x)
 	}
 	st.tail[st.n%m] = x
-	if x.fn < 0 {
-		st.win, st.runLen, st.noGap = st.win[:0], 0, 0
-		return
-	}
-	if st.noGap > 0 && x.src != st.win[len(st.win)-1].src {
-		st.runLen = 0
-	}
-	st.runLen++
-	st.noGap++
-	if len(st.win) == cap(st.win) {
-		st.win = st.win[:copy(st.win, st.win[len(st.win)-(h.maxLen-1):])]
-	}
-	st.win = append(st.win, x)
-	if st.weight == 0 {
-		return
-	}
-	// Windows within the last source's run are of one source.
-	for l := max(2, st.runLen+1); l <= h.maxLen && l <= st.noGap; l++ {
-		h.add(st.win[len(st.win)-l:], st.weight, true)
-	}
 }
 
-// skipOwn stands for n paths of fn's call, pushed after maxLen-1 paths
-// or more of the same source and the sequence's head (gen), and
-// followed by maxLen-1 more of it: it changes none of the windows
-// counted, nor the head or the tail, only the key and the counts of
-// paths. The key says only that paths of fn were left out here: two
-// sequences that differ only within such runs count the same windows
-// and have the same summary, so they may be counted as one.
-func (h *hotCounter) skipOwn(fn int32, n int) {
-	st := &h.stream
-	st.n += n
-	st.runLen += n
-	st.noGap += n
-	st.keyA = (st.keyA^uint64(uint32(fn))^3<<32)*0x9e3779b97f4a7c15 ^ 1<<63
-	st.keyA ^= st.keyA >> 29
-	st.keyB = (st.keyB^1<<63)*0xbf58476d1ce4e5b9 ^ (uint64(uint32(fn)) | 3<<32)
-	st.keyB ^= st.keyB >> 31
-}
-
-// end returns the sequence's key and its summary: its first and last
-// maxLen-1 paths, or all of them if it has at most twice that. Every gap
-// in a sequence has maxLen-1 paths or more on each side (a summary's
-// head and tail), so a summary's head and tail hold no gap.
-func (h *hotCounter) end() (seqKey, hotSummary) {
+// end returns the sequence's summary: its first and last maxLen-1
+// paths, or all of them if it has at most twice that. Every gap in a
+// sequence has maxLen-1 paths or more on each side (a summary's head
+// and tail), so a summary's head and tail hold no gap.
+func (h *hotCounter) end() hotSummary {
 	st := &h.stream
 	m := h.maxLen - 1
-	key := seqKey{st.keyA ^ uint64(st.n), st.keyB}
 	if st.n <= 2*m {
-		return key, hotSummary{head: slices.Clone(st.head[:st.n])}
+		return hotSummary{head: slices.Clone(st.head[:st.n])}
 	}
 	s := hotSummary{head: slices.Clone(st.head[:m]), tail: make([]hotTok, 0, m)}
 	for i := st.n - m + 1; i <= st.n; i++ {
 		s.tail = append(s.tail, st.tail[i%m])
 	}
-	return key, s
+	return s
 }
 
-// genClosed streams the sequence of closed node ni (gen), its windows
-// counted with weight (0: not counted).
-func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, weight uint64) error {
+// genClosed streams the sequence of closed node ni (gen), counted with
+// weight or summarised (begin).
+func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, counting bool, weight uint64) error {
 	h.srcs = 0
-	h.begin(weight)
+	h.begin(counting, weight)
 	*stack = (*stack)[:0]
 	return h.gen(ni, stack)
 }
 
-// A seqKey is a hash of a sequence, 128 bits: its paths, and where its
-// sources change (the windows counted across calls are those that span
-// a change). Two sequences of one key are taken for the same.
-type seqKey [2]uint64
-
 // emitSummary pushes closed node ni's summary to the sequence, as one
-// source.
+// source: counting, in one step.
 func (h *hotCounter) emitSummary(ni int) {
 	src := h.newSource()
+	st := &h.stream
 	s := h.summary[ni]
+	if st.counting {
+		if len(s.head) > 0 {
+			h.step(hotTrans{callee: h.canon[ni]})
+			st.lastSrc = src
+		}
+		return
+	}
 	for _, x := range s.head {
 		h.push(hotTok{fn: x.fn, src: src, path: x.path})
 	}
@@ -654,6 +739,147 @@ func (h *hotCounter) emitSummary(ni int) {
 func (h *hotCounter) newSource() int32 {
 	h.srcs++
 	return h.srcs
+}
+
+// step takes the counting machine's transition from its state by the
+// path or callee of key, and adds the sequence's weight to its count.
+func (h *hotCounter) step(key hotTrans) {
+	st := &h.stream
+	key.from = st.state
+	if key.from == 0 {
+		key.newSrc = false // no path before it
+	}
+	if j := h.last[key.from]; j >= 0 && h.trans[j].same(&key) {
+		t := &h.trans[j]
+		t.count = satAdd(t.count, st.weight)
+		st.state = t.to
+		return
+	}
+	hash := (uint64(uint32(key.from))<<32 | uint64(uint32(key.callee))) * 0x9e3779b97f4a7c15
+	hash = (hash ^ uint64(uint32(key.fn)) ^ uint64(boolUint(key.newSrc))<<32) * 0xbf58476d1ce4e5b9
+	hash = (hash ^ key.path) * 0x9e3779b97f4a7c15
+	hash ^= hash >> 29
+	j, ok := h.transIndex.find(hash, func(j int) bool { return h.trans[j].same(&key) })
+	if !ok {
+		// (A transition is some 3 paths' worth of memory.)
+		if !h.keep(3) {
+			return
+		}
+		key.to = h.run(&key, nil)
+		j = len(h.trans)
+		h.trans = append(h.trans, key)
+		h.transIndex.add(hash)
+	}
+	h.last[key.from] = int32(j)
+	t := &h.trans[j]
+	t.count = satAdd(t.count, st.weight)
+	st.state = t.to
+}
+
+// same says whether t and k are transitions by the same step from the
+// same state.
+func (t *hotTrans) same(k *hotTrans) bool {
+	return t.from == k.from && t.callee == k.callee && t.fn == k.fn && t.path == k.path && t.newSrc == k.newSrc
+}
+
+// run runs transition t's step from its state, as the paths it pushes:
+// it calls emit, if not nil, with each window that ends in them and is
+// counted across calls (hotState), or else returns the state it leads
+// to.
+func (h *hotCounter) run(t *hotTrans, emit func(w []hotTok)) int32 {
+	s := h.states[t.from]
+	buf := append(h.simBuf[:0], h.stateToks[s.at:s.at+s.n]...)
+	runLen, noGap := int(s.runLen), int(s.n)
+	push := func(x hotTok, newSrc bool) {
+		if newSrc {
+			runLen = 0
+		}
+		runLen++
+		noGap++
+		buf = append(buf, x)
+		if emit == nil {
+			return
+		}
+		for l := max(2, runLen+1); l <= h.maxLen && l <= noGap; l++ {
+			emit(buf[len(buf)-l:])
+		}
+	}
+	if t.callee < 0 {
+		push(hotTok{fn: t.fn, path: t.path}, t.newSrc)
+	} else {
+		sum := &h.summary[t.callee]
+		for i, x := range sum.head {
+			push(x, i == 0)
+		}
+		if sum.tail != nil {
+			// The gap: no window spans it.
+			buf, runLen, noGap = buf[:0], 0, 0
+			for _, x := range sum.tail {
+				push(x, false)
+			}
+		}
+	}
+	h.simBuf = buf
+	if emit != nil {
+		return t.to
+	}
+	m := h.maxLen - 1
+	return h.state(buf[len(buf)-min(noGap, m):], int32(min(runLen, m)))
+}
+
+// state returns the machine's state of paths toks and runLen, made if
+// it is new.
+func (h *hotCounter) state(toks []hotTok, runLen int32) int32 {
+	hash := stateHash(toks, runLen)
+	i, ok := h.stateIndex.find(hash, func(i int) bool {
+		s := &h.states[i]
+		return s.runLen == runLen && sameSteps(h.stateToks[s.at:s.at+s.n], toks)
+	})
+	if ok {
+		return int32(i)
+	}
+	if !h.keep(len(toks)) {
+		return 0
+	}
+	h.states = append(h.states, hotState{at: int32(len(h.stateToks)), n: int32(len(toks)), runLen: runLen})
+	h.stateToks = append(h.stateToks, toks...)
+	h.stateIndex.add(hash)
+	h.last = append(h.last, -1)
+	return int32(len(h.states) - 1)
+}
+
+func stateHash(toks []hotTok, runLen int32) uint64 {
+	hash := uint64(len(toks))<<8 | uint64(runLen)
+	for _, x := range toks {
+		hash = (hash^uint64(uint32(x.fn)))*0x9e3779b97f4a7c15 ^ x.path
+		hash ^= hash >> 29
+	}
+	return hash
+}
+
+// countTransitions counts the windows of each transition taken, with
+// its count (hotCounter).
+func (h *hotCounter) countTransitions() {
+	for i := range h.trans {
+		t := &h.trans[i]
+		if t.count == 0 {
+			continue // only in a root's context (acrossRoots)
+		}
+		h.run(t, func(w []hotTok) { h.add(w, t.count, true) })
+	}
+}
+
+// sameSteps says whether a and b are the same paths of the same functions.
+func sameSteps(a, b []hotTok) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].fn != b[i].fn || a[i].path != b[i].path {
+			return false
+		}
+	}
+	return true
 }
 
 // A hotCursor is a call being expanded into a sequence: its paths emitted
@@ -673,18 +899,34 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 	*stack = append(*stack, hotCursor{fn: int32(n.Func), src: h.newSource(), paths: t.Funcs[n.Func].Traces[n.Trace].Paths})
 	me := len(*stack) - 1
 	m := h.maxLen - 1
+	st := &h.stream
 	own := func(upTo int) {
 		c := &(*stack)[me]
 		upTo = min(upTo, len(c.paths))
+		if st.counting {
+			for ; c.next < upTo; c.next++ {
+				if c.next < upTo-m && c.src == st.lastSrc && h.states[st.state].runLen == int32(m) {
+					// A long run of the call's own paths, maxLen-1 of
+					// them pushed: the windows that end in the rest of
+					// it are of one source but for those that end in its
+					// last maxLen-1 paths, and the machine's state after
+					// those is theirs.
+					c.next = upTo - m
+				}
+				h.push(hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
+			}
+			return
+		}
 		if skip := upTo - c.next - 2*m; skip > 0 {
-			// A long run of the call's own paths: the windows that end
-			// past its first m paths and before its last m lie within
-			// it, one source, and are not counted.
-			for end := c.next + m; c.next < end || h.stream.n < 2*m; c.next++ {
+			// A long run of the call's own paths: but for the head's,
+			// only its first m paths and its last m are seen by its
+			// callers (its summary) or by windows across calls.
+			for end := c.next + m; c.next < end || st.n < 2*m; c.next++ {
 				h.push(hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
 			}
 			if skip = upTo - c.next - m; skip > 0 {
-				h.skipOwn(c.fn, skip)
+				// Only the count of paths sees them (end).
+				h.stream.n += skip
 				c.next += skip
 			}
 		}
@@ -697,7 +939,7 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 		switch it.Kind {
 		case ItemCall:
 			if h.esc[it.Node] == 0 {
-				h.emitCallee(it.Node)
+				h.emitSummary(it.Node)
 			} else if err := h.gen(it.Node, stack); err != nil {
 				return err
 			}
