@@ -371,26 +371,6 @@ func (h *hotCounter) acrossCalls() error {
 	h.esc = make([]uint32, len(t.Nodes))
 	h.summary = make([]hotSummary, len(t.Nodes))
 	occ := make([]uint64, len(t.Nodes))
-	for ni, n := range t.Nodes {
-		if n.Func < 0 || n.Func >= len(t.Funcs) || n.Trace < 0 || n.Trace >= len(t.Funcs[n.Func].Traces) {
-			return fmt.Errorf("node %d: no function %d, trace %d", ni, n.Func, n.Trace)
-		}
-		var esc uint32
-		for _, it := range n.Items {
-			switch it.Kind {
-			case ItemCall:
-				if it.Node < 0 || it.Node >= ni {
-					return fmt.Errorf("node %d calls node %d, not one before it", ni, it.Node)
-				}
-				if e := h.esc[it.Node]; e > 0 {
-					esc = max(esc, e-1)
-				}
-			case ItemUp:
-				esc = max(esc, it.Up)
-			}
-		}
-		h.esc[ni] = esc
-	}
 	for _, p := range t.Processes {
 		for _, g := range p.Goroutines {
 			for _, r := range g.Roots {
@@ -401,9 +381,19 @@ func (h *hotCounter) acrossCalls() error {
 			}
 		}
 	}
+	// (The nodes are checked here, the callers first: each pass over
+	// the items reads them all from memory, 670 MB of them in
+	// compress/flate's suite.)
 	for ni := len(t.Nodes) - 1; ni >= 0; ni-- {
-		for _, it := range t.Nodes[ni].Items {
+		n := t.Nodes[ni]
+		if n.Func < 0 || n.Func >= len(t.Funcs) || n.Trace < 0 || n.Trace >= len(t.Funcs[n.Func].Traces) {
+			return fmt.Errorf("node %d: no function %d, trace %d", ni, n.Func, n.Trace)
+		}
+		for _, it := range n.Items {
 			if it.Kind == ItemCall {
+				if it.Node < 0 || it.Node >= ni {
+					return fmt.Errorf("node %d calls node %d, not one before it", ni, it.Node)
+				}
 				occ[it.Node] = satAdd(occ[it.Node], occ[ni])
 			}
 		}
@@ -426,10 +416,10 @@ func (h *hotCounter) acrossCalls() error {
 	h.stateIndex.add(stateHash(nil, 0))
 	h.last = append(h.last, -1)
 	for ni := range t.Nodes {
+		sum, ok := h.structure(ni)
 		if h.esc[ni] > 0 {
 			continue
 		}
-		sum, ok := h.structure(ni)
 		if !ok {
 			if err := h.genClosed(ni, &stack, false, 0); err != nil {
 				return err
@@ -466,27 +456,38 @@ func (h *hotCounter) acrossCalls() error {
 	return nil
 }
 
-// structure returns closed node ni's summary made from its items,
-// without its sequence, if that sequence is its own paths and its
-// callees' summaries: if no callee of its is expanded in place (esc).
-// (Spawns add no path.)
+// structure finds node ni's esc, whose callees' are known, and, if it
+// is closed, returns its summary made from its items, without its
+// sequence, if that sequence is its own paths and its callees'
+// summaries: if no callee of its is expanded in place (esc). (Spawns
+// add no path.)
 func (h *hotCounter) structure(ni int) (hotSummary, bool) {
 	t := h.t
 	n := t.Nodes[ni]
 	paths := t.Funcs[n.Func].Traces[n.Trace].Paths
 	total := len(paths) // the sequence's paths and gaps
+	var esc uint32
+	summarised := true
 	for _, it := range n.Items {
-		if it.Kind != ItemCall {
-			continue // a spawn; no path up, as esc is 0
+		switch it.Kind {
+		case ItemCall:
+			if e := h.esc[it.Node]; e > 0 {
+				esc = max(esc, e-1)
+				summarised = false
+				continue
+			}
+			s := &h.summary[it.Node]
+			total += len(s.head)
+			if s.tail != nil {
+				total += 1 + len(s.tail)
+			}
+		case ItemUp:
+			esc = max(esc, it.Up)
 		}
-		if h.esc[it.Node] > 0 {
-			return hotSummary{}, false
-		}
-		s := &h.summary[it.Node]
-		total += len(s.head)
-		if s.tail != nil {
-			total += 1 + len(s.tail)
-		}
+	}
+	h.esc[ni] = esc
+	if esc > 0 || !summarised {
+		return hotSummary{}, false
 	}
 	m := h.maxLen - 1
 	if total <= 2*m {
@@ -669,12 +670,22 @@ func (h *hotCounter) begin(counting bool, weight uint64) {
 func (h *hotCounter) push(x hotTok) {
 	st := &h.stream
 	if st.counting {
+		newSrc := x.src != st.lastSrc
+		st.lastSrc = x.src
 		if x.fn < 0 {
 			st.state = 0
-		} else {
-			h.step(hotTrans{callee: -1, fn: x.fn, path: x.path, newSrc: x.src != st.lastSrc})
+			return
 		}
-		st.lastSrc = x.src
+		if j := h.last[st.state]; j >= 0 {
+			// (step, without making its key: the path of a loop's
+			// round is most often the one of the round before.)
+			if t := &h.trans[j]; t.callee < 0 && t.fn == x.fn && t.path == x.path && t.newSrc == (newSrc && st.state != 0) {
+				t.count = satAdd(t.count, st.weight)
+				st.state = t.to
+				return
+			}
+		}
+		h.step(hotTrans{callee: -1, fn: x.fn, path: x.path, newSrc: newSrc})
 		return
 	}
 	st.n++
@@ -716,12 +727,21 @@ func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, counting bool, weight
 func (h *hotCounter) emitSummary(ni int) {
 	src := h.newSource()
 	st := &h.stream
-	s := h.summary[ni]
+	s := &h.summary[ni]
 	if st.counting {
-		if len(s.head) > 0 {
-			h.step(hotTrans{callee: h.canon[ni]})
-			st.lastSrc = src
+		if len(s.head) == 0 {
+			return // no path: not even the source of the last path changes
 		}
+		st.lastSrc = src
+		c := h.canon[ni]
+		if j := h.last[st.state]; j >= 0 && h.trans[j].callee == c {
+			// (step, without making its key.)
+			t := &h.trans[j]
+			t.count = satAdd(t.count, st.weight)
+			st.state = t.to
+			return
+		}
+		h.step(hotTrans{callee: c})
 		return
 	}
 	for _, x := range s.head {
