@@ -391,7 +391,7 @@ func (h *hotCounter) acrossCalls() error {
 		}
 		for _, it := range n.Items {
 			if it.Kind == ItemCall {
-				if it.Node < 0 || it.Node >= ni {
+				if it.Node < 0 || int(it.Node) >= ni {
 					return fmt.Errorf("node %d calls node %d, not one before it", ni, it.Node)
 				}
 				occ[it.Node] = satAdd(occ[it.Node], occ[ni])
@@ -955,12 +955,12 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 		}
 	}
 	for _, it := range n.Items {
-		own(int(min(it.At, uint64(len((*stack)[me].paths)))))
+		own(int(it.At))
 		switch it.Kind {
 		case ItemCall:
 			if h.esc[it.Node] == 0 {
-				h.emitSummary(it.Node)
-			} else if err := h.gen(it.Node, stack); err != nil {
+				h.emitSummary(int(it.Node))
+			} else if err := h.gen(int(it.Node), stack); err != nil {
 				return err
 			}
 		case ItemUp:
