@@ -640,14 +640,28 @@ func satAdd(a, b uint64) uint64 {
 func pathsKey(paths []uint64) string { return string(appendPathsKey(nil, paths)) }
 
 // pathsHash hashes a trace's paths (a reader's check that no trace is
-// given twice, without pathsKey's copy of every trace).
+// given twice, without pathsKey's copy of every trace). Four lanes, each
+// every fourth path, so that a lane's multiplication does not wait for
+// the one before: fastjson's suite reads 50 M paths.
 func pathsHash(paths []uint64) uint64 {
-	h := uint64(len(paths))
-	for _, p := range paths {
-		h = (h ^ p) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
+	var h [4]uint64
+	h[0] = uint64(len(paths))
+	i := 0
+	for ; i+4 <= len(paths); i += 4 {
+		for j := range h {
+			h[j] = (h[j] ^ paths[i+j]) * 0x9e3779b97f4a7c15
+			h[j] ^= h[j] >> 29
+		}
 	}
-	return h
+	for j, p := range paths[i:] {
+		h[j] = (h[j] ^ p) * 0x9e3779b97f4a7c15
+		h[j] ^= h[j] >> 29
+	}
+	for j := 1; j < len(h); j++ {
+		h[0] = (h[0]^h[j])*0xbf58476d1ce4e5b9 + uint64(j)
+		h[0] ^= h[0] >> 31
+	}
+	return h[0]
 }
 
 func appendPathsKey(b []byte, paths []uint64) []byte {

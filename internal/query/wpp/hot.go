@@ -300,7 +300,9 @@ func (h *hotCounter) compareSteps(a, b []hotTok) int {
 // suffixes. A position's gram is its predecessor's and its path (one
 // more path, or, once the grams are maxLen long, one less at the
 // start), so each gram keeps the gram that last followed it, and a loop
-// finds the next gram with one comparison, not a hash of maxLen paths.
+// finds the next gram with one comparison, not a hash of maxLen paths;
+// and a gram that follows itself is that of every position of the run
+// of its last path.
 func (h *hotCounter) withinCalls() {
 	type gram struct {
 		fn       int32
@@ -321,35 +323,45 @@ func (h *hotCounter) withinCalls() {
 			prev := int32(-1)
 			for i := 1; i < len(tr.Paths); i++ {
 				p := tr.Paths[i]
+				var j int32
 				if prev >= 0 && grams[prev].next >= 0 && grams[prev].nextPath == p {
-					prev = grams[prev].next
-					grams[prev].count = satAdd(grams[prev].count, tr.Calls)
-					continue
-				}
-				g := tr.Paths[max(0, i-m) : i+1]
-				hash := uint64(len(g))<<32 ^ uint64(uint32(fn))
-				for _, p := range g {
-					hash = (hash ^ p) * 0x9e3779b97f4a7c15
-					hash ^= hash >> 29
-				}
-				j, ok := index.find(hash, func(j int) bool {
-					e := &grams[j]
-					return e.fn == fn && slices.Equal(arena[e.at:e.at+e.n], g)
-				})
-				if !ok {
-					if !h.keep(len(g)) {
-						return
+					j = grams[prev].next
+				} else {
+					g := tr.Paths[max(0, i-m) : i+1]
+					hash := uint64(len(g))<<32 ^ uint64(uint32(fn))
+					for _, p := range g {
+						hash = (hash ^ p) * 0x9e3779b97f4a7c15
+						hash ^= hash >> 29
 					}
-					j = len(grams)
-					grams = append(grams, gram{fn: fn, at: len(arena), n: len(g), next: -1})
-					arena = append(arena, g...)
-					index.add(hash)
+					k, ok := index.find(hash, func(k int) bool {
+						e := &grams[k]
+						return e.fn == fn && slices.Equal(arena[e.at:e.at+e.n], g)
+					})
+					if !ok {
+						if !h.keep(len(g)) {
+							return
+						}
+						k = len(grams)
+						grams = append(grams, gram{fn: fn, at: len(arena), n: len(g), next: -1})
+						arena = append(arena, g...)
+						index.add(hash)
+					}
+					j = int32(k)
+					if prev >= 0 {
+						grams[prev].next, grams[prev].nextPath = j, p
+					}
 				}
-				if prev >= 0 {
-					grams[prev].next, grams[prev].nextPath = int32(j), p
+				reps := uint64(1)
+				if j == prev {
+					// The gram that follows itself by p: a run of p,
+					// each position of it this gram, counted at once.
+					for i+1 < len(tr.Paths) && tr.Paths[i+1] == p {
+						i++
+						reps++
+					}
 				}
-				prev = int32(j)
-				grams[j].count = satAdd(grams[j].count, tr.Calls)
+				grams[j].count = satAdd(grams[j].count, satMul(reps, tr.Calls))
+				prev = j
 			}
 		}
 	}
