@@ -188,6 +188,9 @@ type hotCounter struct {
 	last       []int32  // per state: the transition last taken from it, or -1
 	simBuf     []hotTok // step's scratch
 
+	scratch  [2][]hotTok // structure's
+	tokArena []hotTok    // the summaries' paths, in chunks (saveToks)
+
 	stream struct {
 		counting bool
 		weight   uint64 // what the windows are counted with
@@ -438,7 +441,6 @@ func (h *hotCounter) acrossCalls() error {
 			}
 			sum = h.end()
 		}
-		h.summary[ni] = sum
 		hash := stateHash(sum.head, int32(len(sum.tail)))
 		hash = stateHash(sum.tail, int32(hash))
 		f, ok := sums.find(hash, func(f int) bool {
@@ -447,10 +449,15 @@ func (h *hotCounter) acrossCalls() error {
 		})
 		if ok {
 			canon[ni] = sumNodes[f]
+			h.summary[ni] = h.summary[canon[ni]]
 		} else {
 			canon[ni] = int32(ni)
 			sums.add(hash)
 			sumNodes = append(sumNodes, int32(ni))
+			if !h.keep(len(sum.head) + len(sum.tail)) {
+				return nil
+			}
+			h.summary[ni] = hotSummary{head: h.saveToks(sum.head), tail: h.saveToks(sum.tail)}
 		}
 		if occ[ni] > 0 {
 			if err := h.genClosed(ni, &stack, true, occ[ni]); err != nil {
@@ -466,6 +473,21 @@ func (h *hotCounter) acrossCalls() error {
 	}
 	h.countTransitions()
 	return nil
+}
+
+// saveToks returns a copy of x (nil if x is nil) in the arena of the
+// summaries' paths: 338 k nodes in math/big's suite, whose summaries
+// allocated one by one cost more than making them.
+func (h *hotCounter) saveToks(x []hotTok) []hotTok {
+	if x == nil {
+		return nil
+	}
+	if len(x) > cap(h.tokArena)-len(h.tokArena) {
+		h.tokArena = make([]hotTok, 0, max(1<<14, len(x)))
+	}
+	at := len(h.tokArena)
+	h.tokArena = append(h.tokArena, x...)
+	return h.tokArena[at:len(h.tokArena):len(h.tokArena)]
 }
 
 // structure finds node ni's esc, whose callees' are known, and, if it
@@ -502,16 +524,17 @@ func (h *hotCounter) structure(ni int) (hotSummary, bool) {
 		return hotSummary{}, false
 	}
 	m := h.maxLen - 1
+	h.scratch[0] = slices.Grow(h.scratch[0][:0], 2*m)
 	if total <= 2*m {
-		return hotSummary{head: h.firstPaths(n, paths, total)}, true
+		return hotSummary{head: h.firstPaths(n, paths, total, h.scratch[0][:0])}, true
 	}
-	return hotSummary{head: h.firstPaths(n, paths, m), tail: h.lastPaths(n, paths, m)}, true
+	h.scratch[1] = slices.Grow(h.scratch[1][:0], m)[:m]
+	return hotSummary{head: h.firstPaths(n, paths, m, h.scratch[0][:0]), tail: h.lastPaths(n, paths, h.scratch[1])}, true
 }
 
-// firstPaths returns the first k paths of the sequence of node n, of
-// trace paths, whose callees are all summarised (structure).
-func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int) []hotTok {
-	out := make([]hotTok, 0, k)
+// firstPaths appends to out the first k paths of the sequence of node
+// n, of trace paths, whose callees are all summarised (structure).
+func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int, out []hotTok) []hotTok {
 	fn := int32(n.Func)
 	next := 0
 	for _, it := range n.Items {
@@ -535,12 +558,12 @@ func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int) []hotTok {
 	return out
 }
 
-// lastPaths returns the last k paths of the sequence of node n, of
-// trace paths, whose callees are all summarised and which has more
-// than 2k paths and gaps: none of its last k is a gap (end).
-func (h *hotCounter) lastPaths(n *Node, paths []uint64, k int) []hotTok {
-	out := make([]hotTok, k)
-	j := k // out[j:] are the last paths found
+// lastPaths fills out with the last len(out) paths of the sequence of
+// node n, of trace paths, whose callees are all summarised and which
+// has more than twice that many paths and gaps: none of those is a gap
+// (end).
+func (h *hotCounter) lastPaths(n *Node, paths []uint64, out []hotTok) []hotTok {
+	j := len(out) // out[j:] are the last paths found
 	fn := int32(n.Func)
 	next := len(paths)
 	for i := len(n.Items) - 1; i >= 0 && j > 0; i-- {
@@ -615,16 +638,20 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 					prev = prev[:copy(prev, prev[len(prev)-h.maxLen:])]
 				}
 				prev = append(prev, c)
+				if lastAt >= 0 && ctxs[lastAt].nextRoot == c && ctxs[lastAt].next >= 0 {
+					// A root's context is its own and the previous
+					// root's context's last few: the one that last
+					// followed that context by this root.
+					lastAt = int(ctxs[lastAt].next)
+					ctxs[lastAt].count = satAdd(ctxs[lastAt].count, 1)
+					continue
+				}
 				i, need := len(prev)-1, m
 				for i > 0 && need > 0 {
 					i--
 					need -= sumLen(prev[i])
 				}
 				key = prev[i:]
-				if lastAt >= 0 && slices.Equal(ctxs[lastAt].of(arena), key) {
-					ctxs[lastAt].count = satAdd(ctxs[lastAt].count, 1)
-					continue
-				}
 				hash := uint64(len(key))
 				for _, x := range key {
 					hash = (hash ^ uint64(uint32(x))) * 0x9e3779b97f4a7c15
@@ -633,11 +660,14 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 				j, ok := index.find(hash, func(j int) bool { return slices.Equal(ctxs[j].of(arena), key) })
 				if !ok {
 					j = len(ctxs)
-					ctxs = append(ctxs, rootContext{at: len(arena), n: len(key)})
+					ctxs = append(ctxs, rootContext{at: len(arena), n: len(key), next: -1})
 					arena = append(arena, key...)
 					index.add(hash)
 				}
 				ctxs[j].count = satAdd(ctxs[j].count, 1)
+				if lastAt >= 0 {
+					ctxs[lastAt].next, ctxs[lastAt].nextRoot = int32(j), c
+				}
 				lastAt = j
 			}
 		}
@@ -656,10 +686,14 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 }
 
 // A rootContext is a root's sequence with the sequences before it that
-// its windows see (acrossRoots): arena[at:at+n], the root's last.
+// its windows see (acrossRoots): arena[at:at+n], the root's last. Next
+// is the context that last followed it, by a root of sequence nextRoot
+// (or -1).
 type rootContext struct {
-	at, n int
-	count uint64
+	at, n    int
+	count    uint64
+	next     int32
+	nextRoot int32
 }
 
 func (c rootContext) of(arena []int32) []int32 { return arena[c.at : c.at+c.n] }
