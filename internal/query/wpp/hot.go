@@ -44,6 +44,11 @@ const MaxHotLen = 64
 //     they ran, that hold paths of two calls or more, counted on the
 //     call graph's DAG without expanding it (hotCounter), so in time
 //     linear in the TWPP, not in the run.
+//
+// It fails, rather than swamp the machine, if the distinct windows and
+// contexts it would keep hold more than maxHotSteps paths (2 GB of
+// them: sort's suite passes it with maxLen 32, and was killed at 24 GB
+// with 64 before there was a bound).
 func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	if maxLen < 2 || maxLen > MaxHotLen {
 		return nil, fmt.Errorf("hot sequences of at most %d paths: 2 to %d", maxLen, MaxHotLen)
@@ -268,7 +273,7 @@ func (h *hotCounter) keep(n int) bool {
 
 // tooLarge is the error of a count that passed maxHotSteps.
 func (h *hotCounter) tooLarge() error {
-	return fmt.Errorf("hot sequences of up to %d paths: more than %d paths of distinct sequences to keep (%d MB): count shorter ones (a smaller -len)", h.maxLen, maxHotSteps, maxHotSteps*16>>20)
+	return fmt.Errorf("hot sequences of up to %d paths: their distinct windows and contexts hold more than %d paths (%d MB), the most Hot keeps; count shorter sequences (a smaller -len)", h.maxLen, maxHotSteps, maxHotSteps*16>>20)
 }
 
 // is says whether e counts window w.
