@@ -47,7 +47,7 @@ const MaxHotLen = 64
 //
 // It fails, rather than swamp the machine, if the distinct windows and
 // contexts it would keep hold more than maxHotSteps paths (2 GB of
-// them: sort's suite passes it with maxLen 32, and was killed at 24 GB
+// them: sort's suite goes past it with maxLen 32, and was killed at 24 GB
 // with 64 before there was a bound).
 func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 	if maxLen < 2 || maxLen > MaxHotLen {
@@ -181,7 +181,7 @@ type hotCounter struct {
 
 	esc     []uint32 // per node: how many of its callers its paths up reach
 	summary []hotSummary
-	canon   []int32 // per closed node: the first node of its summary
+	canon   []int32 // per closed node: the first node of its summary, or -1 if it has no path
 	srcs    int32
 
 	// The counting machine.
@@ -391,6 +391,7 @@ func (h *hotCounter) acrossCalls() error {
 	h.esc = make([]uint32, len(t.Nodes))
 	h.summary = make([]hotSummary, len(t.Nodes))
 	occ := make([]uint64, len(t.Nodes))
+	anyUp := false
 	for _, p := range t.Processes {
 		for _, g := range p.Goroutines {
 			for _, r := range g.Roots {
@@ -401,20 +402,24 @@ func (h *hotCounter) acrossCalls() error {
 			}
 		}
 	}
-	// (The nodes are checked here, the callers first: each pass over
-	// the items reads them all from memory, 670 MB of them in
-	// compress/flate's suite.)
+	// (The nodes are checked here, the callers first, and their own
+	// paths up found: each pass over the items reads them all from
+	// memory, 336 MB of them in compress/flate's suite.)
 	for ni := len(t.Nodes) - 1; ni >= 0; ni-- {
 		n := t.Nodes[ni]
 		if n.Func < 0 || n.Func >= len(t.Funcs) || n.Trace < 0 || n.Trace >= len(t.Funcs[n.Func].Traces) {
 			return fmt.Errorf("node %d: no function %d, trace %d", ni, n.Func, n.Trace)
 		}
 		for _, it := range n.Items {
-			if it.Kind == ItemCall {
+			switch it.Kind {
+			case ItemCall:
 				if it.Node < 0 || int(it.Node) >= ni {
 					return fmt.Errorf("node %d calls node %d, not one before it", ni, it.Node)
 				}
 				occ[it.Node] = satAdd(occ[it.Node], occ[ni])
+			case ItemUp:
+				h.esc[ni] = max(h.esc[ni], it.Up)
+				anyUp = true
 			}
 		}
 	}
@@ -426,7 +431,7 @@ func (h *hotCounter) acrossCalls() error {
 	// Nodes of one summary are one callee to the counting machine
 	// (canon: the first of them).
 	var stack []hotCursor
-	canon := make([]int32, len(t.Nodes)) // a closed node's summary's first node
+	canon := make([]int32, len(t.Nodes)) // a closed node's summary's first node, or -1
 	h.canon = canon
 	var (
 		sums     hashIndex // the distinct summaries,
@@ -436,11 +441,11 @@ func (h *hotCounter) acrossCalls() error {
 	h.stateIndex.add(stateHash(nil, 0))
 	h.last = append(h.last, -1)
 	for ni := range t.Nodes {
-		sum, ok := h.structure(ni)
+		sum, summarised := h.structure(ni, anyUp)
 		if h.esc[ni] > 0 {
 			continue
 		}
-		if !ok {
+		if !summarised {
 			if err := h.genClosed(ni, &stack, false, 0); err != nil {
 				return err
 			}
@@ -464,7 +469,12 @@ func (h *hotCounter) acrossCalls() error {
 			}
 			h.summary[ni] = hotSummary{head: h.saveToks(sum.head), tail: h.saveToks(sum.tail)}
 		}
-		if occ[ni] > 0 {
+		if len(sum.head) == 0 {
+			canon[ni] = -1 // no path: no window sees it
+		}
+		if occ[ni] > 0 && summarised {
+			h.countSummarised(ni, occ[ni])
+		} else if occ[ni] > 0 {
 			if err := h.genClosed(ni, &stack, true, occ[ni]); err != nil {
 				return err
 			}
@@ -495,72 +505,75 @@ func (h *hotCounter) saveToks(x []hotTok) []hotTok {
 	return h.tokArena[at:len(h.tokArena):len(h.tokArena)]
 }
 
-// structure finds node ni's esc, whose callees' are known, and, if it
-// is closed, returns its summary made from its items, without its
-// sequence, if that sequence is its own paths and its callees'
-// summaries: if no callee of its is expanded in place (esc). (Spawns
-// add no path.)
-func (h *hotCounter) structure(ni int) (hotSummary, bool) {
+// structure finds node ni's esc, whose callees' are known, and its own
+// paths up's (h.esc[ni], from acrossCalls), and, if it is closed,
+// returns its summary made from its items, without its sequence, if
+// that sequence is its own paths and its callees' summaries: if no
+// callee of its is expanded in place (esc). (Spawns add no path.)
+// Without paths up in the TWPP (anyUp false), all nodes are closed, and
+// the summary is made from the first items and the last.
+func (h *hotCounter) structure(ni int, anyUp bool) (hotSummary, bool) {
 	t := h.t
 	n := t.Nodes[ni]
-	paths := t.Funcs[n.Func].Traces[n.Trace].Paths
-	total := len(paths) // the sequence's paths and gaps
-	var esc uint32
-	summarised := true
-	for _, it := range n.Items {
-		switch it.Kind {
-		case ItemCall:
+	if anyUp {
+		esc := h.esc[ni]
+		summarised := true
+		for _, it := range n.Items {
+			if it.Kind != ItemCall {
+				continue
+			}
 			if e := h.esc[it.Node]; e > 0 {
 				esc = max(esc, e-1)
 				summarised = false
-				continue
 			}
-			s := &h.summary[it.Node]
-			total += len(s.head)
-			if s.tail != nil {
-				total += 1 + len(s.tail)
-			}
-		case ItemUp:
-			esc = max(esc, it.Up)
+		}
+		h.esc[ni] = esc
+		if esc > 0 || !summarised {
+			return hotSummary{}, false
 		}
 	}
-	h.esc[ni] = esc
-	if esc > 0 || !summarised {
-		return hotSummary{}, false
-	}
+	paths := t.Funcs[n.Func].Traces[n.Trace].Paths
 	m := h.maxLen - 1
-	h.scratch[0] = slices.Grow(h.scratch[0][:0], 2*m)
-	if total <= 2*m {
-		return hotSummary{head: h.firstPaths(n, paths, total, h.scratch[0][:0])}, true
+	head, long := h.firstPaths(n, paths, 2*m, h.scratch[0][:0])
+	h.scratch[0] = head
+	if !long {
+		return hotSummary{head: head}, true
 	}
 	h.scratch[1] = slices.Grow(h.scratch[1][:0], m)[:m]
-	return hotSummary{head: h.firstPaths(n, paths, m, h.scratch[0][:0]), tail: h.lastPaths(n, paths, h.scratch[1])}, true
+	return hotSummary{head: head[:m], tail: h.lastPaths(n, paths, h.scratch[1])}, true
 }
 
-// firstPaths appends to out the first k paths of the sequence of node
-// n, of trace paths, whose callees are all summarised (structure).
-func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int, out []hotTok) []hotTok {
+// firstPaths appends to out the first paths, up to k, of the sequence
+// of node n, of trace paths, whose callees are all summarised
+// (structure), and says whether the sequence has more paths or gaps
+// than that. (A summary with a tail has a head of maxLen-1 paths, and k
+// is 2(maxLen-1): the paths before its gap are taken, and no more.)
+func (h *hotCounter) firstPaths(n *Node, paths []uint64, k int, out []hotTok) ([]hotTok, bool) {
 	fn := int32(n.Func)
 	next := 0
+	own := func(upTo int) bool {
+		for ; next < upTo; next++ {
+			if len(out) == k {
+				return false
+			}
+			out = append(out, hotTok{fn: fn, path: paths[next]})
+		}
+		return true
+	}
 	for _, it := range n.Items {
 		if it.Kind != ItemCall {
 			continue
 		}
-		for at := min(int(it.At), len(paths)); next < at && len(out) < k; next++ {
-			out = append(out, hotTok{fn: fn, path: paths[next]})
+		if !own(min(int(it.At), len(paths))) {
+			return out, true
 		}
-		// (A summary with a tail has a head of maxLen-1 paths: out is
-		// full before its gap.)
 		s := &h.summary[it.Node]
-		out = append(out, s.head[:min(len(s.head), k-len(out))]...)
-		if len(out) == k {
-			return out
+		if s.tail != nil || len(s.head) > k-len(out) {
+			return append(out, s.head[:min(len(s.head), k-len(out))]...), true
 		}
+		out = append(out, s.head...)
 	}
-	for ; next < len(paths) && len(out) < k; next++ {
-		out = append(out, hotTok{fn: fn, path: paths[next]})
-	}
-	return out
+	return out, !own(len(paths))
 }
 
 // lastPaths fills out with the last len(out) paths of the sequence of
@@ -633,7 +646,7 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 					return fmt.Errorf("goroutine %d: a path %d calls up, below the goroutine's first call", g.ID, h.esc[r])
 				}
 				c := canon[r]
-				if sumLen(c) == 0 {
+				if c < 0 {
 					continue // no paths: no window sees it
 				}
 				if len(prev) > 4*h.maxLen {
@@ -778,13 +791,12 @@ func (h *hotCounter) genClosed(ni int, stack *[]hotCursor, counting bool, weight
 func (h *hotCounter) emitSummary(ni int) {
 	src := h.newSource()
 	st := &h.stream
-	s := &h.summary[ni]
 	if st.counting {
-		if len(s.head) == 0 {
+		c := h.canon[ni]
+		if c < 0 {
 			return // no path: not even the source of the last path changes
 		}
 		st.lastSrc = src
-		c := h.canon[ni]
 		if j := h.last[st.state]; j >= 0 && h.trans[j].callee == c {
 			// (step, without making its key.)
 			t := &h.trans[j]
@@ -795,6 +807,7 @@ func (h *hotCounter) emitSummary(ni int) {
 		h.step(hotTrans{callee: c})
 		return
 	}
+	s := &h.summary[ni]
 	for _, x := range s.head {
 		h.push(hotTok{fn: x.fn, src: src, path: x.path})
 	}
@@ -962,6 +975,59 @@ type hotCursor struct {
 	next  int
 }
 
+// countOwn pushes paths[next:upTo], paths of a call of fn, source src,
+// to the sequence being counted, and returns upTo.
+func (h *hotCounter) countOwn(fn, src int32, paths []uint64, next, upTo int) int {
+	st := &h.stream
+	m := h.maxLen - 1
+	for ; next < upTo; next++ {
+		if next < upTo-m && src == st.lastSrc && h.states[st.state].runLen == int32(m) {
+			// A long run of the call's own paths, maxLen-1 of them
+			// pushed: the windows that end in the rest of it are of
+			// one source but for those that end in its last maxLen-1
+			// paths, and the machine's state after those is theirs.
+			next = upTo - m
+		}
+		h.push(hotTok{fn: fn, src: src, path: paths[next]})
+	}
+	return upTo
+}
+
+// countSummarised counts the windows of closed node ni, whose callees
+// are all summarised (structure), with weight: gen, without Expand's
+// cursors, for the loops that make millions of calls.
+func (h *hotCounter) countSummarised(ni int, weight uint64) {
+	n := h.t.Nodes[ni]
+	paths := h.t.Funcs[n.Func].Traces[n.Trace].Paths
+	fn := int32(n.Func)
+	h.begin(true, weight)
+	st := &h.stream
+	const own, callee = 1, 2 // the sources: one for all callees is enough here
+	next := 0
+	for _, it := range n.Items {
+		if it.Kind != ItemCall {
+			continue
+		}
+		if at := min(int(it.At), len(paths)); next < at {
+			next = h.countOwn(fn, own, paths, next, at)
+		}
+		c := h.canon[it.Node]
+		if c < 0 {
+			continue // no path: not even the source of the last path changes
+		}
+		st.lastSrc = callee
+		if j := h.last[st.state]; j >= 0 && h.trans[j].callee == c {
+			// (step, without making its key.)
+			t := &h.trans[j]
+			t.count = satAdd(t.count, weight)
+			st.state = t.to
+			continue
+		}
+		h.step(hotTrans{callee: c})
+	}
+	h.countOwn(fn, own, paths, next, len(paths))
+}
+
 // gen appends the sequence of call ni, expanded as Expand does but for
 // its callees whose paths up do not escape them, which are summarised.
 func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
@@ -975,17 +1041,7 @@ func (h *hotCounter) gen(ni int, stack *[]hotCursor) error {
 		c := &(*stack)[me]
 		upTo = min(upTo, len(c.paths))
 		if st.counting {
-			for ; c.next < upTo; c.next++ {
-				if c.next < upTo-m && c.src == st.lastSrc && h.states[st.state].runLen == int32(m) {
-					// A long run of the call's own paths, maxLen-1 of
-					// them pushed: the windows that end in the rest of
-					// it are of one source but for those that end in its
-					// last maxLen-1 paths, and the machine's state after
-					// those is theirs.
-					c.next = upTo - m
-				}
-				h.push(hotTok{fn: c.fn, src: c.src, path: c.paths[c.next]})
-			}
+			c.next = h.countOwn(c.fn, c.src, c.paths, c.next, upTo)
 			return
 		}
 		if skip := upTo - c.next - 2*m; skip > 0 {
