@@ -190,8 +190,8 @@ type hotCounter struct {
 	stateIndex hashIndex
 	trans      []hotTrans
 	transIndex hashIndex
-	last       []int32  // per state: the transition last taken from it, or -1
-	simBuf     []hotTok // step's scratch
+	last       []hotLast // per state: the transition last taken from it
+	simBuf     []hotTok  // step's scratch
 
 	scratch  [2][]hotTok // structure's
 	tokArena []hotTok    // the summaries' paths, in chunks (saveToks)
@@ -439,7 +439,7 @@ func (h *hotCounter) acrossCalls() error {
 	)
 	h.states = append(h.states, hotState{}) // 0: the empty state
 	h.stateIndex.add(stateHash(nil, 0))
-	h.last = append(h.last, -1)
+	h.last = append(h.last, hotLast{trans: -1})
 	for ni := range t.Nodes {
 		sum, summarised := h.structure(ni, anyUp)
 		if h.esc[ni] > 0 {
@@ -740,14 +740,13 @@ func (h *hotCounter) push(x hotTok) {
 			st.state = 0
 			return
 		}
-		if j := h.last[st.state]; j >= 0 {
-			// (step, without making its key: the path of a loop's
-			// round is most often the one of the round before.)
-			if t := &h.trans[j]; t.callee < 0 && t.fn == x.fn && t.path == x.path && t.newSrc == (newSrc && st.state != 0) {
-				t.count = satAdd(t.count, st.weight)
-				st.state = t.to
-				return
-			}
+		// (step, without making its key: the path of a loop's round is
+		// most often the one of the round before.)
+		if l := &h.last[st.state]; l.trans >= 0 && l.callee < 0 && l.fn == x.fn && l.path == x.path && l.newSrc == (newSrc && st.state != 0) {
+			t := &h.trans[l.trans]
+			t.count = satAdd(t.count, st.weight)
+			st.state = l.to
+			return
 		}
 		h.step(hotTrans{callee: -1, fn: x.fn, path: x.path, newSrc: newSrc})
 		return
@@ -797,14 +796,7 @@ func (h *hotCounter) emitSummary(ni int) {
 			return // no path: not even the source of the last path changes
 		}
 		st.lastSrc = src
-		if j := h.last[st.state]; j >= 0 && h.trans[j].callee == c {
-			// (step, without making its key.)
-			t := &h.trans[j]
-			t.count = satAdd(t.count, st.weight)
-			st.state = t.to
-			return
-		}
-		h.step(hotTrans{callee: c})
+		h.stepCallee(c)
 		return
 	}
 	s := &h.summary[ni]
@@ -833,12 +825,6 @@ func (h *hotCounter) step(key hotTrans) {
 	if key.from == 0 {
 		key.newSrc = false // no path before it
 	}
-	if j := h.last[key.from]; j >= 0 && h.trans[j].same(&key) {
-		t := &h.trans[j]
-		t.count = satAdd(t.count, st.weight)
-		st.state = t.to
-		return
-	}
 	hash := (uint64(uint32(key.from))<<32 | uint64(uint32(key.callee))) * 0x9e3779b97f4a7c15
 	hash = (hash ^ uint64(uint32(key.fn)) ^ uint64(boolUint(key.newSrc))<<32) * 0xbf58476d1ce4e5b9
 	hash = (hash ^ key.path) * 0x9e3779b97f4a7c15
@@ -854,10 +840,32 @@ func (h *hotCounter) step(key hotTrans) {
 		h.trans = append(h.trans, key)
 		h.transIndex.add(hash)
 	}
-	h.last[key.from] = int32(j)
 	t := &h.trans[j]
+	h.last[key.from] = hotLast{trans: int32(j), to: t.to, callee: t.callee, fn: t.fn, path: t.path, newSrc: t.newSrc}
 	t.count = satAdd(t.count, st.weight)
 	st.state = t.to
+}
+
+// stepCallee is step by the summary of callee c (canon), but first
+// tries the transition last taken from the state.
+func (h *hotCounter) stepCallee(c int32) {
+	st := &h.stream
+	if l := &h.last[st.state]; l.trans >= 0 && l.callee == c {
+		t := &h.trans[l.trans]
+		t.count = satAdd(t.count, st.weight)
+		st.state = l.to
+		return
+	}
+	h.step(hotTrans{callee: c})
+}
+
+// A hotLast is the transition last taken from a state (trans, or -1),
+// with its step and the state it leads to: what a step compares first,
+// in one place (a loop's millions of steps wait on each other's state).
+type hotLast struct {
+	trans, to, callee, fn int32
+	path                  uint64
+	newSrc                bool
 }
 
 // same says whether t and k are transitions by the same step from the
@@ -928,7 +936,7 @@ func (h *hotCounter) state(toks []hotTok, runLen int32) int32 {
 	h.states = append(h.states, hotState{at: int32(len(h.stateToks)), n: int32(len(toks)), runLen: runLen})
 	h.stateToks = append(h.stateToks, toks...)
 	h.stateIndex.add(hash)
-	h.last = append(h.last, -1)
+	h.last = append(h.last, hotLast{trans: -1})
 	return int32(len(h.states) - 1)
 }
 
@@ -1016,14 +1024,7 @@ func (h *hotCounter) countSummarised(ni int, weight uint64) {
 			continue // no path: not even the source of the last path changes
 		}
 		st.lastSrc = callee
-		if j := h.last[st.state]; j >= 0 && h.trans[j].callee == c {
-			// (step, without making its key.)
-			t := &h.trans[j]
-			t.count = satAdd(t.count, weight)
-			st.state = t.to
-			continue
-		}
-		h.step(hotTrans{callee: c})
+		h.stepCallee(c)
 	}
 	h.countOwn(fn, own, paths, next, len(paths))
 }
