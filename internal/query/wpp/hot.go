@@ -73,8 +73,14 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 			return s
 		}
 	}
+	// (The steps compared only between sequences of one weight and
+	// length: cmp.Or would compare them every time.)
+	h.rankFuncs()
 	slices.SortFunc(h.entries, func(a, b hotEntry) int {
-		return cmp.Or(cmp.Compare(b.weight(), a.weight()), cmp.Compare(len(a.steps), len(b.steps)), h.compareSteps(a.steps, b.steps), compareBool(a.inter, b.inter))
+		if c := cmp.Or(cmp.Compare(b.weight(), a.weight()), cmp.Compare(len(a.steps), len(b.steps))); c != 0 {
+			return c
+		}
+		return cmp.Or(h.compareSteps(a.steps, b.steps), compareBool(a.inter, b.inter))
 	})
 	out := make(HotPaths, 0, min(k, len(h.entries)))
 	for _, e := range h.entries[:min(k, len(h.entries))] {
@@ -176,6 +182,7 @@ type hotCounter struct {
 	maxLen  int
 	entries []hotEntry
 	index   hashIndex // entries by their hash
+	rank    []int32   // per function: its place in the order of keys
 	kept    int       // paths kept, against maxHotSteps
 	full    bool      // kept would have passed maxHotSteps
 
@@ -289,14 +296,32 @@ func (e *hotEntry) is(w []hotTok, inter bool) bool {
 	return true
 }
 
+// compareSteps orders steps by function (its key: rankFuncs), then path.
 func (h *hotCounter) compareSteps(a, b []hotTok) int {
 	for i := range min(len(a), len(b)) {
-		fa, fb := h.t.Funcs[a[i].fn].Key, h.t.Funcs[b[i].fn].Key
-		if c := cmp.Or(strings.Compare(fa.Hash, fb.Hash), cmp.Compare(fa.Index, fb.Index), cmp.Compare(a[i].path, b[i].path)); c != 0 {
+		if c := cmp.Or(cmp.Compare(h.rank[a[i].fn], h.rank[b[i].fn]), cmp.Compare(a[i].path, b[i].path)); c != 0 {
 			return c
 		}
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// rankFuncs numbers the functions in the order of their keys (hash,
+// then index), for compareSteps.
+func (h *hotCounter) rankFuncs() {
+	funcs := h.t.Funcs
+	order := make([]int32, len(funcs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		fa, fb := funcs[a].Key, funcs[b].Key
+		return cmp.Or(strings.Compare(fa.Hash, fb.Hash), cmp.Compare(fa.Index, fb.Index))
+	})
+	h.rank = make([]int32, len(funcs))
+	for r, fi := range order {
+		h.rank[fi] = int32(r)
+	}
 }
 
 // withinCalls counts the windows within one call, on each function's
