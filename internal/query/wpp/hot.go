@@ -198,6 +198,7 @@ type hotCounter struct {
 	trans      []hotTrans
 	transIndex hashIndex
 	last       []hotLast // per state: the transition last taken from it
+	prev       []int32   // per state: the one taken before it, or -1
 	simBuf     []hotTok  // step's scratch
 
 	scratch  [2][]hotTok // structure's
@@ -465,6 +466,7 @@ func (h *hotCounter) acrossCalls() error {
 	h.states = append(h.states, hotState{}) // 0: the empty state
 	h.stateIndex.add(stateHash(nil, 0))
 	h.last = append(h.last, hotLast{trans: -1})
+	h.prev = append(h.prev, -1)
 	for ni := range t.Nodes {
 		sum, summarised := h.structure(ni, anyUp)
 		if h.esc[ni] > 0 {
@@ -850,22 +852,30 @@ func (h *hotCounter) step(key hotTrans) {
 	if key.from == 0 {
 		key.newSrc = false // no path before it
 	}
-	hash := (uint64(uint32(key.from))<<32 | uint64(uint32(key.callee))) * 0x9e3779b97f4a7c15
-	hash = (hash ^ uint64(uint32(key.fn)) ^ uint64(boolUint(key.newSrc))<<32) * 0xbf58476d1ce4e5b9
-	hash = (hash ^ key.path) * 0x9e3779b97f4a7c15
-	hash ^= hash >> 29
-	j, ok := h.transIndex.find(hash, func(j int) bool { return h.trans[j].same(&key) })
-	if !ok {
-		// (A transition is some 3 paths' worth of memory.)
-		if !h.keep(3) {
-			return
+	// The transition taken before the last from the state (a loop's
+	// round that alternates two callees, or a callee and a path), or
+	// else the transitions by their hash.
+	j := int(h.prev[key.from])
+	if j < 0 || !h.trans[j].same(&key) {
+		hash := (uint64(uint32(key.from))<<32 | uint64(uint32(key.callee))) * 0x9e3779b97f4a7c15
+		hash = (hash ^ uint64(uint32(key.fn)) ^ uint64(boolUint(key.newSrc))<<32) * 0xbf58476d1ce4e5b9
+		hash = (hash ^ key.path) * 0x9e3779b97f4a7c15
+		hash ^= hash >> 29
+		var ok bool
+		j, ok = h.transIndex.find(hash, func(j int) bool { return h.trans[j].same(&key) })
+		if !ok {
+			// (A transition is some 3 paths' worth of memory.)
+			if !h.keep(3) {
+				return
+			}
+			key.to = h.run(&key, nil)
+			j = len(h.trans)
+			h.trans = append(h.trans, key)
+			h.transIndex.add(hash)
 		}
-		key.to = h.run(&key, nil)
-		j = len(h.trans)
-		h.trans = append(h.trans, key)
-		h.transIndex.add(hash)
 	}
 	t := &h.trans[j]
+	h.prev[key.from] = h.last[key.from].trans
 	h.last[key.from] = hotLast{trans: int32(j), to: t.to, callee: t.callee, fn: t.fn, path: t.path, newSrc: t.newSrc}
 	t.count = satAdd(t.count, st.weight)
 	st.state = t.to
@@ -962,6 +972,7 @@ func (h *hotCounter) state(toks []hotTok, runLen int32) int32 {
 	h.stateToks = append(h.stateToks, toks...)
 	h.stateIndex.add(hash)
 	h.last = append(h.last, hotLast{trans: -1})
+	h.prev = append(h.prev, -1)
 	return int32(len(h.states) - 1)
 }
 
