@@ -296,6 +296,7 @@ type callsReader struct {
 	flat      [][]uint32 // rules of at most maxFlat items, expanded (expand)
 	flatAll   uint64     // terminals in flat
 	shared    []int      // shared node number → node
+	rootOf    []int      // terminal → the root it stands for (root)
 	budget    uint64     // items left to expand
 	tests     bool       // processes list their tests (version 4)
 }
@@ -604,24 +605,24 @@ func (r *callsReader) roots() []int {
 		return nil
 	}
 	roots := make([]int, 0, total)
+	if r.rootOf == nil {
+		r.rootOf = make([]int, len(r.terms))
+		for i := range r.rootOf {
+			r.rootOf[i] = rootUnknown
+		}
+	}
 	r.expand(syms, func(run []uint32) bool {
 		for _, v := range run {
-			switch tm := &r.terms[v]; {
-			case tm.kind == termShared && tm.dAt == 0:
-				if tm.payload >= uint64(len(r.shared)) {
-					d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
-					return false
-				}
-				roots = append(roots, r.shared[tm.payload])
-			case tm.kind == termPrivate && tm.dAt == 0:
-				roots = append(roots, -1)
-			case tm.dAt != 0:
-				d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
-				return false
-			default:
-				d.Fail("a goroutine's root of kind %d", tm.kind)
+			x := r.rootOf[v]
+			if x == rootUnknown {
+				x = r.root(v, false)
+				r.rootOf[v] = x
+			}
+			if x == rootNone {
+				r.root(v, true)
 				return false
 			}
+			roots = append(roots, x)
 		}
 		return true
 	})
@@ -629,6 +630,43 @@ func (r *callsReader) roots() []int {
 		return nil
 	}
 	return roots
+}
+
+// What rootOf holds for a terminal that is not a node: a private root's
+// (which the reader fills after), one that is no root, one not yet
+// looked at.
+const (
+	rootPrivate = -1
+	rootNone    = -2
+	rootUnknown = -3
+)
+
+// root returns the root that terminal v stands for in a goroutine's
+// roots: a shared node, rootPrivate, or rootNone, and fails then, if
+// fail. (roots reads millions of them, of a few terminals: rootOf keeps
+// each one's.)
+func (r *callsReader) root(v uint32, fail bool) int {
+	d := r.d
+	switch tm := &r.terms[v]; {
+	case tm.kind == termShared && tm.dAt == 0:
+		if tm.payload < uint64(len(r.shared)) {
+			return r.shared[tm.payload]
+		}
+		if fail {
+			d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+		}
+	case tm.kind == termPrivate && tm.dAt == 0:
+		return rootPrivate
+	case tm.dAt != 0:
+		if fail {
+			d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
+		}
+	default:
+		if fail {
+			d.Fail("a goroutine's root of kind %d", tm.kind)
+		}
+	}
+	return rootNone
 }
 
 // node reads a node's header and body.

@@ -661,12 +661,11 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 		ctxs   []rootContext
 		index  hashIndex
 		key    []int32
-		prev   []int32 // the roots' sequences, the goroutine's so far
+		prev   []int32 // the last context's roots, and the root
 		lastAt = -1    // ctxs's index of the last context, or -1
 	)
 	for _, p := range h.t.Processes {
 		for _, g := range p.Goroutines {
-			prev = prev[:0]
 			lastAt = -1
 			for _, r := range g.Roots {
 				if h.esc[r] > 0 {
@@ -676,21 +675,21 @@ func (h *hotCounter) acrossRoots(canon []int32) error {
 				if c < 0 {
 					continue // no paths: no window sees it
 				}
-				if len(prev) > 4*h.maxLen {
-					// Every root in prev has a path, so its last
-					// maxLen roots hold the maxLen-1 paths before the
-					// next, and more.
-					prev = prev[:copy(prev, prev[len(prev)-h.maxLen:])]
-				}
-				prev = append(prev, c)
+				// A root's context is its own and the previous root's
+				// context's last few (that context reaches maxLen-1
+				// paths before the previous root, or to the start):
+				// the context that last followed that one by this
+				// root, or else made from it.
 				if lastAt >= 0 && ctxs[lastAt].nextRoot == c && ctxs[lastAt].next >= 0 {
-					// A root's context is its own and the previous
-					// root's context's last few: the one that last
-					// followed that context by this root.
 					lastAt = int(ctxs[lastAt].next)
 					ctxs[lastAt].count = satAdd(ctxs[lastAt].count, 1)
 					continue
 				}
+				prev = prev[:0]
+				if lastAt >= 0 {
+					prev = append(prev, ctxs[lastAt].of(arena)...)
+				}
+				prev = append(prev, c)
 				i, need := len(prev)-1, m
 				for i > 0 && need > 0 {
 					i--
