@@ -296,9 +296,12 @@ type callsReader struct {
 	flat      [][]uint32 // rules of at most maxFlat items, expanded (expand)
 	flatAll   uint64     // terminals in flat
 	shared    []int      // shared node number → node
-	rootOf    []int      // terminal → the root it stands for (root)
-	budget    uint64     // items left to expand
-	tests     bool       // processes list their tests (version 4)
+	// … → its calls (Node.Calls: the nodes themselves are scattered
+	// in memory, and compress/flate's 21 M items each call one)
+	sharedCalls []uint64
+	rootOf      []int  // terminal → the root it stands for (root)
+	budget      uint64 // items left to expand
+	tests       bool   // processes list their tests (version 4)
 }
 
 // A pendingNode is a node being read: its items expanded, with the
@@ -379,6 +382,7 @@ func (t *TWPP) decodeCalls(d *wire.Decoder, pkgs []string, procs []fileProcess, 
 			return
 		}
 		r.shared = append(r.shared, n)
+		r.sharedCalls = append(r.sharedCalls, t.Nodes[n].Calls)
 	}
 	np := d.Count("elements", 4)
 	if d.Err == nil && np != len(procs) {
@@ -578,7 +582,7 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int, calls uint
 					return false
 				}
 				it.Node = int32(r.shared[tm.payload])
-				calls = satAdd(calls, r.t.Nodes[it.Node].Calls)
+				calls = satAdd(calls, r.sharedCalls[tm.payload])
 			case termPrivate:
 				private = append(private, len(items))
 			case termSpawn:
