@@ -300,6 +300,8 @@ type callsReader struct {
 	// in memory, and compress/flate's 21 M items each call one)
 	sharedCalls []uint64
 	rootOf      []int  // terminal → the root it stands for (root)
+	nodeArena   []Node // allocNode's chunk
+	itemArena   []Item // allocItems's
 	budget      uint64 // items left to expand
 	tests       bool   // processes list their tests (version 4)
 }
@@ -564,7 +566,7 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int, calls uint
 	if d.Err != nil {
 		return nil, nil, 0
 	}
-	items = make([]Item, 0, total)
+	items = r.allocItems(total)
 	var at uint64
 	r.expand(syms, func(run []uint32) bool {
 		for _, v := range run {
@@ -673,6 +675,41 @@ func (r *callsReader) root(v uint32, fail bool) int {
 	return rootNone
 }
 
+// The nodes and their items are allocated in chunks (allocNode,
+// allocItems): one allocation each cost math/big's 338 k nodes more
+// than their items, and scattered them in memory, which the queries
+// then read in order, Hot many times.
+const (
+	nodeChunk = 1 << 10
+	itemChunk = 1 << 16
+)
+
+// allocNode returns a new node.
+func (r *callsReader) allocNode() *Node {
+	if len(r.nodeArena) == cap(r.nodeArena) {
+		r.nodeArena = make([]Node, 0, nodeChunk)
+	}
+	r.nodeArena = r.nodeArena[:len(r.nodeArena)+1]
+	return &r.nodeArena[len(r.nodeArena)-1]
+}
+
+// allocItems returns an empty slice of room for n items, which only
+// appending to it may use.
+func (r *callsReader) allocItems(n uint64) []Item {
+	if n == 0 {
+		return []Item{} // (not nil, as make made it)
+	}
+	if n > itemChunk/8 {
+		return make([]Item, 0, n)
+	}
+	if uint64(cap(r.itemArena)-len(r.itemArena)) < n {
+		r.itemArena = make([]Item, 0, itemChunk)
+	}
+	at := len(r.itemArena)
+	r.itemArena = r.itemArena[:at+int(n)]
+	return r.itemArena[at : at : at+int(n)]
+}
+
 // node reads a node's header and body.
 func (r *callsReader) node() *pendingNode {
 	d := r.d
@@ -686,7 +723,8 @@ func (r *callsReader) node() *pendingNode {
 		return nil
 	}
 	f := sort.Search(len(r.t.Funcs), func(i int) bool { return uint64(r.traceBase[i+1]) > tr })
-	n := &Node{Func: f, Trace: int(tr) - r.traceBase[f], Open: x&1 != 0}
+	n := r.allocNode()
+	*n = Node{Func: f, Trace: int(tr) - r.traceBase[f], Open: x&1 != 0}
 	tlen := uint64(len(r.t.Funcs[f].Traces[n.Trace].Paths))
 	var p pendingNode
 	n.Items, p.private, p.calls = r.body(tlen)
