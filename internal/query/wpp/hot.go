@@ -505,9 +505,9 @@ func (h *hotCounter) acrossCalls() error {
 			if err := h.genClosed(ni, &stack, true, occ[ni]); err != nil {
 				return err
 			}
-			if h.full {
-				return nil
-			}
+		}
+		if h.full {
+			return nil
 		}
 	}
 	if err := h.acrossRoots(canon); err != nil {
