@@ -41,7 +41,7 @@ const (
 )
 
 // maxItems bounds the items (calls, spawns, paths up) of all the nodes
-// and roots a reader expands, each 32 bytes in memory; the writer writes
+// and roots a reader expands, each 16 bytes in memory (Item); the writer writes
 // no more. (The largest recording of the bench, compress/flate's tests,
 // has 21 million.)
 const maxItems = 1 << 27
@@ -116,17 +116,17 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 		s := make([]uint32, len(n.Items))
 		var at uint64
 		for j, it := range n.Items {
-			if it.At < at || it.At-at > 1<<61 {
+			if uint64(it.At) < at {
 				return nil, fmt.Errorf("an item at path %d after one at %d", it.At, at)
 			}
-			dAt := it.At - at
-			at = it.At
+			dAt := uint64(it.At) - at
+			at = uint64(it.At)
 			var tm terminal
 			switch it.Kind {
 			case ItemCall:
-				tm = call(it.Node, dAt)
+				tm = call(int(it.Node), dAt)
 			case ItemSpawn:
-				tm = terminal{termSpawn, it.Spawn, dAt}
+				tm = terminal{termSpawn, it.Spawn(), dAt}
 			case ItemUp:
 				tm = terminal{termUp, uint64(it.Up), dAt}
 			default:
@@ -225,7 +225,7 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 			}
 			for j := len(nd.Items) - 1; j >= 0; j-- {
 				if it := nd.Items[j]; it.Kind == ItemCall && shared[it.Node] < 0 {
-					stack = append(stack, it.Node)
+					stack = append(stack, int(it.Node))
 				}
 			}
 		}
@@ -296,16 +296,25 @@ type callsReader struct {
 	flat      [][]uint32 // rules of at most maxFlat items, expanded (expand)
 	flatAll   uint64     // terminals in flat
 	shared    []int      // shared node number → node
-	budget    uint64     // items left to expand
-	tests     bool       // processes list their tests (version 4)
+	// … → its calls (Node.Calls: the nodes themselves are scattered
+	// in memory, and compress/flate's 21 M items each call one)
+	sharedCalls []uint64
+	rootOf      []int  // terminal → the root it stands for (root)
+	nodeArena   []Node // allocNode's chunk
+	itemArena   []Item // allocItems's
+	budget      uint64 // items left to expand
+	tests       bool   // processes list their tests (version 4)
 }
 
 // A pendingNode is a node being read: its items expanded, with the
-// positions of its private calls, whose trees come next in the section.
+// positions of its private calls, whose trees come next in the section,
+// and the calls of its subtree so far (Node.Calls, counted as the items
+// are made: a pass over them all costs as much as a tenth of the read).
 type pendingNode struct {
 	node    *Node
 	private []int
 	next    int
+	calls   uint64
 }
 
 // decodeCalls reads the calls section: the nodes and processes of t,
@@ -375,6 +384,7 @@ func (t *TWPP) decodeCalls(d *wire.Decoder, pkgs []string, procs []fileProcess, 
 			return
 		}
 		r.shared = append(r.shared, n)
+		r.sharedCalls = append(r.sharedCalls, t.Nodes[n].Calls)
 	}
 	np := d.Count("elements", 4)
 	if d.Err == nil && np != len(procs) {
@@ -548,15 +558,15 @@ func (r *callsReader) appendExpansion(f []uint32, v uint32) []uint32 {
 
 // body reads a sequence of symbols and expands it into items, with the
 // positions of the private calls among them (whose Node is left to
-// fill). Each item's At is the one's before plus its terminal's dAt, and
-// must stay at most tlen.
-func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
+// fill), and the calls of the shared nodes they call (Node.Calls). Each item's At is the one's before plus its terminal's dAt, and
+// must stay at most tlen (at most maxTracePaths: an Item's At holds it).
+func (r *callsReader) body(tlen uint64) (items []Item, private []int, calls uint64) {
 	d := r.d
 	syms, total := r.syms()
 	if d.Err != nil {
-		return nil, nil
+		return nil, nil, 0
 	}
-	items = make([]Item, 0, total)
+	items = r.allocItems(total)
 	var at uint64
 	r.expand(syms, func(run []uint32) bool {
 		for _, v := range run {
@@ -566,18 +576,19 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 				return false
 			}
 			at += tm.dAt
-			it := Item{At: at}
+			it := Item{At: uint32(at)}
 			switch tm.kind {
 			case termShared:
 				if tm.payload >= uint64(len(r.shared)) {
 					d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
 					return false
 				}
-				it.Node = r.shared[tm.payload]
+				it.Node = int32(r.shared[tm.payload])
+				calls = satAdd(calls, r.sharedCalls[tm.payload])
 			case termPrivate:
 				private = append(private, len(items))
 			case termSpawn:
-				it.Kind, it.Spawn = ItemSpawn, tm.payload
+				it = spawnItem(uint32(at), tm.payload)
 			case termUp:
 				it.Kind, it.Up = ItemUp, uint32(tm.payload)
 			}
@@ -586,9 +597,9 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int) {
 		return true
 	})
 	if d.Err != nil {
-		return nil, nil
+		return nil, nil, 0
 	}
-	return items, private
+	return items, private, calls
 }
 
 // roots reads a goroutine's roots: a sequence of symbols that expands
@@ -600,24 +611,24 @@ func (r *callsReader) roots() []int {
 		return nil
 	}
 	roots := make([]int, 0, total)
+	if r.rootOf == nil {
+		r.rootOf = make([]int, len(r.terms))
+		for i := range r.rootOf {
+			r.rootOf[i] = rootUnknown
+		}
+	}
 	r.expand(syms, func(run []uint32) bool {
 		for _, v := range run {
-			switch tm := &r.terms[v]; {
-			case tm.kind == termShared && tm.dAt == 0:
-				if tm.payload >= uint64(len(r.shared)) {
-					d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
-					return false
-				}
-				roots = append(roots, r.shared[tm.payload])
-			case tm.kind == termPrivate && tm.dAt == 0:
-				roots = append(roots, -1)
-			case tm.dAt != 0:
-				d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
-				return false
-			default:
-				d.Fail("a goroutine's root of kind %d", tm.kind)
+			x := r.rootOf[v]
+			if x == rootUnknown {
+				x = r.root(v, false)
+				r.rootOf[v] = x
+			}
+			if x == rootNone {
+				r.root(v, true)
 				return false
 			}
+			roots = append(roots, x)
 		}
 		return true
 	})
@@ -625,6 +636,78 @@ func (r *callsReader) roots() []int {
 		return nil
 	}
 	return roots
+}
+
+// What rootOf holds for a terminal that is not a node: a private root's
+// (which the reader fills after), one that is no root, one not yet
+// looked at.
+const (
+	rootPrivate = -1
+	rootNone    = -2
+	rootUnknown = -3
+)
+
+// root returns the root that terminal v stands for in a goroutine's
+// roots: a shared node, rootPrivate, or rootNone, and fails then, if
+// fail. (roots reads millions of them, of a few terminals: rootOf keeps
+// each one's.)
+func (r *callsReader) root(v uint32, fail bool) int {
+	d := r.d
+	switch tm := &r.terms[v]; {
+	case tm.kind == termShared && tm.dAt == 0:
+		if tm.payload < uint64(len(r.shared)) {
+			return r.shared[tm.payload]
+		}
+		if fail {
+			d.Fail("a call of shared node %d, not before shared node %d", tm.payload, len(r.shared))
+		}
+	case tm.kind == termPrivate && tm.dAt == 0:
+		return rootPrivate
+	case tm.dAt != 0:
+		if fail {
+			d.Fail("an item at path %d of a goroutine's roots", tm.dAt)
+		}
+	default:
+		if fail {
+			d.Fail("a goroutine's root of kind %d", tm.kind)
+		}
+	}
+	return rootNone
+}
+
+// The nodes and their items are allocated in chunks (allocNode,
+// allocItems): one allocation each cost math/big's 338 k nodes more
+// than their items, and scattered them in memory, which the queries
+// then read in order, Hot many times.
+const (
+	nodeChunk = 1 << 10
+	itemChunk = 1 << 16
+)
+
+// allocNode returns a new node.
+func (r *callsReader) allocNode() *Node {
+	if len(r.nodeArena) == cap(r.nodeArena) {
+		r.nodeArena = make([]Node, 0, nodeChunk)
+	}
+	r.nodeArena = r.nodeArena[:len(r.nodeArena)+1]
+	return &r.nodeArena[len(r.nodeArena)-1]
+}
+
+// allocItems returns an empty slice of room for n items, which only
+// appending to it may use.
+func (r *callsReader) allocItems(n uint64) []Item {
+	if n == 0 {
+		return []Item{} // (not nil, as make made it)
+	}
+	if n > itemChunk/8 {
+		return make([]Item, 0, n)
+	}
+	if uint64(cap(r.itemArena)-len(r.itemArena)) < n {
+		r.itemArena = make([]Item, 0, itemChunk)
+	}
+	at := len(r.itemArena)
+	r.itemArena = r.itemArena[:at+int(n)]
+	return r.itemArena[at : at : at+int(n)]
 }
 
 // node reads a node's header and body.
@@ -640,10 +723,11 @@ func (r *callsReader) node() *pendingNode {
 		return nil
 	}
 	f := sort.Search(len(r.t.Funcs), func(i int) bool { return uint64(r.traceBase[i+1]) > tr })
-	n := &Node{Func: f, Trace: int(tr) - r.traceBase[f], Open: x&1 != 0}
+	n := r.allocNode()
+	*n = Node{Func: f, Trace: int(tr) - r.traceBase[f], Open: x&1 != 0}
 	tlen := uint64(len(r.t.Funcs[f].Traces[n.Trace].Paths))
 	var p pendingNode
-	n.Items, p.private = r.body(tlen)
+	n.Items, p.private, p.calls = r.body(tlen)
 	if d.Err != nil {
 		return nil
 	}
@@ -674,25 +758,30 @@ func (r *callsReader) tree() int {
 			}
 			continue
 		}
-		idx := r.add(top.node)
+		idx := r.add(top.node, top.calls)
+		if idx < 0 {
+			return -1
+		}
 		stack = stack[:len(stack)-1]
 		if len(stack) == 0 {
 			return idx
 		}
 		parent := stack[len(stack)-1]
-		parent.node.Items[parent.private[parent.next]].Node = idx
+		parent.node.Items[parent.private[parent.next]].Node = int32(idx)
+		parent.calls = satAdd(parent.calls, top.node.Calls)
 		parent.next++
 	}
 }
 
-// add adds a node whose callees are all read, counting its calls.
-func (r *callsReader) add(n *Node) int {
-	n.Calls = 1
-	for _, it := range n.Items {
-		if it.Kind == ItemCall {
-			n.Calls = satAdd(n.Calls, r.t.Nodes[it.Node].Calls)
-		}
+// add adds a node whose callees are all read, and whose callees' calls
+// are calls, or returns -1 if there are as many nodes as an Item can
+// name.
+func (r *callsReader) add(n *Node, calls uint64) int {
+	if len(r.t.Nodes) == maxNodes {
+		r.d.Fail("more than %d nodes", maxNodes)
+		return -1
 	}
+	n.Calls = satAdd(calls, 1)
 	r.t.Nodes = append(r.t.Nodes, n)
 	return len(r.t.Nodes) - 1
 }

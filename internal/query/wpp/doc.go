@@ -115,12 +115,16 @@
 // within one call on the distinct traces, each weighted by its calls, by
 // the n paths that end at each position (a loop repeats few of them);
 // and across calls on the DAG, never expanded: a sequence is counted at
-// the lowest call whose subtree holds it, once per distinct sequence of
-// a subtree and weighted by how often those subtrees occur, from its
-// trace and its callees' first and last n-1 paths (hot.go), passing
-// over the middle of a call's long runs of its own paths, where no
-// window spans two calls; and a goroutine's roots once per distinct
-// context of roots, the roots back to n-1 paths before. So the work
-// follows the TWPP's distinct traces and subtrees, not the run (the
-// harness times it on every workload).
+// the lowest call whose subtree holds it, once per distinct subtree and
+// weighted by how often it occurs, from its trace and its callees'
+// first and last n-1 paths (hot.go), passing over the middle of a
+// call's long runs of its own paths, where no window spans two calls;
+// and a goroutine's roots once per distinct context of roots, the roots
+// back to n-1 paths before. Each step of a sequence (a path, or a
+// callee's summary) is a transition of a machine whose state is the
+// last n-1 paths, and the windows are counted once per distinct
+// transition, with how often it was taken. So the work follows the
+// TWPP's distinct traces and subtrees, not the run (the harness times it
+// on every workload), and what Hot keeps is bounded (maxHotSteps): past
+// the bound it fails, asking for shorter sequences.
 package wpp

@@ -605,7 +605,29 @@ func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 				seq[i] = int32(d.Index("dynamic basic block", nd))
 			}
 		case 1:
-			seq = decodeTimestamps(d, nd, *budget)
+			spans, n := timestampSpans(d, nd, *budget)
+			if d.Err != nil {
+				return nil
+			}
+			if !slices.ContainsFunc(dict, func(b []uint64) bool { return len(b) != 1 }) {
+				// Each DBB one path (fastjson's suite: 50 M paths
+				// so): the paths themselves placed, not their DBBs
+				// and then their paths, each a pass over them all.
+				firsts := make([]uint64, nd)
+				for i, b := range dict {
+					firsts[i] = b[0]
+				}
+				if n > 0 {
+					tr.Paths = placeTimestamps(d, spans, n, firsts)
+				}
+				*budget -= n
+				break
+			}
+			ids := make([]int32, nd)
+			for i := range ids {
+				ids[i] = int32(i)
+			}
+			seq = placeTimestamps(d, spans, n, ids)
 		default:
 			d.Fail("trace form %d", form)
 		}
@@ -644,49 +666,60 @@ func decodeFunc(d *wire.Decoder, k FuncKey, budget *int) *Func {
 	return fn
 }
 
-// decodeTimestamps reads the timestamped form of a trace of nd DBBs, whose
-// series must cover the positions 0 … L-1 once each, for L at most budget.
-func decodeTimestamps(d *wire.Decoder, nd int, budget int) []int32 {
-	type span struct {
-		s series
-		d int
-	}
-	var spans []span
+// A tsSpan is a series of DBB d's timestamps.
+type tsSpan struct {
+	s series
+	d int
+}
+
+// timestampSpans reads the timestamped form of a trace of nd DBBs: its
+// series, and L, the positions they must cover once each (at most
+// budget; placeTimestamps checks them).
+func timestampSpans(d *wire.Decoder, nd int, budget int) ([]tsSpan, int) {
+	var spans []tsSpan
 	var total uint64
 	for i := range nd {
 		ns := d.Count("elements", 3)
 		for range ns {
 			s := series{d.Uvarint(""), d.Uvarint(""), d.Uvarint("")}
 			if d.Err != nil {
-				return nil
+				return nil, 0
 			}
 			if s.n == 0 || (s.n > 1 && s.stride == 0) || s.n > uint64(budget) || (s.n > 1 && s.stride > uint64(budget)) || s.lo > uint64(budget) {
 				d.Fail("series %d:%d:%d", s.lo, s.stride, s.n)
-				return nil
+				return nil, 0
 			}
 			total += s.n
 			if total > uint64(budget) {
 				d.Fail("a trace longer than %d paths", budget)
-				return nil
+				return nil, 0
 			}
-			spans = append(spans, span{s, i})
+			spans = append(spans, tsSpan{s, i})
 		}
 	}
-	seq := make([]int32, total)
-	for i := range seq {
-		seq[i] = -1
-	}
+	return spans, int(total)
+}
+
+// placeTimestamps returns the sequence of n positions in which spans
+// place their DBBs' values (vals: a DBB's number, or its one path), and
+// fails unless they place each position once.
+func placeTimestamps[T int32 | uint64](d *wire.Decoder, spans []tsSpan, n int, vals []T) []T {
+	out := make([]T, n)
+	placed := make([]uint64, (n+63)/64) // a bit a position
 	for _, sp := range spans {
-		for j := uint64(0); j < sp.s.n; j++ {
-			t := sp.s.lo + j*sp.s.stride
-			if t >= total || seq[t] >= 0 {
+		v := vals[sp.d]
+		t := sp.s.lo
+		for range sp.s.n {
+			if t >= uint64(n) || placed[t/64]&(1<<(t%64)) != 0 {
 				d.Fail("timestamp %d out of the trace or given twice", t)
 				return nil
 			}
-			seq[t] = int32(sp.d)
+			placed[t/64] |= 1 << (t % 64)
+			out[t] = v
+			t += sp.s.stride
 		}
 	}
-	return seq
+	return out
 }
 
 // ReadAll reads the whole TWPP.

@@ -96,16 +96,16 @@ func (t *TWPP) expand(ni int, stack *[]*cursor, pkgs map[string]uint32, fn func(
 		return nil
 	}
 	for _, it := range n.Items {
-		if err := own(int(min(it.At, uint64(len(c.paths))))); err != nil {
+		if err := own(min(int(it.At), len(c.paths))); err != nil {
 			return err
 		}
 		switch it.Kind {
 		case ItemCall:
-			if err := t.expand(it.Node, stack, pkgs, fn); err != nil {
+			if err := t.expand(int(it.Node), stack, pkgs, fn); err != nil {
 				return err
 			}
 		case ItemSpawn:
-			if err := fn(profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: it.Spawn}); err != nil {
+			if err := fn(profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: it.Spawn()}); err != nil {
 				return err
 			}
 		case ItemUp:
@@ -218,8 +218,13 @@ func (t *TWPP) Call(id CallID, names Names) (*CallInfo, error) {
 						info := &CallInfo{ID: id, Func: f.Key, Name: name(f.Key), Paths: f.Traces[n.Trace].Paths, Open: n.Open, Process: p.File, Goroutine: g.ID}
 						next := at + 1
 						for _, it := range n.Items {
-							ci := CallItem{At: it.At, Spawn: it.Spawn, Up: it.Up}
-							if it.Kind == ItemCall {
+							ci := CallItem{At: uint64(it.At)}
+							switch it.Kind {
+							case ItemSpawn:
+								ci.Spawn = it.Spawn()
+							case ItemUp:
+								ci.Up = it.Up
+							case ItemCall:
 								k := t.Funcs[t.Nodes[it.Node].Func].Key
 								ci.Call = &CallRef{CallID(next), k, name(k)}
 								next += t.Nodes[it.Node].Calls
@@ -242,7 +247,7 @@ func (t *TWPP) Call(id CallID, names Names) (*CallInfo, error) {
 						}
 						c := t.Nodes[it.Node].Calls
 						if uint64(id) < next+c {
-							ni, at, found = it.Node, next, true
+							ni, at, found = int(it.Node), next, true
 							break
 						}
 						next += c

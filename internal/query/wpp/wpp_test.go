@@ -876,3 +876,28 @@ func compactedFile(t *testing.T, srcs []Source, workers int) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestHotBound: Hot stops with an error naming its bound, not with the
+// machine swamped, when the windows and contexts it would keep hold
+// more paths than maxHotSteps (sort's suite with sequences of 64 paths:
+// 24 GB), and counts as before below it.
+func TestHotBound(t *testing.T) {
+	tw := roundTrip(t, []*memSource{randomLoops(3), randomSource(7)})
+	want, err := tw.Hot(1<<30, 6, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { maxHotSteps = n }(maxHotSteps)
+	for _, bound := range []int{0, 1, 10, 100} {
+		maxHotSteps = bound
+		got, err := tw.Hot(10, 6, nil)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d paths", bound)) || !strings.Contains(err.Error(), "-len") {
+			t.Errorf("Hot with at most %d paths kept: %v, %d sequences; want an error naming the bound and -len", bound, err, len(got))
+		}
+	}
+	maxHotSteps = 1 << 20
+	got, err := tw.Hot(1<<30, 6, nil)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Hot with at most %d paths kept: %v, %d sequences; want %d as with the default bound", maxHotSteps, err, len(got), len(want))
+	}
+}
