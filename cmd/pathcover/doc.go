@@ -493,10 +493,13 @@
 //
 // Usage:
 //
-//	pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-json]
+//	pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-json]
 //
 // Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
-// call or across calls (weight: runs × length).
+// call or across calls (weight: runs × length), a run of one path as ×k. A
+// sequence that lies within a heavier one listed is left out: a loop that
+// repeats path 33 is listed once, as path 33 ×m, not again as its windows
+// of fewer rounds; -windows lists them all.
 //
 // The flags are:
 //
@@ -512,6 +515,8 @@
 //		sequences of at most m paths (2 to 64) (default 4)
 //	-n n
 //		list the n heaviest sequences (default 10)
+//	-windows
+//		list every sequence, also those that lie within a heavier one listed (a loop's shorter windows)
 //
 // # Every event of every goroutine again, in order
 //

@@ -70,11 +70,14 @@ of FUNC that took its trace N, as pathcover wpp traces numbers them.
 			Flags: wppCall,
 		},
 		{
-			UsageLine: "pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-json]",
+			UsageLine: "pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-json]",
 			Short:     "the heaviest sequences of consecutive paths",
 			Long: `
 Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
-call or across calls (weight: runs × length).
+call or across calls (weight: runs × length), a run of one path as ×k. A
+sequence that lies within a heavier one listed is left out: a loop that
+repeats path 33 is listed once, as path 33 ×m, not again as its windows
+of fewer rounds; -windows lists them all.
 `,
 			Flags: wppHot,
 		},
@@ -358,6 +361,7 @@ func wppHot(fs *flag.FlagSet) Run {
 	file := fs.String("f", "", "read the TWPP `file` (default DIR/profile.twpp)")
 	k := countFlag(fs, 10, "list the `n` heaviest sequences", "k")
 	maxLen := fs.Int("len", 4, fmt.Sprintf("sequences of at most `m` paths (2 to %d)", wpp.MaxHotLen))
+	windows := fs.Bool("windows", false, "list every sequence, also those that lie within a heavier one listed (a loop's shorter windows)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 0 || *k < 1 || *maxLen < 2 || *maxLen > wpp.MaxHotLen {
@@ -373,12 +377,16 @@ func wppHot(fs *flag.FlagSet) Run {
 		if code != 0 {
 			return code
 		}
-		hot, err := t.Hot(*k, *maxLen, wp.name)
+		hot := t.HotMaximal
+		if *windows {
+			hot = t.Hot
+		}
+		hp, err := hot(*k, *maxLen, wp.name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitFail
 		}
-		return incomplete(write(cmd, withCut(hot, t.Cut()), *asJSON), wp.missing)
+		return incomplete(write(cmd, withCut(hp, t.Cut()), *asJSON), wp.missing)
 	}
 }
 

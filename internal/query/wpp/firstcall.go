@@ -75,7 +75,7 @@ func (t *TWPP) FirstCallsIn(k FuncKey, in map[*Process]map[uint64]bool) []CallID
 						stack = stack[:len(stack)-1]
 						continue
 					}
-					c := items[top.item].Node
+					c := int(items[top.item].Node)
 					top.item++
 					if visited[c] {
 						id += t.Nodes[c].Calls

@@ -50,6 +50,22 @@ const MaxHotLen = 64
 // them: sort's suite goes past it with maxLen 32, and was killed at 24 GB
 // with 64 before there was a bound).
 func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
+	return t.hot(k, maxLen, names, false)
+}
+
+// HotMaximal is Hot, but a sequence that lies within a heavier one it
+// lists is left out: a loop's windows of fewer rounds, listed after its
+// window of maxLen rounds (path 33 ×3 after path 33 ×4) and the windows
+// that start elsewhere in its rounds (B A B A after A B A B), and the
+// parts of a longer hot sequence that occur no more often than it. What is left
+// are the sequences that are hot in their own right: a part that also
+// occurs elsewhere, often enough to outweigh the whole, is listed before
+// it and kept.
+func (t *TWPP) HotMaximal(k, maxLen int, names Names) (HotPaths, error) {
+	return t.hot(k, maxLen, names, true)
+}
+
+func (t *TWPP) hot(k, maxLen int, names Names, maximal bool) (HotPaths, error) {
 	if maxLen < 2 || maxLen > MaxHotLen {
 		return nil, fmt.Errorf("hot sequences of at most %d paths: 2 to %d", maxLen, MaxHotLen)
 	}
@@ -83,7 +99,15 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 		return cmp.Or(h.compareSteps(a.steps, b.steps), compareBool(a.inter, b.inter))
 	})
 	out := make(HotPaths, 0, min(k, len(h.entries)))
-	for _, e := range h.entries[:min(k, len(h.entries))] {
+	var listed []hotEntry
+	for _, e := range h.entries {
+		if len(out) == k {
+			break
+		}
+		if maximal && slices.ContainsFunc(listed, func(l hotEntry) bool { return within(e.steps, l.steps) }) {
+			continue
+		}
+		listed = append(listed, e)
 		hp := HotPath{Count: e.count, Weight: e.weight(), Interprocedural: e.inter}
 		for _, s := range e.steps {
 			hp.Steps = append(hp.Steps, HotStep{Func: t.Funcs[s.fn].Key, Name: name(s.fn), Path: s.path})
@@ -91,6 +115,25 @@ func (t *TWPP) Hot(k, maxLen int, names Names) (HotPaths, error) {
 		out = append(out, hp)
 	}
 	return out, nil
+}
+
+// within reports whether steps lie, in order and together, in longer or
+// in its next round if longer repeats (a loop of hash4 and deflate,
+// listed as A B A B, holds B A B A too: another window of its rounds).
+func within(steps, longer []hotTok) bool {
+	same := func(a, b hotTok) bool { return a.fn == b.fn && a.path == b.path }
+	for p := 1; p < len(longer); p++ {
+		if slices.EqualFunc(longer[p:], longer[:len(longer)-p], same) {
+			longer = append(slices.Clip(longer), longer[len(longer)-p:]...)
+			break
+		}
+	}
+	for i := 0; i+len(steps) <= len(longer); i++ {
+		if slices.EqualFunc(steps, longer[i:i+len(steps)], same) {
+			return true
+		}
+	}
+	return false
 }
 
 func compareBool(a, b bool) int {
@@ -1132,8 +1175,18 @@ func (hs HotPaths) WriteText(w io.Writer) error {
 			kind = "across calls"
 		}
 		fmt.Fprintf(w, "%d. %d runs × %d paths = %d, %s:\n", i+1, h.Count, len(h.Steps), h.Weight, kind)
-		for _, s := range h.Steps {
-			fmt.Fprintf(w, "     %s path %d\n", refName(s.Func, s.Name), s.Path)
+		// A run of one function's one path (a loop's rounds) is a line.
+		for j := 0; j < len(h.Steps); {
+			s, n := h.Steps[j], 1
+			for j+n < len(h.Steps) && h.Steps[j+n].Func == s.Func && h.Steps[j+n].Path == s.Path {
+				n++
+			}
+			times := ""
+			if n > 1 {
+				times = fmt.Sprintf(" ×%d", n)
+			}
+			fmt.Fprintf(w, "     %s path %d%s\n", refName(s.Func, s.Name), s.Path, times)
+			j += n
 		}
 	}
 	return nil
