@@ -19,7 +19,10 @@ type flightBuilder struct {
 	extent  uint64
 	state   uint64
 	goid    uint64
-	blocks  [][]uint64 // each block's words, tag first
+	// sig and msg are what a failure's hook writes besides the state.
+	sig    uint64
+	msg    string
+	blocks [][]uint64 // each block's words, tag first
 }
 
 func (b *flightBuilder) pkg(hash string, first, funcs uint64) {
@@ -55,6 +58,15 @@ func (b *flightBuilder) bytes() []byte {
 	put(72, b.extent)
 	put(88, ^b.state)
 	put(96, ^b.goid)
+	if b.sig != 0 {
+		put(120, b.sig)
+		put(128, ^b.sig)
+	}
+	if b.msg != "" {
+		put(136, uint64(len(b.msg)))
+		put(144, ^uint64(len(b.msg)))
+		copy(out[1024:], b.msg)
+	}
 	ext := []byte{}
 	flush := func() {
 		if len(ext) > 0 {
@@ -222,6 +234,35 @@ func TestFlightRingHandedOver(t *testing.T) {
 	}
 }
 
+// TestFlightMessage: the signal and the message a failure's hook wrote
+// are read, made valid UTF-8; a length or a signal that does not match its
+// complement, or a message longer than its room, is a corrupt file.
+func TestFlightMessage(t *testing.T) {
+	b := sampleFlight(binary.LittleEndian)
+	b.sig, b.msg = 3, "fatal error: concurrent map writes \xff"
+	fl, err := ParseFlight(b.bytes())
+	if err != nil || fl.Signal != 3 || fl.Message != "fatal error: concurrent map writes \uFFFD" {
+		t.Fatalf("signal %d, message %q, %v", fl.Signal, fl.Message, err)
+	}
+	for _, damage := range []struct {
+		off int
+		v   uint64
+	}{{128, 0}, {144, 7}, {136, 3073}} {
+		data := b.bytes()
+		binary.LittleEndian.PutUint64(data[damage.off:], damage.v)
+		if damage.off == 136 {
+			binary.LittleEndian.PutUint64(data[144:], ^damage.v)
+		}
+		if _, err := ParseFlight(data); err == nil {
+			t.Errorf("word %d set to %d: read without an error", damage.off, damage.v)
+		}
+	}
+	// A file of no failure: none of either.
+	if fl, err := ParseFlight(sampleFlight(binary.LittleEndian).bytes()); err != nil || fl.Signal != 0 || fl.Message != "" {
+		t.Errorf("no failure: signal %d, message %q, %v", fl.Signal, fl.Message, err)
+	}
+}
+
 // FuzzParseFlight: no input makes ParseFlight panic or hang, and what it
 // accepts is consistent: every path names a function of its packages,
 // rings hold at most N paths and are sorted by goroutine.
@@ -230,6 +271,9 @@ func FuzzParseFlight(f *testing.F) {
 	f.Add(sampleFlight(binary.BigEndian).bytes())
 	empty := &flightBuilder{order: binary.LittleEndian, entries: 2, extent: 4096}
 	f.Add(empty.bytes())
+	failed := sampleFlight(binary.LittleEndian)
+	failed.sig, failed.msg = 11, "runtime error: invalid memory address or nil pointer dereference"
+	f.Add(failed.bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fl, err := ParseFlight(b)
 		if err != nil {

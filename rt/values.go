@@ -85,7 +85,13 @@ func ValueString[T ~string](f WPPFrame, op uint64, v T) bool {
 const prefixWords = 3
 
 // valuePrefix records the first 8*prefixWords bytes of b, little-endian,
-// as words part, part+1, ...; zero past b's end.
+// as words part, part+1, ...; zero past b's end. A byte slice's array may
+// be written by another goroutine while the program here only holds the
+// slice, reading none of it: the copy is not the program's read, and a
+// -race build must not report it (a byte torn by such a write is a
+// value recorded wrong, not a fault).
+//
+//go:norace
 func (f WPPFrame) valuePrefix(op uint64, part int, b []byte) {
 	var w [prefixWords]uint64
 	for i := range min(len(b), 8*prefixWords) {

@@ -1,5 +1,7 @@
 package slice
 
+import "errors"
+
 // A slice's steps are executions: a loop's ten rounds are ten steps of the
 // same statements, and a slice of a whole suite has millions of them. A
 // developer reads it as statements: the criterion, what it needed, what
@@ -13,9 +15,9 @@ package slice
 //	    result               return x, nil               ×8
 //	      x                    x = &Binary{...}          ×7
 //
-// Building it walks the steps once and keeps a word per step (which
-// statement it executes) to find each first step's parent: memory of the
-// slice's size, not the run's.
+// Building it walks the steps until each statement is met, keeping a word
+// per step walked (which statement it executes) to find each first step's
+// parent: memory of the slice's size at most, not the run's.
 
 // A Link is one statement of a slice's chain.
 type Link struct {
@@ -48,7 +50,13 @@ func (s *Slice) Chain() ([]Link, error) {
 		linkOf[i] = -1
 	}
 	var found []Link // in the order met
+	// The walk stops once every statement is met: a slice of millions of
+	// executions has met its few hundred statements long before its end.
+	errAllMet := errors.New("every statement met")
 	err := s.Walk(func(i int, st Step) error {
+		if len(found) == len(s.Stmts) {
+			return errAllMet
+		}
 		k, ok := index[st.Stmt]
 		if !ok {
 			k = -1
@@ -70,7 +78,7 @@ func (s *Slice) Chain() ([]Link, error) {
 		found = append(found, Link{Stmt: k, Execs: s.Execs[k], Parent: parent, Via: st.Via, First: st})
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errAllMet {
 		return nil, err
 	}
 	children := make([][]int, len(found))

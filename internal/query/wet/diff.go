@@ -85,6 +85,9 @@ func (n *Named) comparable() []uint64 {
 type side struct {
 	r      *Run
 	values map[uint64][]Named // by timestamp, in the order of their statements on the path
+	// decoded are the paths decoded so far, by decoder (0 steps, 1
+	// shape), function and path: a loop's path is met millions of times.
+	decoded [2]map[[2]uint64][]string
 }
 
 func (s *side) fn(i int) (*profile.Meta, *profile.Func) {
@@ -101,17 +104,29 @@ func (s *side) name(i int) string {
 	return f.Package + "." + f.Name
 }
 
-func (s *side) steps(e Event) []string { return s.decode(s.r.Steps, e) }
+func (s *side) steps(e Event) []string { return s.decode(0, s.r.Steps, e) }
 
-func (s *side) decode(decode func(*profile.Meta, int, uint64) ([]string, error), e Event) []string {
+func (s *side) shape(e Event) []string { return s.decode(1, s.r.Shape, e) }
+
+// decode decodes e's path with decoder which (0 Steps, 1 Shape), once per
+// function and path; nil if it cannot.
+func (s *side) decode(which int, decode func(*profile.Meta, int, uint64) ([]string, error), e Event) []string {
 	m, _ := s.fn(e.Func)
 	if m == nil || decode == nil {
 		return nil
 	}
+	k := [2]uint64{uint64(e.Func), e.Path}
+	if st, ok := s.decoded[which][k]; ok {
+		return st
+	}
 	st, err := decode(m, int(s.r.W.Funcs[e.Func].Index), e.Path)
 	if err != nil {
-		return nil
+		st = nil
 	}
+	if s.decoded[which] == nil {
+		s.decoded[which] = make(map[[2]uint64][]string)
+	}
+	s.decoded[which][k] = st
 	return st
 }
 
@@ -229,7 +244,7 @@ func (s *side) same(ea Event, o *side, eb Event) bool {
 		}
 		switch {
 		case s.r.Shape != nil && o.r.Shape != nil:
-			return slices.Equal(s.decode(s.r.Shape, ea), o.decode(o.r.Shape, eb))
+			return slices.Equal(s.shape(ea), o.shape(eb))
 		case s.r.Steps != nil && o.r.Steps != nil:
 			return slices.Equal(s.steps(ea), o.steps(eb))
 		}
