@@ -23,9 +23,12 @@ import (
 // Ball-Larus build that records whole program paths (pppexec -wpp); deps
 // one that records what slicing needs too (pppexec -deps: memory accesses).
 // blshard, blatomicshard and pppshard are bl, blatomic and ppp with a copy
-// of the counters per P (pppexec -shard=p).
+// of the counters per P (pppexec -shard=p). pgocpu and pgopaths are plain
+// builds with profile-guided optimization (go test -c -pgo): from a CPU
+// profile of the workload's benchmarks, and from pathcover export -format
+// pgo of a Ball-Larus profile of the same benchmarks (pgo.go).
 var (
-	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot", "blshard", "blatomicshard", "pppshard"}
+	allModes   = []string{"plain", "count", "atomic", "bl", "blatomic", "ppp", "ippp", "wpp", "deps", "wet", "flight", "hash", "hot", "blshard", "blatomicshard", "pppshard", "pgocpu", "pgopaths"}
 	modes      = allModes[:6]
 	buildModes = []string{"plain", "count", "bl", "ppp"}
 )
@@ -44,6 +47,8 @@ type target struct {
 	// segments is the profile of its tests under an interprocedural
 	// Ball-Larus build (sites from tested), for ippp.
 	segments string
+	// pgoCPU and pgoPaths are the PGO profiles of pgocpu and pgopaths.
+	pgoCPU, pgoPaths string
 }
 
 // A harness holds what all workloads share.
@@ -51,8 +56,10 @@ type harness struct {
 	root    string // the repository root
 	work    string // the work directory
 	pppexec string // the pppexec binary built from root
-	env     []string
-	verbose bool
+	// pathcover is the pathcover binary built from root, for pgopaths.
+	pathcover string
+	env       []string
+	verbose   bool
 	// ppp is the spec the PPP modes start from: the defaults and bench's
 	// -pppflags.
 	ppp   buildspec.Spec
@@ -92,10 +99,12 @@ func (h *harness) command(dir string, extraEnv []string, name string, args ...st
 	return out, nil
 }
 
-// buildPPPExec builds pppexec from the repository being measured.
+// buildPPPExec builds pppexec, and pathcover, from the repository being
+// measured.
 func (h *harness) buildPPPExec() error {
 	h.pppexec = filepath.Join(h.work, "bin", "pppexec")
-	_, err := h.command(h.root, nil, "go", "build", "-o", h.pppexec, "./cmd/pppexec")
+	h.pathcover = filepath.Join(h.work, "bin", "pathcover")
+	_, err := h.command(h.root, nil, "go", "build", "-o", filepath.Join(h.work, "bin")+string(filepath.Separator), "./cmd/pppexec", "./cmd/pathcover")
 	return err
 }
 
@@ -195,6 +204,10 @@ func (h *harness) buildFlags(t *target, mode string) []string {
 		spec.Pkgs, spec.IPPPProfile = []string{t.Pkg}, t.tested
 	case "ippp":
 		spec.IPPPProfile, spec.PPPProfile = t.tested, t.segments
+	case "pgocpu":
+		return []string{"-pgo=" + t.pgoCPU}
+	case "pgopaths":
+		return []string{"-pgo=" + t.pgoPaths}
 	default:
 		return nil
 	}

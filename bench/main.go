@@ -305,7 +305,7 @@ func (h *harness) setUp(w workload, r *results) (*target, error) {
 	if i := slices.Index(build, "ippp"); i >= 0 {
 		build = slices.Insert(build, i, "ipppsites")
 	}
-	if (slices.Contains(build, "ppp") || slices.Contains(build, "ippp")) && !slices.Contains(build, "bl") {
+	if (slices.Contains(build, "ppp") || slices.Contains(build, "ippp") || slices.Contains(build, "pgopaths")) && !slices.Contains(build, "bl") {
 		build = slices.Insert(build, 1, "bl")
 	}
 	for _, mode := range build {
@@ -317,6 +317,10 @@ func (h *harness) setUp(w workload, r *results) (*target, error) {
 			}
 		case "ippp":
 			t.segments, err = h.profileTests(t, "ipppsites", "segments")
+		case "pgocpu":
+			t.pgoCPU, err = h.cpuProfile(t)
+		case "pgopaths":
+			t.pgoPaths, err = h.pathsProfile(t)
 		}
 		if err != nil {
 			return nil, err

@@ -425,7 +425,9 @@ func (r *results) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2f× (max %.2f×) | %s |\n", modeTitle[s.Mode], pct(s.MedianOverhead), pct(s.GeomeanOverhead), s.SizeRatio, s.MaxSizeRatio, build)
 	}
-	b.WriteString("\n| target | goal | measured | met |\n|---|---|---|---|\n")
+	if len(r.Targets) > 0 {
+		b.WriteString("\n| target | goal | measured | met |\n|---|---|---|---|\n")
+	}
 	for _, t := range r.Targets {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Name, t.Goal, t.Measured, map[bool]string{true: "yes", false: "**no**"}[t.Met])
 	}
@@ -498,6 +500,8 @@ var modeTitle = map[string]string{
 	"flight":        "path flight recorder (`-flight=64`: each goroutine's last 64 paths, no counts)",
 	"hash":          "Ball-Larus, functions past 16 paths in hash tables (`-arraylimit=16`)",
 	"hot":           "Ball-Larus, functions past 16 paths in hot path tables (`-arraylimit=16 -hot=16`)",
+	"pgocpu":        "PGO from a CPU profile of the benchmarks (`-pgo=cpu.pprof`)",
+	"pgopaths":      "PGO from a path profile of the benchmarks (`pathcover export -format pgo`)",
 }
 
 // JSON is the results, indented.

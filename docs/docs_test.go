@@ -20,7 +20,7 @@ var docsOutput = map[string][]string{
 	"interprocedural.md": {"Eval@ippp", "segments run"},
 	"explain.md":         {"distinct traces", "slice of execution", "line 50: n =", "which called os.Exit", "\ncalled from call "},
 	"tests.md":           {"TestEval\t8 runs", "TestErrors", "0 tests run lines changed since HEAD"},
-	"exports.md":         {"total:"},
+	"exports.md":         {"total:", "Type: executions", "ROUTINE ======================== github.com/pathcover/pathcover/example/expr.lex", " path: Total "},
 	"reference.md":       {"pathcover <command>", "usage: pathcover report", "example/cmd/calc/main.go:16 main"},
 	// The planted bug: the slice holds its line, the diff names its
 	// branch on both sides, the neutral edit reads as the same run.

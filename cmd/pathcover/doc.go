@@ -44,7 +44,7 @@
 //	wet         build and query whole execution traces (pppexec -wet)
 //	flight      show the paths that led to a failure (pppexec -flight)
 //	gate        fail when functions have too few of their paths run, for CI
-//	export      write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF
+//	export      write the profile for other tools: coverprofile, LCOV, Cobertura, SARIF, pprof, PGO
 //	cfg         print a function's control-flow graph and its numbering
 //	pppexec     instrument packages to profile their paths, as go build's -toolexec
 //
@@ -854,7 +854,7 @@
 //	-since revision
 //		judge only the functions changed since git revision (committed, uncommitted or untracked)
 //
-// # Write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF
+// # Write the profile for other tools: coverprofile, LCOV, Cobertura, SARIF, pprof, PGO
 //
 // Usage:
 //
@@ -875,11 +875,26 @@
 //	              than -min percent of its paths run, its untested paths as
 //	              code flows, for code scanning (-min, -since and -n are
 //	              gate's)
+//	pprof         a pprof profile (gzipped protocol buffer) of exact counts,
+//	              for go tool pprof and continuous profilers: executions
+//	              of each function (the default sample type), paths run
+//	              and lines run, each path's samples labelled path=ID and,
+//	              where recorded, test=NAME
+//	pgo           a profile for go build -pgo (save it as default.pgo in
+//	              the main package): every static call that ran, weighted
+//	              by its exact count
+//
+//	go tool pprof -top profile.pprof            functions by executions
+//	go tool pprof -sample_index=lines -list F profile.pprof
+//	                                            F's lines, with their runs
+//	go tool pprof -tagfocus=path=3 -sample_index=lines -list F profile.pprof
+//	                                            the lines of F's path 3
 //
 // The counts are exact: each path that ran counts once for every block and
 // edge on it. Packages that no profiled program ran are not in the profile,
 // and so not in an export, where go test -cover lists them with no counts.
-// File names in cobertura and sarif are relative to -root.
+// File names in cobertura and sarif are relative to -root. pprof and pgo
+// are binary: give -o, or redirect standard output to a file.
 //
 // The flags are:
 //
@@ -888,7 +903,7 @@
 //	-dir dir
 //		a profile dir or text profile (default $PATHCOVERDIR); repeat it, or separate with commas, for several
 //	-format format
-//		the format to write: coverprofile, lcov, cobertura, sarif (required)
+//		the format to write: coverprofile, lcov, cobertura, sarif, pprof, pgo (required)
 //	-min percent
 //		for sarif, the least percent of each function's paths that must have run (required) (default -1)
 //	-mode mode

@@ -16,7 +16,7 @@ import (
 
 var cmdExport = &Command{
 	UsageLine: "pathcover export -format F [-o FILE] [-mode M] [-root D] [-min percent [-since revision] [-n n] [-all]] [-dir D] [packages]",
-	Short:     "write the coverage for other tools: coverprofile, LCOV, Cobertura, SARIF",
+	Short:     "write the profile for other tools: coverprofile, LCOV, Cobertura, SARIF, pprof, PGO",
 	Long: `
 Writes what the profile says in a format that other coverage tools read,
 to standard output or -o FILE:
@@ -33,11 +33,26 @@ to standard output or -o FILE:
 	              than -min percent of its paths run, its untested paths as
 	              code flows, for code scanning (-min, -since and -n are
 	              gate's)
+	pprof         a pprof profile (gzipped protocol buffer) of exact counts,
+	              for go tool pprof and continuous profilers: executions
+	              of each function (the default sample type), paths run
+	              and lines run, each path's samples labelled path=ID and,
+	              where recorded, test=NAME
+	pgo           a profile for go build -pgo (save it as default.pgo in
+	              the main package): every static call that ran, weighted
+	              by its exact count
+
+	go tool pprof -top profile.pprof            functions by executions
+	go tool pprof -sample_index=lines -list F profile.pprof
+	                                            F's lines, with their runs
+	go tool pprof -tagfocus=path=3 -sample_index=lines -list F profile.pprof
+	                                            the lines of F's path 3
 
 The counts are exact: each path that ran counts once for every block and
 edge on it. Packages that no profiled program ran are not in the profile,
 and so not in an export, where go test -cover lists them with no counts.
-File names in cobertura and sarif are relative to -root.
+File names in cobertura and sarif are relative to -root. pprof and pgo
+are binary: give -o, or redirect standard output to a file.
 `,
 	Flags: func(fs *flag.FlagSet) Run {
 		e := &exportCommand{fs: fs, dir: profileFlag(fs), mode: export.ModeCount}
@@ -79,6 +94,10 @@ func (e *exportCommand) run(cmd *Command, patterns []string) int {
 		err = export.WriteLCOV(&buf, r, opt)
 	case export.Cobertura:
 		err = export.WriteCobertura(&buf, r, opt)
+	case export.Pprof:
+		err = export.WritePprof(&buf, r, opt)
+	case export.PGO:
+		err = export.WritePGO(&buf, r, opt)
 	case export.SARIF:
 		var short []report.Shortfall
 		short, _, code = e.gate.judge(name, r, problems)
@@ -92,6 +111,10 @@ func (e *exportCommand) run(cmd *Command, patterns []string) int {
 		return exitFail
 	}
 	if e.out == "" || e.out == "-" {
+		if e.format.Binary() && isTerminal(os.Stdout) {
+			fmt.Fprintf(os.Stderr, "%s: -format %s is binary: give -o FILE, or redirect standard output\n", name, e.format)
+			return exitUsage
+		}
 		if _, err := os.Stdout.Write(buf.Bytes()); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 			return exitFail

@@ -82,6 +82,7 @@ type line struct {
 	number int
 	count  uint64
 	fn     *function
+	unit   *report.Unit // of fn's units, the one the line counts as
 }
 
 // lines gives coverage by line, which LCOV and Cobertura want, from cover's
@@ -108,7 +109,7 @@ func (f *file) lines() []line {
 				}
 				if old := bestUnit[n]; old == nil || firstOnLine(n, u, old) {
 					bestUnit[n] = u
-					best[n] = line{number: n, count: u.Count, fn: fn}
+					best[n] = line{number: n, count: u.Count, fn: fn, unit: u}
 				}
 			}
 		}

@@ -25,16 +25,23 @@ const (
 	LCOV                           // an LCOV tracefile, lines and branches
 	Cobertura                      // Cobertura XML, lines and branches
 	SARIF                          // the gate's findings, SARIF 2.1.0
+	Pprof                          // executions, paths and lines, for go tool pprof
+	PGO                            // static call counts, for go build -pgo
 )
 
+// Binary says whether the format is not text: a gzipped protocol buffer.
+func (f Format) Binary() bool { return f == Pprof || f == PGO }
+
 // Formats are the formats, in the order that help lists them.
-var Formats = []Format{CoverProfile, LCOV, Cobertura, SARIF}
+var Formats = []Format{CoverProfile, LCOV, Cobertura, SARIF, Pprof, PGO}
 
 var formatNames = map[Format]string{
 	CoverProfile: "coverprofile",
 	LCOV:         "lcov",
 	Cobertura:    "cobertura",
 	SARIF:        "sarif",
+	Pprof:        "pprof",
+	PGO:          "pgo",
 }
 
 // String returns the format's name, as ParseFormat reads it.

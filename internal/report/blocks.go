@@ -3,6 +3,8 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/pathcover/pathcover/internal/source"
 
@@ -23,6 +25,9 @@ type Unit struct {
 	EndLine, EndCol int // and where it ends, exclusive
 	Stmts           int
 	Count           uint64
+	// Block is the graph block whose runs are the unit's
+	// (profile.Unit.Block), as RanPath.Runs tells.
+	Block int32 `json:"-"`
 }
 
 // Units returns the function's statement units in the order of its
@@ -46,7 +51,7 @@ func (f *Func) Units() ([]Unit, error) {
 			if !ok {
 				i = len(units)
 				index[k] = i
-				units = append(units, Unit{Line: u.Line, Col: u.Col, EndLine: u.EndLine, EndCol: u.EndCol, Stmts: u.Stmts})
+				units = append(units, Unit{Line: u.Line, Col: u.Col, EndLine: u.EndLine, EndCol: u.EndCol, Stmts: u.Stmts, Block: u.Block})
 			}
 			units[i].Count = numbering.SatAdd(units[i].Count, c.Blocks[u.Block])
 		}
@@ -61,6 +66,74 @@ func (f *Func) Calls() (uint64, error) {
 		return 0, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
 	}
 	return c.Calls, nil
+}
+
+// CallsByTest returns how many times the function was entered by each
+// test, or tests that ran together, most first, if the profile attributes
+// its paths (Attributed); the entries of processes that recorded no tests
+// are Unrecorded. The counts add up to Calls.
+func (f *Func) CallsByTest() ([]TestRun, error) {
+	if !f.Attributed() {
+		return nil, nil
+	}
+	byGroup := make(map[int]map[uint64]uint64)
+	for id, groups := range f.tests {
+		for g, n := range groups {
+			if byGroup[g] == nil {
+				byGroup[g] = make(map[uint64]uint64)
+			}
+			byGroup[g][id] = n
+		}
+	}
+	total, err := f.Calls()
+	if err != nil {
+		return nil, err
+	}
+	var runs []TestRun
+	var sum uint64
+	for g, counts := range byGroup {
+		c, err := f.numbering.CountsFromPaths(counts)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+		}
+		if c.Calls > 0 {
+			runs = append(runs, TestRun{TestGroup: f.groups[g], Count: c.Calls})
+			sum = numbering.SatAdd(sum, c.Calls)
+		}
+	}
+	if total > sum {
+		runs = append(runs, TestRun{Count: total - sum, Unrecorded: true})
+	}
+	sortTestRuns(runs)
+	return runs, nil
+}
+
+// A RanPath is a path of a function that ran: its id, how often, and the
+// blocks it runs.
+type RanPath struct {
+	ID    uint64
+	Count uint64
+	// Runs[b] says whether the path runs block b of the function's
+	// metadata (Unit.Block); an acyclic path runs a block at most once.
+	Runs []bool
+}
+
+// RanPaths returns the paths of the function that ran, in id order.
+func (f *Func) RanPaths() ([]RanPath, error) {
+	ids := slices.Sorted(maps.Keys(f.counts))
+	paths := make([]RanPath, 0, len(ids))
+	for _, id := range ids {
+		c, err := f.numbering.CountsFromPaths(map[uint64]uint64{id: 1})
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+		}
+		runs := make([]bool, len(c.Blocks))
+		for b, n := range c.Blocks {
+			runs[b] = n > 0
+		}
+		paths = append(paths, RanPath{ID: id, Count: f.counts[id], Runs: runs})
+	}
+	return paths, nil
 }
 
 // A Decision is a place where the function's control flow forks: an if or

@@ -211,3 +211,30 @@ func shortName(qualified string) string {
 	slash := strings.LastIndexByte(qualified, '/')
 	return qualified[slash+1:]
 }
+
+// StaticCallRuns returns the function's static calls that ran, each with
+// the runs of its block (Runs; Paths is not set), in source order. Unlike
+// CallSites it keeps calls of functions that the profile does not cover
+// (the standard library's, say): a call graph needs them all.
+func (f *Func) StaticCallRuns() ([]*CallSite, error) {
+	c, err := f.numbering.CountsFromPaths(f.counts)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
+	}
+	var sites []*CallSite
+	for b, runs := range c.Blocks {
+		if runs == 0 || b >= len(f.meta.Blocks) {
+			continue
+		}
+		for i, call := range f.meta.Blocks[b].Calls {
+			sites = append(sites, &CallSite{
+				Caller: f.Package + "." + f.Name, File: f.File, Line: call.Line, Col: call.Col,
+				Block: int32(b), Index: i, Callee: call.Package + "." + call.Func, Runs: runs,
+			})
+		}
+	}
+	slices.SortFunc(sites, func(a, b *CallSite) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Index, b.Index))
+	})
+	return sites, nil
+}

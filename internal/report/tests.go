@@ -83,10 +83,15 @@ func (f *Func) Tests(id uint64) []TestRun {
 	if sum < f.counts[id] {
 		runs = append(runs, TestRun{Count: f.counts[id] - sum, Unrecorded: true})
 	}
+	sortTestRuns(runs)
+	return runs
+}
+
+// sortTestRuns sorts runs most first, then by name.
+func sortTestRuns(runs []TestRun) {
 	slices.SortFunc(runs, func(a, b TestRun) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.String(), b.String()))
 	})
-	return runs
 }
 
 // addTests adds what attribution a says of function fn of metadata hash.
