@@ -43,7 +43,10 @@ import (
 // Where the profile says which tests ran a path (pathcover test), a
 // sample is split by test, labelled test="TestF" (tests that ran together
 // are joined with " | "); runs outside any recorded test carry no test
-// label. Every location has one line and no address, and the one mapping
+// label. In a PPP build's profile, the paths that its tests never ran,
+// the residual ones (pathcover residual), are labelled residual="true":
+// -tagfocus=residual=true shows what ran in the field and not in the
+// tests. Every location has one line and no address, and the one mapping
 // says so (has_functions, has_filenames, has_line_numbers): nothing is
 // left to symbolize. A count past math.MaxInt64 stays there. File names
 // are as the profile records them (absolute, unless the build trimmed
@@ -109,6 +112,9 @@ func (b *pprofBuilder) addFunc(fl *file, fn *function, lines []line) error {
 		}
 		for _, run := range runs {
 			labels := testLabel(run, []pprofLabel{{key: "path", num: int64(p.ID), unit: "id", numeric: true}})
+			if p.Residual {
+				labels = append(labels, pprofLabel{key: "residual", str: "true"})
+			}
 			n := clampInt64(run.Count)
 			for i, line := range at {
 				first := int64(0)

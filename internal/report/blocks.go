@@ -116,6 +116,9 @@ type RanPath struct {
 	// Runs[b] says whether the path runs block b of the function's
 	// metadata (Unit.Block); an acyclic path runs a block at most once.
 	Runs []bool
+	// Residual says, of a function of a PPP build, that the path is not
+	// among those its tests ran (Report.Residual).
+	Residual bool
 }
 
 // RanPaths returns the paths of the function that ran, in id order.
@@ -131,7 +134,8 @@ func (f *Func) RanPaths() ([]RanPath, error) {
 		for b, n := range c.Blocks {
 			runs[b] = n > 0
 		}
-		paths = append(paths, RanPath{ID: id, Count: f.counts[id], Runs: runs})
+		residual := f.ppp && (f.meta.Stale || !f.meta.IsInteresting(id))
+		paths = append(paths, RanPath{ID: id, Count: f.counts[id], Runs: runs, Residual: residual})
 	}
 	return paths, nil
 }
