@@ -183,31 +183,52 @@ func (p *Profile) ReadListing(l *Listing) (problems []error) {
 			problems = append(problems, &FileError{name, err})
 		}
 	}
-	read := make(map[string]*CountFile)
+	// A tests file attributes its counter file's counts, so it is read
+	// with that file; counter files are read one at a time and let go,
+	// so that memory is bounded by the program, not by the number of
+	// processes. The tests files are read once first, for the counter
+	// file each names: they are small, and hold only their own process's
+	// events.
+	testsOf := make(map[string][]string) // counter file's base name → tests files
+	for _, name := range l.Files(KindTests) {
+		tf, err := ReadTests(name)
+		if tf == nil {
+			problems = append(problems, &FileError{name, err})
+			continue
+		}
+		testsOf[tf.Counts] = append(testsOf[tf.Counts], name)
+	}
 	for _, name := range l.Files(KindCounts) {
 		f, err := p.readCounts(name)
 		if err != nil {
 			problems = append(problems, &FileError{name, err})
 		}
-		read[filepath.Base(name)] = f
+		base := filepath.Base(name)
+		for _, tests := range testsOf[base] {
+			if err := p.readTests(tests, f); err != nil {
+				problems = append(problems, &FileError{tests, err})
+			}
+		}
+		delete(testsOf, base)
 	}
-	for _, name := range l.Files(KindTests) {
-		if err := p.readTests(name, read); err != nil {
-			problems = append(problems, &FileError{name, err})
+	for _, counts := range slices.Sorted(maps.Keys(testsOf)) {
+		for _, tests := range testsOf[counts] {
+			if err := p.readTests(tests, nil); err != nil {
+				problems = append(problems, &FileError{tests, err})
+			}
 		}
 	}
 	return problems
 }
 
-// readTests attributes the counts of the counter file that tests file
-// name names, among those read, to tests. A file cut short attributes
-// what it holds.
-func (p *Profile) readTests(name string, read map[string]*CountFile) error {
+// readTests attributes the counts of cf, the counter file that tests file
+// name names (nil if it is not in the profile, or cannot be read), to
+// tests. A file cut short attributes what it holds.
+func (p *Profile) readTests(name string, cf *CountFile) error {
 	tf, err := ReadTests(name)
 	if tf == nil {
 		return err
 	}
-	cf := read[tf.Counts]
 	if cf == nil {
 		return errors.Join(err, fmt.Errorf("its counter file %q is not in the profile, or cannot be read", tf.Counts))
 	}

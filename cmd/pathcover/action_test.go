@@ -3,10 +3,12 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,6 +148,96 @@ func TestActionRun(t *testing.T) {
 	}
 }
 
+// TestActionShards runs the action as a sharded workflow would: two jobs
+// of a matrix, each its own runner (process, directories) running some of
+// the tests with mode shard, then a merge job that gets their profiles as
+// the artifacts would bring them. Each shard alone runs half of
+// Classify's paths, so the gate at 100% fails on either shard's profile
+// and passes on the merged one, as on one job that runs every test; a
+// merge that is missing a shard fails instead of judging.
+func TestActionShards(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs go test under pathcover")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	cmdtest.WriteFiles(t, dir, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.25\n",
+		"m.go":   actionModule,
+		"m_test.go": `package m
+
+import "testing"
+
+func TestNegative(t *testing.T) {
+	if Classify(-1) != "negative" {
+		t.Fail()
+	}
+}
+
+func TestZero(t *testing.T) {
+	if Classify(0) != "zero or more" {
+		t.Fail()
+	}
+}
+`,
+	})
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "base")
+	gate := map[string]string{"min": "100", "upload-sarif": "false", "artifact": ""}
+	with := func(extra map[string]string) map[string]string {
+		in := maps.Clone(gate)
+		maps.Copy(in, extra)
+		return in
+	}
+
+	whole := runAction(t, dir, gate, nil)
+	if whole.failed != "" {
+		t.Fatalf("one job of every test failed step %q:\n%s", whole.failed, whole.log)
+	}
+	var shards []string
+	for _, s := range []struct{ name, run string }{{"negative", "TestNegative"}, {"zero", "TestZero"}} {
+		res := runAction(t, dir, with(map[string]string{"mode": "shard", "shard": s.name, "test-flags": "-run=^" + s.run + "$"}), nil)
+		if res.failed != "" {
+			t.Fatalf("shard %s failed step %q:\n%s", s.name, res.failed, res.log)
+		}
+		if strings.Contains(res.log, "step Gate changed code") || strings.Contains(res.log, "step Write the findings") {
+			t.Errorf("shard %s judged its part alone:\n%s", s.name, res.log)
+		}
+		shards = append(shards, res.outputs["test.profile"])
+	}
+	merge := func(shards []string, count int) actionResult {
+		temp := t.TempDir()
+		for i, s := range shards {
+			// What upload-artifact and download-artifact do: each shard's
+			// directory, under its artifact's name.
+			if err := os.CopyFS(filepath.Join(temp, "pathcover-shards", "pathcover-shard-"+strconv.Itoa(i)), os.DirFS(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return runActionIn(t, dir, temp, with(map[string]string{"mode": "merge", "shards": strconv.Itoa(count)}), nil)
+	}
+	if res := merge(shards, 2); res.failed != "" {
+		t.Errorf("the merge of both shards failed step %q:\n%s", res.failed, res.log)
+	} else if page := cmdtest.ReadFile(t, res.outputs["report.html"]); !strings.Contains(page, "Classify") {
+		t.Error("the merged page does not show Classify")
+	}
+	for _, s := range shards {
+		if res := merge([]string{s}, 1); res.failed != "Gate changed code" {
+			t.Errorf("the gate on one shard's profile: failed step %q, want the gate:\n%s", res.failed, res.log)
+		}
+	}
+	if res := merge(shards[:1], 2); res.failed != "Merge the shards' profiles" || !strings.Contains(res.log, "1 shard profiles arrived, of 2") {
+		t.Errorf("a merge missing a shard: failed step %q, want the merge to refuse:\n%s", res.failed, res.log)
+	}
+	if res := runAction(t, dir, with(map[string]string{"mode": "shard"}), nil); res.failed != "Check the mode" || !strings.Contains(res.log, "needs the input shard") {
+		t.Errorf("mode shard without a name: failed step %q\n%s", res.failed, res.log)
+	}
+}
+
 // actionResult is what runAction saw: the step that failed (its name, ""
 // if none), the steps' outputs by "id.name", and a log of every step.
 type actionResult struct {
@@ -163,6 +255,14 @@ type actionResult struct {
 // failed one run only if their if says !cancelled() (as GitHub runs
 // those whose if has a status function).
 func runAction(t *testing.T, workspace string, inputs, github map[string]string) actionResult {
+	t.Helper()
+	return runActionIn(t, workspace, t.TempDir(), inputs, github)
+}
+
+// runActionIn is runAction with the runner's temporary directory given
+// (RUNNER_TEMP): where a merge job finds the shards' profiles that the
+// download step would have put there.
+func runActionIn(t *testing.T, workspace, temp string, inputs, github map[string]string) actionResult {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -182,7 +282,6 @@ func runAction(t *testing.T, workspace string, inputs, github map[string]string)
 	for k, v := range github {
 		values[k] = v
 	}
-	temp := t.TempDir()
 	path := os.Getenv("PATH")
 	res := actionResult{outputs: map[string]string{}}
 	var log strings.Builder
