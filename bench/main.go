@@ -53,6 +53,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2 (or -cpu): goroutines on both cores share the counters")
 	cpu := fs.Int("cpu", 0, "the benchmarks' -test.cpu: `n` Ps (default 1, or 2 with -parallel); -parallel -cpu=1 times the parallel benchmarks on one P, to weigh what parallel code pays against serial code")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
+	fleetMode := fs.Bool("fleet", false, "time the readers on profile directories of many processes instead (bench/fleet.go)")
+	processes := fs.Int("processes", 10000, "with -fleet, the Ball-Larus processes of the larger directory")
+	pppProcesses := fs.Int("pppprocesses", 1000, "with -fleet, the PPP processes of the larger directory")
 	vetMode := fs.Bool("vet", false, "time the vet tool against stock go vet on std instead (bench/vet.go), -rounds interleaved rounds (default 3)")
 	hotMode := fs.Bool("hot", false, "measure hot path tables against exact counts instead (bench/hot.go): on the workloads' tests, the overlap of the 100 hottest paths, the tables' size, and how close the estimates are")
 	infeasibleMode := fs.Bool("infeasible", false, "measure the paths proved infeasible instead (bench/infeasible.go): on the workloads' tests, how many paths and untested paths, and the analysis time")
@@ -72,7 +75,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode, *fleetMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -169,6 +172,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 			*rounds = 2
 		}
 		return h.runSwitch(set, *base, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "fleet":
+		return h.runFleet(set, *processes, *pppProcesses, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "vet":
 		if !set["rounds"] {
 			*rounds = 3
@@ -603,8 +608,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot, modeSwitch bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot, modeSwitch, fleet bool) measurement {
 	switch {
+	case fleet:
+		return "fleet"
 	case modeSwitch:
 		return "switch"
 	case hot:
@@ -651,6 +658,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderInfeasible
 	case "vet":
 		return renderVet
+	case "fleet":
+		return renderFleet
 	case "switch":
 		return renderSwitch
 	}
