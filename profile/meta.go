@@ -43,6 +43,11 @@ const MetaFormat = "pathcover-meta-1"
 type Meta struct {
 	Format  string
 	Package string // the import path, as TOOLEXEC_IMPORTPATH gives it
+	// Symbols is, where it is not the import path, what the compiler
+	// names the package's symbols by (its -p flag): "main" for a
+	// command's main package, whose functions the runtime, pprof and PGO
+	// name main.F. Metadata written before it was kept has none.
+	Symbols string `json:",omitempty"`
 	// Mode is how the build counts (see Mode).
 	Mode   Mode
 	Atomic bool // counters were incremented atomically
@@ -63,6 +68,16 @@ type Meta struct {
 	Sums  []string `json:",omitempty"`
 	Words int      // the package's counter words
 	Funcs []Func
+}
+
+// SymbolPrefix is what the runtime, pprof and PGO name the package's
+// functions by: Symbols, or else its import path (without a test
+// variant's suffix).
+func (m *Meta) SymbolPrefix() string {
+	if m.Symbols != "" {
+		return m.Symbols
+	}
+	return PackagePath(m.Package)
 }
 
 // A Mode is how a build counts paths; the metadata spells it as the

@@ -232,7 +232,10 @@ type rawLocation struct {
 }
 
 var (
-	rawLabelLine    = regexp.MustCompile(`^\s+(\w+):\[(.*)\]$`)
+	// pprof prints a sample's string labels on one line, its numeric
+	// ones on the next, each key:[value].
+	rawLabelLine    = regexp.MustCompile(`^\s+\w+:\[`)
+	rawLabel        = regexp.MustCompile(`(\w+):\[([^\]]*)\]`)
 	rawLocationLine = regexp.MustCompile(`^\s+(\d+): 0x0 M=1 (\S+) (\S*):(\d+):\d+ s=(\d+)$`)
 )
 
@@ -261,9 +264,11 @@ func readRawPprof(t *testing.T, dir, file string) *rawPprof {
 		}
 		switch section {
 		case "Samples:":
-			if m := rawLabelLine.FindStringSubmatch(l); m != nil && len(raw.samples) > 0 {
+			if rawLabelLine.MatchString(l) && len(raw.samples) > 0 {
 				s := raw.samples[len(raw.samples)-1]
-				s.labels[m[1]] = strings.TrimSuffix(m[2], " id")
+				for _, m := range rawLabel.FindAllStringSubmatch(l, -1) {
+					s.labels[m[1]] = strings.TrimSuffix(m[2], " id")
+				}
 				continue
 			}
 			// The values, then ": " and the stack; pprof right-aligns

@@ -167,6 +167,38 @@ func TestFlightCommand(t *testing.T) {
 		t.Errorf("classify(39) took %+v, want its return at line %d", p.Steps, fizz)
 	}
 
+	// pprof: a sample per ring, its paths the stack, most recent the leaf,
+	// as go tool pprof reads them.
+	pp := filepath.Join(t.TempDir(), "flight.pprof")
+	if out, code := run(t, dir, bin, "flight", "-dir", prof, "-pprof", pp); code != 0 {
+		t.Fatalf("flight -pprof: exit %d\n%s", code, out)
+	}
+	raw := readRawPprof(t, dir, pp)
+	if len(raw.samples) != len(r.Goroutines) {
+		t.Errorf("%d samples, want one for each of the %d rings shown", len(raw.samples), len(r.Goroutines))
+	}
+	failing := 0
+	for _, s := range raw.samples {
+		if s.labels["failing"] != "true" {
+			continue
+		}
+		failing++
+		if s.labels["goroutine"] != strconv.FormatUint(panicked, 10) || s.labels["message"] != r.Message || s.labels["state"] != r.State {
+			t.Errorf("the failing ring's labels %v, want goroutine %d, message %q, state %q", s.labels, panicked, r.Message, r.State)
+		}
+		if len(s.stack) != len(g.Paths) {
+			t.Fatalf("the failing ring's stack has %d frames, its ring %d paths (no two alike in a row)", len(s.stack), len(g.Paths))
+		}
+		for i, id := range s.stack {
+			if fn := raw.locations[id].fn; fn != "main."+g.Paths[i].Func {
+				t.Errorf("frame %d (leaf 0) is %s, the ring's path %d is of %s", i, fn, i+1, g.Paths[i].Func)
+			}
+		}
+	}
+	if failing != 1 {
+		t.Errorf("%d samples labelled failing, want 1", failing)
+	}
+
 	// Text: one goroutine; lines.
 	out, code = run(t, dir, bin, "flight", "-dir", prof, "-goroutine", m[1])
 	if code != 0 || !strings.Contains(out, "goroutine "+m[1]+", which panicked: 27 paths, the last 8, most recent first") || strings.Count(out, "\ngoroutine ") != 1 {

@@ -263,9 +263,11 @@ func (c *checkedPackage) input(t *toolArgs, tests bool) (in *instrument.Input, w
 // instrumentConfig is how to instrument package importPath in this compile:
 // the options of pppexec's flags, atomic under -race, and the profiles.
 func (x *Exec) instrumentConfig(importPath string, t *toolArgs, interesting, sites *profile.PathsRun) *instrument.Config {
+	symbols, _ := t.flag("p")
 	icfg := &instrument.Config{
 		Spec:        x.Config.Spec,
 		Package:     importPath,
+		Symbols:     symbols,
 		RuntimePath: RuntimePath,
 		DefaultDir:  x.Config.Dir,
 		Sites:       sites,

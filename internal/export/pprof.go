@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 
 	"github.com/pathcover/pathcover/internal/report"
@@ -78,7 +79,7 @@ func WritePprof(w io.Writer, r *report.Report, opt *Options) error {
 
 // addFunc adds fn's executions and its paths' runs, at lines, fn's lines.
 func (b *pprofBuilder) addFunc(fl *file, fn *function, lines []line) error {
-	id := b.function(fl.pkg+"."+fn.Name, fl.name, fn.Line)
+	id := b.function(fn.Symbol(), fl.name, fn.Line)
 	calls, err := fn.CallsByTest()
 	if err != nil {
 		return err
@@ -163,7 +164,7 @@ func WritePGO(w io.Writer, r *report.Report, opt *Options) error {
 	var funcs []*report.Func
 	for _, pkg := range r.Packages {
 		for _, f := range slices.Concat(pkg.Funcs, pkg.TestFuncs) {
-			start[pkg.Path+"."+f.Name] = f.Line
+			start[f.Symbol()] = f.Line
 			funcs = append(funcs, f)
 		}
 	}
@@ -174,7 +175,7 @@ func WritePGO(w io.Writer, r *report.Report, opt *Options) error {
 		if err != nil {
 			return err
 		}
-		caller := b.function(f.Package+"."+f.Name, f.File, f.Line)
+		caller := b.function(f.Symbol(), f.File, f.Line)
 		for _, s := range sites {
 			callee := b.function(s.Callee, "", start[s.Callee])
 			b.sample([]uint64{b.location(callee, start[s.Callee]), b.location(caller, s.Line)}, []int64{clampInt64(s.Runs)}, nil)
@@ -319,4 +320,73 @@ func (b *pprofBuilder) write(w io.Writer, opt *Options) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// A flight profile holds flight files (pppexec -flight) as pprof samples,
+// so that the rings of a fleet's failures reach the same profilers:
+//
+//	sample_type  rings/count
+//	sample       [work@20, classify@11, work@20, ...]  [1]
+//	             state="unrecovered panic" named="true" failing="true" goroutine=21
+//	             message="assignment to entry in nil map" process=4765
+//
+// One sample per goroutine ring shown (report.Flight: those that recorded
+// a path, and the goroutine the state names), of value 1: its stack is
+// the ring's paths, the most recent as the leaf, each a frame at its
+// function and the line the path starts at (the function's, or a loop's
+// head for a path that starts a round), a run of the same path (a loop's
+// rounds) one frame. So a flame graph of the failing goroutines
+// (-tagfocus=failing=true) shows the paths that led to failures, the
+// commonest sequences widest, and -tags the failures' states, messages
+// and signals. named is the goroutine the state names (it panicked,
+// threw, exited or took the snapshot), failing that goroutine of a
+// process that failed. A sample is also labelled with its flight file's
+// name.
+
+// WriteFlightPprof writes flight reports as a pprof profile.
+func WriteFlightPprof(w io.Writer, reports []*report.FlightReport, opt *Options) error {
+	b := newPprofBuilder([][2]string{{"rings", "count"}}, 0)
+	b.comment(fmt.Sprintf("pathcover flight -pprof: the rings of %d flight files", len(reports)))
+	for _, r := range reports {
+		for _, g := range r.Goroutines {
+			var stack []uint64
+			var last *report.FlightPath
+			for i := range g.Paths {
+				p := &g.Paths[i]
+				if last != nil && last.Package == p.Package && last.Func == p.Func && last.ID == p.ID {
+					continue
+				}
+				last = p
+				line := p.Line
+				if len(p.Steps) > 0 && p.Steps[0].Line > 0 {
+					line = p.Steps[0].Line
+				}
+				fn := b.function(p.Symbol, p.File, p.Line)
+				stack = append(stack, b.location(fn, line))
+			}
+			if len(stack) == 0 {
+				continue // the named goroutine, if it recorded nothing
+			}
+			labels := []pprofLabel{
+				{key: "state", str: r.State},
+				{key: "goroutine", num: int64(g.Goroutine), unit: "id", numeric: true},
+				{key: "process", num: int64(r.PID), unit: "id", numeric: true},
+				{key: "file", str: filepath.Base(r.File)},
+			}
+			if g.Named {
+				labels = append(labels, pprofLabel{key: "named", str: "true"})
+				if r.Failed {
+					labels = append(labels, pprofLabel{key: "failing", str: "true"})
+				}
+				if r.Message != "" {
+					labels = append(labels, pprofLabel{key: "message", str: r.Message})
+				}
+				if r.Signal != "" {
+					labels = append(labels, pprofLabel{key: "signal", str: r.Signal})
+				}
+			}
+			b.sample(stack, []int64{1}, labels)
+		}
+	}
+	return b.write(w, opt)
 }

@@ -22,6 +22,10 @@ type Config struct {
 	// Package is the import path recorded in the metadata; pppexec passes
 	// TOOLEXEC_IMPORTPATH, which tells test variants apart.
 	Package string
+	// Symbols is the compile's -p flag, what the package's symbols are
+	// named by, recorded in the metadata (profile.Meta.Symbols) where it
+	// is not Package's path: "main" for a command's main package.
+	Symbols string
 	// RuntimePath is the import path under which rt is compiled.
 	RuntimePath string
 	// DefaultDir is where counts go when $PATHCOVERDIR is not set; empty
@@ -133,7 +137,7 @@ func Package(in *Input, cfg *Config) (*Output, error) {
 	}
 	b := &builder{
 		in: in, cfg: cfg,
-		meta:     &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Mode: mode, Atomic: cfg.Atomic, Records: spec.Records(), Files: in.Names, Sums: in.Sums},
+		meta:     &profile.Meta{Format: profile.MetaFormat, Package: cfg.Package, Symbols: symbols(cfg), Mode: mode, Atomic: cfg.Atomic, Records: spec.Records(), Files: in.Names, Sums: in.Sums},
 		out:      &Output{Files: make([][]byte, len(in.Files))},
 		byObj:    make(map[*types.Func]*function),
 		byName:   make(map[string]*function),
@@ -299,4 +303,13 @@ func (b *builder) rewrite() error {
 		}
 	}
 	return nil
+}
+
+// symbols is the metadata's Symbols: the compile's -p where it is not the
+// package's import path.
+func symbols(cfg *Config) string {
+	if cfg.Symbols == "" || cfg.Symbols == profile.PackagePath(cfg.Package) {
+		return ""
+	}
+	return cfg.Symbols
 }

@@ -68,6 +68,20 @@ func (f *Func) Calls() (uint64, error) {
 	return c.Calls, nil
 }
 
+// Symbol is how the runtime, pprof and PGO name the function: by its
+// package's symbols (profile.Meta.SymbolPrefix: main for a command's main
+// package, if a build of it was one; else the import path) and its name.
+func (f *Func) Symbol() string {
+	prefix := f.Package
+	for _, b := range f.builds {
+		if b.meta.Symbols != "" {
+			prefix = b.meta.Symbols
+			break
+		}
+	}
+	return prefix + "." + f.Name
+}
+
 // CallsByTest returns how many times the function was entered by each
 // test, or tests that ran together, most first, if the profile attributes
 // its paths (Attributed); the entries of processes that recorded no tests

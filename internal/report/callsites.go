@@ -213,10 +213,14 @@ func shortName(qualified string) string {
 }
 
 // StaticCallRuns returns the function's static calls that ran, each with
-// the runs of its block (Runs; Paths is not set), in source order. Unlike
-// CallSites it keeps calls of functions that the profile does not cover
-// (the standard library's, say): a call graph needs them all.
+// the runs of its block (Runs; Paths is not set), in source order, Caller
+// and Callee named as the runtime names them (Func.Symbol: a command's
+// main package as main). Unlike CallSites it keeps calls of functions
+// that the profile does not cover (the standard library's, say): a call
+// graph needs them all.
 func (f *Func) StaticCallRuns() ([]*CallSite, error) {
+	caller := f.Symbol()
+	prefix := strings.TrimSuffix(caller, "."+f.Name)
 	c, err := f.numbering.CountsFromPaths(f.counts)
 	if err != nil {
 		return nil, fmt.Errorf("%s.%s: %w", f.Package, f.Name, err)
@@ -227,9 +231,13 @@ func (f *Func) StaticCallRuns() ([]*CallSite, error) {
 			continue
 		}
 		for i, call := range f.meta.Blocks[b].Calls {
+			callee := call.Package + "." + call.Func
+			if call.Package == f.Package {
+				callee = prefix + "." + call.Func // main's own calls are main's
+			}
 			sites = append(sites, &CallSite{
-				Caller: f.Package + "." + f.Name, File: f.File, Line: call.Line, Col: call.Col,
-				Block: int32(b), Index: i, Callee: call.Package + "." + call.Func, Runs: runs,
+				Caller: caller, File: f.File, Line: call.Line, Col: call.Col,
+				Block: int32(b), Index: i, Callee: callee, Runs: runs,
 			})
 		}
 	}

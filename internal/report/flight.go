@@ -61,10 +61,13 @@ type FlightGoroutine struct {
 type FlightPath struct {
 	Package string
 	Func    string
-	File    string
-	Line    int
-	ID      uint64
-	Steps   []Step
+	// Symbol is the function as the runtime names it (main.F in a
+	// command's main package; profile.Meta.SymbolPrefix).
+	Symbol string `json:"-"`
+	File   string
+	Line   int
+	ID     uint64
+	Steps  []Step
 }
 
 // Flight decodes flight file fl, read from file, with the metadata of its
@@ -122,7 +125,7 @@ func Flight(file string, fl *profile.Flight, metas map[string]*profile.Meta, gor
 					return nil, fmt.Errorf("%s: goroutine %d: %v", file, ring.Goid, err)
 				}
 				mf := &m.Funcs[p.Func]
-				fp = FlightPath{Package: m.Package, Func: mf.Name, File: m.Files[mf.File], Line: mf.Line, ID: p.ID, Steps: steps}
+				fp = FlightPath{Package: m.Package, Func: mf.Name, Symbol: m.SymbolPrefix() + "." + mf.Name, File: m.Files[mf.File], Line: mf.Line, ID: p.ID, Steps: steps}
 				decoded[k] = fp
 			}
 			g.Paths = append(g.Paths, fp)
