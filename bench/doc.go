@@ -9,6 +9,7 @@
 //	               [-work dir] [-list] [-v]
 //	go run ./bench -wpp [-quick] [-run regexp] [-wppfuncs n] [-json file]
 //	               [-md file] [-readme docs/performance.md] [-work dir]
+//	go run ./bench -module [-rounds n] [-json file] [-readme docs/performance.md]
 //	go run ./bench -fleet [-processes n] [-pppprocesses n] [-json file] [-readme docs/performance.md]
 //	go run ./bench -builds [-run regexp] [-rounds n] [-json file] [-readme docs/performance.md]
 //	go run ./bench -switch [-base rev] [-rounds n] [-json file] [-readme docs/performance.md]

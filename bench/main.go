@@ -53,6 +53,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	parallel := fs.Bool("parallel", false, "time the workloads' RunParallel benchmarks instead, at -test.cpu=2 (or -cpu): goroutines on both cores share the counters")
 	cpu := fs.Int("cpu", 0, "the benchmarks' -test.cpu: `n` Ps (default 1, or 2 with -parallel); -parallel -cpu=1 times the parallel benchmarks on one P, to weigh what parallel code pays against serial code")
 	buildsMode := fs.Bool("builds", false, "measure build times instead (bench/builds.go): cold builds, and rebuilds after an edit (plain) or a new tests' profile (PPP), of the module workloads")
+	moduleMode := fs.Bool("module", false, "profile the whole test suite of a module of hundreds of packages instead (bench/module.go), -rounds interleaved rounds (default 2)")
 	fleetMode := fs.Bool("fleet", false, "time the readers on profile directories of many processes instead (bench/fleet.go)")
 	processes := fs.Int("processes", 10000, "with -fleet, the Ball-Larus processes of the larger directory")
 	pppProcesses := fs.Int("pppprocesses", 1000, "with -fleet, the PPP processes of the larger directory")
@@ -75,7 +76,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	}
 	set, values := map[string]bool{}, map[string]string{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
-	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode, *fleetMode)
+	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode, *fleetMode, *moduleMode)
 	if !set["section"] {
 		*section = kind.section()
 		if *parallel && kind == "" {
@@ -172,6 +173,11 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 			*rounds = 2
 		}
 		return h.runSwitch(set, *base, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
+	case "module":
+		if !set["rounds"] {
+			*rounds = 2
+		}
+		return h.runModule(set, *rounds, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "fleet":
 		return h.runFleet(set, *processes, *pppProcesses, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
 	case "vet":
@@ -608,8 +614,10 @@ func selectWorkloads(re *regexp.Regexp, quickOnly, parallel bool) []workload {
 // one of -wpp, -wet, -slice, -builds asks for instead.
 type measurement string
 
-func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot, modeSwitch, fleet bool) measurement {
+func measurementOf(wpp, wet, slice, builds, infeasible, vet, hot, modeSwitch, fleet, module bool) measurement {
 	switch {
+	case module:
+		return "module"
 	case fleet:
 		return "fleet"
 	case modeSwitch:
@@ -660,6 +668,8 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderVet
 	case "fleet":
 		return renderFleet
+	case "module":
+		return renderModule
 	case "switch":
 		return renderSwitch
 	}
