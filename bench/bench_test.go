@@ -179,7 +179,7 @@ func TestReadmeTable(t *testing.T) {
 	for _, section := range []string{
 		"bench", "bench-tail", "bench-parallel", "bench-parallel-1p", "bench-builds", "bench-ippp",
 		"bench-wpp", "bench-recording", "bench-slice", "bench-wet", "bench-wet-long", "bench-slice-long", "bench-wpp-long", "bench-recording-wet",
-		"bench-infeasible", "bench-vet", "bench-production", "bench-hot",
+		"bench-infeasible", "bench-vet", "bench-production", "bench-hot", "bench-pgo", "bench-module",
 	} {
 		_, rest, ok := strings.Cut(string(data), "<!-- "+section+":begin -->\n")
 		table, _, ok2 := strings.Cut(rest, "<!-- "+section+":end -->")
