@@ -16,7 +16,7 @@ import (
 // sign that the workflow it shows did what the page says.
 var docsOutput = map[string][]string{
 	"coverage.md":        {"example/expr/parse.go", "callNode.eval", "never ran", "proved infeasible", "SatAdd"},
-	"ppp.md":             {"runs in the field that the tests never made", "Ball-Larus", "tagfocus=residual=true", "%  github.com/pathcover/pathcover/example/cmd/calc.main\n"},
+	"ppp.md":             {"runs in the field that the tests never made", "Ball-Larus", "tagfocus=residual=true", "%  main.main\n"},
 	"interprocedural.md": {"Eval@ippp", "segments run"},
 	"explain.md":         {"failing:  true\n", "distinct traces", "slice of execution", "line 50: n =", "which called os.Exit", "\ncalled from call "},
 	"tests.md":           {"TestEval\t8 runs", "TestErrors", "0 tests run lines changed since HEAD"},

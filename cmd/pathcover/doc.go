@@ -789,7 +789,7 @@
 //
 // Usage:
 //
-//	pathcover flight [-dir D] [-f FILE] [-goroutine G] [-lines] [-json]
+//	pathcover flight [-dir D] [-f FILE] [-goroutine G] [-lines] [-json] [-pprof FILE]
 //
 // A program built with pppexec -flight=N keeps, for each goroutine, the last N
 // paths it took, each recorded where a Ball-Larus build would count it (where
@@ -806,6 +806,15 @@
 // path with its branch; -json writes the same as JSON. A program can also
 // write its rings on demand with rt.WriteFlight, from a debug endpoint.
 //
+// -pprof FILE writes every flight file of D (or the one -f names) as one
+// pprof profile, for go tool pprof and continuous profilers: a sample per
+// goroutine ring, its paths as the stack (the most recent the leaf), a run
+// of one path one frame, labelled with the state, the goroutine, the
+// process, the file, and for the goroutine the state names named=true (and
+// failing=true, message, signal where the process failed). So
+// go tool pprof -tagfocus=failing=true -traces FILE lists the paths into
+// each failure, and a flame graph of many shows the commonest.
+//
 // The flags are:
 //
 //	-dir dir
@@ -818,6 +827,8 @@
 //		write JSON
 //	-lines
 //		show every step of each path
+//	-pprof file
+//		write every flight file as one pprof profile to file
 //
 // # Fail when functions have too few of their paths run, for CI
 //
