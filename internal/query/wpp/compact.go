@@ -147,7 +147,7 @@ func (k FuncKey) String() string { return k.Hash + "/" + strconv.FormatUint(uint
 type Func struct {
 	Key    FuncKey
 	Traces []*Trace
-	index  map[string]int // traces by pathsKey
+	index  hashIndex // traces by pathsHash, compared path for path
 	// onePath[p] is the trace of the one path p, or -1; leaf[i] the node
 	// of a returned call of trace i that made no call, or -1 (Compact's
 	// shortcuts past the keys: most calls are of one of these).
@@ -160,6 +160,10 @@ type Func struct {
 type Trace struct {
 	Paths []uint64
 	Calls uint64
+	// enc is Paths encoded as the file holds them (appendTrace), made by
+	// Compact in the background: the paths of a trace Compact made never
+	// change.
+	enc []byte
 }
 
 // A Node is a call subtree: a call of Func that took trace Trace and made
@@ -292,8 +296,9 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 		}
 	}
 	run := func(j *job) {
-		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}}
+		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder()}
 		j.gr, j.err = c.goroutine(j.g, j.s)
+		c.enc.wait()
 		if j.err == nil && len(c.t.Nodes) > maxNodes {
 			j.err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
 		}
@@ -356,11 +361,11 @@ func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
 		for j, tr := range pf.Traces {
 			ti, ok := f.onePathTrace(tr.Paths)
 			if !ok {
-				// (Once a trace: a benchmark's loop makes traces of
-				// millions of paths.)
-				key := pathsKey(tr.Paths)
-				if ti, ok = f.index[key]; !ok {
-					ti = f.addTrace(&Trace{Paths: tr.Paths}, key)
+				// part has hashed its traces already: a benchmark's
+				// loop makes traces of millions of paths.
+				h := pf.index.hashes[j]
+				if ti, ok = f.findTrace(h, tr.Paths); !ok {
+					ti = f.addTrace(&Trace{Paths: tr.Paths, enc: tr.enc}, h)
 				}
 			}
 			f.Traces[ti].Calls = satAdd(f.Traces[ti].Calls, tr.Calls)
@@ -398,7 +403,7 @@ type frame struct {
 type compactor struct {
 	t    *TWPP
 	free []*frame
-	key  []byte // scratch for appendPathsKey
+	enc  *backgroundEncoder // of the long traces, while the goroutine is compacted
 	// funcs are the TWPP's functions (index+1, 0 unknown) by package
 	// and index in it; last the package of the call before.
 	funcs    map[string][]int32
@@ -530,15 +535,29 @@ func (c *compactor) trace(fn *Func, paths []uint64) int {
 	if ti, ok := fn.onePathTrace(paths); ok {
 		return ti
 	}
-	c.key = appendPathsKey(c.key[:0], paths)
-	if ti, ok := fn.index[string(c.key)]; ok {
+	h := pathsHash(paths)
+	if ti, ok := fn.findTrace(h, paths); ok {
 		return ti
 	}
 	tr := &Trace{}
 	if len(paths) > 0 {
 		tr.Paths = slices.Clone(paths)
 	}
-	return fn.addTrace(tr, string(c.key))
+	if len(paths) >= minBackgroundPaths {
+		c.enc.add(tr)
+	}
+	return fn.addTrace(tr, h)
+}
+
+// minBackgroundPaths is the length from which a trace is encoded while
+// its goroutine is compacted (backgroundEncoder), rather than when the
+// TWPP is written: a long trace seen in two goroutines is encoded twice,
+// a short one is cheap to encode.
+const minBackgroundPaths = 64
+
+// findTrace returns the index of f's trace of paths, whose pathsHash is h.
+func (f *Func) findTrace(h uint64, paths []uint64) (int, bool) {
+	return f.index.find(h, func(i int) bool { return slices.Equal(f.Traces[i].Paths, paths) })
 }
 
 // onePathTrace returns the index of f's trace of paths if it is one path
@@ -550,10 +569,10 @@ func (f *Func) onePathTrace(paths []uint64) (int, bool) {
 	return 0, false
 }
 
-// addTrace adds tr, whose pathsKey is key, to f's traces.
-func (f *Func) addTrace(tr *Trace, key string) int {
+// addTrace adds tr, whose pathsHash is h, to f's traces.
+func (f *Func) addTrace(tr *Trace, h uint64) int {
 	ti := len(f.Traces)
-	f.index[key] = ti
+	f.index.add(h)
 	f.Traces = append(f.Traces, tr)
 	if len(tr.Paths) == 1 && tr.Paths[0] < maxOnePath {
 		p := int(tr.Paths[0])
@@ -574,7 +593,7 @@ func (t *TWPP) funcOf(k FuncKey) int {
 	if !ok {
 		i = len(t.Funcs)
 		t.funcIndex[k] = i
-		t.Funcs = append(t.Funcs, &Func{Key: k, index: make(map[string]int)})
+		t.Funcs = append(t.Funcs, &Func{Key: k})
 	}
 	return i
 }

@@ -1,6 +1,10 @@
 package wpp
 
-import "slices"
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
 
 // Dynamic basic blocks and timestamps: how one trace is stored.
 //
@@ -23,16 +27,40 @@ import "slices"
 // arithmetic series lo:hi:stride. A loop that repeats the same DBB n times
 // costs one series, not n symbols.
 
+// A traceEncoder is the scratch that encoding a function's traces reuses
+// from trace to trace: a benchmark's loop makes thousands of traces of
+// thousands of paths each (fastjson's suite: 50 M paths in 36 k traces),
+// and making each one's tables anew was most of the compaction's time.
+type traceEncoder struct {
+	byID      []dbbNode
+	headByID  []int32 // dense: the chain of each head, index+1
+	dict      [][]uint64
+	seq       []int32
+	series    [][]series
+	open      []series // the series each DBB is making
+}
+
+// A dbbNode is a path of a trace's dynamic graph: its successor and
+// predecessor if it has one each.
+type dbbNode struct {
+	succ, pred     uint64
+	nsucc, npred   uint8 // distinct successors and predecessors, up to 2
+	atEnd, atStart bool
+}
+
 // dbbs returns the dictionary of trace's dynamic basic blocks, each a
 // chain of paths, and the trace as indexes into it.
-func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
+func dbbs(trace []uint64) (dict [][]uint64, seq []int32) {
+	return new(traceEncoder).dbbs(trace)
+}
+
+// dbbs is the package's dbbs with e's scratch: dict and seq are valid
+// until e is used again, and dict's chains are slices of trace (a
+// chain's first occurrence is the chain itself, since every path of it
+// is always followed by the next).
+func (e *traceEncoder) dbbs(trace []uint64) (dict [][]uint64, seq []int32) {
 	if len(trace) == 0 {
 		return nil, nil
-	}
-	type node struct {
-		succ, pred     uint64
-		nsucc, npred   int // distinct successors and predecessors, up to 2
-		atEnd, atStart bool
 	}
 	// Path ids are small in most functions: their nodes, and the chains
 	// by head below, are then found by index, not by hashing (a
@@ -41,27 +69,48 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 	// thousands of short traces as often as one long one).
 	maxPath := slices.Max(trace)
 	dense := maxPath < 1<<16 && maxPath < 4*uint64(len(trace))+64
-	var byID []node
-	var nodes map[uint64]*node
+	var nodes map[uint64]*dbbNode
+	var byID []dbbNode
 	if dense {
-		byID = make([]node, maxPath+1)
+		e.byID = grow(e.byID, int(maxPath)+1)
+		byID = e.byID
 	} else {
-		nodes = make(map[uint64]*node)
+		nodes = make(map[uint64]*dbbNode)
 	}
-	get := func(p uint64) *node {
+	get := func(p uint64) *dbbNode {
 		if dense {
 			return &byID[p]
 		}
 		n := nodes[p]
 		if n == nil {
-			n = &node{}
+			n = &dbbNode{}
 			nodes[p] = n
 		}
 		return n
 	}
 	get(trace[0]).atStart = true
 	get(trace[len(trace)-1]).atEnd = true
-	for i := 0; i+1 < len(trace); i++ {
+	if dense {
+		// The same as the loop below, without get's test and with each
+		// path's node found once: this loop is most of dbbs's time.
+		a := &byID[trace[0]]
+		for i := 1; i < len(trace); i++ {
+			p, q := trace[i-1], trace[i]
+			b := &byID[q]
+			if a.nsucc == 0 {
+				a.nsucc, a.succ = 1, q
+			} else if a.nsucc == 1 && a.succ != q {
+				a.nsucc = 2
+			}
+			if b.npred == 0 {
+				b.npred, b.pred = 1, p
+			} else if b.npred == 1 && b.pred != p {
+				b.npred = 2
+			}
+			a = b
+		}
+	}
+	for i := 0; !dense && i+1 < len(trace); i++ {
 		a, b := get(trace[i]), get(trace[i+1])
 		if a.nsucc == 0 || (a.nsucc == 1 && a.succ != trace[i+1]) {
 			a.nsucc++
@@ -82,44 +131,56 @@ func dbbs(trace []uint64) (dict [][]uint64, seq []int) {
 		m := get(n.succ)
 		return n.succ, !m.atStart && m.npred == 1
 	}
-	var index map[uint64]int // chain head → index in dict
-	var indexByID []int32    // or, dense, index+1 by head
+	var index map[uint64]int32 // chain head → index in dict
+	var headByID []int32       // or, dense, index+1 by head
 	if dense {
-		indexByID = make([]int32, maxPath+1)
+		e.headByID = grow(e.headByID, int(maxPath)+1)
+		headByID = e.headByID
 	} else {
-		index = make(map[uint64]int)
+		index = make(map[uint64]int32)
 	}
+	dict, seq = e.dict[:0], e.seq[:0]
 	for i := 0; i < len(trace); {
 		head := trace[i]
-		var d int
+		var d int32
 		var ok bool
 		if dense {
-			d, ok = int(indexByID[head])-1, indexByID[head] > 0
+			d, ok = headByID[head]-1, headByID[head] > 0
 		} else {
 			d, ok = index[head]
 		}
 		if !ok {
-			chain := []uint64{head}
-			for p := head; ; {
+			n := 1
+			for p := head; ; n++ {
 				q, ok := linked(p)
 				if !ok || q == head {
 					break
 				}
-				chain = append(chain, q)
 				p = q
 			}
-			d = len(dict)
+			d = int32(len(dict))
 			if dense {
-				indexByID[head] = int32(d) + 1
+				headByID[head] = d + 1
 			} else {
 				index[head] = d
 			}
-			dict = append(dict, chain)
+			dict = append(dict, trace[i:i+n:i+n])
 		}
 		seq = append(seq, d)
 		i += len(dict[d])
 	}
+	e.dict, e.seq = dict, seq
 	return dict, seq
+}
+
+// grow returns s with n zero elements, reusing its array if it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // A series is the arithmetic series lo, lo+stride, …, of n terms.
@@ -131,33 +192,131 @@ type series struct {
 // takes as many of the next positions as keep its stride.
 func toSeries(pos []uint64) []series {
 	var out []series
-	for i := 0; i < len(pos); {
-		s := series{lo: pos[i], n: 1}
-		if i+1 < len(pos) {
-			s.stride = pos[i+1] - pos[i]
-			for s.n < uint64(len(pos)-i) && pos[i+int(s.n)]-pos[i+int(s.n)-1] == s.stride {
-				s.n++
-			}
+	var cur series
+	for _, p := range pos {
+		var done bool
+		if cur, done = cur.add(p); done {
+			out = append(out, cur.flush())
+			cur = series{lo: p, n: 1}
 		}
-		if s.n == 1 {
-			s.stride = 0
-		}
-		out = append(out, s)
-		i += int(s.n)
+	}
+	if cur.n > 0 {
+		out = append(out, cur.flush())
 	}
 	return out
 }
 
+// add extends s, the series being made, with position p, the next: it
+// reports done, and leaves s as it was, if p does not keep s's stride
+// (toSeries's greedy rule, one position at a time).
+func (s series) add(p uint64) (_ series, done bool) {
+	switch {
+	case s.n == 0:
+		return series{lo: p, n: 1}, false
+	case s.n == 1:
+		return series{lo: s.lo, stride: p - s.lo, n: 2}, false
+	case p-(s.lo+(s.n-1)*s.stride) == s.stride:
+		s.n++
+		return s, false
+	}
+	return s, true
+}
+
+// flush is s as written: a series of one term has stride 0.
+func (s series) flush() series {
+	if s.n == 1 {
+		s.stride = 0
+	}
+	return s
+}
+
 // timestamps returns, for each DBB of seq (indexes below n), the
 // positions where it occurs, as series.
-func timestamps(seq []int, n int) [][]series {
-	pos := make([][]uint64, n)
-	for t, d := range seq {
-		pos[d] = append(pos[d], uint64(t))
-	}
-	out := make([][]series, n)
-	for d, p := range pos {
-		out[d] = toSeries(p)
-	}
+func timestamps(seq []int32, n int) [][]series {
+	out, _, _ := new(traceEncoder).timestamps(seq, n, -1)
 	return out
+}
+
+// timestamps is the package's timestamps with e's scratch, valid until e
+// is used again, made in one pass over seq. It also returns the length
+// of their encoding (appendTimestamps), but stops with ok false as soon
+// as that reaches limit, if limit is not negative: the caller then
+// writes the sequence instead.
+func (e *traceEncoder) timestamps(seq []int32, n int, limit int) (_ [][]series, size int, ok bool) {
+	if cap(e.series) < n {
+		e.series = append(e.series[:cap(e.series)], make([][]series, n-cap(e.series))...)
+	}
+	out := e.series[:n]
+	for d := range out {
+		out[d] = out[d][:0]
+	}
+	open := grow(e.open, n) // the series each DBB is making
+	e.open = open
+	size = uvarintLen(1)
+	for t, d := range seq {
+		s, done := open[d].add(uint64(t))
+		if done {
+			s = s.flush()
+			out[d] = append(out[d], s)
+			if size += s.encodedLen(); limit >= 0 && size >= limit {
+				return nil, size, false
+			}
+			s = series{lo: uint64(t), n: 1}
+		}
+		open[d] = s
+	}
+	for d, s := range open {
+		if s.n > 0 {
+			s = s.flush()
+			out[d] = append(out[d], s)
+			size += s.encodedLen()
+		}
+		size += uvarintLen(uint64(len(out[d])))
+	}
+	return out, size, limit < 0 || size < limit
+}
+
+// appendTimestamps appends the timestamped form of a trace whose DBBs'
+// series are ss: for each DBB, its number of series, then each one's
+// first position, stride and length.
+func appendTimestamps(b []byte, ss [][]series) []byte {
+	b = binary.AppendUvarint(b, 1)
+	for _, s := range ss {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		for _, x := range s {
+			b = binary.AppendUvarint(b, x.lo)
+			b = binary.AppendUvarint(b, x.stride)
+			b = binary.AppendUvarint(b, x.n)
+		}
+	}
+	return b
+}
+
+// appendSequence appends the sequence form of a trace: its length, then
+// each DBB's index.
+func appendSequence(b []byte, seq []int32) []byte {
+	b = binary.AppendUvarint(b, 0)
+	b = binary.AppendUvarint(b, uint64(len(seq)))
+	for _, d := range seq {
+		b = binary.AppendUvarint(b, uint64(d))
+	}
+	return b
+}
+
+// sequenceLen is the length of appendSequence's encoding of seq.
+func sequenceLen(seq []int32) int {
+	n := uvarintLen(0) + uvarintLen(uint64(len(seq)))
+	for _, d := range seq {
+		n += uvarintLen(uint64(d))
+	}
+	return n
+}
+
+func (s series) encodedLen() int {
+	return uvarintLen(s.lo) + uvarintLen(s.stride) + uvarintLen(s.n)
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of x.
+func uvarintLen(x uint64) int {
+	return (bits.Len64(x|1) + 6) / 7
 }

@@ -289,41 +289,82 @@ func (t *TWPP) packageTable() ([][]byte, map[string]int, error) {
 }
 
 func encodeFunc(f *Func) []byte {
+	var e traceEncoder
 	var b []byte
 	b = binary.AppendUvarint(b, uint64(len(f.Traces)))
 	for _, tr := range f.Traces {
 		b = binary.AppendUvarint(b, tr.Calls)
-		dict, seq := dbbs(tr.Paths)
-		b = binary.AppendUvarint(b, uint64(len(dict)))
-		for _, d := range dict {
-			b = binary.AppendUvarint(b, uint64(len(d)))
-			for _, p := range d {
-				b = binary.AppendUvarint(b, p)
-			}
-		}
-		// The smaller of the two forms.
-		var seqForm []byte
-		seqForm = binary.AppendUvarint(seqForm, 0)
-		seqForm = binary.AppendUvarint(seqForm, uint64(len(seq)))
-		for _, d := range seq {
-			seqForm = binary.AppendUvarint(seqForm, uint64(d))
-		}
-		tsForm := binary.AppendUvarint(nil, 1)
-		for _, ss := range timestamps(seq, len(dict)) {
-			tsForm = binary.AppendUvarint(tsForm, uint64(len(ss)))
-			for _, s := range ss {
-				tsForm = binary.AppendUvarint(tsForm, s.lo)
-				tsForm = binary.AppendUvarint(tsForm, s.stride)
-				tsForm = binary.AppendUvarint(tsForm, s.n)
-			}
-		}
-		if len(tsForm) < len(seqForm) {
-			b = append(b, tsForm...)
+		if tr.enc != nil {
+			b = append(b, tr.enc...)
 		} else {
-			b = append(b, seqForm...)
+			b = e.appendTrace(b, tr.Paths)
 		}
 	}
 	return b
+}
+
+// appendTrace appends a trace's paths as the file holds them: its DBBs,
+// then the trace in the smaller of the two forms (the sequence if they
+// are equal).
+func (e *traceEncoder) appendTrace(b []byte, paths []uint64) []byte {
+	dict, seq := e.dbbs(paths)
+	b = binary.AppendUvarint(b, uint64(len(dict)))
+	for _, d := range dict {
+		b = binary.AppendUvarint(b, uint64(len(d)))
+		for _, p := range d {
+			b = binary.AppendUvarint(b, p)
+		}
+	}
+	if ss, _, ok := e.timestamps(seq, len(dict), sequenceLen(seq)); ok {
+		return appendTimestamps(b, ss)
+	}
+	return appendSequence(b, seq)
+}
+
+// A backgroundEncoder encodes traces (Trace.enc) while Compact goes on
+// compacting: encoding the traces takes about as long as compacting
+// them, and a recording is often mostly one goroutine's, compacted on
+// one core.
+type backgroundEncoder struct {
+	batches chan []*Trace
+	batch   []*Trace
+	paths   int // in batch
+	done    chan struct{}
+}
+
+func newBackgroundEncoder() *backgroundEncoder {
+	be := &backgroundEncoder{batches: make(chan []*Trace, 4), done: make(chan struct{})}
+	go func() {
+		defer close(be.done)
+		var e traceEncoder
+		for batch := range be.batches {
+			for _, tr := range batch {
+				tr.enc = e.appendTrace(nil, tr.Paths)
+			}
+		}
+	}()
+	return be
+}
+
+// add encodes tr, some time before wait returns. tr.Paths must not
+// change after.
+func (be *backgroundEncoder) add(tr *Trace) {
+	be.batch = append(be.batch, tr)
+	if be.paths += len(tr.Paths); be.paths >= 1<<16 {
+		be.batches <- be.batch
+		be.batch, be.paths = nil, 0
+	}
+}
+
+// wait encodes the last batch and waits for every trace added to be
+// encoded.
+func (be *backgroundEncoder) wait() {
+	if len(be.batch) > 0 {
+		be.batches <- be.batch
+		be.batch = nil
+	}
+	close(be.batches)
+	<-be.done
 }
 
 func boolUint(b bool) uint64 {

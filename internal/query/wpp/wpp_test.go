@@ -187,7 +187,7 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 func tracesOf(f *Func) []Trace {
 	var out []Trace
 	for _, tr := range f.Traces {
-		out = append(out, *tr)
+		out = append(out, Trace{Paths: tr.Paths, Calls: tr.Calls}) // not Compact's encoding
 	}
 	return out
 }
@@ -417,8 +417,8 @@ func FuzzDBB(f *testing.F) {
 		}
 		// Maximal: no two chains c1, c2 such that c1 is always followed
 		// by c2 and c2 always preceded by c1 in seq.
-		for i := range dict {
-			follows := map[int]bool{}
+		for i := range int32(len(dict)) {
+			follows := map[int32]bool{}
 			atEnd := false
 			for j, d := range seq {
 				if d == i {
@@ -432,7 +432,7 @@ func FuzzDBB(f *testing.F) {
 			if atEnd || len(follows) != 1 {
 				continue
 			}
-			var next int
+			var next int32
 			for k := range follows {
 				next = k
 			}
@@ -450,11 +450,11 @@ func FuzzDBB(f *testing.F) {
 			}
 		}
 		// The series of each DBB's positions give back the sequence.
-		got := make([]int, len(seq))
+		got := make([]int32, len(seq))
 		for d, ss := range timestamps(seq, len(dict)) {
 			for _, s := range ss {
 				for k := uint64(0); k < s.n; k++ {
-					got[s.lo+k*s.stride] = d
+					got[s.lo+k*s.stride] = int32(d)
 				}
 			}
 		}
@@ -900,4 +900,42 @@ func TestHotBound(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Hot with at most %d paths kept: %v, %d sequences; want %d as with the default bound", maxHotSteps, err, len(got), len(want))
 	}
+}
+
+// TestBackgroundEncoding: the traces Compact encodes while it compacts
+// (Trace.enc) are the bytes Write makes of their paths.
+func TestBackgroundEncoding(t *testing.T) {
+	background := 0
+	for seed := range uint64(40) {
+		srcs := []Source{randomLoops(seed), randomSource(seed)}
+		tw, err := Compact(srcs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var withEnc, without bytes.Buffer
+		if err := tw.Write(&withEnc); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range tw.Funcs {
+			for _, tr := range f.Traces {
+				if tr.enc != nil {
+					background++
+				}
+				if (tr.enc != nil) != (len(tr.Paths) >= minBackgroundPaths) {
+					t.Fatalf("a trace of %d paths: encoded in the background %v", len(tr.Paths), tr.enc != nil)
+				}
+				tr.enc = nil
+			}
+		}
+		if err := tw.Write(&without); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(withEnc.Bytes(), without.Bytes()) {
+			t.Fatalf("seed %d: the file differs when the traces are encoded in the background", seed)
+		}
+	}
+	if background == 0 {
+		t.Fatalf("no trace of %d paths or more: the test checks nothing", minBackgroundPaths)
+	}
+	t.Logf("%d traces encoded in the background", background)
 }
