@@ -32,12 +32,12 @@ import (
 // thousands of paths each (fastjson's suite: 50 M paths in 36 k traces),
 // and making each one's tables anew was most of the compaction's time.
 type traceEncoder struct {
-	byID      []dbbNode
-	headByID  []int32 // dense: the chain of each head, index+1
-	dict      [][]uint64
-	seq       []int32
-	series    [][]series
-	open      []series // the series each DBB is making
+	byID     []dbbNode
+	headByID []int32 // dense: the chain of each head, index+1
+	dict     [][]uint64
+	seq      []int32
+	series   [][]series
+	open     []series // the series each DBB is making
 }
 
 // A dbbNode is a path of a trace's dynamic graph: its successor and
