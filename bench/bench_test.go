@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -448,5 +449,33 @@ func TestWPPTargets(t *testing.T) {
 	r.Workloads[0].HotSeconds = 0 // a run older than the field
 	if got := r.targets(); got != "" {
 		t.Errorf("targets of an old run:\n%s", got)
+	}
+}
+
+// TestPrintedCommandSection: the command a whole program paths, WET or
+// slicing table says it was measured by writes, with -readme and no
+// -section, into that table's markers (a long run's into its own, not
+// over the workloads' table).
+func TestPrintedCommandSection(t *testing.T) {
+	data, err := os.ReadFile("../docs/performance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []measurement{"wpp", "wet", "slice"} {
+		for _, section := range []string{kind.section(), kind.section() + "-long"} {
+			_, rest, ok := strings.Cut(string(data), "<!-- "+section+":begin -->\nMeasured by `go run ./bench ")
+			args, _, ok2 := strings.Cut(rest, "`")
+			if !ok || !ok2 {
+				t.Fatalf("docs/performance.md has no %s table saying how it was measured", section)
+			}
+			fields := strings.Fields(args)
+			if !slices.Contains(fields, "-"+string(kind)) {
+				t.Errorf("%s: measured by %q, without -%s", section, args, kind)
+			}
+			long := slices.ContainsFunc(fields, func(f string) bool { return f == "-long" || strings.HasPrefix(f, "-long=") })
+			if got := defaultSection(kind, false, long); got != section {
+				t.Errorf("go run ./bench %s -readme docs/performance.md writes into the %s markers, not %s", args, got, section)
+			}
+		}
 	}
 }

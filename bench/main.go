@@ -78,10 +78,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
 	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode, *fleetMode, *moduleMode)
 	if !set["section"] {
-		*section = kind.section()
-		if *parallel && kind == "" {
-			*section = "bench-parallel"
-		}
+		*section = defaultSection(kind, *parallel, *long > 0)
 	}
 	if *from != "" {
 		return kind.render()(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
@@ -674,4 +671,18 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 		return renderSwitch
 	}
 	return render
+}
+
+// defaultSection is the markers -readme replaces when -section is not
+// given: a long run's table has its own (bench-wpp-long beside
+// bench-wpp), so that the command docs/performance.md prints for it
+// leaves the workloads' table alone.
+func defaultSection(kind measurement, parallel, long bool) string {
+	switch {
+	case parallel && kind == "":
+		return "bench-parallel"
+	case long && (kind == "wpp" || kind == "wet" || kind == "slice"):
+		return kind.section() + "-long"
+	}
+	return kind.section()
 }
