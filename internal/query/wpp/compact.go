@@ -150,7 +150,7 @@ type Func struct {
 	index  hashIndex // traces by pathsHash, compared path for path
 	// onePath[p] is the trace of the one path p, or -1; leaf[i] the node
 	// of a returned call of trace i that made no call, or -1 (Compact's
-	// shortcuts past the keys: most calls are of one of these).
+	// shortcuts past hashing: most calls are of one of these).
 	onePath []int32
 	leaf    []int32
 }
@@ -658,8 +658,9 @@ func satAdd(a, b uint64) uint64 {
 // itself, so different paths make different keys).
 func pathsKey(paths []uint64) string { return string(appendPathsKey(nil, paths)) }
 
-// pathsHash hashes a trace's paths (a reader's check that no trace is
-// given twice, without pathsKey's copy of every trace). Four lanes, each
+// pathsHash hashes a trace's paths: Compact finds traces by it (Func's
+// index), and a reader checks that no trace is given twice, without
+// pathsKey's copy of every trace. Four lanes, each
 // every fourth path, so that a lane's multiplication does not wait for
 // the one before: fastjson's suite reads 50 M paths.
 func pathsHash(paths []uint64) uint64 {

@@ -49,13 +49,8 @@ type dbbNode struct {
 }
 
 // dbbs returns the dictionary of trace's dynamic basic blocks, each a
-// chain of paths, and the trace as indexes into it.
-func dbbs(trace []uint64) (dict [][]uint64, seq []int32) {
-	return new(traceEncoder).dbbs(trace)
-}
-
-// dbbs is the package's dbbs with e's scratch: dict and seq are valid
-// until e is used again, and dict's chains are slices of trace (a
+// chain of paths, and the trace as indexes into it. Both are e's scratch,
+// valid until e is used again, and dict's chains are slices of trace (a
 // chain's first occurrence is the chain itself, since every path of it
 // is always followed by the next).
 func (e *traceEncoder) dbbs(trace []uint64) (dict [][]uint64, seq []int32) {
@@ -90,36 +85,22 @@ func (e *traceEncoder) dbbs(trace []uint64) (dict [][]uint64, seq []int32) {
 	}
 	get(trace[0]).atStart = true
 	get(trace[len(trace)-1]).atEnd = true
-	if dense {
-		// The same as the loop below, without get's test and with each
-		// path's node found once: this loop is most of dbbs's time.
-		a := &byID[trace[0]]
-		for i := 1; i < len(trace); i++ {
-			p, q := trace[i-1], trace[i]
-			b := &byID[q]
-			if a.nsucc == 0 {
-				a.nsucc, a.succ = 1, q
-			} else if a.nsucc == 1 && a.succ != q {
-				a.nsucc = 2
-			}
-			if b.npred == 0 {
-				b.npred, b.pred = 1, p
-			} else if b.npred == 1 && b.pred != p {
-				b.npred = 2
-			}
-			a = b
+	// Each path's node is found once, and carried to the next pair.
+	a := get(trace[0])
+	for i := 1; i < len(trace); i++ {
+		p, q := trace[i-1], trace[i]
+		b := get(q)
+		if a.nsucc == 0 {
+			a.nsucc, a.succ = 1, q
+		} else if a.nsucc == 1 && a.succ != q {
+			a.nsucc = 2
 		}
-	}
-	for i := 0; !dense && i+1 < len(trace); i++ {
-		a, b := get(trace[i]), get(trace[i+1])
-		if a.nsucc == 0 || (a.nsucc == 1 && a.succ != trace[i+1]) {
-			a.nsucc++
-			a.succ = trace[i+1]
+		if b.npred == 0 {
+			b.npred, b.pred = 1, p
+		} else if b.npred == 1 && b.pred != p {
+			b.npred = 2
 		}
-		if b.npred == 0 || (b.npred == 1 && b.pred != trace[i]) {
-			b.npred++
-			b.pred = trace[i]
-		}
+		a = b
 	}
 	// linked reports whether a is always followed by b and b always
 	// preceded by a.
@@ -188,27 +169,10 @@ type series struct {
 	lo, stride, n uint64
 }
 
-// toSeries writes increasing positions as series, greedily: each series
-// takes as many of the next positions as keep its stride.
-func toSeries(pos []uint64) []series {
-	var out []series
-	var cur series
-	for _, p := range pos {
-		var done bool
-		if cur, done = cur.add(p); done {
-			out = append(out, cur.flush())
-			cur = series{lo: p, n: 1}
-		}
-	}
-	if cur.n > 0 {
-		out = append(out, cur.flush())
-	}
-	return out
-}
-
 // add extends s, the series being made, with position p, the next: it
-// reports done, and leaves s as it was, if p does not keep s's stride
-// (toSeries's greedy rule, one position at a time).
+// reports done, and leaves s as it was, if p does not keep s's stride.
+// Series are made greedily: each takes as many of the next positions as
+// keep its stride.
 func (s series) add(p uint64) (_ series, done bool) {
 	switch {
 	case s.n == 0:
@@ -231,18 +195,12 @@ func (s series) flush() series {
 }
 
 // timestamps returns, for each DBB of seq (indexes below n), the
-// positions where it occurs, as series.
-func timestamps(seq []int32, n int) [][]series {
-	out, _, _ := new(traceEncoder).timestamps(seq, n, -1)
-	return out
-}
-
-// timestamps is the package's timestamps with e's scratch, valid until e
-// is used again, made in one pass over seq. It also returns the length
-// of their encoding (appendTimestamps), but stops with ok false as soon
-// as that reaches limit, if limit is not negative: the caller then
+// positions where it occurs, as series, made in one pass over seq; they
+// are e's scratch, valid until e is used again. If limit is not
+// negative, it stops with ok false as soon as their encoding
+// (appendTimestamps) would take limit bytes or more: the caller then
 // writes the sequence instead.
-func (e *traceEncoder) timestamps(seq []int32, n int, limit int) (_ [][]series, size int, ok bool) {
+func (e *traceEncoder) timestamps(seq []int32, n int, limit int) (_ [][]series, ok bool) {
 	if cap(e.series) < n {
 		e.series = append(e.series[:cap(e.series)], make([][]series, n-cap(e.series))...)
 	}
@@ -252,14 +210,14 @@ func (e *traceEncoder) timestamps(seq []int32, n int, limit int) (_ [][]series, 
 	}
 	open := grow(e.open, n) // the series each DBB is making
 	e.open = open
-	size = uvarintLen(1)
+	size := uvarintLen(1)
 	for t, d := range seq {
 		s, done := open[d].add(uint64(t))
 		if done {
 			s = s.flush()
 			out[d] = append(out[d], s)
 			if size += s.encodedLen(); limit >= 0 && size >= limit {
-				return nil, size, false
+				return nil, false
 			}
 			s = series{lo: uint64(t), n: 1}
 		}
@@ -273,7 +231,7 @@ func (e *traceEncoder) timestamps(seq []int32, n int, limit int) (_ [][]series, 
 		}
 		size += uvarintLen(uint64(len(out[d])))
 	}
-	return out, size, limit < 0 || size < limit
+	return out, limit < 0 || size < limit
 }
 
 // appendTimestamps appends the timestamped form of a trace whose DBBs'

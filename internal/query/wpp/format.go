@@ -315,7 +315,7 @@ func (e *traceEncoder) appendTrace(b []byte, paths []uint64) []byte {
 			b = binary.AppendUvarint(b, p)
 		}
 	}
-	if ss, _, ok := e.timestamps(seq, len(dict), sequenceLen(seq)); ok {
+	if ss, ok := e.timestamps(seq, len(dict), sequenceLen(seq)); ok {
 		return appendTimestamps(b, ss)
 	}
 	return appendSequence(b, seq)

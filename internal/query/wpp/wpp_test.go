@@ -347,7 +347,7 @@ func TestPaperDBB(t *testing.T) {
 		{"1.2.3.4.5.6.2.3.4.5.6.2.3.4.5.6.10", []string{"1", "2.3.4.5.6", "10"}, "0.1.1.1.2"},
 		{"1.2.7.8.9.6.2.7.8.9.6.2.7.8.9.6.10", []string{"1", "2.7.8.9.6", "10"}, "0.1.1.1.2"},
 	} {
-		dict, seq := dbbs(parseDots(c.trace))
+		dict, seq := new(traceEncoder).dbbs(parseDots(c.trace))
 		var gotDict []string
 		for _, d := range dict {
 			gotDict = append(gotDict, dots(d))
@@ -360,6 +360,24 @@ func TestPaperDBB(t *testing.T) {
 			t.Errorf("%s: dictionary %v, trace %s; want %v, %s", c.trace, gotDict, dots(s), c.dict, c.seq)
 		}
 	}
+}
+
+// toSeries writes increasing positions as series, as the timestamped
+// form makes them (series.add).
+func toSeries(pos []uint64) []series {
+	var out []series
+	var cur series
+	for _, p := range pos {
+		var done bool
+		if cur, done = cur.add(p); done {
+			out = append(out, cur.flush())
+			cur = series{lo: p, n: 1}
+		}
+	}
+	if cur.n > 0 {
+		out = append(out, cur.flush())
+	}
+	return out
 }
 
 // TestPaperTimestamps uses Fig. 10: the WPP of one call, one statement a
@@ -400,7 +418,7 @@ func FuzzDBB(f *testing.F) {
 		for i, x := range b {
 			trace[i] = uint64(x % 8)
 		}
-		dict, seq := dbbs(trace)
+		dict, seq := new(traceEncoder).dbbs(trace)
 		var back []uint64
 		for _, d := range seq {
 			back = append(back, dict[d]...)
@@ -451,7 +469,8 @@ func FuzzDBB(f *testing.F) {
 		}
 		// The series of each DBB's positions give back the sequence.
 		got := make([]int32, len(seq))
-		for d, ss := range timestamps(seq, len(dict)) {
+		ss, _ := new(traceEncoder).timestamps(seq, len(dict), -1)
+		for d, ss := range ss {
 			for _, s := range ss {
 				for k := uint64(0); k < s.n; k++ {
 					got[s.lo+k*s.stride] = int32(d)
