@@ -512,7 +512,14 @@ func (x *Exec) listExports(c buildConfig, pkgs ...string) (map[string]string, er
 	return deps, nil
 }
 
-// sourceHash hashes rt's source, which pppexec carries.
+// sourceHash hashes what rt is compiled from: its source, which pppexec
+// carries, and the patch pppexec applies to the runtime that rt imports
+// (goroutine.go), whose exported functions inline into rt's export data.
+// Two pppexecs with the same rt but another patch (2026-12-02: a field
+// added to the g) must not share a runtime directory: a compile took
+// whichever rt the key found, built against the other patch, and the link
+// then chose one that matched its own runtime, and failed with a
+// fingerprint mismatch for pathcover.invalid/rt.
 func sourceHash() []byte {
 	h := sha256.New()
 	entries, _ := fs.ReadDir(rt.Source, ".")
@@ -520,6 +527,10 @@ func sourceHash() []byte {
 		data, _ := fs.ReadFile(rt.Source, e.Name())
 		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
 		h.Write(data)
+	}
+	fmt.Fprintf(h, "runtime patch\n%q\n%q\n%q\n", recorderField, goroutineAccessor, goroutineFallback)
+	for _, file := range slices.Sorted(maps.Keys(runtimeCalls)) {
+		fmt.Fprintf(h, "%s %q\n", file, runtimeCalls[file])
 	}
 	return h.Sum(nil)
 }

@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,22 @@ func TestQuoteFields(t *testing.T) {
 	}
 	if _, ok := quoteFields([]string{`it's "both"`}); ok {
 		t.Error("a field with both quotes was quoted")
+	}
+}
+
+// TestSourceHashCoversRuntimePatch: rt's cache key changes with the patch
+// of the runtime that rt is compiled against, not only with rt's source,
+// so that a pppexec with another patch never takes this one's rt (the
+// link then failed with a fingerprint mismatch).
+func TestSourceHashCoversRuntimePatch(t *testing.T) {
+	before := sourceHash()
+	if !bytes.Equal(before, sourceHash()) {
+		t.Fatal("sourceHash is not deterministic")
+	}
+	saved := runtimeCalls["proc.go"]
+	t.Cleanup(func() { runtimeCalls["proc.go"] = saved })
+	runtimeCalls["proc.go"] = append(slices.Clone(saved), runtimeCall{"schedule", atTop, "pathcoverOther(); "})
+	if bytes.Equal(before, sourceHash()) {
+		t.Error("a call added to the runtime's patch left rt's source hash as it was")
 	}
 }
