@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pathcover/pathcover/rt"
 )
@@ -519,8 +520,12 @@ func (x *Exec) listExports(c buildConfig, pkgs ...string) (map[string]string, er
 // added to the g) must not share a runtime directory: a compile took
 // whichever rt the key found, built against the other patch, and the link
 // then chose one that matched its own runtime, and failed with a
-// fingerprint mismatch for pathcover.invalid/rt.
-func sourceHash() []byte {
+// fingerprint mismatch for pathcover.invalid/rt. It is computed once a
+// process: a link checks it against every runtime the cache holds.
+var sourceHash = sync.OnceValue(hashSource)
+
+// hashSource computes sourceHash.
+func hashSource() []byte {
 	h := sha256.New()
 	entries, _ := fs.ReadDir(rt.Source, ".")
 	for _, e := range entries {
