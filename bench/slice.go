@@ -72,6 +72,14 @@ type sliceWorkload struct {
 	// OPTMedianMs and LPMedianMs are the median slice times (issue 45's
 	// target: 10 s on a whole suite).
 	OPTMedianMs float64
+	// Relevant are OPT's relevant slices (Criterion.Potential, pathcover
+	// slice's default) of the same criteria, interleaved with none: their
+	// count within optBudget, mean statements and executions, mean and
+	// median times.
+	RelevantCriteria             int
+	RelevantStmts, RelevantNodes float64
+	RelevantSliceMs              float64
+	RelevantMedianMs             float64
 
 	// FP: refused (past slice.DefaultMaxNodes), or its size, replay time
 	// and mean slice time; Mismatches are the criteria whose slices
@@ -193,6 +201,24 @@ func measureSlices(m *sliceWorkload, dir string, log func(string, ...any)) error
 		m.SliceStmts /= float64(m.Criteria)
 		m.SliceNodes /= float64(m.Criteria)
 	}
+	log("%s: OPT, relevant slices", m.Workload)
+	relevant := make([]slice.Criterion, len(criteria))
+	for i, c := range criteria {
+		c.Potential = true
+		relevant[i] = c
+	}
+	relSlices, relTimes, err := sliceAll(relevant, o.Slice, optBudget, func(s *slice.Slice) {
+		m.RelevantStmts += float64(len(s.Stmts))
+		m.RelevantNodes += float64(s.NumSteps())
+	})
+	if err != nil {
+		return err
+	}
+	if m.RelevantCriteria = len(relSlices); m.RelevantCriteria > 0 {
+		m.RelevantStmts /= float64(m.RelevantCriteria)
+		m.RelevantNodes /= float64(m.RelevantCriteria)
+	}
+	m.RelevantSliceMs, m.RelevantMedianMs = meanMs(relTimes), medianMs(relTimes)
 	o = nil
 
 	log("%s: FP", m.Workload)
@@ -372,7 +398,7 @@ func (r *sliceResults) Markdown() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: each workload's tests (`-test.short`) run once from a `pppexec -pkgs=PKG -deps -tests` build, the recording held by the compact graph (OPT), the full graph (FP, which refuses more than %s statement executions) and the demand-driven slicer (LP), and the same %d statements that ran, chosen at random, sliced from their last execution with each (OPT within %.0f minutes, LP within %.0f, the criteria after left out).\n\n", cmd, r.Date, r.Machine, r.GoVersion, count(uint64(slice.DefaultMaxNodes)), sliceCriteria, optBudget.Minutes(), lpBudget.Minutes())
-	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT: mean, median | FP | LP: mean, median |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | recording | statement executions | calls | dependences | inferred, not labelled | FP | OPT | OPT/FP | OPT build | mean slice: statements, executions | slice time OPT: mean, median | FP | LP: mean, median | relevant (OPT): statements, executions, median |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range r.Workloads {
 		inferred := 0.0
 		if w.Dependences > 0 {
@@ -396,9 +422,14 @@ func (r *sliceResults) Markdown() string {
 		case w.LPCriteria < w.Criteria:
 			lp += fmt.Sprintf(" (%d of %d)", w.LPCriteria, w.Criteria)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f%% | %s | %s | %s | %.1f s | %.0f, %.0f | %s | %s | %s |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(w.Nodes)), count(uint64(w.Calls)),
-			count(uint64(w.Dependences)), inferred, fp, opt, ratio, w.OPTBuildSeconds, w.SliceStmts, w.SliceNodes, optTime, fpTime, lp)
+		relevant := fmt.Sprintf("%.0f, %.0f, %s", w.RelevantStmts, w.RelevantNodes, millis(w.RelevantMedianMs))
+		if w.RelevantCriteria < w.Criteria {
+			relevant += fmt.Sprintf(" (%d of %d)", w.RelevantCriteria, w.Criteria)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f%% | %s | %s | %s | %.1f s | %.0f, %.0f | %s | %s | %s | %s |\n", w.Workload, byteSize(w.RecordBytes), count(uint64(w.Nodes)), count(uint64(w.Calls)),
+			count(uint64(w.Dependences)), inferred, fp, opt, ratio, w.OPTBuildSeconds, w.SliceStmts, w.SliceNodes, optTime, fpTime, lp, relevant)
 	}
+	b.WriteString("\nThe last column slices the same criteria again with OPT as relevant slices (potential dependences followed: pathcover slice's default; `-potential=false` gives the dynamic slices of the other columns).\n")
 	b.WriteString("\nFP and OPT are what each graph holds, counted (FP: its nodes with their lists of dependences; OPT: its calls, their paths and its labels), and in parentheses the heap each build leaves (after a collection), which adds the metadata both read and, for OPT, the caches of decoded paths. LP keeps ")
 	for i, w := range r.Workloads {
 		if i > 0 {

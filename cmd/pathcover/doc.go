@@ -540,7 +540,7 @@
 //
 // Usage:
 //
-//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
+//	pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-potential=false] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]
 //
 // Slice gives the statements of a recorded run that the value at FILE:LINE
 // depends on (a backward dynamic slice): the last execution of the
@@ -572,6 +572,16 @@
 // name=value after it ran, and those it read (strings and byte slices by
 // their first 24 bytes, s="1.9.0", other slices by their headers). -json
 // gives them too.
+//
+// A dynamic slice follows what ran, so a bug that kept a statement from
+// running is out of its reach: if a wrong condition left n := 0 where it
+// should have run n = n*10 + d, the slice of n meets n := 0, not the
+// condition. The slice also follows potential dependences (a relevant
+// slice): a use of a local depends on the last execution, since the
+// definition that reached it, of each condition that could have led to
+// another definition of it had it gone another way; the chain shows it as
+// [could set n]. -potential=false leaves them out: the dynamic slice
+// alone, as the papers' slicers give it.
 //
 // Dependences through locals, parameters and results, and control
 // dependences, are exact along the run's paths. Reads through memory
@@ -618,6 +628,8 @@
 //		list the slice's statements in source order
 //	-maxnodes n
 //		with -graph fp, refuse a run of more than n statement executions (each takes some 100 bytes) (default 20000000)
+//	-potential
+//		also follow potential dependences: the conditions that, gone another way, could have set a value the slice reads (a relevant slice); -potential=false gives the dynamic slice alone (default true)
 //	-test TestX
 //		slice an execution of test TestX (or its subtests) of a recording of many tests
 //	-why

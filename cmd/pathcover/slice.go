@@ -21,7 +21,7 @@ import (
 )
 
 var cmdSlice = &Command{
-	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
+	UsageLine: "pathcover slice [-dir D] [-graph opt|fp|lp|wet] [-test TestX] [-instance n] [-why | -list] [-potential=false] [-json] [-html FILE] [-maxnodes n] FILE:LINE[:COL] [VAR]",
 	Short:     "which statements of a run made a value: a backward dynamic slice",
 	Long: `
 Slice gives the statements of a recorded run that the value at FILE:LINE
@@ -54,6 +54,16 @@ shows the values its execution recorded: the variables it defined, as
 name=value after it ran, and those it read (strings and byte slices by
 their first 24 bytes, s="1.9.0", other slices by their headers). -json
 gives them too.
+
+A dynamic slice follows what ran, so a bug that kept a statement from
+running is out of its reach: if a wrong condition left n := 0 where it
+should have run n = n*10 + d, the slice of n meets n := 0, not the
+condition. The slice also follows potential dependences (a relevant
+slice): a use of a local depends on the last execution, since the
+definition that reached it, of each condition that could have led to
+another definition of it had it gone another way; the chain shows it as
+[could set n]. -potential=false leaves them out: the dynamic slice
+alone, as the papers' slicers give it.
 
 Dependences through locals, parameters and results, and control
 dependences, are exact along the run's paths. Reads through memory
@@ -93,6 +103,7 @@ the module, GOROOT and the module cache only), with its steps.
 		htmlOut := fs.String("html", "", "also write a page that shows the slice on the source to `file`")
 		maxNodes := fs.Int("maxnodes", slice.DefaultMaxNodes, "with -graph fp, refuse a run of more than `n` statement executions (each takes some 100 bytes)")
 		test := fs.String("test", "", "slice an execution of test `TestX` (or its subtests) of a recording of many tests")
+		potential := fs.Bool("potential", true, "also follow potential dependences: the conditions that, gone another way, could have set a value the slice reads (a relevant slice); -potential=false gives the dynamic slice alone")
 		graph := fs.String("graph", "opt", "how to hold the dependences: `opt`, the compact graph; fp, the full one; lp, on demand from the recording; wet, the compact graph from DIR/profile.wet")
 		return func(cmd *Command, args []string) int {
 			if len(args) < 1 || len(args) > 2 || *dir == "" || *instance < 0 || !slices.Contains([]string{"opt", "fp", "lp", "wet"}, *graph) {
@@ -108,6 +119,7 @@ the module, GOROOT and the module cache only), with its steps.
 				c.Var = args[1]
 			}
 			c.Instance = *instance
+			c.Potential = *potential
 			if *test != "" {
 				if *graph == "wet" {
 					fmt.Fprintf(os.Stderr, "%s: -test needs the recording, which knows the tests' goroutines: use -graph opt, fp or lp\n", cmd.LongName())

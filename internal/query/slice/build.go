@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/pathcover/pathcover/internal/query/wpp"
@@ -55,6 +56,10 @@ type Func struct {
 	// run (or a value's word) was placed at, by OPT's build: the nodes
 	// of the others have no labels to look up.
 	accessed []uint64
+	// pot are the predicate blocks each statement's uses may potentially
+	// depend on (potentials), worked out once.
+	potOnce sync.Once
+	pot     [][]potCand
 }
 
 // markAccessed notes that an access was placed at an execution of
@@ -96,6 +101,10 @@ type Node struct {
 	// -1: a slice that reaches the entry takes the call statement and its
 	// control dependence, not the results it goes on to use.
 	Call int32
+	// Potential are the predicate executions its uses potentially depend
+	// on (potential.go), use by use: each use's list ended by -1, the
+	// lists of the uses after the last that has one left out.
+	Potential []int32
 }
 
 // DefaultMaxNodes is Load's default limit on a graph's nodes: a graph of
@@ -482,6 +491,9 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			}
 			b.g.Nodes[n].Data = dedupNodes(data)
 			b.g.Nodes[n].Defs = defs
+			if cands := f.potentialsOf(si); len(cands) > 0 {
+				b.g.Nodes[n].Potential = appendPotential(cands, st.Uses, fr.lastDefOf, fr.lastBlockOf, nil)
+			}
 			*events = slices.DeleteFunc(*events, func(e profile.WPPEvent) bool {
 				if e.Stmt != uint32(si) {
 					return false
@@ -533,6 +545,24 @@ func (b *builder) node(fr *frame, stmt int32, data []int32, ctl int32) int32 {
 	}
 	b.g.Nodes = append(b.g.Nodes, Node{Func: fr.fi, Stmt: stmt, Data: data, Control: ctl, Call: -1})
 	return int32(len(b.g.Nodes) - 1)
+}
+
+// lastDefOf returns the node that last defined variable v in the call, or
+// -1.
+func (fr *frame) lastDefOf(v int32) int32 {
+	if d, ok := fr.lastDef[v]; ok {
+		return d
+	}
+	return -1
+}
+
+// lastBlockOf returns the last node of block b's latest execution in the
+// call, or -1.
+func (fr *frame) lastBlockOf(b numbering.BlockID) int32 {
+	if n, ok := fr.lastBlock[b]; ok {
+		return n
+	}
+	return -1
 }
 
 // controlOf returns the predicate instance block blk depends on: among the

@@ -1,6 +1,10 @@
 package slice
 
-import "errors"
+import (
+	"errors"
+	"slices"
+	"strings"
+)
 
 // A slice's steps are executions: a loop's ten rounds are ten steps of the
 // same statements, and a slice of a whole suite has millions of them. A
@@ -87,6 +91,9 @@ func (s *Slice) Chain() ([]Link, error) {
 			children[l.Parent] = append(children[l.Parent], i)
 		}
 	}
+	for _, cs := range children {
+		besideTheirVariable(found, cs)
+	}
 	chain := make([]Link, 0, len(found))
 	newIndex := make([]int, len(found))
 	var visit func(i, depth int)
@@ -110,4 +117,29 @@ func (s *Slice) Chain() ([]Link, error) {
 		}
 	}
 	return chain, nil
+}
+
+// besideTheirVariable moves each link of cs (a link's children, in the
+// order met) that a potential dependence brought in right after the
+// sibling that brought in the definition of its variable, if there is
+// one: "n := 0, and the condition that could have set n" read together,
+// before the dependences of the other variables.
+func besideTheirVariable(found []Link, cs []int) {
+	for i := 0; i < len(cs); i++ {
+		v, ok := strings.CutPrefix(found[cs[i]].Via, PotentialVia(""))
+		if !ok {
+			continue
+		}
+		at := slices.IndexFunc(cs[:i], func(c int) bool { return found[c].Via == v })
+		if at < 0 {
+			continue
+		}
+		// After the definition and the potential links already beside it.
+		for at+1 < i && found[cs[at+1]].Via == found[cs[i]].Via {
+			at++
+		}
+		c := cs[i]
+		copy(cs[at+2:i+1], cs[at+1:i])
+		cs[at+1] = c
+	}
 }

@@ -376,7 +376,7 @@ func ownNode(nd *Node, err error) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{Func: nd.Func, Stmt: nd.Stmt, Data: slices.Clone(nd.Data), Control: nd.Control, Defs: slices.Clone(nd.Defs), Memory: slices.Clone(nd.Memory), Call: nd.Call}, nil
+	return &Node{Func: nd.Func, Stmt: nd.Stmt, Data: slices.Clone(nd.Data), Control: nd.Control, Defs: slices.Clone(nd.Defs), Memory: slices.Clone(nd.Memory), Call: nd.Call, Potential: slices.Clone(nd.Potential)}, nil
 }
 
 // ownStmts returns the statements of call c of g's own nodes, in order

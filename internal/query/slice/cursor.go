@@ -31,8 +31,8 @@ type cursor struct {
 	levels []callView // levels[:depth] are in use
 	depth  int
 	// data and defs hold the lists of the node given last.
-	data, defs []int32
-	chain      []int32 // pushChain's
+	data, defs, pot []int32
+	chain           []int32 // pushChain's
 	// answered counts the nodes the cursor gave (tests check that it
 	// answers).
 	answered int
@@ -283,12 +283,16 @@ func (cu *cursor) nodeOf(v *callView, k int) (Node, bool) {
 		nd = v.d.node(k)
 	} else {
 		tn := &v.t.nodes[k]
-		cu.data, cu.defs = cu.data[:0], cu.defs[:0]
+		cu.data, cu.defs, cu.pot = cu.data[:0], cu.defs[:0], cu.pot[:0]
 		for _, w := range v.t.words[tn.off : tn.off+tn.data] {
 			cu.data = append(cu.data, v.ref(w))
 		}
-		for _, w := range v.t.words[tn.off+tn.data : tn.off+tn.data+tn.defs] {
+		end := tn.off + tn.data + tn.defs
+		for _, w := range v.t.words[tn.off+tn.data : end] {
 			cu.defs = append(cu.defs, v.ref(w))
+		}
+		for _, w := range v.t.words[end : end+tn.pot] {
+			cu.pot = append(cu.pot, v.ref(w))
 		}
 		nd = Node{Func: v.fn, Stmt: tn.stmt, Control: v.ref(tn.ctl), Call: -1}
 		if tn.data > 0 {
@@ -296,6 +300,9 @@ func (cu *cursor) nodeOf(v *callView, k int) (Node, bool) {
 		}
 		if tn.defs > 0 {
 			nd.Defs = cu.defs
+		}
+		if tn.pot > 0 {
+			nd.Potential = cu.pot
 		}
 	}
 	if k != 0 || (v.t == nil && v.w != 0) {

@@ -64,6 +64,17 @@
 // bounded by the program (bitsets of a bit per node of the run at most
 // aside, and the breadth-first walk's queue).
 //
+// # Relevant slices
+//
+// With Criterion.Potential, a slice also follows potential dependences
+// (potential.go): a use of a local depends on the last execution, since
+// the definition that reached it, of each predicate that decides whether
+// another of its definitions runs, so that a condition that wrongly kept
+// an assignment from running is in the slice of the value it left alone.
+// The replay finds them as it finds control dependences (the last node
+// of each candidate block, against the variable's last definition), and
+// gives them as Node.Potential, which FP, OPT and LP hold alike.
+//
 // # The compact graph (OPT)
 //
 // LoadCompact builds the paper's OPT. Its nodes are Load's, numbered the

@@ -42,8 +42,12 @@ func fuzzMeta(t testing.TB) (hash string, raw []byte) {
 			{Line: 1, Defs: []int32{0}},
 			{Line: 2, Defs: []int32{1}, Uses: []int32{0}, Calls: []profile.DepCall{{Package: "p", Func: "F", Args: [][]int32{{0}}}}},
 			{Line: 3, Uses: []int32{1}, Defs: []int32{1}, Return: true, Calls: []profile.DepCall{{Method: "M"}}, Defer: true},
+			// The entry's condition, which decides whether y is defined
+			// before line 3 reads it: a potential dependence of line 3
+			// when the path passes line 2 over.
+			{Line: 4, Uses: []int32{0}},
 		},
-		Blocks: [][]int32{nil, nil, {1}, {2}},
+		Blocks: [][]int32{{3}, nil, {1}, {2}},
 		Values: []profile.DepValue{{Var: 0, Stmt: 1, After: true}, {Var: 1, Stmt: 2}},
 	}
 	m := &profile.Meta{Format: profile.MetaFormat, Package: "p", Mode: profile.ModeBallLarus, Files: []string{"p.go"}, Words: f.Counters.Size, Funcs: []profile.Func{f}}
@@ -188,7 +192,7 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 		for line := 1; line <= 3; line++ {
-			for _, c := range []Criterion{{File: "p.go", Line: line}, {File: "p.go", Line: line, Var: "y", Instance: 2}, {File: "p.go", Line: line, Instance: 1}} {
+			for _, c := range []Criterion{{File: "p.go", Line: line}, {File: "p.go", Line: line, Var: "y", Instance: 2}, {File: "p.go", Line: line, Instance: 1}, {File: "p.go", Line: line, Potential: true}, {File: "p.go", Line: line, Var: "y", Potential: true}} {
 				want, werr := g.Slice(c)
 				got, oerr := o.Slice(c)
 				lgot, lerr := lp.Slice(c)
@@ -217,7 +221,7 @@ func fuzzNode(funcs []*Func, n *Node) string {
 	if funcs != nil {
 		name = funcs[n.Func].Name()
 	}
-	return fmt.Sprintf("%s %d data %v defs %v memory %v control %d call %d", name, n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call)
+	return fmt.Sprintf("%s %d data %v defs %v memory %v control %d call %d potential %v", name, n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call, norm(n.Potential))
 }
 
 // fuzzRecording writes into dir a random recording of fuzzMeta's package

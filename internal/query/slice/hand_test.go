@@ -19,11 +19,13 @@ type criterion struct {
 	line int
 	v    string
 	want []int // the lines of the slice, the criterion's included
+	// potential says the slice is relevant (//@relevant).
+	potential bool
 }
 
 var (
 	labelRE = regexp.MustCompile(`//@([A-Za-z_0-9]+)\s*$`)
-	sliceRE = regexp.MustCompile(`//@slice\((\w*)\)((?:\s+[A-Za-z_0-9]+)*)\s*$`)
+	sliceRE = regexp.MustCompile(`//@(slice|relevant)\((\w*)\)((?:\s+[A-Za-z_0-9]+)*)\s*$`)
 )
 
 // handSlices reads the labels and criteria of a source file.
@@ -42,13 +44,13 @@ func handSlices(t *testing.T, src string) []criterion {
 	for i, l := range lines {
 		m := sliceRE.FindStringSubmatch(l)
 		if m == nil {
-			if strings.Contains(l, "//@slice") && !strings.HasPrefix(strings.TrimSpace(l), "//") {
+			if (strings.Contains(l, "//@slice") || strings.Contains(l, "//@relevant")) && !strings.HasPrefix(strings.TrimSpace(l), "//") {
 				t.Fatalf("line %d: cannot read the criterion: %s", i+1, l)
 			}
 			continue
 		}
-		c := criterion{line: i + 1, v: m[1], want: []int{i + 1}}
-		for _, name := range strings.Fields(m[2]) {
+		c := criterion{line: i + 1, v: m[2], want: []int{i + 1}, potential: m[1] == "relevant"}
+		for _, name := range strings.Fields(m[3]) {
 			n, ok := labels[name]
 			if !ok {
 				t.Fatalf("line %d: no label %s", i+1, name)
@@ -189,7 +191,7 @@ func checkHand(t *testing.T, g namedGraph, criteria []criterion) {
 		t.Errorf("problem: %s", p)
 	}
 	for _, c := range criteria {
-		s, err := g.slice(slice.Criterion{File: "main.go", Line: c.line, Var: c.v})
+		s, err := g.slice(slice.Criterion{File: "main.go", Line: c.line, Var: c.v, Potential: c.potential})
 		if err != nil {
 			t.Errorf("line %d: %v", c.line, err)
 			continue
@@ -203,7 +205,20 @@ func checkHand(t *testing.T, g namedGraph, criteria []criterion) {
 			got[st.Line] = true
 		}
 		if lines := slices.Sorted(maps.Keys(got)); !slices.Equal(lines, c.want) {
-			t.Errorf("slice of line %d (%s): lines %v, want %v", c.line, c.v, lines, c.want)
+			t.Errorf("slice of line %d (%s, potential %v): lines %v, want %v", c.line, c.v, c.potential, lines, c.want)
+		}
+		// A relevant slice holds the dynamic slice.
+		if !c.potential {
+			rs, err := g.slice(slice.Criterion{File: "main.go", Line: c.line, Var: c.v, Potential: true})
+			if err != nil {
+				t.Errorf("line %d, relevant: %v", c.line, err)
+				continue
+			}
+			for _, st := range s.Stmts {
+				if !slices.Contains(rs.Stmts, st) {
+					t.Errorf("line %d: the relevant slice lacks %s:%d of the dynamic one", c.line, st.File, st.Line)
+				}
+			}
 		}
 		if len(s.Memory) > 0 {
 			t.Errorf("line %d: the slice stops at memory not recorded: %v", c.line, s.Memory)

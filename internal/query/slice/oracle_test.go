@@ -154,7 +154,7 @@ func describe(funcs []*slice.Func, n *slice.Node) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("%s stmt %d data %v defs %v memory %v control %d call %d", funcs[n.Func].Name(), n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call)
+	return fmt.Sprintf("%s stmt %d data %v defs %v memory %v control %d call %d potential %v", funcs[n.Func].Name(), n.Stmt, norm(n.Data), norm(n.Defs), norm(n.Memory), n.Control, n.Call, norm(n.Potential))
 }
 
 // TestOPTSlices slices, with each graph, every statement that ran: every
@@ -244,6 +244,11 @@ func oracleCriteria(g *slice.Graph) []slice.Criterion {
 	// And criteria that find nothing, or ask for an execution that was
 	// not.
 	cs = append(cs, slice.Criterion{File: "nosuch.go", Line: 1}, slice.Criterion{File: places[0].file, Line: places[0].line, Instance: 1 << 20})
+	// Each again as a relevant slice.
+	for _, c := range slices.Clone(cs) {
+		c.Potential = true
+		cs = append(cs, c)
+	}
 	return cs
 }
 

@@ -49,9 +49,9 @@ type replay struct {
 
 // replayScratch are a local replay's buffers, reused from call to call.
 type replayScratch struct {
-	lastDef, lastBlock, seqPath, data, defs []int32
-	seq                                     []numbering.BlockID
-	sites                                   []*profile.DepCall
+	lastDef, lastBlock, seqPath, data, defs, pot []int32
+	seq                                          []numbering.BlockID
+	sites                                        []*profile.DepCall
 	// out is the window being replayed: its arrays grow here, and each
 	// window is handed on copied to arrays of its size.
 	out callDeps
@@ -99,10 +99,11 @@ type callDeps struct {
 }
 
 // A cnode is a node of a callDeps: its statement and control dependence,
-// and where its data and defs are in words.
+// and where its data, defs and potential dependences are in words (in
+// that order, from off).
 type cnode struct {
-	stmt, ctl       int32
-	off, data, defs uint32
+	stmt, ctl            int32
+	off, data, defs, pot uint32
 }
 
 // A ckid is what child call ch's entry depends on: the arguments' nodes
@@ -126,19 +127,24 @@ func (d *callDeps) node(k int) Node {
 	if c.data > 0 {
 		data = d.words[c.off : c.off+c.data : c.off+c.data]
 	}
+	end := c.off + c.data + c.defs
 	if c.defs > 0 {
-		end := c.off + c.data + c.defs
 		defs = d.words[c.off+c.data : end : end]
 	}
-	return Node{Func: d.fn, Stmt: c.stmt, Data: data, Defs: defs, Control: c.ctl, Call: -1}
+	var pot []int32
+	if c.pot > 0 {
+		pot = d.words[end : end+c.pot : end+c.pot]
+	}
+	return Node{Func: d.fn, Stmt: c.stmt, Data: data, Defs: defs, Control: c.ctl, Call: -1, Potential: pot}
 }
 
-// setDeps sets the data and defs of d's last node.
-func (d *callDeps) setDeps(data, defs []int32) {
+// setDeps sets the data, defs and potential dependences of d's last node.
+func (d *callDeps) setDeps(data, defs, pot []int32) {
 	c := &d.nodes[len(d.nodes)-1]
-	c.off, c.data, c.defs = uint32(len(d.words)), uint32(len(data)), uint32(len(defs))
+	c.off, c.data, c.defs, c.pot = uint32(len(d.words)), uint32(len(data)), uint32(len(defs)), uint32(len(pot))
 	d.words = append(d.words, data...)
 	d.words = append(d.words, defs...)
+	d.words = append(d.words, pot...)
 }
 
 // kid returns what child ch's entry depends on, if d matched it.
@@ -616,7 +622,12 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 				data = append(data, s.result...)
 			}
 		}
-		out.setDeps(dedupNodes(data), defs)
+		var pot []int32
+		if cands := cr.f.potentialsOf(si); len(cands) > 0 {
+			pot = appendPotential(cands, st.Uses, cr.lastDefOf, cr.lastBlockOf, r.scratch.pot[:0])
+			r.scratch.pot = pot[:0]
+		}
+		out.setDeps(dedupNodes(data), defs, pot)
 		r.scratch.data, r.scratch.defs = data[:0], defs[:0]
 		for _, v := range st.Defs {
 			cr.lastDef[v] = n
@@ -634,6 +645,14 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 		cr.spawns = cr.spawns[1:]
 	}
 }
+
+// lastDefOf returns the node that last defined variable v in the call
+// (local only), or -1.
+func (cr *callReplay) lastDefOf(v int32) int32 { return cr.lastDef[v] }
+
+// lastBlockOf returns the last node of block b in the call (local only),
+// or -1.
+func (cr *callReplay) lastBlockOf(b numbering.BlockID) int32 { return cr.lastBlock[b] }
 
 // controlOf returns the node that block blk depends on: the last node of
 // the blocks it is control dependent on, or the call's entry.

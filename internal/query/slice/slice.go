@@ -31,6 +31,11 @@ type Criterion struct {
 	// test's (TestScope). The slice itself goes wherever the dependences
 	// lead.
 	Scope *Scope
+	// Potential makes the slice a relevant slice: the dynamic slice and
+	// the predicate executions its uses potentially depend on (had one
+	// gone another way, another definition could have reached the use;
+	// potential.go), and what those depend on in turn.
+	Potential bool
 }
 
 // A Scope is a set of goroutines of a run: those of one test (TestScope).
@@ -491,7 +496,7 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		}
 		return v
 	}
-	err := markSlice(gr, s.Criterion, c.Var, func(n *Node) error {
+	err := markSlice(gr, s.Criterion, c.Var, c.Potential, func(n *Node) error {
 		if int(n.Func) >= len(index) {
 			index = slices.Grow(index, int(n.Func)+1-len(index))[:n.Func+1]
 		}
@@ -543,9 +548,9 @@ func sliceOf(gr graph, found []int32, c Criterion) (*Slice, error) {
 		}
 	}
 	s.Memory = slices.Sorted(maps.Keys(memory))
-	crit, v := s.Criterion, c.Var
+	crit, v, potential := s.Criterion, c.Var, c.Potential
 	s.walk = func(fn func(st step) error) error {
-		return walkSlice(gr, crit, v, viaOf, func(st *step, n *Node) error {
+		return walkSlice(gr, crit, v, potential, viaOf, func(st *step, n *Node) error {
 			st.stmt = index[n.Func][n.Stmt] - 1
 			return fn(*st)
 		})
@@ -588,8 +593,11 @@ const (
 type sliceRules struct {
 	root    int32
 	rootVar bool
-	push    func(n int32, via string)
-	again   func(n int32)
+	// potential says to follow potential dependences (Node.Potential):
+	// the relevant slice.
+	potential bool
+	push      func(n int32, via string)
+	again     func(n int32)
 	// flags are, for each node: in the slice (flagSeen), met only as a
 	// calling statement (flagCallOnly), met as a full node (flagFull),
 	// expanded, expanded with results left out (flagSkipped), with a
@@ -601,8 +609,8 @@ type sliceRules struct {
 	memReach map[int32]int32
 }
 
-func newSliceRules(root int32, rootVar bool) *sliceRules {
-	r := &sliceRules{root: root, rootVar: rootVar, memReach: make(map[int32]int32)}
+func newSliceRules(root int32, rootVar, potential bool) *sliceRules {
+	r := &sliceRules{root: root, rootVar: rootVar, potential: potential, memReach: make(map[int32]int32)}
 	f := r.flags.at(root)
 	f.set(flagSeen)
 	if !rootVar {
@@ -664,6 +672,37 @@ func (r *sliceRules) add(n, from int32, via string, kind edgeKind) {
 	}
 }
 
+// addRoot adds what the root, sliced from its use vi alone, depends on:
+// the variable's definition, and its potential dependences (its control
+// dependence comes when the root is expanded).
+func (r *sliceRules) addRoot(gr graph, rn *Node, vi int, v string) {
+	r.add(rn.Defs[vi], r.root, v, edgeFull)
+	if r.potential {
+		fn := gr.funcAt(rn.Func)
+		r.addPotential(fn, &fn.Deps.Stmts[rn.Stmt], r.root, rn, vi)
+	}
+}
+
+// addPotential adds the potential dependences of node id (n, of statement
+// ds of fn): of its use only if only is not -1. Each is a full node: the
+// predicate, what decided it ran and what it read.
+func (r *sliceRules) addPotential(fn *Func, ds *profile.DepStmt, id int32, n *Node, only int) {
+	use := 0
+	for _, p := range n.Potential {
+		if p < 0 {
+			use++
+			continue
+		}
+		if only < 0 || use == only {
+			r.add(p, id, PotentialVia(fn.Deps.Vars[ds.Uses[use]].Name), edgeFull)
+		}
+	}
+}
+
+// PotentialVia is the Via of a step a potential dependence brought in:
+// the predicate could have set variable v had it gone another way.
+func PotentialVia(v string) string { return "could set " + v }
+
 // lastReader returns node n's memReach, if it has one (f is its flags).
 func (r *sliceRules) lastReader(f flagRef, n int32) (int32, bool) {
 	if !f.has(flagMemReach) {
@@ -687,6 +726,9 @@ func (r *sliceRules) expand(gr graph, id int32, n *Node) {
 		if d >= 0 {
 			r.add(d, id, fn.Deps.Vars[ds.Uses[k]].Name, edgeFull)
 		}
+	}
+	if r.potential {
+		r.addPotential(fn, ds, id, n, -1)
 	}
 	for _, d := range n.Memory {
 		r.add(d, id, "memory", edgeMemory)
@@ -793,13 +835,13 @@ func (f flagRef) clear(k int)    { f.p[k][f.w] &^= f.bit }
 // first, from a heap, so that the pending nodes below are found going
 // down once. It keeps bitsets of the nodes seen and pending, a bit per
 // node at most, and no list but that heap.
-func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error {
+func markSlice(gr graph, root int32, v string, potential bool, visit func(n *Node) error) error {
 	rn, err := gr.nodeAt(root)
 	if err != nil {
 		return err
 	}
 	vi := varIndex(gr.funcAt(rn.Func), rn.Stmt, v)
-	rules := newSliceRules(root, v != "" && vi >= 0)
+	rules := newSliceRules(root, v != "" && vi >= 0, potential)
 	// pending: to expand; flagAgain: to expand again, met more widely.
 	var pending nodeBits
 	// The pending nodes below pos are found by going down pending from
@@ -823,7 +865,7 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 	}
 	push(root)
 	if rules.rootVar {
-		rules.add(rn.Defs[vi], root, v, edgeFull)
+		rules.addRoot(gr, rn, vi, v)
 	}
 	for left > 0 {
 		var n int32
@@ -853,13 +895,13 @@ func markSlice(gr graph, root int32, v string, visit func(n *Node) error) error 
 // empty) breadth first, calling visit with each step and its node in
 // turn, until it returns an error. It keeps the steps waiting to be
 // visited, not those visited; viaOf numbers a step's Via.
-func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
+func walkSlice(gr graph, root int32, v string, potential bool, viaOf func(string) int32, visit func(st *step, n *Node) error) error {
 	rn, err := gr.nodeAt(root)
 	if err != nil {
 		return err
 	}
 	vi := varIndex(gr.funcAt(rn.Func), rn.Stmt, v)
-	rules := newSliceRules(root, v != "" && vi >= 0)
+	rules := newSliceRules(root, v != "" && vi >= 0, potential)
 	// queue holds the steps to visit from head on: those added, not yet
 	// visited (a step's number is its place in the walk), and the nodes
 	// to expand again (via upgrade, from their own step's number).
@@ -889,7 +931,7 @@ func walkSlice(gr graph, root int32, v string, viaOf func(string) int32, visit f
 		// The variable's value as the statement read it: its definition,
 		// and the statement's control dependence, which decided it ran.
 		from, depth = 0, 1
-		rules.add(rn.Defs[vi], root, v, edgeFull)
+		rules.addRoot(gr, rn, vi, v)
 	}
 	for ; head < len(queue); head++ {
 		st := queue[head]

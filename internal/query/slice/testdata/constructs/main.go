@@ -2,7 +2,9 @@
 // that slicing follows. Its slices are checked by hand: a line marked
 // //@slice(v) a b ... is a criterion, the last execution of its statement
 // and the value of v it reads, and a b ... are the labels (//@name) of the
-// other lines its slice must hold, no more and no fewer (TestHandSlices).
+// other lines its slice must hold, no more and no fewer (TestHandSlices);
+// //@relevant(v) a b ... is one of its relevant slice (with potential
+// dependences).
 package main
 
 import "fmt"
@@ -23,6 +25,7 @@ func main() { //@main
 	fmt.Println(bodies())                 //@call_bodies
 	fmt.Println(reached())                //@call_reached
 	fmt.Println(literals())               //@call_literals
+	fmt.Println(relevant("9.x"))          //@call_rv
 }
 
 // Locals and control dependence: t never reaches u.
@@ -267,4 +270,27 @@ func head(xs []int) int { //@head
 func literals() int { //@literals
 	n := head([]int{7, 8}) //@hd_call
 	return n
+}
+
+// Potential dependences: on "9.x" the digit check (wrong: '9' is not a
+// digit to it) kept n = ... from running, so the n that m reads, n := 0's,
+// potentially depends on its last execution and on the loop's, which
+// decides whether the check runs. The check for 'x' decides k, never n:
+// it stays out, as k does. The dynamic slice holds neither.
+func relevant(s string) int { //@rv
+	n := 0 //@rv_n0
+	k := 0
+	for i := 0; i < len(s); i++ { //@rv_for
+		if s[i] >= '0' && s[i] < '9' { //@rv_if
+			n = n*10 + int(s[i]-'0')
+		}
+		if s[i] == 'x' {
+			k++
+		}
+	}
+	m := n //@rv_m
+	d := n //@slice(n) rv_n0 rv call_rv main
+	q := n //@relevant(n) rv_n0 rv_if rv_for rv call_rv main
+	_ = k
+	return m + d*0 + q*0 //@relevant(m) rv_m rv_n0 rv_if rv_for rv call_rv main
 }
