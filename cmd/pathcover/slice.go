@@ -311,6 +311,11 @@ func parseCriterion(arg string) (slice.Criterion, error) {
 	if c.File == "" || c.Line <= 0 || c.Col < 0 {
 		return c, fmt.Errorf("%s is not FILE:LINE or FILE:LINE:COL", printable(arg))
 	}
+	// A file as the answers name it (std/regexp/regexp.go, a
+	// dependency's by module@version), unless it is a file here.
+	if _, err := os.Stat(c.File); err != nil {
+		c.File = source.Recorded(c.File)
+	}
 	return c, nil
 }
 

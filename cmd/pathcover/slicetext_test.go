@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pathcover/pathcover/internal/query/slice"
 	"github.com/pathcover/pathcover/internal/source"
 )
 
@@ -45,6 +46,26 @@ func TestSliceMemoryText(t *testing.T) {
 	} {
 		if got := st.memoryText(in); got != want {
 			t.Errorf("memoryText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestParseCriterion: a criterion names a file as the answers do (std/
+// for GOROOT's, a dependency by module@version), or as a path here.
+func TestParseCriterion(t *testing.T) {
+	for arg, want := range map[string]slice.Criterion{
+		"std/regexp/regexp.go:293":                     {File: "src/regexp/regexp.go", Line: 293},
+		"github.com/BurntSushi/toml@v1.4.0/lex.go:7:3": {File: "github.com/!burnt!sushi/toml@v1.4.0/lex.go", Line: 7, Col: 3},
+		"slice.go:12": {File: "slice.go", Line: 12},
+		"pkg/s.go:4":  {File: "pkg/s.go", Line: 4},
+	} {
+		if got, err := parseCriterion(arg); err != nil || got != want {
+			t.Errorf("parseCriterion(%q) = %+v, %v; want %+v", arg, got, err, want)
+		}
+	}
+	for _, bad := range []string{"s.go", "s.go:0", ":4", "s.go:x"} {
+		if c, err := parseCriterion(bad); err == nil {
+			t.Errorf("parseCriterion(%q) = %+v, want an error", bad, c)
 		}
 	}
 }
