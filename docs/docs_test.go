@@ -18,7 +18,7 @@ var docsOutput = map[string][]string{
 	"coverage.md":        {"example/expr/parse.go", "callNode.eval", "never ran", "proved infeasible", "SatAdd"},
 	"ppp.md":             {"runs in the field that the tests never made", "Ball-Larus", "tagfocus=residual=true", "%  main.main\n"},
 	"interprocedural.md": {"Eval@ippp", "segments run"},
-	"explain.md":         {"failing:  true\n", "distinct traces", "slice of execution", "line 50: n =", "which called os.Exit", "\ncalled from call "},
+	"explain.md":         {"failing:  true\n", "distinct traces", "slice of execution", "line 50: n =", "which called os.Exit", "\ncalled from call ", "(the first: call "},
 	"tests.md":           {"TestEval\t8 runs", "TestErrors", "0 tests run lines changed since HEAD"},
 	"exports.md":         {"total:", "Type: executions", "ROUTINE ======================== github.com/pathcover/pathcover/example/expr.lex", " path: Total "},
 	"reference.md":       {"pathcover <command>", "usage: pathcover report", "example/cmd/calc/main.go:16 main"},

@@ -493,16 +493,20 @@
 //
 // Usage:
 //
-//	pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-json]
+//	pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-calls] [-json]
 //
 // Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
 // call or across calls (weight: runs × length), a run of one path as ×k. A
 // sequence that lies within a heavier one listed is left out: a loop that
 // repeats path 33 is listed once, as path 33 ×m, not again as its windows
-// of fewer rounds; -windows lists them all.
+// of fewer rounds; -windows lists them all. -calls gives each sequence the
+// id of the call its first path ran in, at its first run, for wpp call: it
+// walks the run's paths in order until it has found every sequence listed.
 //
 // The flags are:
 //
+//	-calls
+//		give each sequence the call it first ran in, for wpp call (walks the run until each is found)
 //	-dir dir
 //		the profile dir (default $PATHCOVERDIR)
 //	-f file

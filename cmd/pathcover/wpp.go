@@ -70,14 +70,16 @@ of FUNC that took its trace N, as pathcover wpp traces numbers them.
 			Flags: wppCall,
 		},
 		{
-			UsageLine: "pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-json]",
+			UsageLine: "pathcover wpp hot [-dir D] [-f FILE] [-n n] [-len m] [-windows] [-calls] [-json]",
 			Short:     "the heaviest sequences of consecutive paths",
 			Long: `
 Hot lists the n heaviest sequences of 2 to m consecutive paths, in one
 call or across calls (weight: runs × length), a run of one path as ×k. A
 sequence that lies within a heavier one listed is left out: a loop that
 repeats path 33 is listed once, as path 33 ×m, not again as its windows
-of fewer rounds; -windows lists them all.
+of fewer rounds; -windows lists them all. -calls gives each sequence the
+id of the call its first path ran in, at its first run, for wpp call: it
+walks the run's paths in order until it has found every sequence listed.
 `,
 			Flags: wppHot,
 		},
@@ -362,6 +364,7 @@ func wppHot(fs *flag.FlagSet) Run {
 	k := countFlag(fs, 10, "list the `n` heaviest sequences", "k")
 	maxLen := fs.Int("len", 4, fmt.Sprintf("sequences of at most `m` paths (2 to %d)", wpp.MaxHotLen))
 	windows := fs.Bool("windows", false, "list every sequence, also those that lie within a heavier one listed (a loop's shorter windows)")
+	calls := fs.Bool("calls", false, "give each sequence the call it first ran in, for wpp call (walks the run until each is found)")
 	asJSON := jsonFlag(fs)
 	return func(cmd *Command, args []string) int {
 		if len(args) != 0 || *k < 1 || *maxLen < 2 || *maxLen > wpp.MaxHotLen {
@@ -382,6 +385,9 @@ func wppHot(fs *flag.FlagSet) Run {
 			hot = t.Hot
 		}
 		hp, err := hot(*k, *maxLen, wp.name)
+		if err == nil && *calls {
+			err = t.AddFirstRuns(hp)
+		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.LongName(), err)
 			return exitFail

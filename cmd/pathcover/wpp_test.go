@@ -52,6 +52,23 @@ func Depth(n int) int {
 	}
 	return 1 + Depth(n-1)
 }
+
+// Sum's loop calls abs each round: its own paths are not consecutive
+// in the goroutine's.
+func Sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += abs(x)
+	}
+	return s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
 `,
 	"w_test.go": `package m
 
@@ -63,6 +80,9 @@ func TestFan(t *testing.T) {
 	}
 	if Depth(5) != 5 {
 		t.Fatal("depth")
+	}
+	if Sum([]int{1, -2, 3, -4, 5, -6, 7, -8, 9}) != 45 {
+		t.Fatal("sum")
 	}
 }
 `,
@@ -314,6 +334,98 @@ func TestWPPCommands(t *testing.T) {
 			}
 		}
 		enters++
+	}
+
+	// hot -calls: each sequence's first run, found again from the raw
+	// events by a search of every goroutine's paths, with a stack of
+	// calls numbered as wpp call numbers them.
+	out, code = run(t, dir, bin, "wpp", "hot", "-calls", "-json", "-n", "20", "-len", "6", "-dir", prof)
+	var hot wpp.HotPaths
+	if err := json.Unmarshal([]byte(out), &hot); code != 0 || err != nil || len(hot) == 0 {
+		t.Fatalf("wpp hot -calls -json: exit %d, %v\n%s", code, err, out)
+	}
+	type pathRun struct {
+		call uint64
+		fn   uint32
+		path uint64
+	}
+	var runs [][]pathRun // per goroutine, in the order they ran
+	var id uint64
+	for _, g := range raw.Goroutines() {
+		var stack []pathRun
+		var rs []pathRun
+		raw.Events(g, func(e profile.WPPEvent) error {
+			switch e.Kind {
+			case profile.WPPEnter:
+				stack = append(stack, pathRun{call: id, fn: e.Func})
+				id++
+			case profile.WPPReturn:
+				stack = stack[:len(stack)-1]
+			case profile.WPPPath:
+				c := stack[len(stack)-1-int(e.Up)]
+				rs = append(rs, pathRun{c.call, c.fn, e.Path})
+			}
+			return nil
+		})
+		runs = append(runs, rs)
+	}
+	// A sequence's first run is the first path at which it ends: in one
+	// call, the call's own paths so far end with it; across calls, the
+	// goroutine's paths so far end with it, in more calls than one.
+	endsWith := func(rs []pathRun, steps []wpp.HotStep) (uint64, bool, bool) {
+		if len(rs) < len(steps) {
+			return 0, false, false
+		}
+		rs = rs[len(rs)-len(steps):]
+		for j, st := range steps {
+			if rs[j].fn != st.Func.Index || rs[j].path != st.Path {
+				return 0, false, false
+			}
+		}
+		return rs[0].call, slices.ContainsFunc(rs, func(r pathRun) bool { return r.call != rs[0].call }), true
+	}
+	kinds := map[bool]int{}
+	interleaved := 0 // sequences in one call whose paths had others' between
+	for i, h := range hot {
+		kinds[h.Interprocedural]++
+		if h.Steps[0].Func.Hash != hot[0].Steps[0].Func.Hash {
+			t.Fatalf("hot sequences of two packages: the search matches functions by index")
+		}
+		want, found := uint64(0), false
+	search:
+		for _, rs := range runs {
+			for end := 1; end <= len(rs); end++ {
+				var upTo []pathRun
+				if h.Interprocedural {
+					upTo = rs[:end]
+				} else {
+					for _, r := range rs[:end] {
+						if r.call == rs[end-1].call {
+							upTo = append(upTo, r)
+						}
+					}
+				}
+				if first, calls, ok := endsWith(upTo, h.Steps); ok && calls == h.Interprocedural {
+					want, found = first, true
+					if !h.Interprocedural && !slices.Equal(upTo[len(upTo)-len(h.Steps):], rs[end-len(h.Steps):end]) {
+						interleaved++
+					}
+					break search
+				}
+			}
+		}
+		if !found || h.FirstCall == nil || uint64(*h.FirstCall) != want {
+			t.Errorf("hot sequence %d (%+v): first call %v, the search finds %d (%v)", i+1, h.Steps, h.FirstCall, want, found)
+		}
+	}
+	if interleaved == 0 {
+		t.Errorf("no hot sequence in one call had other calls' paths between its own: Sum's loop should")
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Errorf("hot sequences across calls and within one: %v, want both", kinds)
+	}
+	if out, _ := run(t, dir, bin, "wpp", "hot", "-calls", "-n", "1", "-len", "6", "-dir", prof); !strings.Contains(out, fmt.Sprintf("(the first: call %d)", *hot[0].FirstCall)) {
+		t.Errorf("wpp hot -calls does not name the first call %d:\n%s", *hot[0].FirstCall, out)
 	}
 
 	// The test binary reached its end (the runtime's exit hooks): the

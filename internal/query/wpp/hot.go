@@ -17,6 +17,9 @@ type HotPath struct {
 	Weight uint64
 	// Interprocedural says the sequence crosses calls.
 	Interprocedural bool
+	// FirstCall is the call its first path ran in, at its first run
+	// (TWPP.AddFirstRuns), if asked for.
+	FirstCall *CallID `json:",omitempty"`
 }
 
 // A HotStep is one path of a hot sequence.
@@ -1174,7 +1177,11 @@ func (hs HotPaths) WriteText(w io.Writer) error {
 		if h.Interprocedural {
 			kind = "across calls"
 		}
-		fmt.Fprintf(w, "%d. %d runs × %d paths = %d, %s:\n", i+1, h.Count, len(h.Steps), h.Weight, kind)
+		first := ""
+		if h.FirstCall != nil {
+			first = fmt.Sprintf(" (the first: call %d)", *h.FirstCall)
+		}
+		fmt.Fprintf(w, "%d. %d runs × %d paths = %d, %s%s:\n", i+1, h.Count, len(h.Steps), h.Weight, kind, first)
 		// A run of one function's one path (a loop's rounds) is a line.
 		for j := 0; j < len(h.Steps); {
 			s, n := h.Steps[j], 1
