@@ -570,4 +570,3 @@ func TestTestFilesNotCounted(t *testing.T) {
 		t.Errorf("-deps's test functions %+v, plain's %+v", deps.Packages[0].TestFuncs, plain.Packages[0].TestFuncs)
 	}
 }
-
