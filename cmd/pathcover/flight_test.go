@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
 )
@@ -128,8 +129,22 @@ func TestFlightCommand(t *testing.T) {
 			t.Errorf("goroutine %d, which recorded no path, is listed", g.Goroutine)
 		}
 	}
-	if text, _ := run(t, dir, bin, "flight", "-dir", prof); (r.Quiet > 0) != strings.Contains(text, "more goroutines recorded no path") || !strings.Contains(text, "\npanic: assignment to entry in nil map\n") {
+	text, _ := run(t, dir, bin, "flight", "-dir", prof)
+	if (r.Quiet > 0) != strings.Contains(text, "more goroutines recorded no path") || !strings.Contains(text, "\npanic: assignment to entry in nil map\n") {
 		t.Errorf("%d quiet goroutines, the text says:\n%s", r.Quiet, text)
+	}
+	// Every line fits 100 columns, the steps of a path wrapped under its
+	// first, but the one that names the file (a directory's path); and a
+	// path whose steps do not fit one line was wrapped.
+	wrapped := false
+	for i, l := range strings.Split(text, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 && !strings.Contains(l, ".flight (process ") {
+			t.Errorf("line %d of flight's text has %d columns:\n%s", i+1, n, l)
+		}
+		wrapped = wrapped || strings.HasPrefix(l, strings.Repeat(" ", 20)) && regexp.MustCompile(`^ +\d+ `).MatchString(l)
+	}
+	if !wrapped {
+		t.Errorf("no path's steps were wrapped:\n%s", text)
 	}
 	g := r.Goroutines[0]
 	if g.Goroutine != panicked || !g.Named || len(g.Paths) != 8 {
@@ -243,7 +258,7 @@ func TestFlightCommand(t *testing.T) {
 	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + quit, "FAIL=quit"}, exe); code != 2 || !strings.Contains(out, "SIGQUIT") {
 		t.Fatalf("FAIL=quit: exit %d, want the runtime's SIGQUIT dump\n%s", code, out)
 	}
-	if out, code := run(t, dir, bin, "flight", "-dir", quit); code != 0 || !strings.Contains(out, ": fatal signal in goroutine ") || !strings.Contains(out, "(SIGQUIT)") {
+	if out, code := run(t, dir, bin, "flight", "-dir", quit); code != 0 || !strings.Contains(out, "fatal signal in goroutine ") || !strings.Contains(out, "(SIGQUIT)") {
 		t.Errorf("flight of a SIGQUIT: exit %d\n%s", code, out)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/pathcover/pathcover/profile"
 )
@@ -152,14 +153,16 @@ func (r *FlightReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 // goroutine's paths, most recent first, each with the lines it ran (with
 // Steps, every step and its branch).
 //
-//	pathcover.4765.1795722154841958.flight: unrecovered panic in goroutine 21 (process 4765, 2026-11-26 19:42:57 UTC); rings of 8 paths
+//	unrecovered panic in goroutine 21
+//	  pathcover.4765.1795722154841958.flight (process 4765, 2026-11-26 19:42:57 UTC); rings of 8 paths
 //
 //	goroutine 21, which panicked: 27 paths, the last 8, most recent first
-//	   1  main.classify path 1  main.go:10 start, 11 x < 0 is false, 13 x > 0 is true, 14 return
+//	   1  main.classify path 1  main.go:10 start, 11 x < 0 is false, 13 x > 0 is true,
+//	                            14 return
 //	   2  main.loop path 3 ×7  main.go:20 i < n is true, 20 loop goes round (path ends)
 //
 // (a run of the same path, a loop's rounds, is one line, its first
-// entry's number and ×N).
+// entry's number and ×N; the steps wrap to 100 columns, under the first).
 func (r *FlightReport) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	cwd, _ := os.Getwd()
@@ -170,7 +173,9 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 	if r.Signal != "" {
 		what += " (" + r.Signal + ")"
 	}
-	fmt.Fprintf(ew, "%s: %s (process %d, %s); rings of %d paths\n", relative(cwd, r.File), what, r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
+	// What ended the process first; then, on a line of its own (a
+	// profile directory's path can be long), where it was written.
+	fmt.Fprintf(ew, "%s\n  %s (process %d, %s); rings of %d paths\n", what, relative(cwd, r.File), r.PID, r.Made.Format("2006-01-02 15:04:05 MST"), r.Entries)
 	if r.Message != "" {
 		fmt.Fprintf(ew, "%s: %s\n", r.messageKind(), quoteControl(r.Message))
 	}
@@ -213,7 +218,10 @@ func (r *FlightReport) WriteText(w io.Writer) error {
 				fmt.Fprintf(ew, "%4d  %s path %d%s\n", i+1, name, p.ID, times)
 				writeSteps(ew, cwd, p.Steps)
 			} else {
-				fmt.Fprintf(ew, "%4d  %s path %d%s  %s\n", i+1, name, p.ID, times, stepLines(p.Steps, func(file string) string { return relative(cwd, file) }))
+				// The steps wrapped to the report's width, under the first.
+				head := fmt.Sprintf("%4d  %s path %d%s  ", i+1, name, p.ID, times)
+				items := stepItems(p.Steps, func(file string) string { return relative(cwd, file) })
+				fmt.Fprintf(ew, "%s\n", wrapItems(head, items, min(utf8.RuneCountInString(head), 32), textWidth))
 			}
 			i += run
 		}
@@ -278,20 +286,51 @@ func (r *FlightReport) verb() string {
 //
 //	main.go:10 start, 11 false, 13 true, 14 return
 func stepLines(steps []Step, name func(file string) string) string {
-	var b strings.Builder
+	return strings.Join(stepItems(steps, name), ", ")
+}
+
+// stepItems are stepLines's items, each a step.
+func stepItems(steps []Step, name func(file string) string) []string {
+	var items []string
 	file := ""
 	for _, s := range steps {
 		if s.Kind == "flow" || s.Kind == "loop" {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
+		item := ""
 		if s.File != file {
 			file = s.File
-			fmt.Fprintf(&b, "%s:", name(file))
+			item = name(file) + ":"
 		}
-		fmt.Fprintf(&b, "%d %s", s.Line, s.Describe())
+		items = append(items, item+fmt.Sprintf("%d %s", s.Line, s.Describe()))
+	}
+	return items
+}
+
+// textWidth is the width the text reports fit, as a terminal's.
+const textWidth = 100
+
+// wrapItems joins items with ", " after head, in lines of at most width
+// columns (an item too long for a line of its own passes it), the lines
+// after the first indented by indent spaces.
+func wrapItems(head string, items []string, indent, width int) string {
+	var b strings.Builder
+	b.WriteString(head)
+	col := utf8.RuneCountInString(head)
+	for i, it := range items {
+		n := utf8.RuneCountInString(it)
+		if i > 0 {
+			if col+2+n > width && col > indent {
+				b.WriteString(",\n")
+				b.WriteString(strings.Repeat(" ", indent))
+				col = indent
+			} else {
+				b.WriteString(", ")
+				col += 2
+			}
+		}
+		b.WriteString(it)
+		col += n
 	}
 	return b.String()
 }
