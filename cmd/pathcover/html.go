@@ -112,6 +112,7 @@ func pageFlights(dirs []string) ([]*report.FlightReport, error) {
 // none has one.
 func pageTraces(dirs []string) (func(hash string, index int) []report.HTMLTrace, error) {
 	var all []*wpp.TWPP
+	var testsOf []func(wpp.FuncKey, int) []string
 	for _, d := range dirs {
 		name := profile.DerivedPath(d, profile.KindTWPP)
 		if _, err := os.Stat(name); err != nil {
@@ -126,17 +127,29 @@ func pageTraces(dirs []string) (func(hash string, index int) []report.HTMLTrace,
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
+		// The tests that took each trace; a suite of more tests than
+		// are told apart gets none (the page says nothing of them).
+		tests, err := t.TraceTests()
+		if err != nil {
+			tests = nil
+		}
 		all = append(all, t)
+		testsOf = append(testsOf, tests)
 	}
 	if len(all) == 0 {
 		return nil, nil
 	}
 	return func(hash string, index int) []report.HTMLTrace {
 		var out []report.HTMLTrace
-		for _, t := range all {
-			if f := t.Func(wpp.FuncKey{Hash: hash, Index: uint32(index)}); f != nil {
-				for _, tr := range f.Traces {
-					out = append(out, report.HTMLTrace{Paths: tr.Paths, Calls: tr.Calls})
+		for i, t := range all {
+			k := wpp.FuncKey{Hash: hash, Index: uint32(index)}
+			if f := t.Func(k); f != nil {
+				for j, tr := range f.Traces {
+					ht := report.HTMLTrace{Paths: tr.Paths, Calls: tr.Calls}
+					if testsOf[i] != nil {
+						ht.Tests = testsOf[i](k, j)
+					}
+					out = append(out, ht)
 				}
 			}
 		}

@@ -81,8 +81,15 @@ func TestFan(t *testing.T) {
 	if Depth(5) != 5 {
 		t.Fatal("depth")
 	}
+}
+
+// TestSum shares Collatz(6)'s trace with TestFan, not Collatz(5)'s.
+func TestSum(t *testing.T) {
 	if Sum([]int{1, -2, 3, -4, 5, -6, 7, -8, 9}) != 45 {
 		t.Fatal("sum")
+	}
+	if Collatz(5)+Collatz(6) == 0 {
+		t.Fatal("no steps")
 	}
 }
 `,
@@ -172,6 +179,59 @@ func TestWPPCommands(t *testing.T) {
 		}
 		return m
 	}()
+	// And which top-level tests took each: a test's goroutine, or one
+	// started from it, directly or not.
+	collatzTests := func() map[string][]string {
+		testOf := make(map[uint64]string)
+		for _, tt := range raw.Tests {
+			top, _, _ := strings.Cut(tt.Name, "/")
+			testOf[tt.Goroutine] = top
+		}
+		parent := make(map[uint64]uint64)
+		for _, g := range raw.Goroutines() {
+			raw.Events(g, func(e profile.WPPEvent) error {
+				if e.Kind == profile.WPPStart {
+					parent[g] = e.Parent
+				}
+				return nil
+			})
+		}
+		top := func(g uint64) string {
+			for ; g != 0; g = parent[g] {
+				if name, ok := testOf[g]; ok {
+					return name
+				}
+			}
+			return ""
+		}
+		m := make(map[string][]string)
+		for _, g := range raw.Goroutines() {
+			var stack [][]string
+			var fns []uint32
+			raw.Events(g, func(e profile.WPPEvent) error {
+				switch e.Kind {
+				case profile.WPPEnter:
+					stack, fns = append(stack, nil), append(fns, e.Func)
+				case profile.WPPPath:
+					d := len(stack) - 1 - int(e.Up)
+					stack[d] = append(stack[d], fmt.Sprint(e.Path))
+				case profile.WPPReturn:
+					if fns[len(fns)-1] == 0 {
+						if name := top(g); name != "" {
+							k := strings.Join(stack[len(stack)-1], " ")
+							if !slices.Contains(m[k], name) {
+								m[k] = append(m[k], name)
+								slices.Sort(m[k])
+							}
+						}
+					}
+					stack, fns = stack[:len(stack)-1], fns[:len(fns)-1]
+				}
+				return nil
+			})
+		}
+		return m
+	}()
 	out, code = run(t, dir, bin, "wpp", "traces", "-json", "-lines", "-dir", prof, "Collatz")
 	if code != 0 {
 		t.Fatalf("wpp traces: exit %d\n%s", code, out)
@@ -191,8 +251,12 @@ func TestWPPCommands(t *testing.T) {
 			t.Errorf("trace %v decoded as %v", tr.Paths, tr.Steps)
 		}
 	}
-	if !reflect.DeepEqual(gotTraces, collatz) || ts.Calls != 4 || !strings.HasSuffix(ts.Name, ".Collatz") {
-		t.Errorf("wpp traces Collatz: %s %d calls %v, want 4 calls %v", ts.Name, ts.Calls, gotTraces, collatz)
+	calls := uint64(0)
+	for _, n := range collatz {
+		calls += n
+	}
+	if !reflect.DeepEqual(gotTraces, collatz) || ts.Calls != calls || calls != 6 || !strings.HasSuffix(ts.Name, ".Collatz") {
+		t.Errorf("wpp traces Collatz: %s %d calls %v, want 6 calls (TestFan's 4, TestSum's 2) %v", ts.Name, ts.Calls, gotTraces, collatz)
 	}
 
 	// The HTML page lists each function's traces: Collatz's are those of
@@ -216,6 +280,7 @@ func TestWPPCommands(t *testing.T) {
 				Count    uint64
 				Paths    []uint64
 				PathList string
+				Tests    []string
 			}
 		}
 	}
@@ -224,6 +289,7 @@ func TestWPPCommands(t *testing.T) {
 	}
 	data := pd.Funcs
 	found := false
+	tests := make(map[string][]string)
 	for _, f := range data {
 		m := make(map[string]uint64)
 		for _, tr := range f.Paths["traces"] {
@@ -253,11 +319,27 @@ func TestWPPCommands(t *testing.T) {
 				t.Errorf("the page's trace %q, its paths %v", tr.PathList, ps)
 			}
 			m[strings.Join(ps, " ")] += tr.Count
+			tests[strings.Join(ps, " ")] = tr.Tests
 		}
-		found = found || reflect.DeepEqual(m, collatz)
+		if reflect.DeepEqual(m, collatz) {
+			found = true
+			if !reflect.DeepEqual(tests, collatzTests) {
+				t.Errorf("the page's tests of Collatz's traces %v, the recording's %v", tests, collatzTests)
+			}
+		}
+		clear(tests)
 	}
 	if !found {
 		t.Errorf("no function of the page lists Collatz's traces %v", collatz)
+	}
+	shared := 0
+	for _, ts := range collatzTests {
+		if len(ts) > 1 {
+			shared++
+		}
+	}
+	if shared == 0 || len(collatzTests) < 3 {
+		t.Errorf("Collatz's traces' tests %v: want some of one test and some of both", collatzTests)
 	}
 
 	// call 0: the first call of the first goroutine, with its callees.

@@ -48,6 +48,8 @@ type HTMLOptions struct {
 type HTMLTrace struct {
 	Paths []uint64
 	Calls uint64
+	// Tests are the tests that took it, if the recording knows them.
+	Tests []string
 }
 
 //go:embed html.tmpl
@@ -237,6 +239,8 @@ type jsPath struct {
 	// PathList is a trace's paths as the CLI writes them, a run of one
 	// path as id×n (wpp traces).
 	PathList string   `json:"pathList,omitempty"`
+	// Tests are the tests that took a trace, by name.
+	Tests []string `json:"tests,omitempty"`
 	Lines    []int    `json:"lines"` // the lines of the blocks it runs through
 	Steps    []jsStep `json:"steps"`
 	Edges    []int    `json:"edges"` // the graph edges it takes
@@ -453,12 +457,18 @@ func (f *Func) htmlPaths(limit int, residual []uint64, last int) (*jsFunc, error
 func (f *Func) htmlTraces(opt HTMLOptions, last int) ([]jsPath, uint64, error) {
 	calls := make(map[string]uint64)
 	paths := make(map[string][]uint64)
+	tests := make(map[string][]string)
 	for _, b := range f.builds {
 		for _, tr := range opt.Traces(b.hash, b.index) {
 			k := fmt.Sprint(tr.Paths)
 			calls[k] += tr.Calls
 			paths[k] = tr.Paths
+			tests[k] = append(tests[k], tr.Tests...)
 		}
+	}
+	for k, ts := range tests {
+		slices.Sort(ts)
+		tests[k] = slices.Compact(ts)
 	}
 	keys := slices.SortedFunc(maps.Keys(calls), func(a, b string) int {
 		return cmp.Or(cmpDesc(calls[a], calls[b]), strings.Compare(a, b))
@@ -469,7 +479,7 @@ func (f *Func) htmlTraces(opt HTMLOptions, last int) ([]jsPath, uint64, error) {
 	}
 	var out []jsPath
 	for i, k := range keys {
-		t := jsPath{ID: uint64(i + 1), Count: calls[k], Paths: paths[k], PathList: profile.PathRuns(paths[k]), Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
+		t := jsPath{ID: uint64(i + 1), Count: calls[k], Paths: paths[k], PathList: profile.PathRuns(paths[k]), Tests: tests[k], Lines: []int{}, Steps: []jsStep{}, Edges: []int{}}
 		lines, edges := map[int]bool{}, map[int]bool{}
 		for j := 0; j < len(paths[k]); {
 			// A run of one path (a loop's rounds) is listed once, ×n.

@@ -277,3 +277,101 @@ func (t *TWPP) TracesIn(k FuncKey, in map[*Process]map[uint64]bool, name string,
 
 // errFirst stops a walk of events at the first.
 var errFirst = errors.New("first event")
+
+// MaxTraceTests bounds the tests TraceTests tells apart: it keeps a bit
+// per test for every node of the call DAG.
+const MaxTraceTests = 1024
+
+// TraceTests returns, for each function's traces, the top-level tests
+// whose goroutines (and those they started) took each (by name, sorted):
+// for the page's traces tab, "which tests did this". The tests are told
+// apart by a bit each on every node of the call DAG, propagated from the
+// tests' roots down to their callees once, in time linear in the DAG's
+// items times the tests over 64; nil if the recording holds no test, or
+// more than MaxTraceTests (the error says so).
+func (t *TWPP) TraceTests() (func(k FuncKey, trace int) []string, error) {
+	var names []string
+	for _, p := range t.Processes {
+		for _, ts := range p.Tests {
+			top, _, _ := strings.Cut(ts.Name, "/")
+			names = append(names, top)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if len(names) > MaxTraceTests {
+		return nil, fmt.Errorf("%d tests, more than the %d whose traces are told apart", len(names), MaxTraceTests)
+	}
+	words := (len(names) + 63) / 64
+	bits := make([]uint64, len(t.Nodes)*words)
+	of := func(n int) []uint64 { return bits[n*words : (n+1)*words] }
+	for _, p := range t.Processes {
+		children := make(map[uint64][]uint64)
+		for _, g := range p.Goroutines {
+			if g.Parent != 0 {
+				children[g.Parent] = append(children[g.Parent], g.ID)
+			}
+		}
+		for ti, name := range names {
+			gs := TestClosure(p.Tests, name, children)
+			if len(gs) == 0 {
+				continue
+			}
+			for _, g := range p.Goroutines {
+				if gs[g.ID] {
+					for _, r := range g.Roots {
+						of(r)[ti/64] |= 1 << (ti % 64)
+					}
+				}
+			}
+		}
+	}
+	// A node's calls come before it: each node's tests are whole when it
+	// is reached going down.
+	for n := len(t.Nodes) - 1; n >= 0; n-- {
+		b := of(n)
+		if !slices.ContainsFunc(b, func(w uint64) bool { return w != 0 }) {
+			continue
+		}
+		for _, it := range t.Nodes[n].Items {
+			if it.Kind == ItemCall {
+				c := of(int(it.Node))
+				for w := range b {
+					c[w] |= b[w]
+				}
+			}
+		}
+	}
+	byTrace := make([][][]uint64, len(t.Funcs)) // function, trace: its tests' bits
+	for n, nd := range t.Nodes {
+		if nd.Func < 0 || nd.Func >= len(t.Funcs) {
+			continue
+		}
+		if byTrace[nd.Func] == nil {
+			byTrace[nd.Func] = make([][]uint64, len(t.Funcs[nd.Func].Traces))
+		}
+		tb := &byTrace[nd.Func][nd.Trace]
+		if *tb == nil {
+			*tb = make([]uint64, words)
+		}
+		for w, x := range of(n) {
+			(*tb)[w] |= x
+		}
+	}
+	return func(k FuncKey, trace int) []string {
+		fi, ok := t.funcIndex[k]
+		if !ok || byTrace[fi] == nil || trace < 0 || trace >= len(byTrace[fi]) {
+			return nil
+		}
+		var out []string
+		for ti, name := range names {
+			if tb := byTrace[fi][trace]; tb != nil && tb[ti/64]&(1<<(ti%64)) != 0 {
+				out = append(out, name)
+			}
+		}
+		return out
+	}, nil
+}

@@ -958,3 +958,67 @@ func TestBackgroundEncoding(t *testing.T) {
 	}
 	t.Logf("%d traces encoded in the background", background)
 }
+
+// TestTraceTests checks which tests took each trace (TraceTests) on
+// random recordings against the traces of the streams of each top-level
+// test's goroutines and those they started (callCounts, as TestTracesIn).
+func TestTraceTests(t *testing.T) {
+	told := 0
+	for seed := range uint64(150) {
+		s := randomSource(seed)
+		tw := roundTrip(t, []*memSource{s})
+		testsOf, err := tw.TraceTests()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make(map[string][]string) // function|paths: tests
+		for _, name := range []string{"TestA", "TestB"} {
+			in := make(map[uint64]bool)
+			for _, ts := range s.tests {
+				if ts.Name == name || strings.HasPrefix(ts.Name, name+"/") {
+					in[ts.Goroutine] = true
+				}
+			}
+			for changed := true; changed; {
+				changed = false
+				for g, evs := range s.gs {
+					if len(evs) > 0 && in[evs[0].Parent] && !in[g] {
+						in[g], changed = true, true
+					}
+				}
+			}
+			var streams [][]profile.WPPEvent
+			for g := range in {
+				streams = append(streams, s.gs[g])
+			}
+			for k := range callCounts(streams) {
+				want[k] = append(want[k], name)
+			}
+		}
+		if len(want) > 0 && testsOf == nil {
+			t.Fatalf("seed %d: tests ran, TraceTests gives none", seed)
+		}
+		got := make(map[string][]string)
+		for _, f := range tw.Funcs {
+			for i, tr := range f.Traces {
+				var ps []string
+				for _, p := range tr.Paths {
+					ps = append(ps, fmt.Sprint(p))
+				}
+				if testsOf == nil {
+					continue
+				}
+				if names := testsOf(f.Key, i); len(names) > 0 {
+					got[f.Key.String()+"|"+strings.Join(ps, ",")] = names
+					told++
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: tests of the traces %v, want %v", seed, got, want)
+		}
+	}
+	if told < 100 {
+		t.Fatalf("only %d traces were given tests", told)
+	}
+}
