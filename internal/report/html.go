@@ -238,12 +238,12 @@ type jsPath struct {
 	Paths []uint64 `json:"paths,omitempty"` // a trace's paths
 	// PathList is a trace's paths as the CLI writes them, a run of one
 	// path as id×n (wpp traces).
-	PathList string   `json:"pathList,omitempty"`
+	PathList string `json:"pathList,omitempty"`
 	// Tests are the tests that took a trace, by name.
 	Tests []string `json:"tests,omitempty"`
-	Lines    []int    `json:"lines"` // the lines of the blocks it runs through
-	Steps    []jsStep `json:"steps"`
-	Edges    []int    `json:"edges"` // the graph edges it takes
+	Lines []int    `json:"lines"` // the lines of the blocks it runs through
+	Steps []jsStep `json:"steps"`
+	Edges []int    `json:"edges"` // the graph edges it takes
 	// Infeasible says that an untested path was proved infeasible; its
 	// steps then are the branches that contradict, and why. The steps of
 	// another untested path are what it needs (Path.Needs).
