@@ -30,12 +30,20 @@ import (
 // view as view + ShardOffset(mask, stride): a load of the P's id (the
 // patched runtime's PathcoverProc) and some arithmetic, no call.
 //
-// Finding the shard costs every count: on one P, in a quick run of the
-// harness, Ball-Larus cost +51% at the median with shards and +18%
-// without, since tiny functions called in tight loops (unicode/utf8's)
-// count once a call. So shards are for code whose goroutines run at once;
-// a cheaper lookup (the P's id kept in the g by the scheduler, one load)
-// would let them be the default.
+// Finding the shard costs every count. The P's id is one load: the
+// patched runtime keeps it in the g as the scheduler runs it
+// (internal/driver/goroutine.go: pathcoverRun, pathcoverWire), where it
+// was three dependent loads through the g's M and a nil check. Ball-Larus
+// on one P cost +51% at the median with shards and +18% without with the
+// three loads (AMD EPYC, 2026-11-27), +45% and +27% with the one (Intel
+// Xeon, 2026-12-02): quick runs on two machines, so only the gap within
+// each compares, 33 points then, 18 now. What remains is mostly the
+// inliner's: a sharded count costs about 26 of its budget of
+// 80 where a count in the static array costs 4, so small functions stop
+// being inlined (unicode/utf8's word, RuneLen, ValidRune). So shards are
+// still for code whose goroutines run at once, not the default; making
+// them cheap in the inliner's terms needs one stride for every package,
+// so that the g can hold the shard's byte offset itself.
 //
 // What a shard holds is a copy of the package's whole layout, so the PPP
 // arrays' keys are set in every shard. Only the arrays and the PPP arrays

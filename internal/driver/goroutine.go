@@ -295,18 +295,37 @@ func PathcoverFlightRing() unsafe.Pointer { return getg().pathcoverRecorder }
 // PathcoverProc returns the id of the P that runs the calling goroutine,
 // which chooses its shard of a package's counters (rt.ShardOffset).
 // Exported, as PathcoverFlightRing is, so that it inlines into every count
-// of a sharded build: three loads and no call. Code that runs without a P
-// (none that pppexec instruments should) gets shard 0.
-func PathcoverProc() int {
+// of a sharded build: one load of the g's field, which the scheduler
+// keeps (pathcoverRun, pathcoverWire), and no call.
+func PathcoverProc() int { return int(getg().pathcoverProc) }
+
+// pathcoverRun, which runtimeCalls puts at the top of execute, and
+// pathcoverWire, at the top of wirep, keep in each g the id of the P that
+// runs it, so that PathcoverProc is one load where getg().m.p.ptr().id
+// was three dependent loads and a nil check. Every goroutine starts to
+// run through execute, on its M's P, and an M that runs a goroutine takes
+// another P only through wirep (acquirep: after a system call, when the
+// world starts again, in procresize), whose curg is then the goroutine
+// that goes on. Between the two a running goroutine's P does not change.
+// A g that has not run yet says 0.
+//
+//go:nosplit
+func pathcoverRun(gp *g) {
 	if pp := getg().m.p.ptr(); pp != nil {
-		return int(pp.id)
+		gp.pathcoverProc = pp.id
 	}
-	return 0
+}
+
+//go:nosplit
+func pathcoverWire(pp *p) {
+	if gp := getg().m.curg; gp != nil {
+		gp.pathcoverProc = pp.id
+	}
 }
 `
 
 // recorderField is the field addRecorderField appends to the runtime's g.
-const recorderField = "pathcoverRecorder unsafe.Pointer; "
+const recorderField = "pathcoverRecorder unsafe.Pointer; pathcoverProc int32; "
 
 // addRecorderField returns src, runtime2.go of package runtime, whose name
 // is file, with recorderField appended to the struct g, and a line
@@ -507,14 +526,15 @@ const (
 	beforeReturns                  // before its last statement, a return
 )
 
-// runtimeCalls are the runtime's calls of the flight recorder, by file:
-// pathcoverFatal, first in the functions that end the process on an
-// unrecovered panic (kind 1, with its message: pathcoverFatalPanic), on
-// a fatal error (kind 2, with the message throw or fatal kept:
-// pathcoverThrowing) and on a fatal signal (kind 3); and the calls
-// that give each new goroutine its ring (pathcoverGiveRing, when newproc1
-// has made its g) and keep the file ahead of them (pathcoverBeforeGo, on
-// the goroutine of the go statement).
+// runtimeCalls are the runtime's calls of pathcover, by file. The flight
+// recorder's: pathcoverFatal, first in the functions that end the process
+// on an unrecovered panic (kind 1, with its message: pathcoverFatalPanic),
+// on a fatal error (kind 2, with the message throw or fatal kept:
+// pathcoverThrowing) and on a fatal signal (kind 3); and the calls that
+// give each new goroutine its ring (pathcoverGiveRing, when newproc1 has
+// made its g) and keep the file ahead of them (pathcoverBeforeGo, on the
+// goroutine of the go statement). The shards': those that keep each g's P
+// id (pathcoverRun, pathcoverWire).
 var runtimeCalls = map[string][]runtimeCall{
 	"panic.go": {
 		{"fatalpanic", atTop, "pathcoverFatalPanic(msgs); "},
@@ -529,6 +549,8 @@ var runtimeCalls = map[string][]runtimeCall{
 		{"malg", beforeReturns, "pathcoverNewG(newg); "},
 		{"newproc", atTop, "pathcoverBeforeGo(); "},
 		{"newproc1", beforeReturns, "pathcoverGiveRing(newg); "},
+		{"execute", atTop, "pathcoverRun(gp); "},
+		{"wirep", atTop, "pathcoverWire(pp); "},
 	},
 }
 
