@@ -161,7 +161,7 @@ func checkResidual(t *testing.T, dir, tested, field string) {
 		t.Errorf("summary %+v", s)
 	}
 	out, code = run(t, dir, bin, "residual", "-dir", field, "example.com/m")
-	for _, w := range []string{"example.com/m.Grade (m.go:3): 2 untested paths ran 4 of its 7 runs", "path " + want[0], "m.go:13:2\tscore == 0 is true", "5 untested edges", "untested paths  % untested"} {
+	for _, w := range []string{"m.Grade (m.go:3): 2 untested paths ran 4 of its 7 runs", "path " + want[0], "m.go:13:2\tscore == 0 is true", "5 untested edges", "untested paths  % untested"} {
 		if code != 0 || !strings.Contains(out, w) {
 			t.Errorf("pathcover residual: exit %d, output lacks %q:\n%s", code, w, out)
 		}

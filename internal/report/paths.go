@@ -175,7 +175,7 @@ func (ps Paths) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	cwd, _ := os.Getwd()
 	f := ps.Func
-	fmt.Fprintf(ew, "%s.%s (%s:%d): %s\n", f.Package, f.Name, relative(cwd, f.File), f.Line, f.Summary())
+	fmt.Fprintf(ew, "%s (%s:%d): %s\n", source.FuncName(profile.PackagePath(f.Package), f.Name), relative(cwd, f.File), f.Line, f.Summary())
 	for _, p := range ps.Paths {
 		switch {
 		case p.Infeasible != nil:

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/pathcover/pathcover/internal/source"
+	"github.com/pathcover/pathcover/profile"
 	"io"
 	"os"
 	"slices"
@@ -219,8 +221,8 @@ func writeResidual(w io.Writer, what string, funcs []*ResidualFunc, s ResidualSu
 		if rf.Stale {
 			stale = "; changed since the tests' profile, so no path counts as tested"
 		}
-		fmt.Fprintf(w, "%s.%s (%s:%d): %d untested %s ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
-			rf.Package, rf.Name, relative(cwd, rf.File), rf.Line, rf.Untested, what, rf.Runs, rf.AllRuns,
+		fmt.Fprintf(w, "%s (%s:%d): %d untested %s ran %d of its %d runs (%.1f%%); %d untested edges%s\n",
+			source.FuncName(profile.PackagePath(rf.Package), rf.Name), relative(cwd, rf.File), rf.Line, rf.Untested, what, rf.Runs, rf.AllRuns,
 			percent(float64(rf.Runs), float64(rf.AllRuns)), rf.UntestedEdges, stale)
 		writeResidualPaths(w, cwd, rf.Paths)
 		if more := rf.Untested - len(rf.Paths); more > 0 && len(rf.Paths) > 0 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/pathcover/pathcover/internal/source"
 	"io"
 	"maps"
 	"os"
@@ -254,7 +255,7 @@ func (ft *FuncTests) WriteText(w io.Writer) error {
 			tests++
 		}
 	}
-	fmt.Fprintf(ew, "%s.%s (%s:%d): %s, by %d tests\n", ft.Package, ft.Name, relative(cwd, ft.File), ft.Line, what, tests)
+	fmt.Fprintf(ew, "%s (%s:%d): %s, by %d tests\n", source.FuncName(profile.PackagePath(ft.Package), ft.Name), relative(cwd, ft.File), ft.Line, what, tests)
 	for _, r := range ft.Tests {
 		runs := "1 run"
 		if r.Count != 1 {
