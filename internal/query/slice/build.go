@@ -492,7 +492,7 @@ func (b *builder) replay(c *call, args [][]int32, ctl int32) int32 {
 			b.g.Nodes[n].Data = dedupNodes(data)
 			b.g.Nodes[n].Defs = defs
 			if cands := f.potentialsOf(si); len(cands) > 0 {
-				b.g.Nodes[n].Potential = appendPotential(cands, st.Uses, fr.lastDefOf, fr.lastBlockOf, nil)
+				b.g.Nodes[n].Potential = appendPotential(cands, st.Uses, fr, nil)
 			}
 			*events = slices.DeleteFunc(*events, func(e profile.WPPEvent) bool {
 				if e.Stmt != uint32(si) {

@@ -213,17 +213,25 @@ func potentialCands(pf *profile.Func, deps *profile.Deps, cd *control.Deps) [][]
 	return out
 }
 
+// lastNodes is what a replay knows of the call so far: the node that last
+// defined each variable, and the last node of each block (-1 for none).
+// A replay's own type, not funcs, so that the replay allocates nothing.
+type lastNodes interface {
+	lastDefOf(v int32) int32
+	lastBlockOf(b numbering.BlockID) int32
+}
+
 // appendPotential appends to out the potential dependences of a use of
 // statement si, given each variable's last definition and each block's
 // last node in the call (-1 for none), as Node.Potential holds them:
 // each use's predicate nodes, each use's list ended by -1, none after the
 // last that has some.
-func appendPotential(cands []potCand, uses []int32, lastDef func(v int32) int32, lastBlock func(b numbering.BlockID) int32, out []int32) []int32 {
+func appendPotential[L lastNodes](cands []potCand, uses []int32, last L, out []int32) []int32 {
 	start := len(out)
 	use := int32(0)
 	for _, c := range cands {
-		n := lastBlock(c.block)
-		if n < 0 || n <= lastDef(uses[c.use]) {
+		n := last.lastBlockOf(c.block)
+		if n < 0 || n <= last.lastDefOf(uses[c.use]) {
 			continue
 		}
 		for ; use < c.use; use++ {

@@ -624,7 +624,7 @@ func (cr *callReplay) stmt(si int32, blk numbering.BlockID, path int32, ctl int3
 		}
 		var pot []int32
 		if cands := cr.f.potentialsOf(si); len(cands) > 0 {
-			pot = appendPotential(cands, st.Uses, cr.lastDefOf, cr.lastBlockOf, r.scratch.pot[:0])
+			pot = appendPotential(cands, st.Uses, cr, r.scratch.pot[:0])
 			r.scratch.pot = pot[:0]
 		}
 		out.setDeps(dedupNodes(data), defs, pot)
