@@ -27,9 +27,9 @@ import (
 //	and for PPP residual, report, merge and export -format pprof
 //
 // and at a tenth of the processes too, to show what grows with their
-// number. The counts are checked: go test's coverprofile exported from
-// the directory is the seeds' with every block's count multiplied by the
-// copies of each.
+// number. The counts are checked: the LCOV exported from the directory
+// (lines, functions and branches, in 64 bits) is the seeds' with every
+// count multiplied by the copies of each.
 
 const fleetSeeds = 10
 
@@ -285,30 +285,49 @@ func copyFile(src, dst string) error {
 	return os.WriteFile(dst, data, 0o644)
 }
 
-// checkFleet requires go test's coverprofile of dir to be that of the
-// seeds with every block's count times copies: the readers added every
-// process, once.
+// checkFleet requires the LCOV export of dir to be that of the seeds with
+// every count times copies: the readers added every process, once. LCOV,
+// not go test's coverprofile: Go's counters are 32 bits and the
+// coverprofile saturates there (export.WriteCoverProfile), which 10,000
+// copies of a loop's block pass.
 func (h *harness) checkFleet(seeds, dir string, copies int) error {
 	tool := filepath.Join(h.work, "bin", "pathcover")
 	read := func(d string) (map[string]uint64, error) {
-		out, err := h.command(h.root, nil, tool, "export", "-dir", d, "-format", "coverprofile")
+		out, err := h.command(h.root, nil, tool, "export", "-dir", d, "-format", "lcov")
 		if err != nil {
 			return nil, err
 		}
-		blocks := make(map[string]uint64)
+		counts := make(map[string]uint64) // file and record: its count
+		file := ""
 		sc := bufio.NewScanner(strings.NewReader(string(out)))
 		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) != 3 || f[0] == "mode:" {
+			kind, rest, _ := strings.Cut(sc.Text(), ":")
+			var key, count string
+			switch kind {
+			case "SF":
+				file = rest
+				continue
+			case "DA": // line,count
+				line, c, _ := strings.Cut(rest, ",")
+				key, count = "DA:"+line, c
+			case "FNDA": // count,name
+				c, name, _ := strings.Cut(rest, ",")
+				key, count = "FNDA:"+name, c
+			case "BRDA": // line,block,branch,count or -
+				at := strings.LastIndex(rest, ",")
+				key, count = "BRDA:"+rest[:max(at, 0)], rest[at+1:]
+			default:
 				continue
 			}
-			n, err := strconv.ParseUint(f[2], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("coverprofile line %q: %v", sc.Text(), err)
+			n := uint64(0)
+			if count != "-" {
+				if n, err = strconv.ParseUint(count, 10, 64); err != nil {
+					return nil, fmt.Errorf("LCOV line %q: %v", sc.Text(), err)
+				}
 			}
-			blocks[f[0]+" "+f[1]] += n
+			counts[file+" "+key] += n
 		}
-		return blocks, sc.Err()
+		return counts, sc.Err()
 	}
 	want, err := read(seeds)
 	if err != nil {
@@ -321,7 +340,7 @@ func (h *harness) checkFleet(seeds, dir string, copies int) error {
 	ran := 0
 	for b, n := range want {
 		if got[b] != n*uint64(copies) {
-			return fmt.Errorf("%d processes: block %s counts %d, want %d × %d", copies*fleetSeeds, b, got[b], copies, n)
+			return fmt.Errorf("%d processes: %s counts %d, want %d × %d", copies*fleetSeeds, b, got[b], copies, n)
 		}
 		if n > 0 {
 			ran++
@@ -350,7 +369,7 @@ func (r *fleetResults) Markdown() string {
 	for _, f := range r.Selection {
 		cmd += " " + f
 	}
-	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: pathcover's own binary built with pppexec (%d instrumented packages, %.0f KB of counters a process), %d runs of it copied round-robin into each directory; one read each; the Ball-Larus directories' coverprofile checked to be the runs' times the copies.\n\n",
+	fmt.Fprintf(&b, "Measured by `%s` on %s, %s, %s: pathcover's own binary built with pppexec (%d instrumented packages, %.0f KB of counters a process), %d runs of it copied round-robin into each directory; one read each; the Ball-Larus directories' LCOV export checked to be the runs' times the copies.\n\n",
 		cmd, r.Date, r.Machine, r.GoVersion, r.Packages, float64(r.FileBytes)/1024, fleetSeeds)
 	b.WriteString("| build | command | processes | time (s) | peak memory (MB) | processes | time (s) | peak memory (MB) |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	type key struct{ build, command string }
