@@ -479,3 +479,29 @@ func TestPrintedCommandSection(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedLongRun: -from finds a long run's section by itself, from the
+// results -json saved.
+func TestSavedLongRun(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		json string
+		long bool
+	}{
+		"long":    {`{"Date":"2026-12-03","Long":{"Lines":1000000}}`, true},
+		"nolong":  {`{"Date":"2026-12-03","Workloads":[]}`, false},
+		"null":    {`{"Long":null}`, false},
+		"garbage": {`not json`, false},
+	} {
+		file := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(file, []byte(tc.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := savedLongRun(file); got != tc.long {
+			t.Errorf("%s: savedLongRun = %v, want %v", name, got, tc.long)
+		}
+	}
+	if savedLongRun(filepath.Join(dir, "none.json")) {
+		t.Error("a missing file is a long run")
+	}
+}

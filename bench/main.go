@@ -78,7 +78,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { set[f.Name], values[f.Name] = true, f.Value.String() })
 	kind := measurementOf(*wppMode, *wetMode, *sliceMode, *buildsMode, *infeasibleMode, *vetMode, *hotMode, *switchMode, *fleetMode, *moduleMode)
 	if !set["section"] {
-		*section = defaultSection(kind, *parallel, *long > 0)
+		*section = defaultSection(kind, *parallel, *long > 0 || *from != "" && savedLongRun(*from))
 	}
 	if *from != "" {
 		return kind.render()(*from, stdout, stderr, *jsonOut, *mdOut, *readme, *section)
@@ -677,6 +677,18 @@ func (m measurement) render() func(file string, stdout, stderr io.Writer, jsonOu
 // given: a long run's table has its own (bench-wpp-long beside
 // bench-wpp), so that the command docs/performance.md prints for it
 // leaves the workloads' table alone.
+// savedLongRun reports whether the results saved in file (-json) are of a
+// long run (-long), whose table -from renders into the long run's section
+// without -long being given again.
+func savedLongRun(file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false // the renderer says why
+	}
+	var probe struct{ Long json.RawMessage }
+	return json.Unmarshal(data, &probe) == nil && len(probe.Long) > 0 && string(probe.Long) != "null"
+}
+
 func defaultSection(kind measurement, parallel, long bool) string {
 	switch {
 	case parallel && kind == "":
