@@ -36,8 +36,9 @@ import (
 // was three dependent loads through the g's M and a nil check. Ball-Larus
 // on one P cost +51% at the median with shards and +18% without with the
 // three loads (AMD EPYC, 2026-11-27), +45% and +27% with the one (Intel
-// Xeon, 2026-12-02): quick runs on two machines, so only the gap within
-// each compares, 33 points then, 18 now. What remains is mostly the
+// Xeon, 2026-12-02); measured apart, five alternating quick runs of each
+// (docs/performance.md), the gap was 27 points at the median with the
+// three loads and 16 with the one. What remains is mostly the
 // inliner's: a sharded count costs about 26 of its budget of
 // 80 where a count in the static array costs 4, so small functions stop
 // being inlined (unicode/utf8's word, RuneLen, ValidRune). So shards are
