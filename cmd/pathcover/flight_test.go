@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pathcover/pathcover/internal/cmdtest"
+	"github.com/pathcover/pathcover/internal/report"
 )
 
 // flightProgram runs work on four goroutines; with FAIL=panic the third
@@ -231,24 +232,34 @@ func TestFlightCommand(t *testing.T) {
 		t.Fatalf("html: exit %d\n%s", code, out)
 	}
 	html := cmdtest.ReadFile(t, page)
+	// The index (a line a function: links, sections) is in the page's
+	// compressed data, which the script puts into the page.
+	js, err := report.PageData([]byte(html))
+	var pd struct {
+		Index struct{ Nav, Rows, Sections string }
+	}
+	if err != nil || json.Unmarshal(js, &pd) != nil || pd.Index.Sections == "" {
+		t.Fatalf("the page's data: %v", err)
+	}
 	heading := regexp.MustCompile(`<h4>goroutine (\d+), which panicked: 27 paths, the last 8, most recent first</h4>`).FindStringSubmatch(html)
 	if !strings.Contains(html, "<h2>Failures (flight recorder)</h2>") || heading == nil || heading[1] != m[1] {
 		t.Errorf("the page does not show the panic in goroutine %s first", m[1])
 	}
 	for _, fn := range []string{"work", "classify"} {
 		link := regexp.MustCompile(`<a href="#f(\d+)">fl\.` + fn + `</a>`).FindStringSubmatch(html)
-		if link == nil || !strings.Contains(html, `<section class="func" id="f`+link[1]+`" data-func="`+link[1]+`"><h2>example.com/fl.`+fn+"</h2>") {
+		if link == nil || !strings.Contains(pd.Index.Sections, `<section class="func" id="f`+link[1]+`" data-func="`+link[1]+`"><h2>example.com/fl.`+fn+"</h2>") {
 			t.Errorf("the page's paths of %s do not link to its section", fn)
 		}
 	}
-	if strings.Contains(html, prof) || strings.Contains(html, dir) {
+	if strings.Contains(html, prof) || strings.Contains(html, dir) || strings.Contains(string(js), prof) || strings.Contains(string(js), dir) {
 		t.Error("the page names a directory of this machine")
 	}
 	if !strings.Contains(html, `<pre class="msg">panic: assignment to entry in nil map</pre>`) {
 		t.Error("the page does not show the panic's message")
 	}
 	// Without counts, no coverage: every path would read as never run.
-	if !strings.Contains(html, `id="home">pathcover: 1 flight record</a>`) || strings.Contains(html, "paths ran") || strings.Contains(html, `class="bar"`) {
+	if !strings.Contains(html, `id="home">pathcover: 1 flight record</a>`) || strings.Contains(html, "paths ran") || strings.Contains(pd.Index.Nav, "paths ran") ||
+		strings.Contains(pd.Index.Nav, `class="bar"`) || pd.Index.Rows != "" || !strings.Contains(pd.Index.Nav, `<span class="name">work</span>`) {
 		t.Error("the page of a flight directory alone shows coverage")
 	}
 

@@ -176,9 +176,20 @@ func checkPageData(t *testing.T, data []byte, dir string) {
 		SVG   map[string]string
 		Files [][]string
 		Src   map[string][3]int
+		// The index, a line a function, which the script puts into the
+		// page.
+		Index struct{ Nav, Rows, Sections string }
 	}
-	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(string(data), `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) || len(pd.Src) != len(pd.Funcs) {
-		t.Fatalf("the page's data: %v, %d functions, %d graphs, %d sources", err, len(pd.Funcs), len(pd.SVG), len(pd.Src))
+	if err != nil || json.Unmarshal(js, &pd) != nil || len(pd.Funcs) == 0 || len(pd.Funcs) != strings.Count(pd.Index.Sections, `<section class="func"`) || len(pd.SVG) != len(pd.Funcs) || len(pd.Src) != len(pd.Funcs) {
+		t.Fatalf("the page's data: %v, %d functions, %d sections, %d graphs, %d sources", err, len(pd.Funcs), strings.Count(pd.Index.Sections, `<section class="func"`), len(pd.SVG), len(pd.Src))
+	}
+	for name, part := range map[string]string{"nav": pd.Index.Nav, "rows": pd.Index.Rows} {
+		if n := strings.Count(part, `data-func="`); n != len(pd.Funcs) {
+			t.Errorf("the index's %s has %d functions, the data %d", name, n, len(pd.Funcs))
+		}
+	}
+	if strings.Contains(string(data), `<section class="func"`) || strings.Contains(string(data), `<tr data-func=`) {
+		t.Error("the page's HTML holds the index's lines, which its data holds")
 	}
 	var sources, wheres strings.Builder
 	for _, f := range pd.Files {

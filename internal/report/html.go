@@ -176,6 +176,21 @@ type pageData struct {
 	// stays of a page once its paths are compressed.
 	Files [][]string     `json:"files"`
 	Src   map[int][3]int `json:"src"`
+	// Index is the index's HTML, a line a function (pageIndex).
+	Index pageIndex `json:"index"`
+}
+
+// pageIndex is the part of the page that has a line for each function:
+// its link in the navigation (Nav), its row in the overview's table
+// (Rows) and its empty section (Sections), as the page's template writes
+// them (escaped by html/template, as the rest of the page), which the
+// script puts into the page as HTML once the data is inflated. Kept in the
+// compressed data, not in the page: k8s.io/client-go's 16,296 functions
+// took 13.8 MB of its 17.6 MB page as HTML.
+type pageIndex struct {
+	Nav      string `json:"nav"`
+	Rows     string `json:"rows"`
+	Sections string `json:"sections"`
 }
 
 // PageData returns the JSON of the data that a page written by WriteHTML
@@ -296,6 +311,19 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	}
 	page.Flights = flights(opt.Flights, page.Funcs)
 	page.FlightOnly = len(page.Flights) > 0 && r.Processes == 0
+	for _, part := range []struct {
+		name string
+		to   *string
+	}{{"nav", &data.Index.Nav}, {"rows", &data.Index.Rows}, {"sections", &data.Index.Sections}} {
+		var b strings.Builder
+		if err := pageTemplate.ExecuteTemplate(&b, part.name, page); err != nil {
+			return err
+		}
+		*part.to = b.String()
+	}
+	if page.FlightOnly {
+		data.Index.Rows = "" // no coverage table
+	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
