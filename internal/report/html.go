@@ -324,13 +324,11 @@ func (r *Report) WriteHTML(w io.Writer, opt HTMLOptions) error {
 	if page.FlightOnly {
 		data.Index.Rows = "" // no coverage table
 	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
+	// Encoded straight into the compressor: a large module's JSON is
+	// tens of megabytes that need not be held.
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if _, err := zw.Write(raw); err != nil {
+	if err := json.NewEncoder(zw).Encode(data); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {
