@@ -127,4 +127,12 @@
 // TWPP's distinct traces and subtrees, not the run (the harness times it
 // on every workload), and what Hot keeps is bounded (maxHotSteps): past
 // the bound it fails, asking for shorter sequences.
+//
+// What leads from an answer to a call: FirstCalls gives each trace of a
+// function its first call, by a pre-order walk of the DAG that passes
+// over a subtree met before (firstcall.go); AddFirstRuns gives each hot
+// sequence the call of its first run, by walking the run's paths in order
+// until every sequence is found (firstrun.go), since Hot never knows
+// where. TraceTests gives each trace the tests that took it, a bit per
+// test pushed down the DAG once (tests.go).
 package wpp
