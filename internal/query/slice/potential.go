@@ -88,8 +88,7 @@ func potentialCands(pf *profile.Func, deps *profile.Deps, cd *control.Deps) [][]
 	// through other predicates: those that decide whether it runs.
 	deciders := make([][]int32, nb)
 	decided := make([]bool, nb)
-	var decide func(b int32) []int32
-	decide = func(b int32) []int32 {
+	decide := func(b int32) []int32 {
 		if decided[b] {
 			return deciders[b]
 		}
@@ -243,17 +242,4 @@ func appendPotential[L lastNodes](cands []potCand, uses []int32, last L, out []i
 		out = append(out, -1)
 	}
 	return out
-}
-
-// eachPotential calls fn with each potential dependence of pot (as
-// Node.Potential holds them) and the index of the use it is of.
-func eachPotential(pot []int32, fn func(use int, n int32)) {
-	use := 0
-	for _, n := range pot {
-		if n < 0 {
-			use++
-			continue
-		}
-		fn(use, n)
-	}
 }
