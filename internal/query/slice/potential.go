@@ -42,9 +42,10 @@ import (
 // predicate under p kept it from running, and p controls that one); nor
 // that the definition p decides be one that reaches B. A predicate whose
 // branches both lead on to the same definitions (a check in a loop's
-// body that sets something else) decides none of them and is left out. Each predicate is taken at its last execution
-// since the definition, not at every one: a loop of a million rounds
-// that never defines v gives its condition's last round, not a million.
+// body that sets something else) decides none of them and is left out.
+// Each predicate is taken at its last execution since the definition,
+// not at every one: a loop of a million rounds that never defines v
+// gives its condition's last round, not a million.
 // Only locals are followed (the symbolic variables of defuse), as the
 // replay's definitions are.
 
@@ -71,7 +72,7 @@ func (f *Func) potentialsOf(si int32) []potCand {
 	return f.pot[si]
 }
 
-// potentialCands works out Func.potentials for function pf with
+// potentialCands works out Func.potentialsOf for function pf with
 // dependences deps and control dependences cd.
 func potentialCands(pf *profile.Func, deps *profile.Deps, cd *control.Deps) [][]potCand {
 	nb := len(deps.Blocks)
