@@ -57,7 +57,7 @@ type Func struct {
 	// of the others have no labels to look up.
 	accessed []uint64
 	// pot are the predicate blocks each statement's uses may potentially
-	// depend on (potentials), worked out once.
+	// depend on (potentialsOf), worked out once.
 	potOnce sync.Once
 	pot     [][]potCand
 }
