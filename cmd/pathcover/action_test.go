@@ -134,7 +134,7 @@ func TestActionRun(t *testing.T) {
 	if sarif.Version != "2.1.0" || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 1 || !strings.Contains(sarif.Runs[0].Results[0].Message.Text, "Classify") {
 		t.Errorf("the SARIF file does not hold Classify's finding alone: %+v", sarif)
 	}
-	if page := cmdtest.ReadFile(t, res.outputs["report.html"]); !strings.Contains(page, "Classify") {
+	if page := cmdtest.ReadFile(t, res.outputs["report.html"]); !strings.Contains(pageText(t, []byte(page)), "Classify") {
 		t.Error("the page does not show Classify")
 	}
 	if _, err := os.Stat(filepath.Join(res.outputs["test.profile"])); err != nil {
@@ -222,7 +222,7 @@ func TestZero(t *testing.T) {
 	}
 	if res := merge(shards, 2); res.failed != "" {
 		t.Errorf("the merge of both shards failed step %q:\n%s", res.failed, res.log)
-	} else if page := cmdtest.ReadFile(t, res.outputs["report.html"]); !strings.Contains(page, "Classify") {
+	} else if page := cmdtest.ReadFile(t, res.outputs["report.html"]); !strings.Contains(pageText(t, []byte(page)), "Classify") {
 		t.Error("the merged page does not show Classify")
 	}
 	for _, s := range shards {

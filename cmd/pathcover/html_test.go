@@ -469,3 +469,16 @@ func checkSelected(t *testing.T, p *cdp.Page, index int, want decodedPath) {
 		t.Errorf("path %d: %d edges highlighted, fewer than its %d branches", want.id, got.Edges, len(want.steps))
 	}
 }
+
+// pageText returns what a page shows once its script has run: its HTML
+// and the index's lines (a function's link, its overview row, its
+// section), which the page's compressed data holds.
+func pageText(t *testing.T, page []byte) string {
+	t.Helper()
+	js, err := report.PageData(page)
+	var pd struct{ Index struct{ Nav, Rows, Sections string } }
+	if err != nil || json.Unmarshal(js, &pd) != nil {
+		t.Fatalf("the page's data: %v", err)
+	}
+	return string(page) + pd.Index.Nav + pd.Index.Rows + pd.Index.Sections
+}

@@ -128,7 +128,7 @@ func main() {
 	out, code = run(t, dir, bin, "residual", "-dir", field, "example.com/m")
 	want = []string{
 		"residual interprocedural segments",
-		"example.com/m.Classify@ippp (m.go:13): 1 untested segments ran 2 of its 4 runs",
+		"m.Classify@ippp (m.go:13): 1 untested segments ran 2 of its 4 runs",
 		"in sign:", "m.go:7:2\tx > 0 is false", "in Classify:", "m.go:16:3\ts == 0 is true",
 		"1 untested segments of 3 segments run",
 	}

@@ -45,7 +45,7 @@ func TestPackagePatterns(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "page.html")
 	if out, code := run(t, dir, bin, "html", "-dir", prof, "-o", page, "./..."); code != 0 {
 		t.Errorf("html ./...: exit %d\n%s", code, out)
-	} else if data, _ := os.ReadFile(page); !strings.Contains(string(data), ">Top<") || !strings.Contains(string(data), ">Sub<") {
+	} else if data, _ := os.ReadFile(page); !strings.Contains(pageText(t, data), ">Top<") || !strings.Contains(pageText(t, data), ">Sub<") {
 		t.Errorf("html ./... lacks Top or Sub")
 	}
 
