@@ -476,7 +476,9 @@ func checkSelected(t *testing.T, p *cdp.Page, index int, want decodedPath) {
 func pageText(t *testing.T, page []byte) string {
 	t.Helper()
 	js, err := report.PageData(page)
-	var pd struct{ Index struct{ Nav, Rows, Sections string } }
+	var pd struct {
+		Index struct{ Nav, Rows, Sections string }
+	}
 	if err != nil || json.Unmarshal(js, &pd) != nil {
 		t.Fatalf("the page's data: %v", err)
 	}
