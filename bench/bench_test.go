@@ -505,3 +505,45 @@ func TestSavedLongRun(t *testing.T) {
 		t.Error("a missing file is a long run")
 	}
 }
+
+// TestIssue48Targets checks the rows of issue 48's goals on made-up
+// figures, worked out here: each met or not by its own rule.
+func TestIssue48Targets(t *testing.T) {
+	r := &results{Modes: []string{"bl", "blshard", "ppp", "ippp", "flight", "wpp", "deps", "wet"}}
+	// Ratios to plain: a: bl 1.1, blshard 1.2, ppp 1.1, ippp 1.2, flight
+	// 1.05, wpp 1.5, deps 5, wet 8; b: bl 1.3, blshard 1.3, ppp 1.2,
+	// ippp 1.2, flight 1.6, wpp 2.5, deps 3, wet 12.
+	r.Benchmarks = []*benchResult{
+		{Workload: "w", Name: "a", NsPerOp: map[string][]float64{
+			"plain": {100, 100}, "bl": {110, 110}, "blshard": {120, 120}, "ppp": {110, 110}, "ippp": {120, 120},
+			"flight": {105, 105}, "wpp": {150, 150}, "deps": {500, 500}, "wet": {800, 800},
+		}},
+		{Workload: "w", Name: "b", NsPerOp: map[string][]float64{
+			"plain": {10, 10}, "bl": {13, 13}, "blshard": {13, 13}, "ppp": {12, 12}, "ippp": {12, 12},
+			"flight": {16, 16}, "wpp": {25, 25}, "deps": {30, 30}, "wet": {120, 120},
+		}},
+	}
+	r.summarize()
+	got := map[string]targetResult{}
+	for _, tg := range r.Targets {
+		got[tg.Name] = tg
+	}
+	for _, w := range []struct {
+		name, measured string
+		met            bool
+	}{
+		// Medians of two: bl 1.2, blshard 1.25, ppp 1.15, ippp 1.2,
+		// flight 1.325, wpp 2.0, deps 4.0, wet 10.0.
+		{"flight overhead", "+32.5% median, +29.6% geomean, at most +60.0% (w b)", false}, // √(1.05·1.6) = 1.296
+		{"wpp overhead", "2.00× (+100.0%)", true},
+		{"deps overhead", "4.00× (+300.0%)", true},
+		{"wet overhead", "10.00× (+900.0%)", true},
+		{"IPPP overhead", "+20.0% against +15.0% (1.3×)", true},
+		{"sharded overhead, serial", "+25.0% against +20.0% (+5.0 points)", true},
+	} {
+		g, ok := got[w.name]
+		if !ok || g.Measured != w.measured || g.Met != w.met {
+			t.Errorf("target %q: %+v (present %v), want measured %q, met %v", w.name, g, ok, w.measured, w.met)
+		}
+	}
+}
