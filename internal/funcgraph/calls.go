@@ -104,6 +104,15 @@ func clonable(call StaticCall, info *types.Info) bool {
 	if sig.TypeParams().Len() > 0 || sig.RecvTypeParams().Len() > 0 {
 		return false
 	}
+	// f(g()) passes g's results as f's arguments, and Go allows nothing
+	// beside them: a clone's registers cannot go first (uuid's
+	// Must(NewRandom()) made IPPP builds of the package fail to compile,
+	// and fall back to plain).
+	if len(call.Call.Args) == 1 {
+		if _, ok := info.TypeOf(call.Call.Args[0]).(*types.Tuple); ok {
+			return false
+		}
+	}
 	switch fun := call.Call.Fun.(type) {
 	case *ast.Ident:
 		return true

@@ -32,7 +32,8 @@ func TestStaticCalls(t *testing.T) {
 	// (in panic's argument), nor the calls in the right operand of && or
 	// ||, which may not run when their block does, nor the calls in a
 	// return statement of a function whose results cannot be held
-	// (Shadowed); those in the other return statements are.
+	// (Shadowed); those in the other return statements are; nor a call
+	// whose one argument spreads another's results (Spread's first).
 	wants := map[string][]string{
 		"Calls": {
 			"32 calls.T.Value site", "32 calls.helper site",
@@ -46,6 +47,7 @@ func TestStaticCalls(t *testing.T) {
 		},
 		"Results":  {"57 fmt.Errorf site", "59 calls.T.Value site", "59 calls.helper site"},
 		"Shadowed": {"65 calls.helper", "65 calls.build"},
+		"Spread":   {"73 calls.pair site", "73 calls.first"},
 	}
 	blockOf := make(map[int]int) // line → block
 	for name, want := range wants {

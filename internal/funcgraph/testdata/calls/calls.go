@@ -66,3 +66,13 @@ func Shadowed(strings int) *strings.Builder {
 }
 
 func build(n int) *strings.Builder { return new(strings.Builder) }
+
+// Spread passes pair's two results as first's arguments: a clone's
+// registers could not go before them, so first is no site; pair is.
+func Spread() int {
+	return first(pair())
+}
+
+func pair() (int, error) { return 1, nil }
+
+func first(n int, err error) int { return n }
