@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 // flightProgram runs work on four goroutines; with FAIL=panic the third
-// panics after its loop (with FAIL=quit it sends the process SIGQUIT), with
+// panics after its loop (with FAIL=quit it sends SIGQUIT: flightQuit), with
 // FAIL=exit main exits with status 3.
 const flightProgram = `package main
 
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -50,7 +50,7 @@ func work(id, n int) {
 		m["x"] = 1
 	}
 	if id == 3 && os.Getenv("FAIL") == "quit" {
-		syscall.Kill(os.Getpid(), syscall.SIGQUIT)
+		quit()
 		time.Sleep(time.Minute)
 	}
 }
@@ -68,6 +68,35 @@ func main() {
 }
 `
 
+// flightQuit sends SIGQUIT. A signal sent to the process goes to a thread
+// the kernel chooses, and the goroutine the flight record names is the one
+// that thread ran, none if it was idle; on Linux it goes to the calling
+// goroutine's own thread, so that the record names it.
+var flightQuit = map[string]string{
+	"quit_linux.go": `//go:build linux
+
+package main
+
+import (
+	"runtime"
+	"syscall"
+)
+
+func quit() {
+	runtime.LockOSThread()
+	syscall.Tgkill(syscall.Getpid(), syscall.Gettid(), syscall.SIGQUIT)
+}
+`,
+	"quit_other.go": `//go:build !linux
+
+package main
+
+import "syscall"
+
+func quit() { syscall.Kill(syscall.Getpid(), syscall.SIGQUIT) }
+`,
+}
+
 // TestFlightCommand builds flightProgram with pathcover pppexec -flight=8,
 // makes it panic, and reads what it left with pathcover flight: the
 // goroutine that the runtime says panicked comes first, with its last 8
@@ -78,6 +107,7 @@ func TestFlightCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cmdtest.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/fl\n\ngo 1.25\n", "main.go": flightProgram})
+	cmdtest.WriteFiles(t, dir, flightQuit)
 	exe := filepath.Join(t.TempDir(), "fl")
 	if out, code := run(t, dir, "go", "build", "-toolexec="+bin+" pppexec -flight=8", "-o", exe, "."); code != 0 {
 		t.Fatalf("go build: exit %d\n%s", code, out)
@@ -266,15 +296,23 @@ func TestFlightCommand(t *testing.T) {
 	// SIGQUIT: the runtime dumps the goroutines and exits 2; the file
 	// says which signal, where SIGKILL leaves no end at all.
 	quit := t.TempDir()
-	if out, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + quit, "FAIL=quit"}, exe); code != 2 || !strings.Contains(out, "SIGQUIT") {
-		t.Fatalf("FAIL=quit: exit %d, want the runtime's SIGQUIT dump\n%s", code, out)
+	quitOut, code := cmdtest.Run(t, dir, []string{"PATHCOVERDIR=" + quit, "FAIL=quit"}, exe)
+	if code != 2 || !strings.Contains(quitOut, "SIGQUIT") {
+		t.Fatalf("FAIL=quit: exit %d, want the runtime's SIGQUIT dump\n%s", code, quitOut)
 	}
-	// The kernel hands a signal sent to the process to a thread of its
-	// choosing (Linux: the main thread, unless it blocks it): the
-	// goroutine named is the one that thread ran then, if it ran one; an
-	// idle thread's signal names none.
-	if out, code := run(t, dir, bin, "flight", "-dir", quit); code != 0 || !regexp.MustCompile(`(?m)^fatal signal (in goroutine \d+ )?\(SIGQUIT\)$`).MatchString(out) {
-		t.Errorf("flight of a SIGQUIT: exit %d\n%s", code, out)
+	// On Linux the signal goes to the sending goroutine's thread, and the
+	// record names the goroutine the runtime's dump says was running;
+	// elsewhere the kernel's choice of thread decides (flightQuit).
+	want := regexp.MustCompile(`(?m)^fatal signal (in goroutine \d+ )?\(SIGQUIT\)$`)
+	if runtime.GOOS == "linux" {
+		running := regexp.MustCompile(`goroutine (\d+) [^\n\[]*\[running`).FindStringSubmatch(quitOut)
+		if running == nil {
+			t.Fatalf("FAIL=quit: the runtime's dump names no running goroutine:\n%s", quitOut)
+		}
+		want = regexp.MustCompile(`(?m)^fatal signal in goroutine ` + running[1] + ` \(SIGQUIT\)$`)
+	}
+	if out, code := run(t, dir, bin, "flight", "-dir", quit); code != 0 || !want.MatchString(out) {
+		t.Errorf("flight of a SIGQUIT: exit %d, want %s\n%s", code, want, out)
 	}
 
 	// Errors.
