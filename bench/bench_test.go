@@ -132,10 +132,7 @@ func TestIssue19Targets(t *testing.T) {
 	}
 	r.Sizes = []*binarySizes{{Workload: "w", Bytes: map[string]int64{"plain": 100, "ppp": 110, "ippp": 124}}, {Workload: "v", Bytes: map[string]int64{"plain": 100, "ippp": 126}}}
 	r.summarize()
-	got := map[string]targetResult{}
-	for _, tg := range r.Targets {
-		got[tg.Name] = tg
-	}
+	got := targetsByName(r)
 	for _, w := range []struct {
 		name, measured string
 		met            bool
@@ -524,10 +521,7 @@ func TestIssue48Targets(t *testing.T) {
 		}},
 	}
 	r.summarize()
-	got := map[string]targetResult{}
-	for _, tg := range r.Targets {
-		got[tg.Name] = tg
-	}
+	got := targetsByName(r)
 	for _, w := range []struct {
 		name, measured string
 		met            bool
@@ -546,4 +540,13 @@ func TestIssue48Targets(t *testing.T) {
 			t.Errorf("target %q: %+v (present %v), want measured %q, met %v", w.name, g, ok, w.measured, w.met)
 		}
 	}
+}
+
+// targetsByName returns r's targets by their names.
+func targetsByName(r *results) map[string]targetResult {
+	got := map[string]targetResult{}
+	for _, tg := range r.Targets {
+		got[tg.Name] = tg
+	}
+	return got
 }

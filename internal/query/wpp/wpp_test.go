@@ -277,20 +277,7 @@ func TestTracesIn(t *testing.T) {
 		s := randomSource(seed)
 		tw := roundTrip(t, []*memSource{s})
 		for _, name := range []string{"TestA", "TestA/x", "TestB"} {
-			in := make(map[uint64]bool)
-			for _, ts := range s.tests {
-				if ts.Name == name || strings.HasPrefix(ts.Name, name+"/") {
-					in[ts.Goroutine] = true
-				}
-			}
-			for changed := true; changed; {
-				changed = false
-				for g, evs := range s.gs {
-					if len(evs) > 0 && in[evs[0].Parent] && !in[g] {
-						in[g], changed = true, true
-					}
-				}
-			}
+			in := testGoroutines(s, name)
 			gs, err := tw.TestGoroutines(name)
 			if len(in) == 0 {
 				if err == nil {
@@ -973,20 +960,7 @@ func TestTraceTests(t *testing.T) {
 		}
 		want := make(map[string][]string) // function|paths: tests
 		for _, name := range []string{"TestA", "TestB"} {
-			in := make(map[uint64]bool)
-			for _, ts := range s.tests {
-				if ts.Name == name || strings.HasPrefix(ts.Name, name+"/") {
-					in[ts.Goroutine] = true
-				}
-			}
-			for changed := true; changed; {
-				changed = false
-				for g, evs := range s.gs {
-					if len(evs) > 0 && in[evs[0].Parent] && !in[g] {
-						in[g], changed = true, true
-					}
-				}
-			}
+			in := testGoroutines(s, name)
 			var streams [][]profile.WPPEvent
 			for g := range in {
 				streams = append(streams, s.gs[g])
@@ -1021,4 +995,25 @@ func TestTraceTests(t *testing.T) {
 	if told < 100 {
 		t.Fatalf("only %d traces were given tests", told)
 	}
+}
+
+// testGoroutines returns the goroutines of s that ran test name or one
+// under it, and those they started, directly or not, found by following
+// the streams' start events.
+func testGoroutines(s *memSource, name string) map[uint64]bool {
+	in := make(map[uint64]bool)
+	for _, ts := range s.tests {
+		if ts.Name == name || strings.HasPrefix(ts.Name, name+"/") {
+			in[ts.Goroutine] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for g, evs := range s.gs {
+			if len(evs) > 0 && in[evs[0].Parent] && !in[g] {
+				in[g], changed = true, true
+			}
+		}
+	}
+	return in
 }
