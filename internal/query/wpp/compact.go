@@ -295,9 +295,10 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 			all = append(all, &job{s: s, p: p, g: g, done: make(chan struct{})})
 		}
 	}
-	run := func(j *job) {
-		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder()}
+	run := func(j *job, reuse *compactor) {
+		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder(), frames: reuse.frames, blocks: reuse.blocks}
 		j.gr, j.err = c.goroutine(j.g, j.s)
+		reuse.frames, reuse.blocks = c.frames, c.blocks
 		c.enc.wait()
 		if j.err == nil && len(c.t.Nodes) > maxNodes {
 			j.err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
@@ -327,8 +328,13 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 	}()
 	for range workers {
 		go func() {
+			// A worker's frames go from goroutine to goroutine: a
+			// suite has hundreds, and each grew its frames' paths and
+			// items again (encoding/json's: a third of what compacting
+			// it allocated).
+			var reuse compactor
 			for j := range jobs {
-				run(j)
+				run(j, &reuse)
 			}
 		}()
 	}
@@ -388,22 +394,81 @@ func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
 }
 
 // A frame is a call being split off its goroutine's stream. Frames are
-// reused (compactor.free): a call's paths and items are copied only when
-// they make a new trace or a new node.
+// reused (compactor.frames): a call's paths and items are copied only
+// when they make a new trace or a new node.
 type frame struct {
 	fn    int
 	at    uint32 // the caller's paths when it was entered
 	paths []uint64
+	// The call's items are full's blocks, each itemBlock items, and
+	// then items: the outermost call of a test can make millions of
+	// calls, and one slice grown to hold them was copied at each step
+	// (regexp's suite: a call of a million items, whose copies were a
+	// sixth of compacting it, and most of its page faults). Blocks are
+	// the compactor's, reused (compactor.blocks).
 	items []Item
+	full  [][]Item
+}
+
+// itemBlock is the length of a frame's full blocks of items.
+const itemBlock = 1 << 12
+
+// nItems is the number of f's items.
+func (f *frame) nItems() int { return len(f.full)*itemBlock + len(f.items) }
+
+// itemsEqual says whether f's items are x.
+func (f *frame) itemsEqual(x []Item) bool {
+	if len(x) != f.nItems() {
+		return false
+	}
+	for _, b := range f.full {
+		if !slices.Equal(x[:len(b)], b) {
+			return false
+		}
+		x = x[len(b):]
+	}
+	return slices.Equal(x, f.items)
+}
+
+// cloneItems returns a copy of f's items.
+func (f *frame) cloneItems() []Item {
+	if len(f.full) == 0 {
+		return slices.Clone(f.items)
+	}
+	x := make([]Item, 0, f.nItems())
+	for _, b := range f.full {
+		x = append(x, b...)
+	}
+	return append(x, f.items...)
+}
+
+// addItem appends it to f's items.
+func (c *compactor) addItem(f *frame, it Item) {
+	if len(f.items) == itemBlock {
+		f.full = append(f.full, f.items)
+		if n := len(c.blocks); n > 0 {
+			f.items, c.blocks = c.blocks[n-1], c.blocks[:n-1]
+		} else {
+			f.items = make([]Item, 0, itemBlock)
+		}
+	}
+	f.items = append(f.items, it)
 }
 
 // A compactor is what Compact reuses from call to call: most calls of a
 // recording are short calls that end in a trace and a node already seen,
 // and finding those must cost no allocation.
 type compactor struct {
-	t    *TWPP
-	free []*frame
-	enc  *backgroundEncoder // of the long traces, while the goroutine is compacted
+	t *TWPP
+	// frames[d] is the call open at depth d, and Walk's record of a call
+	// is its depth (a frameIndex): calls nest, so the frame of a call
+	// that returned is the next call's at its depth, and a record with
+	// no pointer in it costs the walk no write barrier (the frames' own
+	// pointers were a fifth of compacting encoding/json's suite while
+	// the collector ran).
+	frames []frame
+	blocks [][]Item           // free blocks of items (frame)
+	enc    *backgroundEncoder // of the long traces, while the goroutine is compacted
 	// funcs are the TWPP's functions (index+1, 0 unknown) by package
 	// and index in it; last the package of the call before.
 	funcs    map[string][]int32
@@ -437,31 +502,38 @@ func (c *compactor) funcOf(hash string, fn uint32) int {
 // goroutine splits goroutine g's stream into calls (Walk).
 func (c *compactor) goroutine(g uint64, s Source) (*Goroutine, error) {
 	gr := &Goroutine{ID: g}
-	enter := func(hash string, fn uint32, caller *frame, _ bool) (*frame, error) {
-		f := c.newFrame(c.funcOf(hash, fn))
-		if caller != nil {
+	enter := func(hash string, fn uint32, caller frameIndex, hasCaller bool) (frameIndex, error) {
+		d := frameIndex(0)
+		if hasCaller {
+			d = caller + 1
+		}
+		f := c.newFrame(d, c.funcOf(hash, fn))
+		if hasCaller {
 			// Paths the caller completes while this call runs
 			// (up events) come after it in the caller's trace.
-			f.at = uint32(len(caller.paths))
+			f.at = uint32(len(c.frames[caller].paths))
 		}
-		return f, nil
+		return d, nil
 	}
-	open, err := Walk(s, g, enter, func(st *Step[*frame]) error {
+	open, err := Walk(s, g, enter, func(st *Step[frameIndex]) error {
 		switch st.Kind {
 		case profile.WPPStart:
 			gr.Parent, gr.Spawn = st.Parent, st.Spawn
 		case profile.WPPPath:
 			if st.Up > 0 {
-				st.Top.items = append(st.Top.items, Item{At: uint32(len(st.Top.paths)), Kind: ItemUp, Up: st.Up})
+				top := &c.frames[st.Top]
+				c.addItem(top, Item{At: uint32(len(top.paths)), Kind: ItemUp, Up: st.Up})
 			}
-			if len(st.Call.paths) == maxItemAt {
+			call := &c.frames[st.Call]
+			if len(call.paths) == maxItemAt {
 				return fmt.Errorf("a call of more than %d paths", maxItemAt)
 			}
-			st.Call.paths = append(st.Call.paths, st.Path)
+			call.paths = append(call.paths, st.Path)
 		case profile.WPPSpawn:
-			st.Call.items = append(st.Call.items, spawnItem(uint32(len(st.Call.paths)), st.Spawn))
+			call := &c.frames[st.Call]
+			c.addItem(call, spawnItem(uint32(len(call.paths)), st.Spawn))
 		case profile.WPPReturn:
-			c.close(st.Call, false, st.Caller, gr)
+			c.close(st.Call, false, gr)
 		case profile.WPPStop:
 			gr.Stopped = true
 		case profile.WPPMemory, profile.WPPValue:
@@ -476,35 +548,40 @@ func (c *compactor) goroutine(g uint64, s Source) (*Goroutine, error) {
 	}
 	// Calls still open when the recording ended, innermost first.
 	for i := len(open) - 1; i >= 0; i-- {
-		var caller *frame
-		if i > 0 {
-			caller = open[i-1]
-		}
-		c.close(open[i], true, caller, gr)
+		c.close(open[i], true, gr)
 	}
 	return gr, nil
 }
 
-func (c *compactor) newFrame(fn int) *frame {
-	if n := len(c.free); n > 0 {
-		f := c.free[n-1]
-		c.free = c.free[:n-1]
-		f.fn, f.at, f.paths, f.items = fn, 0, f.paths[:0], f.items[:0]
-		return f
+// A frameIndex is a call's frame in compactor.frames: its depth.
+type frameIndex int32
+
+// newFrame returns the frame at depth d, made the one of a new call of
+// function fn.
+func (c *compactor) newFrame(d frameIndex, fn int) *frame {
+	if int(d) == len(c.frames) {
+		c.frames = append(c.frames, frame{})
 	}
-	return &frame{fn: fn}
+	f := &c.frames[d]
+	for _, b := range f.full {
+		c.blocks = append(c.blocks, b[:0])
+	}
+	f.fn, f.at, f.paths, f.items, f.full = fn, 0, f.paths[:0], f.items[:0], f.full[:0]
+	return f
 }
 
-// close makes a node of a call that returned (or was open at the end),
-// and adds it to its caller's items, or, with no caller, to the
-// goroutine's roots. The frame is free again after.
-func (c *compactor) close(f *frame, open bool, caller *frame, gr *Goroutine) {
+// close makes a node of the call of frame d, which returned (or was
+// open at the end), and adds it to its caller's items (frame d-1), or,
+// with no caller, to the goroutine's roots. The frame is free again
+// after.
+func (c *compactor) close(d frameIndex, open bool, gr *Goroutine) {
+	f := &c.frames[d]
 	t := c.t
 	fn := t.Funcs[f.fn]
 	ti := c.trace(fn, f.paths)
 	fn.Traces[ti].Calls++
 	var n int
-	if len(f.items) == 0 && !open {
+	if f.nItems() == 0 && !open {
 		// A call that made no call (most calls): its node is its
 		// trace's leaf.
 		for len(fn.leaf) <= ti {
@@ -515,18 +592,25 @@ func (c *compactor) close(f *frame, open bool, caller *frame, gr *Goroutine) {
 			fn.leaf[ti] = int32(n)
 		}
 	} else {
-		h := nodeHash(f.fn, ti, open, f.items)
+		h := nodeHashStart(f.fn, ti, open)
+		for _, b := range f.full {
+			h = nodeHashItems(h, b)
+		}
+		h = nodeHashEnd(nodeHashItems(h, f.items))
 		var ok bool
-		if n, ok = t.findNode(h, f.fn, ti, open, f.items); !ok {
-			n = t.addNode(h, &Node{Func: f.fn, Trace: ti, Open: open, Items: slices.Clone(f.items)})
+		n, ok = t.nodes.find(h, func(i int) bool {
+			n := t.Nodes[i]
+			return n.Func == f.fn && n.Trace == ti && n.Open == open && f.itemsEqual(n.Items)
+		})
+		if !ok {
+			n = t.addNode(h, &Node{Func: f.fn, Trace: ti, Open: open, Items: f.cloneItems()})
 		}
 	}
-	c.free = append(c.free, f)
-	if caller == nil {
+	if d == 0 {
 		gr.Roots = append(gr.Roots, n)
 		return
 	}
-	caller.items = append(caller.items, Item{At: f.at, Kind: ItemCall, Node: int32(n)})
+	c.addItem(&c.frames[d-1], Item{At: f.at, Kind: ItemCall, Node: int32(n)})
 }
 
 // trace returns the index of fn's trace of paths, adding a copy of paths
@@ -633,19 +717,30 @@ func (t *TWPP) findNode(h uint64, fn, trace int, open bool, items []Item) (int, 
 	})
 }
 
-// nodeHash hashes a node's contents.
+// nodeHash hashes a node's contents: nodeHashStart, then
+// nodeHashItems of its items, in one piece or in several, then
+// nodeHashEnd.
 func nodeHash(fn, trace int, open bool, items []Item) uint64 {
+	return nodeHashEnd(nodeHashItems(nodeHashStart(fn, trace, open), items))
+}
+
+func nodeHashStart(fn, trace int, open bool) uint64 {
 	h := uint64(fn)*0x9e3779b97f4a7c15 ^ uint64(trace)
 	if open {
 		h = ^h
 	}
-	h *= 0xbf58476d1ce4e5b9
+	return h * 0xbf58476d1ce4e5b9
+}
+
+func nodeHashItems(h uint64, items []Item) uint64 {
 	for _, it := range items {
 		h = (h ^ uint64(it.At)) * 0x9e3779b97f4a7c15
 		h = (h ^ uint64(it.Kind)<<56 ^ uint64(uint32(it.Node)) ^ uint64(it.Up)<<32) * 0xbf58476d1ce4e5b9
 	}
-	return h ^ h>>29
+	return h
 }
+
+func nodeHashEnd(h uint64) uint64 { return h ^ h>>29 }
 
 func satAdd(a, b uint64) uint64 {
 	if a+b < a {

@@ -55,13 +55,10 @@ type grammar struct {
 // sequences of terminals and rules of the grammar it returns.
 func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 	g := &grammar{nTerm: nTerm}
-	type runKey struct {
-		sym uint32
-		n   uint64
-	}
-	runs := make(map[runKey]uint32)
-	pairs := make(map[uint64]uint32) // a<<32|b → its rule's symbol
-	counts := make(map[uint64]int32)
+	// runs and pairs hold each rule's symbol+1: runs by its symbol<<32|n
+	// (a sequence is shorter than 1<<32, encodeCalls's maxItems), pairs
+	// by a<<32|b; counts count each pair a<<32|b.
+	var runs, pairs, counts countTable
 	newRule := func(r gRule) uint32 {
 		g.rules = append(g.rules, r)
 		return nTerm + uint32(len(g.rules)-1)
@@ -85,24 +82,22 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 				if k-j == 1 {
 					out = append(out, s[j])
 				} else {
-					key := runKey{s[j], uint64(k - j)}
-					sym, ok := runs[key]
-					if !ok {
-						sym = newRule(gRule{body: []uint32{s[j]}, run: key.n})
-						runs[key] = sym
+					sym := runs.ref(uint64(s[j])<<32 | uint64(k-j))
+					if *sym == 0 {
+						*sym = int32(newRule(gRule{body: []uint32{s[j]}, run: uint64(k - j)})) + 1
 					}
-					out = append(out, sym)
+					out = append(out, uint32(*sym-1))
 				}
 				j = k
 			}
 			seqs[i] = out
 		}
 		// 2. Pairs.
-		clear(counts)
+		counts.reset()
 		for _, i := range active {
 			s := seqs[i]
 			for j := 0; j+1 < len(s); j++ {
-				counts[uint64(s[j])<<32|uint64(s[j+1])]++
+				*counts.ref(uint64(s[j])<<32 | uint64(s[j+1]))++
 			}
 		}
 		// 3. Replacement.
@@ -114,14 +109,13 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 			for j := 0; j < len(s); {
 				if j+1 < len(s) {
 					p := uint64(s[j])<<32 | uint64(s[j+1])
-					c := counts[p]
-					if c >= 2 && (j+2 >= len(s) || counts[uint64(s[j+1])<<32|uint64(s[j+2])] <= c) {
-						sym, ok := pairs[p]
-						if !ok {
-							sym = newRule(gRule{body: []uint32{s[j], s[j+1]}})
-							pairs[p] = sym
+					c, _ := counts.get(p)
+					if c >= 2 && (j+2 >= len(s) || counted(&counts, uint64(s[j+1])<<32|uint64(s[j+2])) <= c) {
+						sym := pairs.ref(p)
+						if *sym == 0 {
+							*sym = int32(newRule(gRule{body: []uint32{s[j], s[j+1]}})) + 1
 						}
-						out = append(out, sym)
+						out = append(out, uint32(*sym-1))
 						changed = true
 						j += 2
 						continue
@@ -139,6 +133,12 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 	}
 	g.inlineOnce(seqs)
 	return g
+}
+
+// counted is the count of pair p, 0 if none.
+func counted(counts *countTable, p uint64) int32 {
+	c, _ := counts.get(p)
+	return c
 }
 
 // inlineOnce puts each pair rule used once in place of its use, and

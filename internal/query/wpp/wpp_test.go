@@ -1017,3 +1017,83 @@ func testGoroutines(s *memSource, name string) map[uint64]bool {
 	}
 	return in
 }
+
+// TestWideCalls: calls of more items than a frame's block
+// (itemBlock) round-trip, equal ones are one node and ones that differ
+// in one item, in the first block or the last, are not; the frames and
+// blocks a worker reuses from goroutine to goroutine carry nothing over.
+func TestWideCalls(t *testing.T) {
+	// wide is a call of function 0 that makes n calls of function 1
+	// (path p each), with a spawn and a path up now and then, the
+	// item at index odd made different.
+	wide := func(n, odd int) []profile.WPPEvent {
+		evs := []profile.WPPEvent{{Kind: profile.WPPEnter, Pkg: 1, Func: 0}}
+		for i := range n {
+			p := uint64(i % 3)
+			if i == odd {
+				p = 7
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: 1}, profile.WPPEvent{Kind: profile.WPPPath, Path: p})
+			if i%1000 == 999 {
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Up: 1, Path: 2})
+			}
+			evs = append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+			if i%777 == 0 {
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPSpawn, Spawn: uint64(i)})
+			}
+			if i%5 == 0 {
+				evs = append(evs, profile.WPPEvent{Kind: profile.WPPPath, Path: 1})
+			}
+		}
+		return append(evs, profile.WPPEvent{Kind: profile.WPPReturn})
+	}
+	n := 2*itemBlock + 123
+	g1 := slices.Concat([]profile.WPPEvent{{Kind: profile.WPPStart}}, wide(n, -1), wide(n, -1), wide(n, 5), wide(n, n-1))
+	// A goroutine whose wide call is left open, and one after it that
+	// makes only short calls, in frames the wide ones used.
+	g2 := slices.Concat([]profile.WPPEvent{{Kind: profile.WPPStart}}, wide(n, 17)[:n])
+	g3 := []profile.WPPEvent{{Kind: profile.WPPStart}, {Kind: profile.WPPEnter, Pkg: 1, Func: 0}, {Kind: profile.WPPPath, Path: 3}, {Kind: profile.WPPReturn}}
+	s := &memSource{name: "/p/pathcover.1.wpp", h: profile.WPPHeader{PID: 1, Start: time.Unix(0, 1000), Ended: true}, pkgs: testHashes, gs: map[uint64][]profile.WPPEvent{1: g1, 2: g2, 3: g3}}
+	for _, workers := range []int{1, 2} {
+		tw, err := compactWith([]Source{s}, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots := tw.Processes[0].Goroutines[0].Roots
+		if len(roots) != 4 || roots[0] != roots[1] || roots[2] == roots[0] || roots[3] == roots[0] || roots[2] == roots[3] {
+			t.Fatalf("%d workers: the wide calls' nodes are %v, want the first two the same and the others apart", workers, roots)
+		}
+		if got := len(tw.Nodes[roots[0]].Items); got <= 2*itemBlock {
+			t.Fatalf("%d workers: a wide call has %d items, want more than %d", workers, got, 2*itemBlock)
+		}
+	}
+	roundTrip(t, []*memSource{s})
+}
+
+// TestFrameItems: a frame's items, kept in blocks, are equal to exactly
+// the slices that hold them in order (Compact compares them only when
+// two nodes' hashes are the same, which TestWideCalls cannot arrange).
+func TestFrameItems(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var c compactor
+	for range 50 {
+		f := c.newFrame(0, 0)
+		var want []Item
+		for range r.IntN(3 * itemBlock) {
+			it := Item{At: uint32(r.IntN(4)), Node: int32(r.IntN(4)), Kind: ItemCall}
+			c.addItem(f, it)
+			want = append(want, it)
+		}
+		if got := f.cloneItems(); !slices.Equal(got, want) || f.nItems() != len(want) || !f.itemsEqual(want) {
+			t.Fatalf("a frame of %d items holds %d, or is not equal to them", len(want), f.nItems())
+		}
+		if len(want) == 0 {
+			continue
+		}
+		other := slices.Clone(want)
+		other[r.IntN(len(other))].At += 10
+		if f.itemsEqual(other) || f.itemsEqual(want[:len(want)-1]) || f.itemsEqual(append(slices.Clone(want), want[0])) {
+			t.Fatalf("a frame of %d items is equal to other items", len(want))
+		}
+	}
+}
