@@ -150,7 +150,7 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 		for _, g := range p.Goroutines {
 			s := make([]uint32, len(g.Roots))
 			for j, r := range g.Roots {
-				s[j] = intern(call(r, 0))
+				s[j] = intern(call(int(r), 0))
 			}
 			seqs = append(seqs, s)
 		}
@@ -275,7 +275,7 @@ func (t *TWPP) encodeCalls(pkgIndex map[string]int, traceBase []int) ([]byte, er
 			gi++
 			for _, r := range g.Roots {
 				if shared[r] < 0 {
-					tree(r)
+					tree(int(r))
 				}
 			}
 		}
@@ -614,13 +614,13 @@ func (r *callsReader) body(tlen uint64) (items []Item, private []int, calls uint
 
 // roots reads a goroutine's roots: a sequence of symbols that expands
 // into calls, at path 0. A private root's node is left to fill (-1).
-func (r *callsReader) roots() []int {
+func (r *callsReader) roots() []int32 {
 	d := r.d
 	syms, total := r.syms()
 	if d.Err != nil {
 		return nil
 	}
-	roots := make([]int, 0, total)
+	roots := make([]int32, 0, total)
 	if r.rootOf == nil {
 		r.rootOf = make([]int, len(r.terms))
 		for i := range r.rootOf {
@@ -638,7 +638,7 @@ func (r *callsReader) roots() []int {
 				r.root(v, true)
 				return false
 			}
-			roots = append(roots, x)
+			roots = append(roots, int32(x))
 		}
 		return true
 	})
@@ -828,7 +828,7 @@ func (r *callsReader) process(pkgs []string) *Process {
 		}
 		for i, n := range g.Roots {
 			if n < 0 {
-				if g.Roots[i] = r.tree(); d.Err != nil {
+				if g.Roots[i] = int32(r.tree()); d.Err != nil {
 					return nil
 				}
 			}

@@ -63,8 +63,8 @@ func (t *TWPP) FirstCallsIn(k FuncKey, in map[*Process]map[uint64]bool) []CallID
 					id += t.Nodes[r].Calls
 					continue
 				}
-				visit(r)
-				stack = append(stack[:0], frame{node: r})
+				visit(int(r))
+				stack = append(stack[:0], frame{node: int(r)})
 				for len(stack) > 0 {
 					top := &stack[len(stack)-1]
 					items := t.Nodes[top.node].Items

@@ -467,7 +467,7 @@ func (h *hotCounter) acrossCalls() error {
 	for _, p := range t.Processes {
 		for _, g := range p.Goroutines {
 			for _, r := range g.Roots {
-				if r < 0 || r >= len(t.Nodes) {
+				if r < 0 || int(r) >= len(t.Nodes) {
 					return fmt.Errorf("goroutine %d: no node %d", g.ID, r)
 				}
 				occ[r] = satAdd(occ[r], 1)

@@ -58,7 +58,7 @@ func (t *TWPP) ExpandGoroutine(p *Process, g *Goroutine, fn func(profile.WPPEven
 	}
 	var cursors []*cursor
 	for _, r := range g.Roots {
-		if err := t.expand(r, &cursors, pkgs, fn); err != nil {
+		if err := t.expand(int(r), &cursors, pkgs, fn); err != nil {
 			return err
 		}
 	}
@@ -247,7 +247,7 @@ func (t *TWPP) Call(id CallID, names Names) (*CallInfo, error) {
 						}
 						c := t.Nodes[it.Node].Calls
 						if uint64(id) < next+c {
-							ni, at, found = int(it.Node), next, true
+							ni, at, found = it.Node, next, true
 							break
 						}
 						next += c

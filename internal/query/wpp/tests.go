@@ -323,7 +323,7 @@ func (t *TWPP) TraceTests() (func(k FuncKey, trace int) []string, error) {
 			for _, g := range p.Goroutines {
 				if gs[g.ID] {
 					for _, r := range g.Roots {
-						of(r)[ti/64] |= 1 << (ti % 64)
+						of(int(r))[ti/64] |= 1 << (ti % 64)
 					}
 				}
 			}
