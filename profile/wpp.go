@@ -278,3 +278,9 @@ func PathRuns(paths []uint64) string {
 	}
 	return b.String()
 }
+
+// Done says the file will not change: the process that wrote it said it
+// reached its end (Ended) and is no longer running. A recording that is
+// not done may be one of a process that was killed or crashed: only the
+// end of the run that made it says it will not grow.
+func (h WPPHeader) Done() bool { return h.Ended && !processRunning(h.PID) }

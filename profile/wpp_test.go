@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -315,9 +318,19 @@ func FuzzParseWPP(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// ReadWPPHeader reads any file without a panic, and reads the
+		// header ParseWPP does of a file it reads.
+		name := filepath.Join(t.TempDir(), "pathcover.1.1.wpp")
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, herr := ReadWPPHeader(name)
 		w, got, err := readAllWPP(t, data)
 		if err != nil {
 			return
+		}
+		if herr != nil || !reflect.DeepEqual(h, w.Header) {
+			t.Fatalf("ReadWPPHeader: %+v, %v; ParseWPP: %+v", h, herr, w.Header)
 		}
 		var pkgs []string
 		for i := uint32(1); ; i++ {
@@ -403,4 +416,26 @@ func makeRange(from, to int) []int {
 		r = append(r, i)
 	}
 	return r
+}
+
+// TestWPPDone: a recording is done once its process said it ended and is
+// gone: not while it runs (this process), nor if it never said so.
+func TestWPPDone(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no process check here (process_other.go): a recording is never done before the end")
+	}
+	gone := uint64(1 << 40) // no process's
+	for _, c := range []struct {
+		h    WPPHeader
+		done bool
+	}{
+		{WPPHeader{Ended: true, PID: gone}, true},
+		{WPPHeader{Ended: false, PID: gone}, false},
+		{WPPHeader{Ended: true, PID: uint64(os.Getpid())}, false},
+		{WPPHeader{Ended: true, PID: 0}, false},
+	} {
+		if got := c.h.Done(); got != c.done {
+			t.Errorf("%+v: Done() = %v, want %v", c.h, got, c.done)
+		}
+	}
 }

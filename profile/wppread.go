@@ -58,6 +58,66 @@ func OpenWPP(name string) (*WPPFile, error) {
 	return w, nil
 }
 
+// parseWPPHeader parses the header unit of a WPP file.
+func parseWPPHeader(hdr []byte) (binary.ByteOrder, WPPHeader, error) {
+	var order binary.ByteOrder
+	switch magic := string(hdr[:8]); {
+	case magic == wppMagic, magic == wppMagicV3:
+	case magic[:7] == wppMagic[:7]:
+		return nil, WPPHeader{}, fmt.Errorf("a WPP file of version %q, not %q: written by another version of pathcover; record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
+	default:
+		return nil, WPPHeader{}, fmt.Errorf("not a WPP file")
+	}
+	switch {
+	case binary.LittleEndian.Uint64(hdr[8:]) == byteOrderMark:
+		order = binary.LittleEndian
+	case binary.BigEndian.Uint64(hdr[8:]) == byteOrderMark:
+		order = binary.BigEndian
+	default:
+		return nil, WPPHeader{}, fmt.Errorf("bad byte order mark")
+	}
+	flags, errno := order.Uint32(hdr[24:]), order.Uint32(hdr[28:])
+	if flags&^(WPPLimitReached|WPPWriteFailed|WPPEnded) != 0 {
+		return nil, WPPHeader{}, fmt.Errorf("unknown flags %#x", flags)
+	}
+	if errno != 0 && flags&WPPWriteFailed == 0 {
+		return nil, WPPHeader{}, fmt.Errorf("the errno %d of a write that did not fail", errno)
+	}
+	h := WPPHeader{
+		Limit:        order.Uint64(hdr[16:]),
+		LimitReached: flags&WPPLimitReached != 0,
+		WriteFailed:  flags&WPPWriteFailed != 0,
+		WriteErrno:   errno,
+		Ended:        flags&WPPEnded != 0,
+		Start:        time.Unix(0, int64(order.Uint64(hdr[32:]))),
+		PID:          order.Uint64(hdr[40:]),
+	}
+	return order, h, nil
+}
+
+// ReadWPPHeader reads the header of WPP file name alone: what a process
+// still recording has said so far of its end (WPPHeader.Ended), without
+// indexing its chunks.
+func ReadWPPHeader(name string) (WPPHeader, error) {
+	f, st, err := OpenFile(name, "whole-program-path file", MaxWPPSize)
+	if err != nil {
+		return WPPHeader{}, err
+	}
+	defer f.Close()
+	if st.Size() < WPPUnit {
+		return WPPHeader{}, fmt.Errorf("%s: not a WPP file: %d bytes", name, st.Size())
+	}
+	var hdr [WPPUnit]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return WPPHeader{}, err
+	}
+	_, h, err := parseWPPHeader(hdr[:])
+	if err != nil {
+		return WPPHeader{}, fmt.Errorf("%s: %v", name, err)
+	}
+	return h, nil
+}
+
 // Close closes the file.
 func (w *WPPFile) Close() error {
 	if w.closer != nil {
@@ -75,37 +135,10 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 	if _, err := r.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
-	switch magic := string(hdr[:8]); {
-	case magic == wppMagic, magic == wppMagicV3:
-	case magic[:7] == wppMagic[:7]:
-		return nil, fmt.Errorf("a WPP file of version %q, not %q: written by another version of pathcover; record it again with this pathcover's pppexec", magic[7:], wppMagic[7:])
-	default:
-		return nil, fmt.Errorf("not a WPP file")
-	}
 	w := &WPPFile{r: r, Packages: make(map[uint32]string), chunks: make(map[uint64][]wppChunk)}
-	switch {
-	case binary.LittleEndian.Uint64(hdr[8:]) == byteOrderMark:
-		w.order = binary.LittleEndian
-	case binary.BigEndian.Uint64(hdr[8:]) == byteOrderMark:
-		w.order = binary.BigEndian
-	default:
-		return nil, fmt.Errorf("bad byte order mark")
-	}
-	flags, errno := w.order.Uint32(hdr[24:]), w.order.Uint32(hdr[28:])
-	if flags&^(WPPLimitReached|WPPWriteFailed|WPPEnded) != 0 {
-		return nil, fmt.Errorf("unknown flags %#x", flags)
-	}
-	if errno != 0 && flags&WPPWriteFailed == 0 {
-		return nil, fmt.Errorf("the errno %d of a write that did not fail", errno)
-	}
-	w.Header = WPPHeader{
-		Limit:        w.order.Uint64(hdr[16:]),
-		LimitReached: flags&WPPLimitReached != 0,
-		WriteFailed:  flags&WPPWriteFailed != 0,
-		WriteErrno:   errno,
-		Ended:        flags&WPPEnded != 0,
-		Start:        time.Unix(0, int64(w.order.Uint64(hdr[32:]))),
-		PID:          w.order.Uint64(hdr[40:]),
+	var err error
+	if w.order, w.Header, err = parseWPPHeader(hdr[:]); err != nil {
+		return nil, err
 	}
 	var ch [WPPChunkHeader + 16]byte
 	for off := int64(WPPUnit); off+WPPUnit <= size; {

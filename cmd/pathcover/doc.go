@@ -106,7 +106,9 @@
 // changed lines); -tests=false leaves that out.
 //
 // With -wpp, the tests also record their whole program paths (pppexec -wpp),
-// which are compacted at the end into D/profile.twpp for pathcover wpp.
+// which are compacted into D/profile.twpp for pathcover wpp: each test
+// process's once it has ended, while the other packages' tests run, and the
+// rest at the end.
 //
 // With -deps, the build also describes each function's statements for
 // slicing, and the tests record their whole program paths: pathcover slice

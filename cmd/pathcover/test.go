@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pathcover/pathcover/internal/buildspec"
 	"github.com/pathcover/pathcover/internal/driver"
@@ -46,7 +47,9 @@ FUNC lists them; pathcover affected -since REV lists the tests that run
 changed lines); -tests=false leaves that out.
 
 With -wpp, the tests also record their whole program paths (pppexec -wpp),
-which are compacted at the end into D/profile.twpp for pathcover wpp.
+which are compacted into D/profile.twpp for pathcover wpp: each test
+process's once it has ended, while the other packages' tests run, and the
+rest at the end.
 
 With -deps, the build also describes each function's statements for
 slicing, and the tests record their whole program paths: pathcover slice
@@ -204,6 +207,14 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	goTest := exec.Command("go", goArgs...)
 	goTest.Stdout, goTest.Stderr, goTest.Stdin = os.Stderr, os.Stderr, os.Stdin
 	goTest.Env = append(os.Environ(), "PATHCOVERDIR="+profileDir)
+	var wppParts *wpp.Incremental
+	if t.spec.WPP {
+		// Each package's recording is compacted once its tests are
+		// done, while the other packages' run.
+		wppParts = wpp.NewIncremental(profileDir)
+		wppParts.Start(200 * time.Millisecond)
+		defer wppParts.Stop()
+	}
 	code := 0
 	if err := runGoTest(goTest, rest, *t.asJSON); err != nil {
 		var exit *exec.ExitError
@@ -241,7 +252,7 @@ func (t *testFlags) run(cmd *Command, args []string) int {
 	}
 	if t.spec.WPP {
 		writeCutTests(profileDir)
-		code = cmp.Or(code, compactTests(name, profileDir))
+		code = cmp.Or(code, compactTests(name, profileDir, wppParts))
 	}
 	if t.spec.Values {
 		code = cmp.Or(code, buildWET(name, profileDir))
@@ -352,9 +363,10 @@ func writeCutTests(dir string) {
 }
 
 // compactTests compacts the whole program paths the tests recorded into
-// dir, and says where they are; it returns the exit status.
-func compactTests(name, dir string) int {
-	out, st, err := wpp.CompactDir(dir, "")
+// dir (parts has compacted those whose processes were done), and says
+// where they are; it returns the exit status.
+func compactTests(name, dir string, parts *wpp.Incremental) int {
+	out, st, err := parts.Finish("")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return exitNoData

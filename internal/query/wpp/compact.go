@@ -358,10 +358,10 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 	return t, nil
 }
 
-// merge adds part, the TWPP of goroutine gr alone, to t, and makes gr's
-// roots t's nodes. Functions, traces and nodes new to t are added in the
-// order part has them, the order they first ran in gr.
-func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
+// merge adds part, the TWPP of goroutines grs alone, to t, and makes
+// their roots t's nodes. Functions, traces and nodes new to t are added in
+// the order part has them, the order they first ran in grs.
+func (t *TWPP) merge(part *TWPP, grs ...*Goroutine) {
 	funcs := make([]int, len(part.Funcs))
 	traces := make([][]int, len(part.Funcs))
 	for i, pf := range part.Funcs {
@@ -392,9 +392,25 @@ func (t *TWPP) merge(part *TWPP, gr *Goroutine) {
 		}
 		nodes[i] = t.intern(n)
 	}
-	for k, r := range gr.Roots {
-		gr.Roots[k] = int32(nodes[r])
+	for _, gr := range grs {
+		for k, r := range gr.Roots {
+			gr.Roots[k] = int32(nodes[r])
+		}
 	}
+}
+
+// mergeProcess adds part, the TWPP of one process's recording alone, to
+// t, and its process after t's: as merging its goroutines one after the
+// other into t would have (Compact), since part holds what is new in
+// each goroutine in the order they came.
+func (t *TWPP) mergeProcess(part *TWPP) error {
+	p := part.Processes[0]
+	t.merge(part, p.Goroutines...)
+	if len(t.Nodes) > maxNodes {
+		return fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+	}
+	t.Processes = append(t.Processes, p)
+	return nil
 }
 
 // A frame is a call being split off its goroutine's stream. Frames are
