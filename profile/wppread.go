@@ -104,18 +104,24 @@ func ReadWPPHeader(name string) (WPPHeader, error) {
 		return WPPHeader{}, err
 	}
 	defer f.Close()
-	if st.Size() < WPPUnit {
-		return WPPHeader{}, fmt.Errorf("%s: not a WPP file: %d bytes", name, st.Size())
-	}
-	var hdr [WPPUnit]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
-		return WPPHeader{}, err
-	}
-	_, h, err := parseWPPHeader(hdr[:])
+	_, h, err := readWPPHeader(f, st.Size())
 	if err != nil {
 		return WPPHeader{}, fmt.Errorf("%s: %v", name, err)
 	}
 	return h, nil
+}
+
+// readWPPHeader reads and parses the header unit of a WPP file of size
+// bytes read through r.
+func readWPPHeader(r io.ReaderAt, size int64) (binary.ByteOrder, WPPHeader, error) {
+	if size < WPPUnit {
+		return nil, WPPHeader{}, fmt.Errorf("not a WPP file: %d bytes", size)
+	}
+	var hdr [WPPUnit]byte
+	if _, err := r.ReadAt(hdr[:], 0); err != nil {
+		return nil, WPPHeader{}, err
+	}
+	return parseWPPHeader(hdr[:])
 }
 
 // Close closes the file.
@@ -128,16 +134,9 @@ func (w *WPPFile) Close() error {
 
 // ParseWPP indexes a WPP file of size bytes read through r.
 func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
-	if size < WPPUnit {
-		return nil, fmt.Errorf("not a WPP file: %d bytes", size)
-	}
-	var hdr [WPPUnit]byte
-	if _, err := r.ReadAt(hdr[:], 0); err != nil {
-		return nil, err
-	}
 	w := &WPPFile{r: r, Packages: make(map[uint32]string), chunks: make(map[uint64][]wppChunk)}
 	var err error
-	if w.order, w.Header, err = parseWPPHeader(hdr[:]); err != nil {
+	if w.order, w.Header, err = readWPPHeader(r, size); err != nil {
 		return nil, err
 	}
 	var ch [WPPChunkHeader + 16]byte

@@ -130,8 +130,8 @@ type Goroutine struct {
 	Spawn  uint64 // the spawn event that started it; 0 if not recorded
 	// Roots are nodes: int32, as Item.Node is (a goroutine of math/big's
 	// suite makes 11 million calls from outside any instrumented
-	// function, and wpp hot spent more on their 8-byte indexes than on
-	// the rest of the read).
+	// function: as ints, 92 MB, more than all the nodes' items that wpp
+	// hot reads with them).
 	Roots []int32
 	// Stopped says the recording stopped in this goroutine (its process's
 	// ProcessEnd says why: the size limit, or a write that failed).
@@ -334,8 +334,8 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 		go func() {
 			// A worker's frames go from goroutine to goroutine: a
 			// suite has hundreds, and each grew its frames' paths and
-			// items again (encoding/json's: a third of what compacting
-			// it allocated).
+			// items again (encoding/json's: nearly half of what
+			// compacting it allocated).
 			var reuse compactor
 			for j := range jobs {
 				run(j, &reuse)
@@ -424,8 +424,8 @@ type frame struct {
 	// then items: the outermost call of a test can make millions of
 	// calls, and one slice grown to hold them was copied at each step
 	// (regexp's suite: a call of a million items, whose copies were a
-	// sixth of compacting it, and most of its page faults). Blocks are
-	// the compactor's, reused (compactor.blocks).
+	// quarter of compacting it, and nearly half of what it allocated).
+	// Blocks are the compactor's, reused (compactor.blocks).
 	items []Item
 	full  [][]Item
 }

@@ -8,7 +8,7 @@ package wpp
 // millions of lookups, where a map keyed by an encoding of the item costs
 // more than the rest of the work. A table starts small: the compaction
 // makes one per function for each goroutine, and encoding/json's suite,
-// 555 goroutines, spent a quarter of what it allocated on tables of 1,024
+// 555 goroutines, spent a fifth of what it allocated on tables of 1,024
 // slots that held a few traces.
 type hashIndex struct {
 	slots  []int32  // item+1 by hash; 0 free

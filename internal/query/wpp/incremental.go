@@ -23,6 +23,7 @@ type Incremental struct {
 
 	mu      sync.Mutex
 	parts   map[string]*TWPP // the recordings compacted, by file name
+	failed  map[string]bool  // done but not compacted: left to Finish, not tried again
 	scanned int              // how many Scan compacted
 	stop    chan struct{}
 	done    chan struct{}
@@ -30,7 +31,7 @@ type Incremental struct {
 
 // NewIncremental returns an Incremental of the recordings of dir.
 func NewIncremental(dir string) *Incremental {
-	return &Incremental{dir: dir, workers: max(1, runtime.GOMAXPROCS(0)/2), parts: make(map[string]*TWPP)}
+	return &Incremental{dir: dir, workers: max(1, runtime.GOMAXPROCS(0)/2), parts: make(map[string]*TWPP), failed: make(map[string]bool)}
 }
 
 // Start compacts, every interval until Stop, the recordings that are
@@ -76,20 +77,24 @@ func (c *Incremental) Scan() {
 		}
 		c.mu.Lock()
 		_, seen := c.parts[name]
+		seen = seen || c.failed[name]
 		c.mu.Unlock()
 		if seen {
 			continue
 		}
 		if h, err := profile.ReadWPPHeader(name); err != nil || !h.Done() {
-			continue
+			continue // not yet written, or not yet done: looked at again
 		}
 		part, err := compactFile(name, c.workers)
-		if err != nil {
-			continue
-		}
 		c.mu.Lock()
-		c.parts[name] = part
-		c.scanned++
+		if err != nil {
+			// A done recording does not change: compacting it again
+			// each scan would fail again.
+			c.failed[name] = true
+		} else {
+			c.parts[name] = part
+			c.scanned++
+		}
 		c.mu.Unlock()
 	}
 }

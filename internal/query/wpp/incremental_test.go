@@ -66,3 +66,38 @@ func TestIncremental(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalBadRecording: a done recording that cannot be compacted
+// is not compacted by Scan (nor tried again), and Finish fails as
+// CompactDir does, naming it.
+func TestIncrementalBadRecording(t *testing.T) {
+	if !(profile.WPPHeader{Ended: true, PID: 1 << 40}).Done() {
+		t.Skip("this system cannot tell a process is gone (profile/process_other.go): Scan compacts nothing")
+	}
+	dir := t.TempDir()
+	s := randomSource(1)
+	h := s.h
+	h.PID, h.Ended = 1<<40, true
+	var b bytes.Buffer
+	if err := profile.WriteWPPTests(&b, h, []string{testHashes[1], testHashes[2]}, s.gs, s.tests); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	data[profile.WPPUnit] ^= 0xff // the first chunk's magic
+	if err := os.WriteFile(filepath.Join(dir, "pathcover.1.1.wpp"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want := CompactDir(dir, filepath.Join(t.TempDir(), "whole.twpp"))
+	if want == nil {
+		t.Fatal("CompactDir compacted a recording whose chunk is broken")
+	}
+	c := NewIncremental(dir)
+	c.Scan()
+	c.Scan()
+	if c.Scanned() != 0 || !c.failed[filepath.Join(dir, "pathcover.1.1.wpp")] {
+		t.Fatalf("Scan compacted %d recordings, failed %v; want none, and the broken one failed", c.Scanned(), c.failed)
+	}
+	if _, _, err := c.Finish(filepath.Join(t.TempDir(), "parts.twpp")); err == nil || err.Error() != want.Error() {
+		t.Fatalf("Finish: %v; want CompactDir's error %v", err, want)
+	}
+}
