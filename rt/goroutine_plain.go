@@ -28,6 +28,16 @@ func recorderField() (unsafe.Pointer, uint64) {
 	return testRecorders[g], goid
 }
 
+// recorderFast is recorderField where no field is read inlined: the
+// goroutine's own recorder, or wppNoRecorder, never nil.
+func recorderFast() unsafe.Pointer {
+	p, goid := recorderField()
+	if p == nil || (*wppRecorder)(p).goid != goid {
+		p = unsafe.Pointer(&wppNoRecorder)
+	}
+	return p
+}
+
 func setRecorderField(rec unsafe.Pointer) (goid, parent uint64) {
 	if testGoroutine == nil {
 		return 0, 0

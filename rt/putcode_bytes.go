@@ -14,3 +14,6 @@ func putCode(chunk []byte, at int, code uint64) int {
 	chunk[at] = byte(code)
 	return at + n
 }
+
+// putFastCode is putCode: byte by byte, each store checked.
+func putFastCode(chunk []byte, at int, code uint64) int { return putCode(chunk, at, code) }

@@ -2,7 +2,10 @@
 
 package rt
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Ring returns the calling goroutine's ring (flight.go): the one the
 // runtime gave it when it made the goroutine, or one that nobody reads.
@@ -16,3 +19,13 @@ func Ring() *FlightRing { return (*FlightRing)(runtime.PathcoverFlightRing()) }
 // (runtime.PathcoverProc, which the patched runtime exports so that this
 // inlines into every count of a sharded build).
 func proc() int { return runtime.PathcoverProc() }
+
+// recorderFast is recorderField for the inlined enter record
+// (WPPCode.TryEnter): the g's field, through runtime.PathcoverFlightRing,
+// which inlines (one load, no call). It is never nil, and it is the
+// goroutine's own recorder or none: the runtime gives every goroutine of a
+// program that records a field of its own (pathcoverFreshRecorders), the
+// runtime's ring of the goroutines that have none, whose words read as a
+// recorder without room (nothing writes them in a -wpp build, which never
+// keeps rings).
+func recorderFast() unsafe.Pointer { return runtime.PathcoverFlightRing() }

@@ -2,6 +2,8 @@
 
 package rt
 
+import "unsafe"
+
 // Ring and proc against the stock runtime, which has no ring to give:
 // rt's own tests build rt so (go build -tags
 // pathcover_rt,pathcover_stockruntime) to see what the compiler inlines.
@@ -10,3 +12,10 @@ package rt
 func Ring() *FlightRing { return &flightNowhere.FlightRing }
 
 func proc() int { return 0 }
+
+// recorderFast stands in for the patched runtime's load of the g's field
+// (ring_runtime.go), at the same inlining cost, so that TestWPPInlined
+// sees what instrumented code gets: nothing runs rt built so.
+func recorderFast() unsafe.Pointer { return stockG.field }
+
+var stockG *struct{ field unsafe.Pointer }

@@ -35,18 +35,21 @@ import (
 // a run, and why (profile.WPPHeader.Cut).
 //
 // A goroutine finds its recorder through a field that pppexec adds to the
-// runtime's g (goroutine_wpp.go): one call that reads it and the
-// goroutine's id, which tells a recorder of this goroutine from one left
-// by a goroutine that had the same g before (g's are reused, goids never
-// are). So recorders are at most the g's the process ever had, its peak
-// number of goroutines.
+// runtime's g (goroutine_wpp.go). Once a program records, the runtime
+// starts every new goroutine without one, not with the recorder its g's
+// last goroutine left (g's are reused), so the inlined enter record reads
+// the field with one load and no call (recorderFast); the slow ways read
+// it with the goroutine's id as well (recorderField), and compare. The
+// recorders held are at most the g's the process ever had, its peak
+// number of goroutines: a recorder whose g went to a new goroutine is
+// garbage.
 //
 // What a call costs, on the way that does not leave the inlined code
-// (each checked by TestWPPInlined): WPPEnter reads the field, writes the
+// (each checked by TestWPPInlined): TryEnter loads the field, writes the
 // call's record, which WPPRegister encoded beforehand, and counts the
-// depth; Path writes one byte for an id under 32, PathReturn one byte for
-// the path and the return; Return, deferred, one byte, or nothing after a
-// PathReturn.
+// depth; TryPath writes one byte for an id under 32, TryPathReturn one
+// byte for the path and the return; TryReturn, deferred, one byte, or
+// nothing after a path's return.
 
 const (
 	wppUnit         = 512
@@ -111,9 +114,11 @@ var (
 type wppRecorder struct {
 	chunk []byte // the current chunk, mapped, header included; nil before the first
 	next  int    // where the next record goes in chunk
-	// fast is the last offset at which a record of at most wppFastRoom
-	// bytes may begin: the inlined paths write when next <= fast. It is
-	// -1 without a chunk, and once stopped, so they never do.
+	// fast is the first offset at which a record of at most wppFastRoom
+	// bytes may not begin: the inlined paths write when next < fast. It
+	// is -1 without a chunk, and once stopped, so they never do; so is a
+	// recorder of zeros (the runtime's ring of goroutines without one, as
+	// TryEnter reads it), which is why the comparison is strict.
 	fast    int
 	depth   uint32
 	stopped bool
@@ -134,11 +139,10 @@ type WPPFrame struct {
 // from a package-level variable initializer of its generated file, with
 // the package's metadata hash, the size limit pppexec was given (-wppmax;
 // 0 for the default), which $PATHCOVERWPPMAX overrides, and the number of
-// its functions. It returns, for each function, the code that WPPEnter
-// takes to record a call of it: its enter record, encoded (the bytes from
-// the lowest, the length in the top byte); zeros if nothing is recorded.
-func WPPRegister(hash string, limit int64, funcs int) []uint64 {
-	codes := make([]uint64, funcs)
+// its functions. It returns, for each function, the code that records a
+// call of it (WPPCode.TryEnter); zeros if nothing is recorded.
+func WPPRegister(hash string, limit int64, funcs int) []WPPCode {
+	codes := make([]WPPCode, funcs)
 	wppMu.Lock()
 	defer wppMu.Unlock()
 	if !wppReady(limit) {
@@ -162,7 +166,7 @@ func WPPRegister(hash string, limit int64, funcs int) []uint64 {
 		enter := uvarintCode(uint64(n)<<2 | wppTagEnter)
 		fnCode := uvarintCode(uint64(fn))
 		k := enter >> 56
-		codes[fn] = enter&(1<<(8*k)-1) | (fnCode&(1<<56-1))<<(8*k) | (k+fnCode>>56)<<56
+		codes[fn] = WPPCode(enter&(1<<(8*k)-1) | (fnCode&(1<<56-1))<<(8*k) | (k+fnCode>>56)<<56)
 	}
 	return codes
 }
@@ -220,24 +224,53 @@ const (
 	wppTestEnded   = 2
 )
 
-// WPPEnter records a call by the calling goroutine of the function whose
-// code (from WPPRegister) it is given, and returns the call's frame.
+// A WPPCode is what WPPRegister makes of one function of a package: its
+// enter record, encoded for putCode (the bytes from the lowest, the length
+// in the top byte); 0 if its calls are not recorded.
+type WPPCode uint64
+
+// TryEnter records a call by the calling goroutine of the function whose
+// code c is, if the goroutine has its recorder and the recorder's chunk
+// has room, and returns the call's frame and true; else the zero frame
+// and false, and instrumented code calls Enter:
+//
+//	_pathcoverF, _pathcoverOK := _pathcoverWE[3].TryEnter(); if !_pathcoverOK { _pathcoverF = _pathcoverWE[3].Enter() }
+//
+// It is small enough to be inlined (TestWPPInlined), and finds the
+// recorder inlined (recorderFast), so an enter record costs no call: it
+// is at the inliner's budget, which is why the field it reads must never
+// be nil (the runtime's rings of goroutines that have none, and
+// wppNoRecorder, stand in) and why its store is unchecked (putFastCode).
+func (c WPPCode) TryEnter() (f WPPFrame, ok bool) {
+	r := (*wppRecorder)(recorderFast())
+	if r.next < r.fast && c != 0 {
+		r.next = putFastCode(r.chunk, r.next, uint64(c))
+		r.depth++
+		f.r, f.depth, ok = r, r.depth, true
+	}
+	return
+}
+
+// Enter records a call as TryEnter does, and where it cannot: when the
+// goroutine has no recorder yet, or its chunk is full, or recording is
+// off.
 //
 // Past the file's size limit, each goroutine goes on recording into the
 // chunk it has, and stops when that is full (room), so that what each
 // goroutine recorded is a prefix of what it did.
-func WPPEnter(code uint64) WPPFrame {
-	p, goid := recorderField()
-	r := (*wppRecorder)(p)
-	if r == nil || r.goid != goid || r.next > r.fast || code == 0 {
-		return wppEnterSlow(code)
+func (c WPPCode) Enter() WPPFrame {
+	if f, ok := c.TryEnter(); ok {
+		return f
 	}
-	r.depth++
-	r.next = putCode(r.chunk, r.next, code)
-	return WPPFrame{r, r.depth}
+	return wppEnterSlow(uint64(c))
 }
 
-// wppEnterSlow is WPPEnter when the goroutine has no recorder yet, or its
+// wppNoRecorder is what recorderFast returns for a goroutine without a
+// recorder where the runtime's field is not read (rt's own tests): a
+// recorder whose chunk never has room, so TryEnter says no.
+var wppNoRecorder = wppRecorder{fast: -1, stopped: true}
+
+// wppEnterSlow is Enter when the goroutine has no recorder yet, or its
 // chunk is full, or recording is off.
 func wppEnterSlow(code uint64) WPPFrame {
 	if code == 0 {
@@ -262,7 +295,7 @@ func (f WPPFrame) Path(id uint64) { f.pathSlow(id, false) }
 // reports whether it did. It is small enough to be inlined: instrumented
 // code calls Path only when it reports false.
 func (f WPPFrame) TryPath(id uint64) bool {
-	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next <= r.fast {
+	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next < r.fast {
 		r.chunk[r.next] = byte(id<<2 | wppTagPath)
 		r.next++
 		return true
@@ -279,7 +312,7 @@ func (f WPPFrame) PathReturn(id uint64) { f.pathSlow(id, true) }
 
 // TryPathReturn is to PathReturn what TryPath is to Path.
 func (f WPPFrame) TryPathReturn(id uint64) bool {
-	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next <= r.fast {
+	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next < r.fast {
 		r.chunk[r.next] = byte(id<<2 | wppTagPathReturn)
 		r.next++
 		r.depth--
@@ -301,7 +334,7 @@ func (f WPPFrame) TryReturn() bool {
 	if r == nil || r.depth < f.depth {
 		return true
 	}
-	if r.depth == f.depth && r.next <= r.fast {
+	if r.depth == f.depth && r.next < r.fast {
 		r.chunk[r.next] = wppReturnByte
 		r.next++
 		r.depth--
@@ -355,7 +388,7 @@ func wppStart(s uint64) {
 // 2^47; pathRare does the rest.
 func (f WPPFrame) pathSlow(id uint64, returns bool) {
 	r := f.r
-	if r != nil && r.depth == f.depth && id < 1<<47 && r.next <= r.fast {
+	if r != nil && r.depth == f.depth && id < 1<<47 && r.next < r.fast {
 		tag := uint64(wppTagPath)
 		if returns {
 			tag = wppTagPathReturn
@@ -460,7 +493,7 @@ func (r *wppRecorder) room(n int) bool {
 	putUint64(c[16:], r.goid)
 	c[4] = 1
 	copy(c[:4], "wppc")
-	r.chunk, r.next, r.fast = c, wppChunkHeader, len(c)-wppFastRoom
+	r.chunk, r.next, r.fast = c, wppChunkHeader, len(c)-wppFastRoom+1
 	r.size = min(2*r.size, wppMaxChunkSize)
 	return true
 }

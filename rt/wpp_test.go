@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (l *wppLog) add(e profile.WPPEvent) {
 // spawns of goroutines (which it waits for), panics recovered a few calls
 // up. It records each event in log as it asks rt to.
 func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
-	f := rt.WPPEnter(codes[fn])
+	f := codes[fn].Enter()
 	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: fn})
 	returned := false // by PathReturn: the deferred Return records nothing
 	defer func() {
@@ -103,7 +104,7 @@ func call(r *rand.Rand, log *wppLog, pkg uint32, fn uint32, depth int) {
 		default:
 			// A path of the caller while a callee runs, as a
 			// range-over-func loop body's.
-			inner := rt.WPPEnter(codes[30])
+			inner := codes[30].Enter()
 			log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 30})
 			f.Path(7)
 			log.add(profile.WPPEvent{Kind: profile.WPPPath, Up: 1, Path: 7})
@@ -137,7 +138,7 @@ func randomPath(r *rand.Rand) uint64 {
 }
 
 func panicking(log *wppLog, pkg uint32, n int) {
-	f := rt.WPPEnter(codes[40])
+	f := codes[40].Enter()
 	log.add(profile.WPPEvent{Kind: profile.WPPEnter, Pkg: pkg, Func: 40})
 	defer func() {
 		f.Return()
@@ -150,7 +151,7 @@ func panicking(log *wppLog, pkg uint32, n int) {
 }
 
 // codes are the helper's second package's functions' codes for WPPEnter.
-var codes []uint64
+var codes []rt.WPPCode
 
 // wppHelper registers two packages, runs RT_WPP_GOROUTINES goroutines
 // of random call trees at once, and prints its account as JSON. With
@@ -190,7 +191,7 @@ func wppHelper() {
 	json.NewEncoder(os.Stdout).Encode(log.evs)
 	if os.Getenv("RT_WPP_KILL") != "" {
 		// Calls left open, then killed.
-		f := rt.WPPEnter(codes[50])
+		f := codes[50].Enter()
 		f.Path(3)
 		fmt.Println("ready")
 		select {}
@@ -442,7 +443,7 @@ func TestWPPOff(t *testing.T) {
 	if os.Getenv("PATHCOVERDIR") != "" {
 		t.Skip("PATHCOVERDIR is set")
 	}
-	f := rt.WPPEnter(0)
+	f := rt.WPPCode(0).Enter()
 	f.Path(3)
 	f.Return()
 	if f != (rt.WPPFrame{}) {
@@ -457,7 +458,7 @@ func BenchmarkWPPPath(b *testing.B) {
 	os.Setenv("PATHCOVERDIR", dir)
 	defer os.Unsetenv("PATHCOVERDIR")
 	codes := rt.WPPRegister(strings.Repeat("ef", 16), 0, 2)
-	f := rt.WPPEnter(codes[1])
+	f := codes[1].Enter()
 	for i := 0; b.Loop(); i++ {
 		f.Path(uint64(i & 63))
 	}
@@ -479,6 +480,20 @@ func TestWPPInlined(t *testing.T) {
 		if !strings.Contains(string(out), ": can inline "+fn+"\n") {
 			t.Errorf("the compiler does not inline %s:\n%s", fn, out)
 		}
+	}
+	// TryEnter reads the g's field through the patched runtime, whose
+	// load costs the inliner 4 more than ring_stock.go's stand-in (7
+	// against 3, with Go 1.26): it must leave that room under the budget.
+	out, err = exec.Command("go", "build", "-tags", "pathcover_rt,pathcover_stockruntime", "-gcflags=-m=2", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`: can inline WPPCode\.TryEnter with cost (\d+) `).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the compiler does not inline WPPCode.TryEnter:\n%s", out)
+	}
+	if cost, _ := strconv.Atoi(string(m[1])); cost > 80-8 {
+		t.Errorf("WPPCode.TryEnter costs the inliner %d, too close to its budget of 80 for the patched runtime's field", cost)
 	}
 }
 

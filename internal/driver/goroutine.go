@@ -44,8 +44,9 @@ import (
 // it runs: -flight's rings through pathcoverFlightHooks, -wpp's recorders
 // through the accessors. The field is a pointer the garbage collector sees, so
 // a goroutine's recorder lives as long as its g; a g outlives its goroutine
-// and is reused by a later one, which tells the recorder is not its own by
-// its goid. The names the functions read (getg, goid, parentGoid, and
+// and is reused by a later one, which, once a program records, starts
+// without a recorder (pathcoverFreshRecorders); rt's slow ways compare
+// goids all the same. The names the functions read (getg, goid, parentGoid, and
 // g.stack, which pathcoverStack reads for -deps builds) have been the
 // runtime's since Go 1.21. A runtime where runtime2.go has no g struct, or
 // where the functions do not compile, gets goroutineFallback instead,
@@ -81,10 +82,19 @@ func pathcoverRecorder() (rec unsafe.Pointer, goid uint64) {
 //
 //go:linkname pathcoverSetRecorder
 func pathcoverSetRecorder(rec unsafe.Pointer) (goid, parentGoid uint64) {
+	atomic.Store(&pathcoverFreshRecorders, 1)
 	gp := getg()
 	gp.pathcoverRecorder = rec
 	return gp.goid, gp.parentGoid
 }
+
+// pathcoverFreshRecorders is set once a goroutine has had a recorder:
+// from then on every new goroutine starts without one (pathcoverGiveRing),
+// not with the recorder of the goroutine that had its g before, so that a
+// goroutine's field holds its own recorder or none, and rt's enter record
+// (rt.WPPCode.TryEnter), which reads it through PathcoverFlightRing, need
+// not compare goids.
+var pathcoverFreshRecorders uint32
 
 // pathcoverStack returns the calling goroutine's stack bounds, for the
 // memory accesses of pathcover's -deps builds.
@@ -243,6 +253,10 @@ func pathcoverBeforeGo() {
 // Past the file's room a goroutine has none, and rt.Ring gives it one
 // nobody reads.
 func pathcoverGiveRing(newg *g) {
+	if atomic.Load(&pathcoverFreshRecorders) != 0 {
+		newg.pathcoverRecorder = unsafe.Pointer(&pathcoverNoRing)
+		return // a -wpp program: it has no rings
+	}
 	f := pathcoverRings
 	if f == nil {
 		return
@@ -289,7 +303,8 @@ func pathcoverTakeRing(f *pathcoverRingFile) unsafe.Pointer {
 // PathcoverFlightRing returns the calling goroutine's flight ring, or
 // pathcoverNoRing. It is exported, not pushed, so that rt's Ring, compiled
 // against this runtime, inlines it: a ring costs a call one load of the
-// g's field.
+// g's field. rt's enter record of a -wpp build reads the field, the
+// goroutine's recorder, through it too.
 func PathcoverFlightRing() unsafe.Pointer { return getg().pathcoverRecorder }
 
 // PathcoverProc returns the id of the P that runs the calling goroutine,

@@ -53,10 +53,10 @@ const (
 	// traceReturnFunc records a traced call's return (-trace -wpp).
 	traceReturnFunc    = "_pathcoverTraceReturn"
 	sinkFunc           = "_pathcoverSink"
-	wppFrame           = "_pathcoverF"        // a -wpp call's frame (rt.WPPFrame)
-	wppEnters          = "_pathcoverWE"       // the functions' codes for rt.WPPEnter
-	wppEnter           = "_pathcoverWPPEnter" // records a call, returns its frame
-	wppGoPrefix        = "_pathcoverGo"       // + shape: starts a goroutine (rt.WPPGo...)
+	wppFrame           = "_pathcoverF"  // a -wpp call's frame (rt.WPPFrame)
+	wppEnters          = "_pathcoverWE" // the functions' codes (*[n]rt.WPPCode), which record their calls
+	wppEntered         = "_pathcoverOK" // whether TryEnter recorded the call
+	wppGoPrefix        = "_pathcoverGo" // + shape: starts a goroutine (rt.WPPGo...)
 	clonePrefix        = "_pathcoverIPPP"
 	flightRing         = "_pathcoverG"          // a -flight call's ring (*rt.FlightRing, or *_pathcoverFlightRing)
 	flightRingFunc     = "_pathcoverRing"       // returns it (rt.Ring)
@@ -802,12 +802,13 @@ func flightReloadStmt() string {
 
 // wppEnterDecl records a call of function fn in a -wpp build and defers
 // the record of its return, so that a panic unwinding the call records it
-// too (rt.WPPEnter; rt.WPPFrame.TryReturn, inlined, and Return where it
-// reports false):
+// too (rt.WPPCode.TryEnter and rt.WPPFrame.TryReturn, inlined, and Enter
+// and Return where they report false):
 //
-//	_pathcoverF := _pathcoverWPPEnter(3); defer func() { if !_pathcoverF.TryReturn() { _pathcoverF.Return() } }();
+//	_pathcoverF, _pathcoverOK := _pathcoverWE[3].TryEnter(); if !_pathcoverOK { _pathcoverF = _pathcoverWE[3].Enter() }; defer func() { if !_pathcoverF.TryReturn() { _pathcoverF.Return() } }();
 func wppEnterDecl(fn int) string {
-	return fmt.Sprintf("%s := %s(%d); defer func() { if !%s.TryReturn() { %s.Return() } }(); ", wppFrame, wppEnter, fn, wppFrame, wppFrame)
+	return fmt.Sprintf("%s, %s := %s[%d].TryEnter(); if !%s { %s = %s[%d].Enter() }; defer func() { if !%s.TryReturn() { %s.Return() } }(); ",
+		wppFrame, wppEntered, wppEnters, fn, wppEntered, wppFrame, wppEnters, fn, wppFrame, wppFrame)
 }
 
 // wppPathStmt records that the call completed path bl (rt.WPPFrame.TryPath,

@@ -330,15 +330,13 @@ func appendViews(src []byte, meta *profile.Meta) []byte {
 }
 
 // wppDecls are the generated file's declarations of a -wpp build: the
-// codes of its funcs functions' enter records (rt.WPPRegister), the
-// function that records a call, and the helpers of the go statements' shapes that the package
-// uses, in a fixed order.
+// codes of its funcs functions' enter records (rt.WPPRegister), as an
+// array, so that an enter indexes them unchecked, and the helpers of the
+// go statements' shapes that the package uses, in a fixed order.
 func wppDecls(hash string, limit int64, funcs int, shapes map[goShape]bool) []byte {
 	src := fmt.Appendf(nil, `
-var %s = _pathcoverRT.WPPRegister(%q, %d, %d)
-
-func %s(fn int) _pathcoverRT.WPPFrame { return _pathcoverRT.WPPEnter(%s[fn]) }
-`, wppEnters, hash, limit, funcs, wppEnter, wppEnters)
+var %s = (*[%d]_pathcoverRT.WPPCode)(_pathcoverRT.WPPRegister(%q, %d, %d))
+`, wppEnters, funcs, hash, limit, funcs)
 	sorted := slices.SortedFunc(maps.Keys(shapes), func(a, b goShape) int {
 		return cmp.Or(cmp.Compare(a.params, b.params), cmp.Compare(boolInt(a.variadic), boolInt(b.variadic)), cmp.Compare(a.results, b.results))
 	})

@@ -84,8 +84,10 @@ func (WPPFrame) TryPathReturn(id uint64) bool { return true }
 func (WPPFrame) Return() {}
 func (WPPFrame) TryReturn() bool { return true }
 func (WPPFrame) Spawn() uint64 { return 0 }
-func WPPRegister(hash string, limit int64, funcs int) []uint64 { return nil }
-func WPPEnter(code uint64) WPPFrame { return WPPFrame{} }
+type WPPCode uint64
+func (WPPCode) TryEnter() (WPPFrame, bool) { return WPPFrame{}, true }
+func (WPPCode) Enter() WPPFrame { return WPPFrame{} }
+func WPPRegister(hash string, limit int64, funcs int) []WPPCode { return make([]WPPCode, funcs) }
 func Access[T any](f WPPFrame, op uint64, p *T) *T { return p }
 type MapEntry[K comparable] struct{}
 func (e MapEntry[K]) Key(k K) K { return k }
