@@ -167,6 +167,13 @@ func concurrent() {
 		})
 	}
 	wg.Wait()
+	// A second wave, started by sync's code as the first was: its
+	// goroutines run on the g's the first left, and must not record into
+	// the recorders those left (-wpp builds).
+	for g := range 4 {
+		wg.Go(func() { ifElseChain(g + 1) })
+	}
+	wg.Wait()
 	// Goroutines started by go statements of instrumented code, which a
 	// -wpp build links to the call that started them.
 	done := make(chan int)
