@@ -107,7 +107,7 @@ func TestOracle(t *testing.T) {
 			slices.Sort(idle)
 			want := []string{"Exit.func1", "deferGo", "deferGo.func1", "deferGo.func2", "forInfinite", "selectEmpty"}
 			if mode.env == nil {
-				want = append([]string{"concurrent", "concurrent.func1", "concurrent.func2"}, want...)
+				want = append([]string{"concurrent", "concurrent.func1", "concurrent.func2", "concurrent.func3"}, want...)
 				want = append(want, "parked", "sendFib")
 			}
 			slices.Sort(want)
