@@ -104,7 +104,7 @@ func MapOf[M ~map[K]V, K comparable, V any](f WPPFrame, op uint64, m M) MapEntry
 
 // Key records the access to the entry of key k and returns k.
 func (e MapEntry[K]) Key(k K) K {
-	if e.f.r != nil {
+	if r := e.f.r; r != nil && !r.stopped {
 		e.f.mem(e.op, e.m, keyHash(k), 0)
 	}
 	return k

@@ -32,7 +32,9 @@ import (
 // size limit or a write fails (a full disk): the header says which, with
 // the write's error, and the exit hooks mark it when the process reaches
 // its end, so that readers can say that a recording covers only part of
-// a run, and why (profile.WPPHeader.Cut).
+// a run, and why (profile.WPPHeader.Cut). The program goes on at less
+// than the cost of recording: each recorder then writes into a small
+// scratch chunk of its own, which nothing reads (discard).
 //
 // A goroutine finds its recorder through a field that pppexec adds to the
 // runtime's g (goroutine_wpp.go). Once a program records, the runtime
@@ -295,7 +297,11 @@ func (f WPPFrame) Path(id uint64) { f.pathSlow(id, false) }
 // reports whether it did. It is small enough to be inlined: instrumented
 // code calls Path only when it reports false.
 func (f WPPFrame) TryPath(id uint64) bool {
-	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next < r.fast {
+	r := f.r
+	if r == nil {
+		return true // the zero frame records nothing
+	}
+	if r.depth == f.depth && id < 32 && r.next < r.fast {
 		r.chunk[r.next] = byte(id<<2 | wppTagPath)
 		r.next++
 		return true
@@ -312,7 +318,11 @@ func (f WPPFrame) PathReturn(id uint64) { f.pathSlow(id, true) }
 
 // TryPathReturn is to PathReturn what TryPath is to Path.
 func (f WPPFrame) TryPathReturn(id uint64) bool {
-	if r := f.r; r != nil && r.depth == f.depth && id < 32 && r.next < r.fast {
+	r := f.r
+	if r == nil {
+		return true
+	}
+	if r.depth == f.depth && id < 32 && r.next < r.fast {
 		r.chunk[r.next] = byte(id<<2 | wppTagPathReturn)
 		r.next++
 		r.depth--
@@ -406,7 +416,13 @@ func (f WPPFrame) pathSlow(id uint64, returns bool) {
 //go:noinline
 func (f WPPFrame) pathRare(id uint64, returns bool) {
 	r := f.r
-	if r == nil || !r.room(wppMaxEvent) {
+	if r == nil {
+		return
+	}
+	if !r.room(wppMaxEvent) {
+		if returns && f.depth == r.depth {
+			r.depth-- // as if written: the inlined records compare depths
+		}
 		return
 	}
 	tag := uint64(wppTagPath)
@@ -478,6 +494,7 @@ func putWords(chunk []byte, at int, vs ...uint64) int {
 // has, and stops when that is full: the file does not grow.
 func (r *wppRecorder) room(n int) bool {
 	if r.stopped {
+		r.next = 0 // the scratch chunk (discard), from its start again
 		return false
 	}
 	if r.chunk != nil && r.next+n <= len(r.chunk) {
@@ -500,12 +517,27 @@ func (r *wppRecorder) room(n int) bool {
 
 // stop ends the recorder's stream with a stop record (one byte), if its
 // chunk has room, and lets go of the chunk, so that nothing more is
-// written.
+// written to the file (discard).
 func (r *wppRecorder) stop() {
 	if r.chunk != nil && r.next < len(r.chunk) {
 		r.put(wppControlStop<<2 | wppTagControl)
 	}
-	r.stopped, r.chunk, r.fast = true, nil, -1
+	r.discard()
+}
+
+// wppScratchSize is the size of a stopped recorder's scratch chunk.
+const wppScratchSize = 256
+
+// discard stops the recorder and gives it a scratch chunk of its own,
+// which nothing reads and room starts again from its beginning when the
+// inlined records have filled it. A goroutine whose recording stopped (the
+// file's limit, a full disk, a file that could not be made) so goes on at
+// the cost of its inlined records' stores, never more than while it
+// recorded: without room, every record would be a call or more.
+func (r *wppRecorder) discard() {
+	r.stopped = true
+	r.chunk = make([]byte, wppScratchSize)
+	r.next, r.fast = 0, wppScratchSize-wppFastRoom+1
 }
 
 // put writes a record of the uvarints vs, which room has made room for,
@@ -536,9 +568,7 @@ func wppCurrent(spawn uint64) *wppRecorder {
 	if r := (*wppRecorder)(p); r != nil && r.goid == goid {
 		return r
 	}
-	if !wppOn.Load() {
-		return nil
-	}
+	on := wppOn.Load()
 	r := &wppRecorder{size: wppUnit, fast: -1}
 	goid, parent := setRecorderField(unsafe.Pointer(r))
 	if goid == 0 {
@@ -546,6 +576,13 @@ func wppCurrent(spawn uint64) *wppRecorder {
 		return nil
 	}
 	r.goid = goid
+	if !on {
+		// Nothing is recorded: a recorder that discards its records
+		// costs the goroutine's calls less than the slow ways that no
+		// recorder takes each time.
+		r.discard()
+		return r
+	}
 	if r.room(wppMaxEvent) {
 		r.put(wppControlStart<<2|wppTagControl, parent, spawn)
 	}

@@ -188,6 +188,38 @@ func wppHelper() {
 		}()
 	}
 	wg.Wait()
+	if os.Getenv("RT_WPP_AFTER") != "" {
+		// Records once recording has stopped, by the main goroutine (no
+		// recorder yet) and by one it starts: how many the inlined ways
+		// could not take, and how much the file grew.
+		before, slow := wppFileSize(), 0
+		records := func() {
+			for range 10000 {
+				f, ok := codes[1].TryEnter()
+				if !ok {
+					slow++
+					f = codes[1].Enter()
+				}
+				if !f.TryPath(3) {
+					slow++
+					f.Path(3)
+				}
+				if !f.TryPathReturn(2) {
+					slow++
+					f.PathReturn(2)
+				}
+				if !f.TryReturn() {
+					slow++
+					f.Return()
+				}
+			}
+		}
+		records()
+		done := make(chan bool)
+		go func() { records(); done <- true }()
+		<-done
+		fmt.Fprintf(os.Stderr, "after the stop: %d of 80000 records slow; the file grew %d bytes\n", slow, wppFileSize()-before)
+	}
 	json.NewEncoder(os.Stdout).Encode(log.evs)
 	if os.Getenv("RT_WPP_KILL") != "" {
 		// Calls left open, then killed.
@@ -198,6 +230,19 @@ func wppHelper() {
 	}
 	// What the runtime's exit hooks do in a program that pppexec builds.
 	rt.WPPExitHook(0, false)
+}
+
+// wppFileSize returns the size of the helper's WPP file, -1 if it has none.
+func wppFileSize() int64 {
+	names, _ := filepath.Glob(filepath.Join(os.Getenv("PATHCOVERDIR"), "*.wpp"))
+	if len(names) != 1 {
+		return -1
+	}
+	st, err := os.Stat(names[0])
+	if err != nil {
+		return -1
+	}
+	return st.Size()
 }
 
 // runWPPHelper runs the helper and reads its account and the file.
@@ -367,9 +412,23 @@ func TestWPPKilled(t *testing.T) {
 // one message, the header says so, what each goroutine recorded is a
 // prefix of its account, and the streams cut short end with a stop event.
 func TestWPPLimit(t *testing.T) {
-	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "RT_WPP_MANY=1", "PATHCOVERWPPMAX=64K")
+	want, file, stderr := runWPPHelper(t, "RT_WPP_GOROUTINES=16", "RT_WPP_MANY=1", "PATHCOVERWPPMAX=64K", "RT_WPP_AFTER=1")
 	if strings.Count(stderr, "reached its limit of 65536 bytes (PATHCOVERWPPMAX); recording stopped") != 1 {
 		t.Errorf("stderr: %q", stderr)
+	}
+	// Once stopped, a goroutine's records go on inlined, into a scratch
+	// chunk of its recorder (discard), not to the file: a few hundred
+	// wraps of the scratch chunk, of 80,000 records, take the slow way.
+	var slow, grew int
+	at := strings.Index(stderr, "after the stop: ")
+	if at < 0 {
+		t.Fatalf("the helper did not count its records after the stop:\n%s", stderr)
+	}
+	if _, err := fmt.Sscanf(stderr[at:], "after the stop: %d of 80000 records slow; the file grew %d bytes", &slow, &grew); err != nil {
+		t.Fatalf("helper: %v\n%s", err, stderr)
+	}
+	if slow > 800 || grew != 0 {
+		t.Errorf("after the stop, %d of 80000 records took the slow way and the file grew %d bytes; want at most 800 and 0", slow, grew)
 	}
 	if h := file.Header; !h.LimitReached || h.Limit != 64<<10 || h.WriteFailed || !h.Ended {
 		t.Errorf("header %+v", file.Header)
