@@ -36,7 +36,7 @@ func (s *super) clone(i int, in *Input, all []*function, opt *buildspec.Spec) ([
 	ct := *s.ct
 	ct.reg, ct.preg = cloneRegisters(s.frame)
 	if s.frame && s.caller == nil { // the counters are another package's
-		ct.sink, ct.likely = superRegPtr+".Count", nil
+		ct.sink, ct.likely = superRegPtr+".S.Count", nil
 	}
 	s.renameCalls(e, i, superRegPtr)
 	where := func(id numbering.EdgeID) (funcgraph.Site, bool, error) {

@@ -68,9 +68,15 @@ const (
 	// packages.
 	ExportedClonePrefix = "PathcoverIPPP_"
 	// frameType is a supergraph's frame (supergraph.go): its registers,
-	// the function that counts a path, and, for shared clones, its
-	// Ball-Larus array if it counts plainly in one (nil otherwise).
-	frameType = "struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }"
+	// and its sink (sinkType), the same in every call of the caller, so
+	// a call sets one pointer of it.
+	frameType = "struct{ R [2]uint64; S *" + sinkType + " }"
+	// sinkType is what counts a path of a supergraph that ends in a clone
+	// of another package or a shared one: the function that counts it,
+	// and, for shared clones, its Ball-Larus array if it counts plainly in
+	// one (nil otherwise).
+	sinkType = "struct{ Count func(uint64, uint64); A []uint64 }"
+	sinkVar  = "_pathcoverXS" // + the supergraph's function: its sink
 )
 
 // emit adds to e the code of function u: its own paths' code and, with
@@ -171,7 +177,7 @@ func (u *function) witness(opt *buildspec.Spec) func(numbering.EdgeID) string {
 // ops on the caller's own edges, and the calls of the sites' clones.
 func (s *super) emitCaller(e *editor, opt *buildspec.Spec) error {
 	fn := s.caller
-	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, superDecl(s.frame, s.ct.fn, s.sharedArray()))
+	e.insertAt(fn.Body.Lbrace+1, phaseDecl, 0, superDecl(s.frame, s.ct.fn))
 	where := func(id numbering.EdgeID) (funcgraph.Site, bool, error) {
 		o := s.sg.Edges[id]
 		switch {
@@ -582,7 +588,7 @@ func slotConstStmt(ct *counting, opt *buildspec.Spec, id pathIDs) string {
 // sinkStmt counts a path that ends in a clone for another package through
 // the caller's frame:
 //
-//	_pathcoverXP.Count((_pathcoverXP.R[0]+2), (_pathcoverXP.R[1]+1))
+//	_pathcoverXP.S.Count((_pathcoverXP.R[0]+2), (_pathcoverXP.R[1]+1))
 func sinkStmt(sink string, id pathIDs) string { return fmt.Sprintf("%s(%s, %s)", sink, id.bl, id.ppp) }
 
 // witnessStmt is the witness of edge id, for tracing (rt.TraceEdge):
@@ -884,22 +890,17 @@ func enterDecl(fn int, returns bool) string {
 }
 
 // superDecl declares a caller's supergraph registers, or, when some of its
-// sites' clones are in other packages or shared, its frame, whose Count is
-// the sink of supergraph fn, and whose A is view, the supergraph's array,
-// if not "" (for shared clones: a count there costs no call):
+// sites' clones are in other packages or shared, its frame, whose sink is
+// supergraph fn's (sinkDecl): the registers zeroed and one pointer set,
+// in every call of the caller.
 //
 //	var _pathcoverX [2]uint64; _ = _pathcoverX;
-//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }; _pathcoverX.Count = _pathcoverSink4;
-//	var _pathcoverX struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }; _pathcoverX.Count = _pathcoverSink4; _pathcoverX.A = _pathcoverA4[:];
-func superDecl(frame bool, fn int, view string) string {
+//	var _pathcoverX struct{ R [2]uint64; S *struct{ Count func(uint64, uint64); A []uint64 } }; _pathcoverX.S = &_pathcoverXS4;
+func superDecl(frame bool, fn int) string {
 	if !frame {
 		return "var " + superReg + " [2]uint64; _ = " + superReg + "; "
 	}
-	s := fmt.Sprintf("var %s %s; %s.Count = %s%d; ", superReg, frameType, superReg, sinkFunc, fn)
-	if view != "" {
-		s += fmt.Sprintf("%s.A = %s[:]; ", superReg, view)
-	}
-	return s
+	return fmt.Sprintf("var %s %s; %s.S = &%s%d; ", superReg, frameType, superReg, sinkVar, fn)
 }
 
 // cloneRegisters are the registers of a clone, through its pointer to the
@@ -915,7 +916,7 @@ func cloneRegisters(frame bool) (bl, ppp string) {
 // the callee has parameters:
 //
 //	_pathcoverXP *[2]uint64,
-//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 },
+//	_pathcoverXP *struct{ R [2]uint64; S *struct{ Count func(uint64, uint64); A []uint64 } },
 func cloneParam(frame, more bool) string {
 	p := superRegPtr + " *[2]uint64"
 	if frame {
@@ -940,11 +941,21 @@ func cloneArg(arg string, more bool) string {
 	return arg
 }
 
-// sinkDecl is the function of the caller's package that counts, as
-// supergraph ct counts, the paths that end inside the clones of other
-// packages, for the generated file:
+// sinkDecl is, for the generated file, the sink of supergraph ct (the
+// frames of its caller point to it: superDecl): the function of the
+// caller's package that counts, as ct counts, the paths that end inside
+// the clones of other packages or shared ones, and view, the supergraph's
+// array, if not "" (for shared clones: a count there costs no call):
 //
 //	func _pathcoverSink4(bl, ppp uint64) { _pathcoverA4[bl]++ }
-func sinkDecl(ct *counting, opt *buildspec.Spec) []byte {
-	return fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countStmt(&counting{fn: ct.fn, c: ct.c, ppp: ct.ppp, sharded: ct.sharded}, opt, pathIDs{bl: "bl", ppp: "ppp"}))
+//
+//	var _pathcoverXS4 = struct{ Count func(uint64, uint64); A []uint64 }{_pathcoverSink4, nil}
+//	var _pathcoverXS4 = struct{ Count func(uint64, uint64); A []uint64 }{_pathcoverSink4, _pathcoverA4[:]}
+func sinkDecl(ct *counting, opt *buildspec.Spec, view string) []byte {
+	src := fmt.Appendf(nil, "\nfunc %s%d(bl, ppp uint64) { %s }\n", sinkFunc, ct.fn, countStmt(&counting{fn: ct.fn, c: ct.c, ppp: ct.ppp, sharded: ct.sharded}, opt, pathIDs{bl: "bl", ppp: "ppp"}))
+	array := "nil"
+	if view != "" {
+		array = view + "[:]"
+	}
+	return fmt.Appendf(src, "\nvar %s%d = %s{%s%d, %s}\n", sinkVar, ct.fn, sinkType, sinkFunc, ct.fn, array)
 }

@@ -268,7 +268,7 @@ func (b *builder) rewrite() error {
 				return err
 			}
 			if s.frame {
-				b.superDecls = append(b.superDecls, sinkDecl(s.ct, &b.cfg.Spec))
+				b.superDecls = append(b.superDecls, sinkDecl(s.ct, &b.cfg.Spec, s.sharedArray()))
 			}
 		}
 	}

@@ -6,7 +6,7 @@ package instrument
 // Options.ShareBlocks blocks, called from the sites of several supergraphs
 // of its package, has one clone instead, which those sites share:
 //
-//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXT *[6]uint64, a int) { ... }
+//	func (p *parser) _pathcoverIPPPS12(_pathcoverXP *struct{ R [2]uint64; S *struct{ Count func(uint64, uint64); A []uint64 } }, _pathcoverXT *[6]uint64, a int) { ... }
 //
 // and each site's call passes its own table of increments,
 //
@@ -379,7 +379,7 @@ func sharedSetStmt(w int, ppp bool) string {
 // if the site's supergraph counts plainly in one (sharedArray), with no
 // call, or through the frame's Count:
 //
-//	if _pathcoverXP.A != nil { _pathcoverXP.A[_pathcoverXP.R[0]+_pathcoverXT[3]]++ } else { _pathcoverXP.Count(_pathcoverXP.R[0]+_pathcoverXT[3], _pathcoverXP.R[1]+_pathcoverXT[4]) }
+//	if _pathcoverXP.S.A != nil { _pathcoverXP.S.A[_pathcoverXP.R[0]+_pathcoverXT[3]]++ } else { _pathcoverXP.S.Count(_pathcoverXP.R[0]+_pathcoverXT[3], _pathcoverXP.R[1]+_pathcoverXT[4]) }
 func sharedCountStmt(w int, ppp, atomic bool) string {
 	bl, preg := cloneRegisters(true)
 	id := bl + "+" + sharedWord(w)
@@ -387,7 +387,7 @@ func sharedCountStmt(w int, ppp, atomic bool) string {
 	if ppp {
 		p = preg + "+" + sharedWord(w+1)
 	}
-	return fmt.Sprintf("if %s.A != nil { %s } else { %s.Count(%s, %s) }", superRegPtr, incStmt(superRegPtr+".A["+id+"]", atomic), superRegPtr, id, p)
+	return fmt.Sprintf("if %s.S.A != nil { %s } else { %s.S.Count(%s, %s) }", superRegPtr, incStmt(superRegPtr+".S.A["+id+"]", atomic), superRegPtr, id, p)
 }
 
 // sharedArray returns the view of s's Ball-Larus array, for its frame's A,
@@ -422,7 +422,7 @@ func sharedMaskedStmt(w int, ppp bool) string {
 // sharedParams are the parameters a shared clone takes first, followed by
 // a comma if the callee has parameters:
 //
-//	_pathcoverXP *struct{ R [2]uint64; Count func(uint64, uint64); A []uint64 }, _pathcoverXT *[6]uint64,
+//	_pathcoverXP *struct{ R [2]uint64; S *struct{ Count func(uint64, uint64); A []uint64 } }, _pathcoverXT *[6]uint64,
 func sharedParams(words int, more bool) string {
 	p := fmt.Sprintf("%s *%s, %s *[%d]uint64", superRegPtr, frameType, sharedTablePtr, words)
 	if more {

@@ -32,11 +32,13 @@ package instrument
 // supergraph keeps only the sites in the caller's package. The counters are
 // the caller's, so such a clone takes a frame instead of the array,
 //
-//	struct{ R [2]uint64; Count func(bl, ppp uint64); A []uint64 }
+//	struct{ R [2]uint64; S *struct{ Count func(bl, ppp uint64); A []uint64 } }
 //
-// whose Count, set by the caller to a function of its package (sinkDecl),
-// counts a path that ends inside the clone (A serves shared clones,
-// shared.go).
+// whose sink S, a variable of the caller's package that each call points
+// to (sinkDecl), counts a path that ends inside the clone with Count, a
+// function of that package (A serves shared clones, shared.go). The sink
+// is the same in every call, so a call sets one pointer of its frame, not
+// a function and a slice.
 //
 // The supergraph's counting runs beside the intraprocedural one, which is
 // unchanged: a clone counts the callee's own paths as the callee does, and
