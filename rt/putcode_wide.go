@@ -18,7 +18,7 @@ func putCode(chunk []byte, at int, code uint64) int {
 
 // putFastCode is putCode for a caller that has checked at against the
 // recorder's fast mark (at most len(chunk)-wppFastRoom), so that the store
-// needs no bounds check of its own: TryWPPEnter, which must fit the
+// needs no bounds check of its own: WPPCode.TryEnter, which must fit the
 // inliner's budget.
 func putFastCode(chunk []byte, at int, code uint64) int {
 	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(chunk)), at)) = code &^ (0xff << 56)

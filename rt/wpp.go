@@ -130,8 +130,8 @@ type wppRecorder struct {
 }
 
 // A WPPFrame is one call's handle on its goroutine's recorder: instrumented
-// functions get it from WPPEnter and pass it to Path and Return. The zero
-// frame records nothing.
+// functions get it from WPPCode.TryEnter (or Enter) and pass it to Path
+// and Return. The zero frame records nothing.
 type WPPFrame struct {
 	r     *wppRecorder
 	depth uint32

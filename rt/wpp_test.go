@@ -150,7 +150,7 @@ func panicking(log *wppLog, pkg uint32, n int) {
 	panicking(log, pkg, n-1)
 }
 
-// codes are the helper's second package's functions' codes for WPPEnter.
+// codes are the helper's second package's functions' codes (WPPRegister).
 var codes []rt.WPPCode
 
 // wppHelper registers two packages, runs RT_WPP_GOROUTINES goroutines
