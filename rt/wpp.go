@@ -32,9 +32,9 @@ import (
 // size limit or a write fails (a full disk): the header says which, with
 // the write's error, and the exit hooks mark it when the process reaches
 // its end, so that readers can say that a recording covers only part of
-// a run, and why (profile.WPPHeader.Cut). The program goes on at less
-// than the cost of recording: each recorder then writes into a small
-// scratch chunk of its own, which nothing reads (discard).
+// a run, and why (profile.WPPHeader.Cut). The program goes on at about
+// the cost of recording, without the file's: each recorder then writes
+// into a small scratch chunk of its own, which nothing reads (discard).
 //
 // A goroutine finds its recorder through a field that pppexec adds to the
 // runtime's g (goroutine_wpp.go). Once a program records, the runtime
@@ -532,8 +532,9 @@ const wppScratchSize = 256
 // which nothing reads and room starts again from its beginning when the
 // inlined records have filled it. A goroutine whose recording stopped (the
 // file's limit, a full disk, a file that could not be made) so goes on at
-// the cost of its inlined records' stores, never more than while it
-// recorded: without room, every record would be a call or more.
+// the cost of its inlined records' stores, about what it paid while it
+// recorded: without room, every record would be a call or more, twice
+// that.
 func (r *wppRecorder) discard() {
 	r.stopped = true
 	r.chunk = make([]byte, wppScratchSize)
