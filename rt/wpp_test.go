@@ -218,7 +218,7 @@ func wppHelper() {
 		done := make(chan bool)
 		go func() { records(); done <- true }()
 		<-done
-		fmt.Fprintf(os.Stderr, "after the stop: %d of 80000 records slow; the file grew %d bytes\n", slow, wppFileSize()-before)
+		fmt.Fprintf(os.Stderr, "after the stop: %d of 80000 records slow; the file grew %d bytes from %d\n", slow, wppFileSize()-before, before)
 	}
 	json.NewEncoder(os.Stdout).Encode(log.evs)
 	if os.Getenv("RT_WPP_KILL") != "" {
@@ -419,13 +419,16 @@ func TestWPPLimit(t *testing.T) {
 	// Once stopped, a goroutine's records go on inlined, into a scratch
 	// chunk of its recorder (discard), not to the file: a few hundred
 	// wraps of the scratch chunk, of 80,000 records, take the slow way.
-	var slow, grew int
+	var slow, grew, size int
 	at := strings.Index(stderr, "after the stop: ")
 	if at < 0 {
 		t.Fatalf("the helper did not count its records after the stop:\n%s", stderr)
 	}
-	if _, err := fmt.Sscanf(stderr[at:], "after the stop: %d of 80000 records slow; the file grew %d bytes", &slow, &grew); err != nil {
+	if _, err := fmt.Sscanf(stderr[at:], "after the stop: %d of 80000 records slow; the file grew %d bytes from %d", &slow, &grew, &size); err != nil {
 		t.Fatalf("helper: %v\n%s", err, stderr)
+	}
+	if size <= 0 {
+		t.Fatalf("the helper found no WPP file to measure after the stop:\n%s", stderr)
 	}
 	if slow > 800 || grew != 0 {
 		t.Errorf("after the stop, %d of 80000 records took the slow way and the file grew %d bytes; want at most 800 and 0", slow, grew)
