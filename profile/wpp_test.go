@@ -439,3 +439,65 @@ func TestWPPDone(t *testing.T) {
 		}
 	}
 }
+
+// TestWPPSpans: a goroutine's spans cover its chunks in order, each of
+// at least the bytes asked but the last, and their records, read span by
+// span, are the stream's.
+func TestWPPSpans(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	streams := map[uint64][]WPPEvent{}
+	for g := uint64(1); g <= 3; g++ {
+		evs := []WPPEvent{{Kind: WPPStart, Parent: g}}
+		for range 100000 * int(g) {
+			evs = append(evs, WPPEvent{Kind: WPPEnter, Pkg: 1, Func: uint32(r.IntN(300))}, WPPEvent{Kind: WPPPath, Path: r.Uint64N(1 << 20)}, WPPEvent{Kind: WPPReturn})
+		}
+		streams[g] = evs
+	}
+	var buf bytes.Buffer
+	if err := WriteWPP(&buf, WPPHeader{Limit: 1 << 30}, testPackages, streams); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ParseWPP(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, want := range streams {
+		mine, all := w.StreamBytes(g)
+		if mine <= 0 || all <= mine {
+			t.Fatalf("goroutine %d: %d of %d bytes", g, mine, all)
+		}
+		for _, least := range []int{1, 300 << 10, 1 << 20, 1 << 40} {
+			spans := w.Spans(g, least)
+			var got []WPPEvent
+			next := 0
+			for i, sp := range spans {
+				if sp.first != next || sp.end <= sp.first {
+					t.Fatalf("goroutine %d, least %d: span %d is chunks %d to %d after %d", g, least, i, sp.first, sp.end, next)
+				}
+				next = sp.end
+				n := 0
+				for _, c := range w.chunks[g][sp.first:sp.end] {
+					n += c.size
+				}
+				if i < len(spans)-1 && n < least {
+					t.Fatalf("goroutine %d, least %d: span %d holds %d bytes", g, least, i, n)
+				}
+				if err := w.SpanRecords(g, sp, func(e *WPPEvent) error { got = append(got, *e); return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if next != len(w.chunks[g]) {
+				t.Fatalf("goroutine %d, least %d: spans end at chunk %d of %d", g, least, next, len(w.chunks[g]))
+			}
+			if least == 1 && len(spans) != len(w.chunks[g]) || least == 1<<40 && len(spans) != 1 {
+				t.Fatalf("goroutine %d, least %d: %d spans of %d chunks", g, least, len(spans), len(w.chunks[g]))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("goroutine %d, least %d: the spans' records are not the stream", g, least)
+			}
+		}
+	}
+	if err := w.SpanRecords(1, WPPSpan{0, 1 << 20}, func(*WPPEvent) error { return nil }); err == nil {
+		t.Fatal("a span past the chunks read")
+	}
+}

@@ -26,7 +26,9 @@ type WPPFile struct {
 	r      io.ReaderAt
 	order  binary.ByteOrder
 	chunks map[uint64][]wppChunk // by goroutine, in offset order
-	closer io.Closer
+	// streamBytes is the size of all the goroutines' chunks.
+	streamBytes int64
+	closer      io.Closer
 }
 
 type wppChunk struct {
@@ -158,6 +160,7 @@ func ParseWPP(r io.ReaderAt, size int64) (*WPPFile, error) {
 		switch kind {
 		case 1:
 			w.chunks[id] = append(w.chunks[id], wppChunk{off + WPPChunkHeader, int(csize) - WPPChunkHeader})
+			w.streamBytes += csize - WPPChunkHeader
 		case 2:
 			if id == 0 || id > 1<<32-1 {
 				return nil, fmt.Errorf("offset %d: bad package chunk", off)
@@ -275,9 +278,63 @@ func (w *WPPFile) Events(g uint64, fn func(WPPEvent) error) error {
 // record would begin; a malformed record is an error naming the
 // goroutine and the offset.
 func (w *WPPFile) Records(g uint64, fn func(*WPPEvent) error) error {
-	var buf []byte
-	var e WPPEvent
+	return w.records(g, w.chunks[g], fn)
+}
+
+// A WPPSpan is a run of consecutive chunks of one goroutine: a part of
+// its stream that can be read on its own (SpanRecords), since no record
+// is split between chunks.
+type WPPSpan struct{ first, end int }
+
+// Spans cuts goroutine g's chunks into spans in offset order, each of
+// at least minBytes of chunks but the last (which may be less), so that
+// parts of one long stream can be read, and worked on, apart. The cuts
+// depend on the file alone, never on who reads it.
+func (w *WPPFile) Spans(g uint64, minBytes int) []WPPSpan {
+	var spans []WPPSpan
+	cs := w.chunks[g]
+	first, n := 0, 0
+	for i, c := range cs {
+		n += c.size
+		if n >= minBytes && i+1 < len(cs) {
+			spans = append(spans, WPPSpan{first, i + 1})
+			first, n = i+1, 0
+		}
+	}
+	return append(spans, WPPSpan{first, len(cs)})
+}
+
+// StreamBytes returns the bytes of goroutine g's chunks, and of all the
+// goroutines' chunks of the file.
+func (w *WPPFile) StreamBytes(g uint64) (mine, all int64) {
 	for _, c := range w.chunks[g] {
+		mine += int64(c.size)
+	}
+	return mine, w.streamBytes
+}
+
+// SpanRecords is Records of span s of goroutine g's stream (Spans).
+func (w *WPPFile) SpanRecords(g uint64, s WPPSpan, fn func(*WPPEvent) error) error {
+	cs := w.chunks[g]
+	if s.first < 0 || s.end > len(cs) || s.first > s.end {
+		return fmt.Errorf("goroutine %d: no span %d to %d of its %d chunks", g, s.first, s.end, len(cs))
+	}
+	return w.records(g, cs[s.first:s.end], fn)
+}
+
+func (w *WPPFile) records(g uint64, chunks []wppChunk, fn func(*WPPEvent) error) error {
+	var buf []byte
+	// The event fn is handed is written at each record: padded to cache
+	// lines of its own, since readers on other cores write theirs at
+	// the same pace (a small object of the heap shared a line with
+	// another's, and each record cost several times as much).
+	padded := new(struct {
+		_ [64]byte
+		e WPPEvent
+		_ [64]byte
+	})
+	e := &padded.e
+	for _, c := range chunks {
 		buf = slices.Grow(buf[:0], c.size)[:c.size]
 		if _, err := w.r.ReadAt(buf, c.off); err != nil {
 			return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off, err)
@@ -286,14 +343,14 @@ func (w *WPPFile) Records(g uint64, fn func(*WPPEvent) error) error {
 			if x := buf[i]; x < 0x80 && (x&3 == wppTagPath || x&3 == wppTagPathReturn) {
 				// A path of a one-byte record, most records: decoded
 				// here, as decodeWPPEvent would.
-				e = WPPEvent{Kind: WPPPath, Path: uint64(x >> 2), Returns: x&3 == wppTagPathReturn}
+				*e = WPPEvent{Kind: WPPPath, Path: uint64(x >> 2), Returns: x&3 == wppTagPathReturn}
 				i++
 			} else if x < 0x80 && x&3 == wppTagEnter && x>>2 != 0 && i+1 < len(buf) && buf[i+1] < 0x80 {
 				// A call of a two-byte record: the next most.
-				e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(buf[i+1])}
+				*e = WPPEvent{Kind: WPPEnter, Pkg: uint32(x >> 2), Func: uint32(buf[i+1])}
 				i += 2
 			} else {
-				n, err := decodeWPPEvent(&e, buf[i:])
+				n, err := decodeWPPEvent(e, buf[i:])
 				if err != nil {
 					return fmt.Errorf("goroutine %d, offset %d: %v", g, c.off+int64(i), err)
 				}
@@ -301,12 +358,12 @@ func (w *WPPFile) Records(g uint64, fn func(*WPPEvent) error) error {
 			}
 			returns := e.Returns
 			e.Returns = false
-			if err := fn(&e); err != nil {
+			if err := fn(e); err != nil {
 				return err
 			}
 			if returns {
-				e = WPPEvent{Kind: WPPReturn}
-				if err := fn(&e); err != nil {
+				*e = WPPEvent{Kind: WPPReturn}
+				if err := fn(e); err != nil {
 					return err
 				}
 			}

@@ -274,14 +274,16 @@ func Compact(sources []Source) (*TWPP, error) {
 func compactWith(sources []Source, workers int) (*TWPP, error) {
 	workers = max(workers, 1)
 	t := &TWPP{funcIndex: make(map[FuncKey]int)}
+	// A job is a segment of a goroutine's stream (segment.go): the
+	// whole of most.
 	type job struct {
-		s    Source
-		p    *Process
-		g    uint64
-		gr   *Goroutine
-		part *TWPP
-		err  error
-		done chan struct{}
+		s         Source
+		p         *Process
+		g         uint64
+		each      func(func(*profile.WPPEvent) error) error
+		seg, nseg int
+		part      *segmentPart
+		done      chan struct{}
 	}
 	var all []*job
 	for _, s := range sources {
@@ -296,23 +298,27 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 		}
 		t.Processes = append(t.Processes, p)
 		for _, g := range s.Goroutines() {
-			all = append(all, &job{s: s, p: p, g: g, done: make(chan struct{})})
+			segs := segmentsOf(s, g)
+			for i, each := range segs {
+				all = append(all, &job{s: s, p: p, g: g, each: each, seg: i, nseg: len(segs), done: make(chan struct{})})
+			}
 		}
 	}
 	run := func(j *job, reuse *compactor) {
-		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder(), frames: reuse.frames, blocks: reuse.blocks}
-		j.gr, j.err = c.goroutine(j.g, j.s)
-		reuse.frames, reuse.blocks = c.frames, c.blocks
+		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder(), frames: reuse.frames, blocks: reuse.blocks, outer: reuse.outer}
+		j.part = c.segment(j.each, j.s.Packages(), j.seg == 0, j.seg == j.nseg-1)
+		reuse.frames, reuse.blocks, reuse.outer = c.frames, c.blocks, c.outer
 		c.enc.wait()
-		if j.err == nil && len(c.t.Nodes) > maxNodes {
-			j.err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+		if j.part.err == nil && len(c.t.Nodes) > maxNodes {
+			j.part.err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
 		}
-		j.part = c.t
+		j.part.part = c.t
 		close(j.done)
 	}
-	// Jobs are handed out in order, no more than ahead of the merge.
+	// Jobs are handed out in order, no more than ahead of the merge
+	// (long streams are cut, so a job is small beside the rest).
 	jobs := make(chan *job)
-	ahead := make(chan struct{}, 2*workers)
+	ahead := make(chan struct{}, 4*workers)
 	quit := make(chan struct{})
 	defer close(quit)
 	go func() {
@@ -342,18 +348,30 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 			}
 		}()
 	}
+	var m *goroutineMerge
 	for _, j := range all {
 		<-j.done
 		<-ahead
-		if j.err != nil {
-			return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, j.g, j.err)
+		if j.seg == 0 {
+			m = newGoroutineMerge(t, j.g, j.nseg)
 		}
-		t.merge(j.part, j.gr)
-		if len(t.Nodes) > maxNodes {
-			return nil, fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+		err := m.add(j.part, j.seg == 0)
+		if err == nil && len(t.Nodes) > maxNodes {
+			err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
 		}
-		j.p.Goroutines = append(j.p.Goroutines, j.gr)
+		if err != nil {
+			if m.c.enc != nil {
+				m.c.enc.wait()
+			}
+			return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, j.g, err)
+		}
 		j.part = nil
+		if j.seg == j.nseg-1 {
+			j.p.Goroutines = append(j.p.Goroutines, m.finish())
+			if len(t.Nodes) > maxNodes {
+				return nil, fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+			}
+		}
 	}
 	return t, nil
 }
@@ -361,8 +379,10 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 // merge adds part, the TWPP of goroutines grs alone, to t, and makes
 // their roots t's nodes. Functions, traces and nodes new to t are added in
 // the order part has them, the order they first ran in grs.
-func (t *TWPP) merge(part *TWPP, grs ...*Goroutine) {
-	funcs := make([]int, len(part.Funcs))
+//
+// It returns where part's functions and nodes are in t.
+func (t *TWPP) merge(part *TWPP, grs ...*Goroutine) (funcs, nodes []int) {
+	funcs = make([]int, len(part.Funcs))
 	traces := make([][]int, len(part.Funcs))
 	for i, pf := range part.Funcs {
 		funcs[i] = t.funcOf(pf.Key)
@@ -382,7 +402,7 @@ func (t *TWPP) merge(part *TWPP, grs ...*Goroutine) {
 			traces[i][j] = ti
 		}
 	}
-	nodes := make([]int, len(part.Nodes))
+	nodes = make([]int, len(part.Nodes))
 	for i, n := range part.Nodes {
 		n.Func, n.Trace = funcs[n.Func], traces[n.Func][n.Trace]
 		for k := range n.Items {
@@ -397,6 +417,7 @@ func (t *TWPP) merge(part *TWPP, grs ...*Goroutine) {
 			gr.Roots[k] = int32(nodes[r])
 		}
 	}
+	return funcs, nodes
 }
 
 // mergeProcess adds part, the TWPP of one process's recording alone, to
@@ -417,8 +438,13 @@ func (t *TWPP) mergeProcess(part *TWPP) error {
 // reused (compactor.frames): a call's paths and items are copied only
 // when they make a new trace or a new node.
 type frame struct {
-	fn    int
-	at    uint32 // the caller's paths when it was entered
+	fn int
+	at uint32 // the caller's paths when it was entered
+	// outer is, in a segment, the call open before it (segment.go)
+	// that called this one, 1 the innermost: then at counts only the
+	// caller's paths in the segment. 0 for a call whose caller is a
+	// frame or none.
+	outer int32
 	paths []uint64
 	// The call's items are full's blocks, each itemBlock items, and
 	// then items: the outermost call of a test can make millions of
@@ -479,6 +505,7 @@ func (c *compactor) addItem(f *frame, it Item) {
 // recording are short calls that end in a trace and a node already seen,
 // and finding those must cost no allocation.
 type compactor struct {
+	_ [64]byte // the walk reads it at every event: not a line another core writes (walkState)
 	t *TWPP
 	// frames[d] is the call open at depth d, and Walk's record of a call
 	// is its depth (a frameIndex): calls nest, so the frame of a call
@@ -494,6 +521,13 @@ type compactor struct {
 	funcs    map[string][]int32
 	lastHash string
 	last     []int32
+	// In a segment, the calls open before it (segment.go): outer[k] is
+	// what the segment gave call k (1 the innermost), of which returned
+	// returned; checks what the merge must check of them.
+	outer    []frame
+	returned int
+	checks   []outerCheck
+	_        [64]byte
 }
 
 // funcOf is t.funcOf of function fn of package hash, found without
@@ -519,58 +553,105 @@ func (c *compactor) funcOf(hash string, fn uint32) int {
 	return i
 }
 
-// goroutine splits goroutine g's stream into calls (Walk).
-func (c *compactor) goroutine(g uint64, s Source) (*Goroutine, error) {
-	gr := &Goroutine{ID: g}
+// segment splits one segment of a goroutine's stream into calls (walk):
+// the whole stream if it is both the first and the last, and then what
+// it makes is the goroutine's, its calls' nodes and its roots in c.t.
+// Otherwise (segment.go) it walks as if inside the calls open before it
+// (none if first), which it keeps as frames of their own (c.outer) for
+// the merge to carry on, and leaves its calls still open at its end
+// (unless last) in part.open.
+func (c *compactor) segment(each func(func(*profile.WPPEvent) error) error, pkgs map[uint32]string, first, last bool) *segmentPart {
+	part := &segmentPart{gr: &Goroutine{}}
+	gr := part.gr
+	c.outer, c.returned, c.checks = c.outer[:0], 0, nil
+	var outer *outerCalls[frameIndex]
+	if !first {
+		outer = &outerCalls[frameIndex]{frame: func(k int) frameIndex { return -frameIndex(k) }}
+	}
 	enter := func(hash string, fn uint32, caller frameIndex, hasCaller bool) (frameIndex, error) {
 		d := frameIndex(0)
-		if hasCaller {
+		if hasCaller && caller >= 0 {
 			d = caller + 1
 		}
 		f := c.newFrame(d, c.funcOf(hash, fn))
 		if hasCaller {
 			// Paths the caller completes while this call runs
 			// (up events) come after it in the caller's trace.
-			f.at = uint32(len(c.frames[caller].paths))
+			f.at = uint32(len(c.frame(caller).paths))
+			if caller < 0 {
+				f.outer = int32(-caller)
+			}
 		}
 		return d, nil
 	}
-	open, err := Walk(s, g, enter, func(st *Step[frameIndex]) error {
+	open, err := walk(pkgs, each, outer, enter, func(st *Step[frameIndex]) error {
+		if !part.events {
+			part.events = true
+		}
 		switch st.Kind {
 		case profile.WPPStart:
 			gr.Parent, gr.Spawn = st.Parent, st.Spawn
 		case profile.WPPPath:
+			if st.Call < 0 {
+				c.check(st)
+			}
 			if st.Up > 0 {
-				top := &c.frames[st.Top]
+				top := c.frame(st.Top)
 				c.addItem(top, Item{At: uint32(len(top.paths)), Kind: ItemUp, Up: st.Up})
 			}
-			call := &c.frames[st.Call]
+			call := c.frame(st.Call)
 			if len(call.paths) == maxItemAt {
 				return fmt.Errorf("a call of more than %d paths", maxItemAt)
 			}
 			call.paths = append(call.paths, st.Path)
 		case profile.WPPSpawn:
-			call := &c.frames[st.Call]
+			if st.Call < 0 {
+				c.check(st)
+			}
+			call := c.frame(st.Call)
 			c.addItem(call, spawnItem(uint32(len(call.paths)), st.Spawn))
 		case profile.WPPReturn:
+			if st.Call < 0 {
+				c.check(st)
+				c.returned++
+				break
+			}
 			c.close(st.Call, false, gr)
 		case profile.WPPStop:
 			gr.Stopped = true
 		case profile.WPPMemory, profile.WPPValue:
 			// A -deps build's memory accesses are the slicer's
 			// (package slice), a -wet build's values the whole execution
-			// trace's; the TWPP holds control flow only.
+			// trace's; the TWPP holds control flow only. One of a call
+			// open before the segment says that call was open.
+			if st.Call < 0 {
+				c.check(st)
+			}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if outer != nil {
+		part.started, part.events = outer.started, part.events || outer.events
 	}
-	// Calls still open when the recording ended, innermost first.
-	for i := len(open) - 1; i >= 0; i-- {
-		c.close(open[i], true, gr)
+	switch {
+	case err != nil:
+		part.err = err
+	case !last:
+		part.open = make([]frame, len(open))
+		for i, d := range open {
+			part.open[i] = c.frames[d].take()
+		}
+	default:
+		// Calls still open when the recording ended, innermost first.
+		for i := len(open) - 1; i >= 0; i-- {
+			c.close(open[i], true, gr)
+		}
 	}
-	return gr, nil
+	part.outer, part.returned, part.checks = make([]frame, len(c.outer)), c.returned, c.checks
+	for k := range c.outer {
+		part.outer[k] = c.outer[k].take()
+	}
+	return part
 }
 
 // A frameIndex is a call's frame in compactor.frames: its depth.
@@ -586,7 +667,7 @@ func (c *compactor) newFrame(d frameIndex, fn int) *frame {
 	for _, b := range f.full {
 		c.blocks = append(c.blocks, b[:0])
 	}
-	f.fn, f.at, f.paths, f.items, f.full = fn, 0, f.paths[:0], f.items[:0], f.full[:0]
+	f.fn, f.at, f.outer, f.paths, f.items, f.full = fn, 0, 0, f.paths[:0], f.items[:0], f.full[:0]
 	return f
 }
 
@@ -626,11 +707,15 @@ func (c *compactor) close(d frameIndex, open bool, gr *Goroutine) {
 			n = t.addNode(h, &Node{Func: f.fn, Trace: ti, Open: open, Items: f.cloneItems()})
 		}
 	}
-	if d == 0 {
+	switch {
+	case d > 0:
+		c.addItem(&c.frames[d-1], Item{At: f.at, Kind: ItemCall, Node: int32(n)})
+	case f.outer > 0:
+		// Called by a call open before the segment (segment.go).
+		c.addItem(c.frame(-frameIndex(f.outer)), Item{At: f.at, Kind: ItemCall, Node: int32(n)})
+	default:
 		gr.Roots = append(gr.Roots, int32(n))
-		return
 	}
-	c.addItem(&c.frames[d-1], Item{At: f.at, Kind: ItemCall, Node: int32(n)})
 }
 
 // trace returns the index of fn's trace of paths, adding a copy of paths

@@ -97,11 +97,17 @@
 // own, merged in order, so the file is the same on any number of cores
 // (TestCompactWorkers); the sections of the file are encoded and
 // deflated in parallel too, the call graph's grammar counting its pairs
-// in a table of its own (countTable), not a map. One goroutine's stream
-// is one core's: a reader goroutine that handed the builder the events
-// Walk resolved, in batches of words, cost a quarter more CPU for no
-// less time (the cores pass each batch by the cache line). The harness
-// times it on every workload (bench -wpp, docs/performance.md).
+// in a table of its own (countTable), not a map. A suite's recording is
+// often mostly one goroutine's (regexp's: 65%, btree's and math/big's
+// nearly all), so a long stream is cut into segments, compacted on
+// several cores as goroutines are, each as if inside the calls open
+// when it began, which the merge then carries from segment to segment
+// (segment.go); the cuts depend on the recording alone, so the TWPP is
+// the same on any number of cores. (Before that, a reader goroutine
+// that handed the builder the events Walk resolved, in batches of
+// words, cost a quarter more CPU for no less time: the cores pass each
+// batch by the cache line.) The harness times it on every workload
+// (bench -wpp, docs/performance.md).
 //
 // # The file
 //

@@ -1,5 +1,10 @@
 package wpp
 
+import (
+	"encoding/binary"
+	"slices"
+)
+
 // A grammar over the call graph's item lists (dcg.go): the sequences of
 // what each node did between its paths, and of each goroutine's roots,
 // share repeated runs of items through rules, as Sequitur shares repeated
@@ -10,7 +15,10 @@ package wpp
 //
 //  1. In every sequence, each maximal run of one symbol x repeated n ≥ 2
 //     times becomes one symbol, x×n (a run rule), so that a loop that
-//     does the same thing n times costs one symbol, whatever n.
+//     does the same thing n times costs one symbol, whatever n; and so
+//     does each run of a block of 2 to maxBlock symbols repeated
+//     minBlockRun times or more, the block a rule of its own (blockRun):
+//     a loop that does a few things in turn.
 //  2. Every pair of adjacent symbols is counted over all the sequences.
 //     After step 1 no symbol follows itself, so two occurrences of one
 //     pair never overlap.
@@ -59,6 +67,8 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 	// (a sequence is shorter than 1<<32, encodeCalls's maxItems), pairs
 	// by a<<32|b; counts count each pair a<<32|b.
 	var runs, pairs, counts countTable
+	blocks := make(map[string]uint32) // block rules by their bodies' bytes
+	var key []byte
 	newRule := func(r gRule) uint32 {
 		g.rules = append(g.rules, r)
 		return nTerm + uint32(len(g.rules)-1)
@@ -70,7 +80,9 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 		}
 	}
 	for len(active) > 0 {
-		// 1. Runs.
+		// 1. Runs, and 2. the pairs of what they leave, counted as it
+		// is written.
+		counts.reset()
 		for _, i := range active {
 			s := seqs[i]
 			out := s[:0]
@@ -79,46 +91,67 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 				for k < len(s) && s[k] == s[j] {
 					k++
 				}
-				if k-j == 1 {
-					out = append(out, s[j])
-				} else {
-					sym := runs.ref(uint64(s[j])<<32 | uint64(k-j))
-					if *sym == 0 {
-						*sym = int32(newRule(gRule{body: []uint32{s[j]}, run: uint64(k - j)})) + 1
+				v, n := s[j], k-j
+				if n == 1 {
+					if p, r := blockRun(s[j:]); r > 0 {
+						key = key[:0]
+						for _, x := range s[j : j+p] {
+							key = binary.LittleEndian.AppendUint32(key, x)
+						}
+						b, ok := blocks[string(key)]
+						if !ok {
+							b = newRule(gRule{body: slices.Clone(s[j : j+p])})
+							blocks[string(key)] = b
+						}
+						v, n, k = b, r, j+p*r
 					}
-					out = append(out, uint32(*sym-1))
 				}
+				if n > 1 {
+					sym := runs.ref(uint64(v)<<32 | uint64(n))
+					if *sym == 0 {
+						*sym = int32(newRule(gRule{body: []uint32{v}, run: uint64(n)})) + 1
+					}
+					v = uint32(*sym - 1)
+				}
+				if len(out) > 0 {
+					*counts.ref(uint64(out[len(out)-1])<<32 | uint64(v))++
+				}
+				out = append(out, v)
 				j = k
 			}
 			seqs[i] = out
 		}
-		// 2. Pairs.
-		counts.reset()
-		for _, i := range active {
-			s := seqs[i]
-			for j := 0; j+1 < len(s); j++ {
-				*counts.ref(uint64(s[j])<<32 | uint64(s[j+1]))++
-			}
-		}
-		// 3. Replacement.
+		// 3. Replacement. A pair passed over for the next one carries
+		// that one's count to the next step, looked up once.
 		next := active[:0]
 		for _, i := range active {
 			s := seqs[i]
 			out := s[:0]
 			changed := false
+			carried, carry := false, int32(0)
 			for j := 0; j < len(s); {
 				if j+1 < len(s) {
-					p := uint64(s[j])<<32 | uint64(s[j+1])
-					c, _ := counts.get(p)
-					if c >= 2 && (j+2 >= len(s) || counted(&counts, uint64(s[j+1])<<32|uint64(s[j+2])) <= c) {
-						sym := pairs.ref(p)
-						if *sym == 0 {
-							*sym = int32(newRule(gRule{body: []uint32{s[j], s[j+1]}})) + 1
+					c := carry
+					if !carried {
+						c = counted(&counts, uint64(s[j])<<32|uint64(s[j+1]))
+					}
+					carried = false
+					if c >= 2 {
+						if j+2 < len(s) {
+							carry = counted(&counts, uint64(s[j+1])<<32|uint64(s[j+2]))
+							carried = carry > c
 						}
-						out = append(out, uint32(*sym-1))
-						changed = true
-						j += 2
-						continue
+						if !carried {
+							p := uint64(s[j])<<32 | uint64(s[j+1])
+							sym := pairs.ref(p)
+							if *sym == 0 {
+								*sym = int32(newRule(gRule{body: []uint32{s[j], s[j+1]}})) + 1
+							}
+							out = append(out, uint32(*sym-1))
+							changed = true
+							j += 2
+							continue
+						}
 					}
 				}
 				out = append(out, s[j])
@@ -133,6 +166,35 @@ func buildGrammar(seqs [][]uint32, nTerm uint32) *grammar {
 	}
 	g.inlineOnce(seqs)
 	return g
+}
+
+// Block runs: a block of 2 to maxBlock symbols repeated minBlockRun
+// times or more.
+const (
+	maxBlock    = 8
+	minBlockRun = 4
+)
+
+// blockRun returns the shortest block p that s begins with repeated
+// r ≥ minBlockRun times, and r; or r = 0. A loop whose rounds make the
+// same few calls in turn (regexp's suite: a million items, four calls a
+// round) is then one run of one rule, where pairing took a round per
+// halving, and often less: two of the round's four pairs, counted a few
+// times more elsewhere, were passed over for their neighbours.
+func blockRun(s []uint32) (p, r int) {
+	for p = 2; p <= maxBlock && minBlockRun*p <= len(s); p++ {
+		if s[p] != s[0] || !slices.Equal(s[:p], s[p:2*p]) {
+			continue
+		}
+		r = 2
+		for (r+1)*p <= len(s) && slices.Equal(s[:p], s[r*p:(r+1)*p]) {
+			r++
+		}
+		if r >= minBlockRun {
+			return p, r
+		}
+	}
+	return 0, 0
 }
 
 // counted is the count of pair p, 0 if none.

@@ -30,76 +30,137 @@ import (
 // event. enter is given the call's package (its metadata hash), its
 // function index, and its caller's record if it has one.
 func Walk[F any](s Source, g uint64, enter func(hash string, fn uint32, caller F, hasCaller bool) (F, error), visit func(*Step[F]) error) (open []F, err error) {
-	pkgs := s.Packages()
-	var stack []F
-	var st Step[F]
-	first, stopped := true, false
-	var lastPkg uint32 // the package of the last call, lastHash its hash
-	var lastHash string
-	err = s.Events(g, func(e *profile.WPPEvent) error {
-		if stopped {
+	return walk(s.Packages(), func(fn func(*profile.WPPEvent) error) error { return s.Events(g, fn) }, nil, enter, visit)
+}
+
+// outerCalls is what walk knows of the calls open when the part of a
+// stream it walks began (a segment of a long stream, compacted apart:
+// segment.go): nothing but their number from the top, k, 1 the
+// innermost, whose records frame(k) gives. Whether call k was open at
+// all is the caller's to check, with what it learns from the segments
+// before: walk takes any reference below its own calls as one to a call
+// open before, and a call entered with none of its own open as called
+// by the innermost of them (or by none: a root).
+type outerCalls[F any] struct {
+	frame func(k int) F
+	// returned counts the outer calls that returned: the innermost still
+	// open is returned+1.
+	returned int
+	// started says the segment's first event was a start event, which
+	// walk lets pass: whether events came before is the caller's to say;
+	// events that the segment held an event, even one walk refused
+	// (after a stop event in a segment before, it is that error).
+	started, events bool
+}
+
+// walk is Walk of the events that each gives, those of one goroutine in
+// order; with outer, a segment of them that began inside the calls outer
+// stands for.
+func walk[F any](pkgs map[uint32]string, each func(func(*profile.WPPEvent) error) error, outer *outerCalls[F], enter func(hash string, fn uint32, caller F, hasCaller bool) (F, error), visit func(*Step[F]) error) (open []F, err error) {
+	// What the walk changes at each event is in one padded block of its
+	// own: captured by the closure one by one, the variables were
+	// small objects of the heap, and walks on other cores (the segments
+	// of one stream: segment.go) wrote the same cache lines, which made
+	// each event several times slower.
+	w := &walkState[F]{first: true}
+	err = each(func(e *profile.WPPEvent) error {
+		if w.stopped {
 			return fmt.Errorf("an event after the stop")
 		}
-		// Field by field, not st = Step[F]{WPPEvent: e}: that copies
+		if outer != nil && !outer.events {
+			outer.events = true
+		}
+		// Field by field, not w.st = Step[F]{WPPEvent: e}: that copies
 		// the whole step through the collector's bulk write barrier
 		// (7% of compacting go/parser's suite), and Events hands the
 		// same event each time.
-		if st.WPPEvent != e {
-			st.WPPEvent = e
+		if w.st.WPPEvent != e {
+			w.st.WPPEvent = e
 		}
 		var none F
-		st.Call, st.Caller, st.Top = none, none, none
-		st.HasCaller, st.InCall = false, false
-		depth := len(stack)
+		w.st.Call, w.st.Caller, w.st.Top = none, none, none
+		w.st.HasCaller, w.st.InCall = false, false
+		depth := len(w.stack)
 		if depth > 0 {
-			st.Top, st.InCall = stack[depth-1], true
+			w.st.Top, w.st.InCall = w.stack[depth-1], true
+		} else if outer != nil {
+			w.st.Top, w.st.InCall = outer.frame(outer.returned+1), true
 		}
 		switch e.Kind {
 		case profile.WPPStart:
-			if !first {
+			if !w.first {
 				return fmt.Errorf("a start event after others")
 			}
+			if outer != nil {
+				outer.started = true
+			}
 		case profile.WPPEnter:
-			if e.Pkg != lastPkg || lastHash == "" {
+			if e.Pkg != w.lastPkg || w.lastHash == "" {
 				h, ok := pkgs[e.Pkg]
 				if !ok {
 					return fmt.Errorf("a call of package %d, which the file does not name", e.Pkg)
 				}
-				lastPkg, lastHash = e.Pkg, h
+				w.lastPkg, w.lastHash = e.Pkg, h
 			}
-			hash := lastHash
-			f, err := enter(hash, e.Func, st.Top, st.InCall)
+			hash := w.lastHash
+			f, err := enter(hash, e.Func, w.st.Top, w.st.InCall)
 			if err != nil {
 				return err
 			}
-			st.Call, st.Caller, st.HasCaller = f, st.Top, st.InCall
-			stack = append(stack, f)
+			w.st.Call, w.st.Caller, w.st.HasCaller = f, w.st.Top, w.st.InCall
+			w.stack = append(w.stack, f)
 		case profile.WPPPath, profile.WPPMemory, profile.WPPValue:
-			if int(e.Up) >= depth {
+			switch {
+			case int(e.Up) < depth:
+				w.st.Call = w.stack[depth-1-int(e.Up)]
+			case outer != nil:
+				w.st.Call = outer.frame(outer.returned + 1 + int(e.Up) - depth)
+			default:
 				return fmt.Errorf("%s %d calls below the %d open", kindArticle[e.Kind], e.Up, depth)
 			}
-			st.Call = stack[depth-1-int(e.Up)]
 		case profile.WPPReturn, profile.WPPSpawn:
-			if depth == 0 {
+			if depth == 0 && outer == nil {
 				return fmt.Errorf("%s outside any call", kindArticle[e.Kind])
 			}
-			st.Call = st.Top
+			w.st.Call = w.st.Top
 			if e.Kind == profile.WPPReturn {
-				stack = stack[:depth-1]
-				if depth > 1 {
-					st.Caller, st.HasCaller = stack[depth-2], true
+				switch {
+				case depth == 0:
+					outer.returned++
+					w.st.Caller, w.st.HasCaller = outer.frame(outer.returned+1), true
+				case depth > 1:
+					w.stack = w.stack[:depth-1]
+					w.st.Caller, w.st.HasCaller = w.stack[depth-2], true
+				default:
+					w.stack = w.stack[:0]
+					if outer != nil {
+						w.st.Caller, w.st.HasCaller = outer.frame(outer.returned+1), true
+					}
 				}
 			}
 		case profile.WPPStop:
-			stopped = true
+			w.stopped = true
 		default:
 			return fmt.Errorf("event of kind %d", e.Kind)
 		}
-		first = false
-		st.Depth = len(stack)
-		return visit(&st)
+		w.first = false
+		w.st.Depth = len(w.stack)
+		return visit(&w.st)
 	})
-	return stack, err
+	return w.stack, err
+}
+
+// walkState is what walk changes at each event, padded on both sides to
+// cache lines of its own.
+type walkState[F any] struct {
+	_        [64]byte
+	stack    []F
+	st       Step[F]
+	first    bool
+	stopped  bool
+	lastPkg  uint32 // the package of the last call, lastHash its hash
+	lastHash string
+	_        [64]byte
 }
 
 var kindArticle = map[profile.WPPEventKind]string{

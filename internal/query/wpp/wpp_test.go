@@ -130,6 +130,12 @@ func roundTrip(t *testing.T, sources []*memSource) *TWPP {
 	for _, s := range sources {
 		src = append(src, s)
 	}
+	return roundTripSources(t, src, sources)
+}
+
+// roundTripSources is roundTrip of src, whose recordings are sources.
+func roundTripSources(t *testing.T, src []Source, sources []*memSource) *TWPP {
+	t.Helper()
 	tw, err := Compact(src)
 	if err != nil {
 		t.Fatal(err)
