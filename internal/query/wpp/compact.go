@@ -272,17 +272,34 @@ func Compact(sources []Source) (*TWPP, error) {
 }
 
 func compactWith(sources []Source, workers int) (*TWPP, error) {
+	return compactBatched(sources, workers, maxBatch)
+}
+
+// Goroutines compacted whole go to the workers in batches of consecutive
+// ones of a process, of at most maxBatch goroutines and about
+// minSegmentBytes of recording: a suite can run thousands of goroutines
+// of a few kilobytes each (BurntSushi/toml's: 2,447, 5 kB on average),
+// and each job's part of its own met every function, trace and node of
+// its goroutine for the first time (allocated, hashed, merged again),
+// which cost more than walking it. One part for a batch makes the TWPP
+// merging its goroutines one by one makes: what is new in it comes in
+// the same order.
+const maxBatch = 256
+
+// compactBatched is compactWith with batches of at most batch goroutines.
+func compactBatched(sources []Source, workers, batch int) (*TWPP, error) {
 	workers = max(workers, 1)
 	t := &TWPP{funcIndex: make(map[FuncKey]int)}
-	// A job is a segment of a goroutine's stream (segment.go): the
-	// whole of most.
+	// A job is a batch of whole goroutines of one process (gs), or a
+	// segment of one goroutine's stream (segment.go).
 	type job struct {
 		s         Source
 		p         *Process
-		g         uint64
+		gs        []uint64
 		each      func(func(*profile.WPPEvent) error) error
 		seg, nseg int
-		part      *segmentPart
+		parts     []*segmentPart // one a goroutine of gs
+		part      *TWPP
 		done      chan struct{}
 	}
 	var all []*job
@@ -297,22 +314,47 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 			p.Tests = slices.Clone(ts.TestRuns())
 		}
 		t.Processes = append(t.Processes, p)
+		var open *job // the batch being filled
+		var openBytes int64
 		for _, g := range s.Goroutines() {
 			segs := segmentsOf(s, g)
+			if len(segs) == 1 {
+				if open == nil || len(open.gs) == batch || openBytes >= minSegmentBytes {
+					open, openBytes = &job{s: s, p: p, nseg: 1, done: make(chan struct{})}, 0
+					all = append(all, open)
+				}
+				open.gs = append(open.gs, g)
+				openBytes += streamBytes(s, g)
+				continue
+			}
+			open = nil
 			for i, each := range segs {
-				all = append(all, &job{s: s, p: p, g: g, each: each, seg: i, nseg: len(segs), done: make(chan struct{})})
+				all = append(all, &job{s: s, p: p, gs: []uint64{g}, each: each, seg: i, nseg: len(segs), done: make(chan struct{})})
 			}
 		}
 	}
 	run := func(j *job, reuse *compactor) {
 		c := &compactor{t: &TWPP{funcIndex: make(map[FuncKey]int)}, enc: newBackgroundEncoder(), frames: reuse.frames, blocks: reuse.blocks, outer: reuse.outer}
-		j.part = c.segment(j.each, j.s.Packages(), j.seg == 0, j.seg == j.nseg-1)
+		if j.each != nil {
+			j.parts = []*segmentPart{c.segment(j.each, j.s.Packages(), j.seg == 0, j.seg == j.nseg-1)}
+		} else {
+			for _, g := range j.gs {
+				sp := c.segment(func(fn func(*profile.WPPEvent) error) error { return j.s.Events(g, fn) }, j.s.Packages(), true, true)
+				j.parts = append(j.parts, sp)
+				if sp.err != nil {
+					break
+				}
+			}
+		}
 		reuse.frames, reuse.blocks, reuse.outer = c.frames, c.blocks, c.outer
 		c.enc.wait()
-		if j.part.err == nil && len(c.t.Nodes) > maxNodes {
-			j.part.err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+		if n := len(j.parts) - 1; j.parts[n].err == nil && len(c.t.Nodes) > maxNodes {
+			j.parts[n].err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
 		}
-		j.part.part = c.t
+		for _, sp := range j.parts {
+			sp.part = c.t
+		}
+		j.part = c.t
 		close(j.done)
 	}
 	// Jobs are handed out in order, no more than ahead of the merge
@@ -352,10 +394,29 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 	for _, j := range all {
 		<-j.done
 		<-ahead
-		if j.seg == 0 {
-			m = newGoroutineMerge(t, j.g, j.nseg)
+		if j.each == nil {
+			// A batch: its goroutines' streams whole, in one part.
+			var grs []*Goroutine
+			for i, sp := range j.parts {
+				if sp.err != nil {
+					return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, j.gs[i], sp.err)
+				}
+				sp.gr.ID = j.gs[i]
+				grs = append(grs, sp.gr)
+			}
+			t.merge(j.part, grs...)
+			if len(t.Nodes) > maxNodes {
+				return nil, fmt.Errorf("more than %d distinct call subtrees", maxNodes)
+			}
+			j.p.Goroutines = append(j.p.Goroutines, grs...)
+			j.parts, j.part = nil, nil
+			continue
 		}
-		err := m.add(j.part, j.seg == 0)
+		g := j.gs[0]
+		if j.seg == 0 {
+			m = newGoroutineMerge(t, g, j.nseg)
+		}
+		err := m.add(j.parts[0], j.seg == 0)
 		if err == nil && len(t.Nodes) > maxNodes {
 			err = fmt.Errorf("more than %d distinct call subtrees", maxNodes)
 		}
@@ -363,9 +424,9 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 			if m.c.enc != nil {
 				m.c.enc.wait()
 			}
-			return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, j.g, err)
+			return nil, fmt.Errorf("%s: goroutine %d: %v", j.p.File, g, err)
 		}
-		j.part = nil
+		j.parts, j.part = nil, nil
 		if j.seg == j.nseg-1 {
 			j.p.Goroutines = append(j.p.Goroutines, m.finish())
 			if len(t.Nodes) > maxNodes {
@@ -374,6 +435,16 @@ func compactWith(sources []Source, workers int) (*TWPP, error) {
 		}
 	}
 	return t, nil
+}
+
+// streamBytes is the size of goroutine g's recording in s, if s says
+// (FileSource), else minSegmentBytes/maxBatch: batches of maxBatch.
+func streamBytes(s Source, g uint64) int64 {
+	if f, ok := s.(interface{ StreamBytes(uint64) (int64, int64) }); ok {
+		mine, _ := f.StreamBytes(g)
+		return mine
+	}
+	return minSegmentBytes / maxBatch
 }
 
 // merge adds part, the TWPP of goroutines grs alone, to t, and makes

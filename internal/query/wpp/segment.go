@@ -55,7 +55,7 @@ import (
 // and nodes (found again by the merge) costs much (encoding/json's
 // suite, 555 goroutines of 1.4 MB or less, is compacted whole).
 const (
-	minSegmentBytes   = 2 << 20
+	minSegmentBytes   = 1 << 20
 	segmentsOfProcess = 32
 )
 

@@ -272,3 +272,37 @@ func TestCompactFileSegments(t *testing.T) {
 		t.Fatal("the TWPPs differ")
 	}
 }
+
+// TestCompactBatches: goroutines compacted in batches of any size make
+// the TWPP file that compacting them one by one makes, byte for byte,
+// and fail with the same error.
+func TestCompactBatches(t *testing.T) {
+	for seed := range uint64(200) {
+		s := randomSource(seed)
+		for g := range uint64(6) {
+			s.gs[10+g] = randomSource(seed*7 + g).gs[1]
+		}
+		srcs := []Source{s, randomSource(seed + 500)}
+		if seed%3 == 0 {
+			srcs[1] = mutate(randomSource(seed+500), seed)
+		}
+		file := func(batch int) ([]byte, error) {
+			tw, err := compactBatched(srcs, 2, batch)
+			if err != nil {
+				return nil, err
+			}
+			var buf bytes.Buffer
+			if err := tw.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes(), nil
+		}
+		one, oneErr := file(1)
+		for _, batch := range []int{2, 3, maxBatch} {
+			got, err := file(batch)
+			if fmt.Sprint(err) != fmt.Sprint(oneErr) || !bytes.Equal(got, one) {
+				t.Fatalf("seed %d: batches of %d: %d bytes (%v), one by one %d bytes (%v)", seed, batch, len(got), err, len(one), oneErr)
+			}
+		}
+	}
+}
