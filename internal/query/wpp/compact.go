@@ -360,7 +360,7 @@ func compactBatched(sources []Source, workers, batch int) (*TWPP, error) {
 	// Jobs are handed out in order, no more than ahead of the merge
 	// (long streams are cut, so a job is small beside the rest).
 	jobs := make(chan *job)
-	ahead := make(chan struct{}, 4*workers)
+	ahead := make(chan struct{}, 2*workers)
 	quit := make(chan struct{})
 	defer close(quit)
 	go func() {

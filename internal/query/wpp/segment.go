@@ -8,52 +8,56 @@ import (
 
 // Segments: one goroutine's stream compacted on several cores.
 //
-// Most of a suite's recording is often one goroutine's (strconv's: 59%,
-// regexp's: 65%), and one core walks a stream at about 50 MB a second,
-// so compacting goroutine by goroutine left the other cores idle for
-// most of the time. A long stream is therefore cut into segments
-// (FileSource: spans of its chunks, where the cuts depend on the file
-// alone), and each segment is compacted on its
-// own, as a goroutine is, into a TWPP of its own (a part):
+// Most of a suite's recording is often one goroutine's (regexp's: 65%;
+// math/big's: two of 226 MB each in 767), and one core walks a stream at
+// about 50 MB a second. Compact hands its jobs out in order, no more
+// than a few ahead of the merge, so while one long stream was walked
+// the other cores soon had nothing to do. A long stream is therefore cut
+// into segments (FileSource: spans of its chunks, where the cuts depend
+// on the file alone), and each segment is compacted on its own, as a
+// goroutine is, into a TWPP of its own (a part):
 //
 //   - The segment is walked as if inside the calls open when it began,
 //     which it does not know (walk's outerCalls): they are numbered k =
-//     1, 2, … from the innermost, and whatever the segment does to them
-//     (a path, a spawn, a call it made that returned, an item for a path
-//     up, their returns) is an outerOp, in order. Calls of its own are
-//     compacted as usual: calls that return in the segment become nodes
-//     of its part.
-//   - Its calls still open at its end are handed on (openCall), their
-//     paths and items so far.
+//     1, 2, … from the innermost, and each is a frame of its own
+//     (compactor.outer) that gets what the segment did to it: its paths,
+//     and its items (the calls it made that returned, spawns, paths up),
+//     At counting its paths in the segment only; how many of them
+//     returned, innermost first; and the references that need call k to
+//     have been open (outerCheck). Calls of the segment's own are
+//     compacted as usual: those that return in it become nodes of its
+//     part.
+//   - Its calls still open at its end are handed on with their paths
+//     and items so far (segmentPart.open).
 //
 // The merge (Compact's loop, in the order of the segments) adds each
-// part to the TWPP as it adds a goroutine's, and then carries the calls
-// open across segments in a compactor of its own on the TWPP itself
-// (goroutineMerge): it applies the segment's ops to them, closing those
-// that returned into nodes, and pushes the segment's open calls on top.
-// What depends on the calls open before a segment is checked there,
-// with the same errors Walk gives a stream read whole: a path of a call
-// that was not open, a return or spawn outside any call, a start event
-// after others, an event after the stop.
+// part to the TWPP as it adds a goroutine's, and carries the calls open
+// across segments in a compactor of its own, on the TWPP itself
+// (goroutineMerge): it extends each call open before the segment with
+// what the segment gave it, closes those that returned (innermost
+// first, each adding its node to its caller ahead of the caller's own
+// items of the segment, which all came after that return), and pushes
+// the segment's open calls on top. What depends on the calls open
+// before a segment is checked there, with the errors Walk gives the
+// stream read whole: a path, access or value of a call that was not
+// open, a return or spawn outside any call, a start event after others,
+// an event after the stop.
 //
 // The TWPP is the same one: the same functions, traces, nodes and
-// roots; only the order in which nodes are numbered depends on the
-// cuts, and the cuts depend on the recording alone, so the file is the
-// same whatever the number of cores (TestCompactWorkers), and compacting
-// a stream in any cuts expands to the same events
-// (TestCompactSegments). A stream shorter than a segment is compacted
-// as before, byte for byte.
+// roots; only the order in which traces and nodes are numbered depends
+// on the cuts, and the cuts depend on the recording alone, so the file
+// is the same whatever the number of cores (TestCompactWorkers), and a
+// stream cut anywhere compacts to what it compacts to whole
+// (TestCompactSegments, FuzzCompactSegments, TestCompactFileSegments).
+// A stream that is not cut is compacted as before, byte for byte.
 
-// Which streams are cut, and where. Compact hands goroutines out in
-// order, no more than a few ahead of the merge, so one long stream kept
-// the other cores idle while it was walked, whether or not it was most
-// of the recording (math/big's suite: two goroutines of 226 MB of its
-// 767). So every stream longer than a segment and a half is cut, into
-// segments of a thirty-second of its process's recording, and no less
-// than minSegmentBytes: the jobs are then small beside the work of each
-// core, and not so many that each segment's first sight of its traces
-// and nodes (found again by the merge) costs much (encoding/json's
-// suite, 555 goroutines of 1.4 MB or less, is compacted whole).
+// Which streams are cut, and where: every stream longer than a segment
+// and a half, into segments of a thirty-second of its process's
+// recording and no less than minSegmentBytes. The jobs are then small
+// beside each core's share, and not so many that each segment's first
+// sight of its traces and nodes (each part finds them again, and the
+// merge once more) costs much: encoding/json's suite, 555 goroutines of
+// 1.4 MB or less, is compacted whole (in batches: compactBatched).
 const (
 	minSegmentBytes   = 1 << 20
 	segmentsOfProcess = 32
