@@ -659,9 +659,8 @@ type wppWorkload struct {
 	// CommandSeconds and CommandPeakMB are `pathcover wpp compact` of
 	// the recording as a user runs it: a process of its own, timed, with
 	// its peak memory (timedCommand). The targets are the command's,
-	// where a run has them: the harness's own heap, grown by the
-	// workloads before, slowed the in-process compaction of the small
-	// recordings by up to half.
+	// where a run has them: it is what a user waits for, and its peak
+	// memory is goal 3's other bound.
 	CommandSeconds, CommandPeakMB float64
 	// HotSeconds is the time of `pathcover wpp hot`'s work with its
 	// defaults: the TWPP read whole, then its 10 heaviest sequences of

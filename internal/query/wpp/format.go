@@ -337,8 +337,8 @@ func (e *traceEncoder) appendTrace(b []byte, paths []uint64) []byte {
 
 // A backgroundEncoder encodes traces (Trace.enc) while Compact goes on
 // compacting: encoding the traces takes about as long as compacting
-// them, and a recording is often mostly one goroutine's, compacted on
-// one core.
+// them, and a long stream's segments (segment.go) are still each one
+// core's.
 type backgroundEncoder struct {
 	batches chan []*Trace
 	batch   []*Trace
