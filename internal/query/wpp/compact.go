@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -596,6 +597,7 @@ type compactor struct {
 	// what the segment gave call k (1 the innermost), of which returned
 	// returned; checks what the merge must check of them.
 	outer    []frame
+	far      map[int]*frame
 	returned int
 	checks   []outerCheck
 	_        [64]byte
@@ -634,10 +636,13 @@ func (c *compactor) funcOf(hash string, fn uint32) int {
 func (c *compactor) segment(each func(func(*profile.WPPEvent) error) error, pkgs map[uint32]string, first, last bool) *segmentPart {
 	part := &segmentPart{gr: &Goroutine{}}
 	gr := part.gr
-	c.outer, c.returned, c.checks = c.outer[:0], 0, nil
+	c.outer, c.far, c.returned, c.checks = c.outer[:0], nil, 0, nil
 	var outer *outerCalls[frameIndex]
 	if !first {
-		outer = &outerCalls[frameIndex]{frame: func(k int) frameIndex { return -frameIndex(k) }}
+		// A frameIndex is 32 bits, and a damaged path names calls up
+		// to 2^32 up: no recording is 2^31 calls deep, and the merge
+		// refuses a reference to any call that was not open.
+		outer = &outerCalls[frameIndex]{frame: func(k int) frameIndex { return -frameIndex(min(k, math.MaxInt32)) }}
 	}
 	enter := func(hash string, fn uint32, caller frameIndex, hasCaller bool) (frameIndex, error) {
 		d := frameIndex(0)
@@ -684,6 +689,7 @@ func (c *compactor) segment(each func(func(*profile.WPPEvent) error) error, pkgs
 		case profile.WPPReturn:
 			if st.Call < 0 {
 				c.check(st)
+				c.frame(st.Call) // outer grows with the returns: compactor.frame
 				c.returned++
 				break
 			}
@@ -721,6 +727,12 @@ func (c *compactor) segment(each func(func(*profile.WPPEvent) error) error, pkgs
 	part.outer, part.returned, part.checks = make([]frame, len(c.outer)), c.returned, c.checks
 	for k := range c.outer {
 		part.outer[k] = c.outer[k].take()
+	}
+	if len(c.far) > 0 {
+		part.far = make(map[int]frame, len(c.far))
+		for k, f := range c.far {
+			part.far[k] = f.take()
+		}
 	}
 	return part
 }

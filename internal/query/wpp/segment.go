@@ -139,6 +139,9 @@ type segmentPart struct {
 	outer    []frame
 	returned int
 	checks   []outerCheck
+	// far is what the segment gave calls deeper than outer holds: paths
+	// of calls many levels up (compactor.frame), and nothing else.
+	far map[int]frame
 	// open is the segment's calls still open at its end, outermost
 	// first, unless it is its goroutine's last: open[0]'s caller is
 	// outer[open[0].outer], or none (0), with paths counted as in outer.
@@ -155,11 +158,41 @@ func (c *compactor) frame(fi frameIndex) *frame {
 		return &c.frames[fi]
 	}
 	k := int(-fi)
+	if k < len(c.outer) {
+		return &c.outer[k]
+	}
+	if k >= len(c.outer)+maxOuterStep {
+		// A path Up many calls at once: k comes from the recording,
+		// and a damaged one says 2^32 (the merge's check refuses it;
+		// it must not size what the segment holds first).
+		if c.far == nil {
+			c.far = make(map[int]*frame)
+		}
+		f := c.far[k]
+		if f == nil {
+			f = new(frame)
+			c.far[k] = f
+		}
+		return f
+	}
 	for len(c.outer) <= k {
+		if f, ok := c.far[len(c.outer)]; ok {
+			c.outer = append(c.outer, *f)
+			delete(c.far, len(c.outer)-1)
+			continue
+		}
 		c.outer = append(c.outer, frame{})
 	}
 	return &c.outer[k]
 }
+
+// maxOuterStep bounds how far c.outer grows at once; references further
+// down are kept apart (compactor.far). A return, a spawn, a call made,
+// an item for a path up each refer to the innermost call still open
+// (a return grows c.outer too), so only a path of a call many levels up
+// jumps, and a call in far gets nothing but paths: it neither returns
+// nor makes calls until c.outer has grown to it and taken it back.
+const maxOuterStep = 1 << 10
 
 // check notes the reference of st to a call open before the segment, if
 // it is deeper than the references before.
@@ -207,11 +240,8 @@ func (m *goroutineMerge) add(sp *segmentPart, first bool) error {
 	if m.stopped && sp.events {
 		return fmt.Errorf("an event after the stop")
 	}
-	if sp.started {
-		if m.events {
-			return fmt.Errorf("a start event after others")
-		}
-		m.gr.Parent, m.gr.Spawn = sp.gr.Parent, sp.gr.Spawn
+	if sp.started && m.events {
+		return fmt.Errorf("a start event after others")
 	}
 	d0 := m.depth
 	for _, ch := range sp.checks {
@@ -219,8 +249,10 @@ func (m *goroutineMerge) add(sp *segmentPart, first bool) error {
 			return ch.err(d0)
 		}
 	}
-	if first {
+	if first || sp.started {
 		m.gr.Parent, m.gr.Spawn = sp.gr.Parent, sp.gr.Spawn
+	}
+	if first {
 		m.gr.Roots = sp.gr.Roots
 	}
 	m.events = m.events || sp.events
@@ -256,6 +288,14 @@ func (m *goroutineMerge) add(sp *segmentPart, first bool) error {
 			c.close(frameIndex(d0-k), false, m.gr)
 		}
 	}
+	for k, o := range sp.far {
+		if k > d0 {
+			return fmt.Errorf("a path of call %d of the %d open before a segment", k, d0) // the checks above refuse it first
+		}
+		if err := m.extend(&c.frames[d0-k], &o, nodes); err != nil {
+			return err
+		}
+	}
 	if sp.err != nil {
 		return sp.err
 	}
@@ -264,11 +304,12 @@ func (m *goroutineMerge) add(sp *segmentPart, first bool) error {
 		oc := &sp.open[i]
 		f := c.newFrame(frameIndex(m.depth), funcs[oc.fn])
 		f.at = oc.at
-		if i == 0 && oc.outer > 0 {
+		if k := int(oc.outer); i == 0 && k > 0 {
+			// Its caller is call k open before the segment, whose
+			// paths before the segment oc.at did not count; or none.
 			f.at = 0
-			if k := int(oc.outer); k <= d0 {
-				f.at += uint32(len(c.frames[d0-k].paths) - len(sp.outer[k].paths))
-				f.at += oc.at
+			if k <= d0 {
+				f.at = uint32(len(c.frames[d0-k].paths)-len(sp.outer[k].paths)) + oc.at
 			}
 		}
 		if err := m.extend(f, oc, nodes); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -303,6 +304,56 @@ func TestCompactBatches(t *testing.T) {
 			if fmt.Sprint(err) != fmt.Sprint(oneErr) || !bytes.Equal(got, one) {
 				t.Fatalf("seed %d: batches of %d: %d bytes (%v), one by one %d bytes (%v)", seed, batch, len(got), err, len(one), oneErr)
 			}
+		}
+	}
+}
+
+// TestCompactSegmentsDeepUp: a damaged path of a call 2^31 levels up, in
+// a segment after the first, is refused with the error of the stream read
+// whole, and holds nothing the size of the number it names; a deep
+// recursion's path many levels up, and returns down to it, compact as
+// they do whole.
+func TestCompactSegmentsDeepUp(t *testing.T) {
+	bad := &memSource{name: "/p/pathcover.1.wpp", pkgs: testHashes, gs: map[uint64][]profile.WPPEvent{1: {
+		{Kind: profile.WPPStart}, {Kind: profile.WPPEnter, Pkg: 1, Func: 1}, {Kind: profile.WPPPath, Path: 1},
+		{Kind: profile.WPPPath, Up: 1 << 31, Path: 2}, {Kind: profile.WPPReturn},
+	}}}
+	_, wantErr := compactWith([]Source{bad}, 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := compactWith([]Source{segmented{bad, 1}}, 2)
+	runtime.ReadMemStats(&after)
+	if wantErr == nil || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("error %v, whole: %v", err, wantErr)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+		t.Fatalf("the segments allocated %d bytes", grown)
+	}
+
+	// 3,000 calls deep, then a path of the outermost, then returns.
+	deep := []profile.WPPEvent{{Kind: profile.WPPStart}}
+	for i := range 3000 {
+		deep = append(deep, profile.WPPEvent{Kind: profile.WPPEnter, Pkg: 1, Func: uint32(i % 7)}, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(i % 3)})
+	}
+	deep = append(deep, profile.WPPEvent{Kind: profile.WPPPath, Up: 2999, Path: 5})
+	for i := range 3000 {
+		deep = append(deep, profile.WPPEvent{Kind: profile.WPPPath, Path: uint64(i % 2)}, profile.WPPEvent{Kind: profile.WPPReturn})
+		if i == 1500 {
+			deep = append(deep, profile.WPPEvent{Kind: profile.WPPPath, Up: 1400, Path: 6})
+		}
+	}
+	s := &memSource{name: "/p/pathcover.2.wpp", pkgs: testHashes, gs: map[uint64][]profile.WPPEvent{1: deep}}
+	want, err := compactWith([]Source{s}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 7, 6001, 6003} {
+		got, err := compactWith([]Source{segmented{s, n}}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(expandAll(t, got), expandAll(t, want)) || !slices.Equal(nodeSignatures(got), nodeSignatures(want)) {
+			t.Fatalf("segments of %d events: the TWPPs differ", n)
 		}
 	}
 }
